@@ -1,0 +1,89 @@
+// What every command shares: exit codes (§12), where state lives (R-2), and turning errors into
+// messages for people. A user mistake never prints a stack trace; a bug in switchyard does.
+
+import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { DiagnosticError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "../lang/diagnostic.js";
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1; // the run or check failed
+export const EXIT_USAGE = 2; // a usage or config error
+
+let exitCode = EXIT_OK;
+/** A command that finishes normally but must exit non-zero (a failed check) sets this. */
+export function setExitCode(code: number): void {
+  exitCode = code;
+}
+export function currentExitCode(): number {
+  return exitCode;
+}
+export function resetExitCode(): void {
+  exitCode = EXIT_OK;
+}
+
+/** A mistake in how a command was called, or in the machine config: exit 2. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A command's own failure that is not a usage error (a failed run, a failed check): exit 1. */
+export class CommandFailed extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT_FAILED,
+  ) {
+    super(message);
+  }
+}
+
+/** The state folder (R-2): --state-dir, else $SWITCHYARD_HOME, else ./.switchyard. */
+export function stateDir(flag: string | undefined): string {
+  if (flag) return resolve(flag);
+  const env = process.env.SWITCHYARD_HOME;
+  if (env) return resolve(env);
+  return resolve(".switchyard");
+}
+
+/** Reads files for diagnostics' source lines; unreadable files just lose their excerpt. */
+export function fileSources(): (file: string) => string | undefined {
+  const cache = new Map<string, string | undefined>();
+  return (file) => {
+    if (!cache.has(file)) {
+      try {
+        cache.set(file, readFileSync(file, "utf8"));
+      } catch {
+        cache.set(file, undefined);
+      }
+    }
+    return cache.get(file);
+  };
+}
+
+export function printDiagnostics(list: Diagnostic[], sources = fileSources()): void {
+  for (const d of sortDiagnostics(list)) process.stderr.write(formatDiagnostic(d, sources) + "\n");
+}
+
+/** Maps any error escaping a command to output and an exit code. */
+export function reportError(err: unknown): number {
+  if (err instanceof DiagnosticError) {
+    printDiagnostics(err.diagnostics);
+    return err.diagnostics.some((d) => d.code.startsWith("config") || d.code.startsWith("usage")) ? EXIT_USAGE : EXIT_FAILED;
+  }
+  if (err instanceof UsageError) {
+    process.stderr.write(`switchyard: error: ${err.message}\n`);
+    if (err.hint) process.stderr.write(`help: ${err.hint}\n`);
+    return EXIT_USAGE;
+  }
+  if (err instanceof CommandFailed) {
+    if (err.message) process.stderr.write(`switchyard: ${err.message}\n`);
+    return err.exitCode;
+  }
+  // Anything else is a bug in switchyard: show everything so it can be reported.
+  process.stderr.write(`switchyard: internal error (please report): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return 70;
+}

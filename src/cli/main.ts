@@ -1,0 +1,30 @@
+// The switchyard command line (§12). Each command lives in its own file and registers itself;
+// this file only assembles them and maps errors to exit codes.
+
+import { Command, CommanderError } from "commander";
+import { reportError, EXIT_USAGE, resetExitCode, currentExitCode } from "./common.js";
+import { VERSION } from "./version.js";
+
+// Command registrations, one file per command (keep this list sorted).
+const registrations: Array<(program: Command) => void> = [];
+
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command("switchyard")
+    .description("Run playbooks of AI-agent work, with calibrated decisions gating each element")
+    .version(VERSION, "-V, --version")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
+  resetExitCode();
+  for (const register of registrations) register(program);
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return currentExitCode();
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version exit 0 through here; real usage mistakes exit 2.
+      return err.exitCode === 0 ? 0 : EXIT_USAGE;
+    }
+    return reportError(err);
+  }
+}

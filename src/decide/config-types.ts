@@ -1,0 +1,54 @@
+// The machine config's shape (D-50), as loaded and validated by src/decide/config.ts.
+// It lives in the decision layer because most of it is about providers and judgement modes;
+// the run engine receives only the agent runners it needs (src/run takes AgentRunnerConfig).
+
+import type { AgentRunnerConfig } from "../run/agent-runner-config.js";
+
+export type ProviderKind = "systemone" | "openai" | "command";
+
+export interface ProviderConfig {
+  name: string;
+  kind: ProviderKind;
+  /** Who makes the models; checked against [decisions] deny_vendors (D-30). */
+  vendor: string;
+  /** systemone/openai: where the API is; the path (/v1/systemone, /v1/decisions) is appended. */
+  base_url?: string;
+  /** The NAME of the environment variable holding the key; the key itself is never stored. */
+  api_key_env?: string;
+  /** The allowlist (D-30): only these models may be asked. */
+  models: string[];
+  /** openai: models asked through Chat Completions log-probabilities instead of /v1/decisions. */
+  logprob_models: string[];
+  /** Per model: the context window in tokens (D-32). */
+  context_window: Record<string, number>;
+  /** command: the executable and its arguments. */
+  command?: string[];
+  /** Per-call timeout in milliseconds (default 30 s). */
+  timeout_ms: number;
+  /** Retries after the first try on retryable failures (default 3). */
+  max_retries: number;
+}
+
+/** A judgement mode (D-10): `host`, `shadow:PROVIDER/MODEL`, or `PROVIDER/MODEL`. */
+export type JudgementMode =
+  | { kind: "host" }
+  | { kind: "shadow"; provider: string; model: string }
+  | { kind: "model"; provider: string; model: string };
+
+export interface DecisionsConfig {
+  default: JudgementMode;
+  /** Judgement type → mode. */
+  types: Record<string, JudgementMode>;
+  deny_vendors: string[];
+  fallback_on_refusal: boolean;
+  /** Who answers as the host (D-20): an agent runner's name, or "tty" for a person. */
+  host: string;
+}
+
+export interface MachineConfig {
+  /** Where it was read from, for messages; undefined when no file exists (all defaults). */
+  path?: string;
+  agents: Record<string, AgentRunnerConfig>;
+  providers: Record<string, ProviderConfig>;
+  decisions: DecisionsConfig;
+}

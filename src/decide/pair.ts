@@ -1,0 +1,35 @@
+// A shadow pair (H-1): the host's answer beside the model's, for the lab to measure agreement.
+// Never the state itself (only its digest), never a secret.
+
+import type { QuestionKind } from "../plan/plan.js";
+import type { Usage } from "../run/judge.js";
+
+export interface ShadowPair {
+  lab: string;
+  time: string; // ISO 8601
+  run: string;
+  type: string; // judgement type
+  task: string;
+  key: string | null;
+  question: { id: string; kind: QuestionKind; labels: string[] };
+  state_digest: string; // "sha256:<hex>" of the serialised state
+  host_label: string;
+  /** The model's answer; absent when skipped or failed. */
+  model?: {
+    provider: string;
+    model: string;
+    label: string;
+    probabilities: Record<string, number>;
+    confidence: number;
+    refused: boolean;
+    latency_ms: number;
+    usage: Usage | null;
+  };
+  /** Set when the model was not asked or could not answer: "window", "error: …", "resolver: …". */
+  skipped?: { provider: string; model: string; reason: string };
+}
+
+/** Where the router appends pairs; the lab (src/lab) implements it over pairs.jsonl. */
+export interface PairSink {
+  append(pair: Omit<ShadowPair, "lab">): void;
+}

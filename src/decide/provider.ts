@@ -1,0 +1,47 @@
+// What every provider (systemone, openai, command, host) offers the router: one request per
+// route instance and target, carrying every question that shares that target (D-11).
+// A provider returns raw per-question probabilities; src/decide/answer.ts derives the label
+// from them (Q-10 … Q-12), never trusting a label the provider picked.
+
+import type { ResolvedQuestion, Usage } from "../run/judge.js";
+
+export interface ProviderRequest {
+  model: string;
+  /** The state (R-21) and its deterministic serialisation. */
+  state: unknown;
+  state_text: string;
+  questions: ResolvedQuestion[];
+  signal: AbortSignal;
+  /** For messages and host prompts. */
+  context: { run: string; task: string; key: string | null };
+}
+
+export interface RawAnswer {
+  /** The model declined to answer this question (Q-11: becomes `uncertain`, refused). */
+  refused?: boolean;
+  /** Label → probability as returned, after wire-specific mapping (noul P(yes) → {yes, no}). */
+  probabilities?: Record<string, number>;
+}
+
+export interface ProviderResponse {
+  /** Question id → raw answer. */
+  answers: Record<string, RawAnswer>;
+  usage: Usage | null;
+  latency_ms: number;
+}
+
+/** A provider call that failed after its retries; `message` says what was wrong, never a key. */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean = false,
+  ) {
+    super(message);
+  }
+}
+
+export interface Provider {
+  readonly name: string;
+  ask(request: ProviderRequest): Promise<ProviderResponse>;
+  close?(): Promise<void>;
+}

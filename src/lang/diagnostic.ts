@@ -1,0 +1,110 @@
+// Diagnostics: the one shape every user-facing error takes, from the scanner to the run engine.
+// Rendered as `FILE:LINE:COL: error[CODE]: message`, then the source line and a caret (L-15).
+
+export type Severity = "error" | "warning";
+
+export interface Position {
+  file: string;
+  line: number; // 1-based
+  col: number; // 1-based, in UTF-16 code units of the line
+}
+
+export interface StackFrame {
+  name: string; // function name, or "<toplevel>"
+  pos: Position;
+}
+
+export interface Diagnostic {
+  severity: Severity;
+  code: string; // stable, kebab-case, documented in the code catalog (switchyard explain CODE)
+  message: string;
+  pos?: Position; // absent for errors with no place in a source file
+  hint?: string; // a "help:" line: how to fix it
+  stack?: StackFrame[]; // innermost last, for runtime errors
+}
+
+/** An error carrying one or more diagnostics; thrown across layers, printed by the CLI. */
+export class DiagnosticError extends Error {
+  readonly diagnostics: Diagnostic[];
+  constructor(diagnostics: Diagnostic | Diagnostic[]) {
+    const list = Array.isArray(diagnostics) ? diagnostics : [diagnostics];
+    super(list.map((d) => `${d.code}: ${d.message}`).join("\n"));
+    this.diagnostics = list;
+  }
+}
+
+export function errorAt(code: string, message: string, pos?: Position, hint?: string): Diagnostic {
+  return { severity: "error", code, message, pos, hint };
+}
+
+/** Sort by file, line, column, then code, so output is stable across runs. */
+export function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
+  return [...list].sort((a, b) => {
+    const fa = a.pos?.file ?? "";
+    const fb = b.pos?.file ?? "";
+    if (fa !== fb) return fa < fb ? -1 : 1;
+    const la = a.pos?.line ?? 0;
+    const lb = b.pos?.line ?? 0;
+    if (la !== lb) return la - lb;
+    const ca = a.pos?.col ?? 0;
+    const cb = b.pos?.col ?? 0;
+    if (ca !== cb) return ca - cb;
+    return a.code < b.code ? -1 : a.code > b.code ? 1 : 0;
+  });
+}
+
+/** Looks up a source file's text by the name used in positions; undefined when unknown. */
+export type SourceLookup = (file: string) => string | undefined;
+
+export function formatDiagnostic(d: Diagnostic, sources?: SourceLookup): string {
+  const where = d.pos ? `${d.pos.file}:${d.pos.line}:${d.pos.col}: ` : "";
+  const out = [`${where}${d.severity}[${d.code}]: ${d.message}`];
+  if (d.pos && sources) {
+    const text = sources(d.pos.file);
+    if (text !== undefined) {
+      const line = text.split(/\r?\n/)[d.pos.line - 1];
+      if (line !== undefined) {
+        const gutter = String(d.pos.line);
+        out.push(`${gutter} | ${line}`);
+        out.push(`${" ".repeat(gutter.length)} | ${" ".repeat(Math.max(0, d.pos.col - 1))}^`);
+      }
+    }
+  }
+  if (d.stack && d.stack.length > 0) {
+    out.push("call stack (most recent call last):");
+    for (const f of d.stack) out.push(`  ${f.pos.file}:${f.pos.line}:${f.pos.col}: in ${f.name}`);
+  }
+  if (d.hint) out.push(`help: ${d.hint}`);
+  return out.join("\n");
+}
+
+/** The nearest name by edit distance, for "did you mean …" hints; undefined when nothing is close. */
+export function nearestName(name: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDist = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(name.toLowerCase(), c.toLowerCase());
+    if (d < bestDist) {
+      bestDist = d;
+      best = c;
+    }
+  }
+  if (best === undefined) return undefined;
+  const limit = Math.max(1, Math.floor(Math.max(name.length, best.length) / 3));
+  return bestDist <= limit ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = new Array<number>(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0];
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j];
+      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length];
+}

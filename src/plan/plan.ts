@@ -1,0 +1,139 @@
+// The compiled plan: what `switchyard compile` writes as TOML (C-20) and what the run engine
+// executes. Every field is resolved here, so the engine never re-reads playbook sources to learn
+// how to run a task. Optional fields are omitted (never null) so the TOML form round-trips.
+
+export type FieldType = "string" | "number" | "bool" | "list" | "object" | "any";
+export const FIELD_TYPES: readonly FieldType[] = ["string", "number", "bool", "list", "object", "any"];
+
+export type TaskKind = "command" | "agent" | "route" | "evaluate" | "revise";
+export type Join = "all" | "settled";
+export type Effort = "low" | "medium" | "high";
+
+/** `producer.field`: a reference to a field a task emits (T-10). */
+export interface FieldRef {
+  task: string;
+  field: string;
+}
+
+export type QuestionKind = "choice" | "noul" | "score";
+
+export interface QuestionPlan {
+  /** The question's name: its key in the route's `questions` dict. */
+  name: string;
+  kind: QuestionKind;
+  ask: string;
+  /**
+   * Declared labels in declared order: a choice's options, `["yes", "no"]` for noul, a score's
+   * levels lowest first. Empty for a dynamic choice (its options come at run time, Q-30).
+   */
+  labels: string[];
+  /** Label → description (criterion text, level description, yes/no meaning); "" when none. */
+  descriptions: Record<string, string>;
+  /** A dynamic choice's `options = producer.field` (Q-30). */
+  dynamic?: FieldRef;
+  drop: string[];
+  /** The question's own `min_confidence`; absent means the route's applies (Q-11). */
+  min_confidence?: number;
+  /** Judgement type (Q-5); defaults to `PLAYBOOK.ROUTE.QUESTION`. */
+  type: string;
+}
+
+/** A resolved gate (G-1, G-2a, Q-33). */
+export interface WhenPlan {
+  route: string;
+  question: string;
+  /** `answers` as written (absent with `otherwise`). */
+  answers?: string[];
+  otherwise: boolean;
+  /** The labels that open the gate after the `otherwise` rule is applied, in declared order. */
+  labels: string[];
+  /** Dynamic choice with `otherwise`: every resolved option opens the gate too (Q-33). */
+  any_option: boolean;
+}
+
+export interface CommandSpec {
+  run: string;
+  env: Record<string, string>;
+}
+
+export interface AgentSpec {
+  prompt: string;
+  effort: Effort;
+  files: string[];
+  runner: string;
+}
+
+export interface RouteSpec {
+  decide: "model" | "output";
+  /** With decide = "output": where the precomputed labels are (T-3). */
+  source?: FieldRef;
+  min_confidence: number;
+  /** JSON files, declared by a dependency's `files`, that join the state (R-21). */
+  files: string[];
+  questions: QuestionPlan[];
+}
+
+export interface EvaluateSpec {
+  /** Pack-relative path of the file that defines the function (the playbook or a `lib/` module). */
+  module: string;
+  function: string;
+}
+
+export interface ReviseSpec {
+  /** Declared inline; an unmapped `agent` or `command`. */
+  body: TaskPlan;
+  /** Declared inline; an `agent`, `command` or `evaluate` emitting `verdict` (and maybe `feedback`). */
+  reviewer: TaskPlan;
+  max_rounds: number;
+}
+
+export interface TaskPlan {
+  name: string;
+  kind: TaskKind;
+  /** Direct dependencies, in declared order. */
+  depends_on: string[];
+  join: Join;
+  over?: FieldRef;
+  max_fanout?: number;
+  /**
+   * The direct dependencies mapped over the same producer field as this task (M-2). On these
+   * edges an instance reads the dependency's instance for its own key; on all others, the fold.
+   */
+  aligned_with: string[];
+  keyed: FieldRef[];
+  when?: WhenPlan;
+  timeout_seconds: number;
+  retries: number;
+  /** Output field → type, in declared order. For a route: question name → "string". */
+  emits: Record<string, FieldType>;
+  command?: CommandSpec;
+  agent?: AgentSpec;
+  route?: RouteSpec;
+  evaluate?: EvaluateSpec;
+  revise?: ReviseSpec;
+  /** Where the task was declared, for messages at run time. */
+  declared_at: { file: string; line: number; col: number };
+}
+
+export interface PlanSettings {
+  description: string;
+  concurrency: number;
+  decision_concurrency: number;
+  max_duration_seconds: number;
+  budget_usd?: number;
+}
+
+export interface Plan {
+  playbook: string;
+  /** Pack-relative path of the playbook file. */
+  source_file: string;
+  /** sha256 over the pack's source files (paths and contents), hex. */
+  pack_digest: string;
+  compiler_version: string;
+  settings: PlanSettings;
+  /** Tasks in declaration order (which is a topological order: dependencies are declared first). */
+  tasks: TaskPlan[];
+}
+
+/** The implicit label of every model-decided question (Q-11). */
+export const UNCERTAIN = "uncertain";
