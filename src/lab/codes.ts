@@ -1,0 +1,57 @@
+// The lab's error codes (H-1 … H-3), for `switchyard explain CODE` and docs/lab.md.
+
+export interface CodeEntry {
+  code: string;
+  rule?: string;
+  summary: string;
+  explain: string;
+}
+
+export const LAB_CODES: CodeEntry[] = [
+  {
+    code: "lab-none",
+    rule: "H-1",
+    summary: "there is no lab in the state folder yet",
+    explain:
+      "A lab is a folder labs/LAB_ID/ in the state folder holding the shadow pairs of one experiment. " +
+      "None exists yet: run `switchyard lab new --note TEXT` to make one, or run a playbook with a judgement " +
+      "type in shadow mode, which creates a lab on its first pair. Check --state-dir / $SWITCHYARD_HOME if you " +
+      "expected labs to exist.",
+  },
+  {
+    code: "lab-unknown",
+    rule: "H-1",
+    summary: "no lab with that id",
+    explain:
+      "The lab named on the command line is not a folder under labs/ in the state folder. " +
+      "`switchyard lab list` shows the labs that exist; omit the id to use the current lab.",
+  },
+  {
+    code: "lab-invalid-pair",
+    rule: "H-1",
+    summary: "a line of pairs.jsonl in the middle of the file is not a valid shadow pair",
+    explain:
+      "Pairs are appended one whole line at a time, so only the last line can be torn by a crash; " +
+      "harvest skips a torn last line with a warning. An invalid line anywhere else means the file was " +
+      "edited or damaged. The error names the line: fix or delete it (for example with `sed -i 'Nd' FILE`) " +
+      "and harvest again.",
+  },
+  {
+    code: "lab-pairs-missing",
+    rule: "H-1",
+    summary: "the lab has no pairs.jsonl",
+    explain:
+      "Each lab folder holds a pairs.jsonl; this one has none (it was removed, or the folder was not made by " +
+      "switchyard). Make a new lab with `switchyard lab new`, or harvest another lab.",
+  },
+  {
+    code: "lab-bad-target",
+    rule: "H-2",
+    summary: "--target must be a number between 0 and 1",
+    explain:
+      "`lab harvest --target T` asks for the lowest confidence threshold whose agreement with the host " +
+      "reaches T; T is a fraction such as 0.95, greater than 0 and at most 1.",
+  },
+];
+
+export const LAB_CODE_SET: ReadonlySet<string> = new Set(LAB_CODES.map((c) => c.code));

@@ -1,0 +1,117 @@
+// Reads pairs.jsonl one line at a time (H-1, H-3): a stream and readline, never the whole file.
+// Only the last line may be torn by a crash; it is skipped with a warning. An invalid line
+// anywhere else is an error naming its line number (lab-invalid-pair).
+
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import type { ShadowPair } from "../decide/pair.js";
+
+/**
+ * Appended by a writer that finds the file not ending in a newline (a torn write from a crash),
+ * to close the fragment off; a line ending with it is skipped with a warning wherever it is.
+ */
+export const TORN_MARK = "\t#torn";
+
+export class PairsFileError extends Error {
+  constructor(
+    readonly code: string,
+    readonly file: string,
+    readonly line: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const KINDS = new Set(["choice", "noul", "score"]);
+const MAX_LISTED = 10;
+
+/** Why a parsed line is not a shadow pair, or null when it is one (only what harvest relies on). */
+export function pairProblem(value: unknown): string | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a JSON object";
+  const p = value as Record<string, unknown>;
+  if (typeof p.type !== "string" || p.type === "") return "missing judgement type ('type')";
+  if (typeof p.host_label !== "string") return "missing 'host_label'";
+  const q = p.question as Record<string, unknown> | undefined;
+  if (typeof q !== "object" || q === null) return "missing 'question'";
+  if (typeof q.kind !== "string" || !KINDS.has(q.kind)) return "question.kind is not choice, noul or score";
+  if (!Array.isArray(q.labels) || !q.labels.every((l) => typeof l === "string")) return "question.labels is not a list of labels";
+  const m = p.model as Record<string, unknown> | undefined;
+  const s = p.skipped as Record<string, unknown> | undefined;
+  if (m !== undefined) {
+    if (typeof m !== "object" || m === null) return "'model' is not an object";
+    if (typeof m.label !== "string") return "model.label is missing";
+    if (typeof m.confidence !== "number" || !(m.confidence >= 0 && m.confidence <= 1)) return "model.confidence is not a number in [0, 1]";
+    if (typeof m.refused !== "boolean") return "model.refused is not true or false";
+    if (typeof m.probabilities !== "object" || m.probabilities === null) return "model.probabilities is missing";
+    return null;
+  }
+  if (s !== undefined) {
+    if (typeof s !== "object" || s === null || typeof s.reason !== "string") return "skipped.reason is missing";
+    return null;
+  }
+  return "neither 'model' nor 'skipped'";
+}
+
+export interface ScanResult {
+  /** Lines read, including skipped ones. */
+  lines: number;
+  pairs: number;
+  warnings: string[];
+}
+
+/**
+ * Calls `visit` for every pair of the file in order. A bad line is held back until the next line
+ * arrives: if one does, the bad line was in the middle and is an error; if not, it was a torn
+ * last line and becomes a warning.
+ */
+export async function scanPairs(file: string, visit: (pair: ShadowPair, line: number) => void): Promise<ScanResult> {
+  const stream = createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 });
+  const rl = createInterface({ input: stream, crlfDelay: Infinity });
+  const warnings: string[] = [];
+  let lineNo = 0;
+  let pairs = 0;
+  let pending: { line: number; problem: string } | null = null;
+  let torn = 0;
+  try {
+    for await (const text of rl) {
+      lineNo++;
+      if (pending !== null) {
+        throw new PairsFileError(
+          "lab-invalid-pair",
+          file,
+          pending.line,
+          `line ${pending.line} is not a valid shadow pair (${pending.problem}) and is not the last line, so it was not torn by a crash`,
+        );
+      }
+      if (text.trim() === "") continue;
+      if (text.endsWith(TORN_MARK)) {
+        // Listed one by one up to a few; beyond that only counted, so memory stays bounded.
+        if (++torn <= MAX_LISTED) warnings.push(`${file}:${lineNo}: skipped a line torn by an interrupted write`);
+        continue;
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (err) {
+        pending = { line: lineNo, problem: `not JSON: ${(err as Error).message}` };
+        continue;
+      }
+      const problem = pairProblem(value);
+      if (problem !== null) {
+        pending = { line: lineNo, problem };
+        continue;
+      }
+      pairs++;
+      visit(value as ShadowPair, lineNo);
+    }
+  } finally {
+    rl.close();
+    stream.destroy();
+  }
+  if (torn > MAX_LISTED) warnings.push(`${file}: skipped ${torn - MAX_LISTED} more lines torn by interrupted writes`);
+  if (pending !== null) {
+    warnings.push(`${file}:${pending.line}: skipped the torn last line (${pending.problem})`);
+  }
+  return { lines: lineNo, pairs, warnings };
+}

@@ -1,0 +1,109 @@
+// H-2: the HTML harvest opened in headless Chromium — the diagrams render, carry one point per
+// non-empty band and one per threshold, the page names every judgement type, and it fetches nothing.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { spawnSync } from "node:child_process";
+import { pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+
+const CHROMIUM = "/usr/bin/chromium";
+const BIN = resolve("bin/switchyard.js");
+// Names chosen to need escaping, so the test also proves they are shown as text.
+const TYPES = ["triage.gate.relevant", "triage.pick.team", "odd<&>\"type\""];
+
+function lines(): string {
+  let out = "";
+  let n = 0;
+  TYPES.forEach((type, ti) => {
+    // Type 0 spreads over all bands; type 1 only high confidences; type 2 a single answer.
+    const confidences = ti === 0 ? [0.3, 0.45, 0.55, 0.65, 0.75, 0.85, 0.92, 0.97, 0.99] : ti === 1 ? [0.91, 0.96, 0.98] : [0.72];
+    for (const c of confidences) {
+      const label = n % 4 === 0 ? "no" : "yes";
+      out +=
+        JSON.stringify({
+          lab: "l",
+          time: "2026-12-02T00:00:00Z",
+          run: "r",
+          type,
+          task: "gate",
+          key: `k${n++}`,
+          question: { id: "q", kind: "noul", labels: ["yes", "no"] },
+          state_digest: "sha256:00",
+          host_label: "yes",
+          model: { provider: "sys1", model: "jev", label, probabilities: { [label]: c, [label === "yes" ? "no" : "yes"]: 1 - c }, confidence: c, refused: false, latency_ms: 1, usage: null },
+        }) + "\n";
+    }
+  });
+  return out;
+}
+
+const skip = !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} is not installed (CI installs it)` : false;
+
+test("H-2: the HTML report renders its diagrams in Chromium and names each judgement type", { skip, timeout: 90_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-html-"));
+  const profile = mkdtempSync(join(tmpdir(), "switchyard-chromium-"));
+  try {
+    const pairs = join(dir, "pairs.jsonl");
+    writeFileSync(pairs, lines());
+    const html = join(dir, "report.html");
+    const r = spawnSync(process.execPath, [BIN, "lab", "harvest", pairs, "--json", "--html", html], { encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    const rep = JSON.parse(r.stdout) as { types: Array<{ type: string; bands: Array<{ n: number }> }> };
+    const expectedPoints = rep.types.map((t) => t.bands.filter((b) => b.n > 0).length);
+    assert.deepEqual(expectedPoints, [1, 6, 2]); // types sorted: odd… (one answer), gate (all six bands), pick (two)
+
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+    try {
+      const requests: string[] = [];
+      context.on("request", (req) => requests.push(req.url()));
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(String(e)));
+      page.on("console", (m) => {
+        if (m.type() === "error") errors.push(m.text());
+      });
+      await page.goto(pathToFileURL(html).href);
+      const sections = page.locator("section.type");
+      // One section per type, plus the overall one.
+      assert.equal(await sections.count(), TYPES.length + 1);
+      const body = await page.locator("body").innerText();
+      for (const t of TYPES) assert.ok(body.includes(t), `page does not name ${t}`);
+      for (const [i, t] of rep.types.entries()) {
+        const section = sections.nth(i);
+        assert.equal(await section.locator("h2").innerText(), t.type);
+        const reliability = section.locator("svg.reliability");
+        const box = await reliability.boundingBox();
+        assert.ok(box && box.width > 100 && box.height > 100, `reliability diagram of ${t.type} has no size`);
+        assert.equal(await reliability.locator("circle.point").count(), expectedPoints[i], `points of ${t.type}`);
+        assert.equal(await reliability.locator("line.diagonal").count(), 1);
+        const pointBox = await reliability.locator("circle.point").first().boundingBox();
+        assert.ok(pointBox && pointBox.width > 0, "points are drawn");
+        const curve = section.locator("svg.coverage-curve polyline.coverage");
+        const curveBox = await curve.boundingBox();
+        assert.ok(curveBox && curveBox.width > 100, `coverage curve of ${t.type} has no width`);
+        const points = await curve.evaluate((el) => (el as unknown as { points: { numberOfItems: number } }).points.numberOfItems);
+        assert.equal(points, 101, "one coverage point per threshold 0.00 … 1.00");
+        assert.equal(await section.locator("table.confusion tr").count(), 2, "header and the host's one label");
+      }
+      assert.deepEqual(errors, []);
+      assert.deepEqual(
+        requests.filter((u) => !u.startsWith("file:")),
+        [],
+        "the report fetches nothing",
+      );
+    } finally {
+      await context.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
