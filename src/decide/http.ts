@@ -1,0 +1,283 @@
+// What the HTTP providers share (D-22). The official clients (@typesafe-ai/sdk, openai) do the
+// requests, per-attempt timeouts and retries; this file gives both the same transport underneath
+// (a fetch that reads the key at call time and buffers the whole body), the same retry rule
+// (408/429/5xx/529 and connection errors; never another 4xx) and the same error messages.
+
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { ProviderError } from "./provider.js";
+import type { ProviderConfig } from "./config-types.js";
+
+/** Knobs for tests and benchmarks; production uses the defaults (the official SDKs' own). */
+export interface HttpTuning {
+  /** First backoff delay; doubled per retry up to backoffMaxMs, minus up to 25 % jitter. */
+  backoffInitialMs?: number;
+  backoffMaxMs?: number;
+}
+
+export const DEFAULT_BACKOFF_INITIAL_MS = 500;
+export const DEFAULT_BACKOFF_MAX_MS = 8_000;
+/** A retry-after longer than this is not waited for: the ordinary backoff applies instead. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** D-22: the statuses worth another try. Every other 4xx is the request's fault: never retried. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status <= 599);
+}
+
+/**
+ * The API root without a trailing slash or `/v1`: the providers append `/v1/...` themselves, and
+ * people often paste an OpenAI-style base URL that already ends in `/v1`.
+ */
+export function apiRoot(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+/** Placeholder handed to the SDKs, which insist on a key; the fetch below replaces or drops it. */
+export const KEY_PLACEHOLDER = "switchyard-key-read-at-call-time";
+
+/**
+ * The provider's key, read from the environment at call time (D-21). Undefined when the provider
+ * names no `api_key_env` (a local server); a ProviderError when it names one that is unset.
+ */
+export function readApiKey(config: ProviderConfig): string | undefined {
+  if (!config.api_key_env) return undefined;
+  const key = process.env[config.api_key_env];
+  if (key === undefined || key.trim() === "") {
+    throw new ProviderError(
+      `provider '${config.name}': the environment variable ${config.api_key_env} (its api_key_env) is not set; ` +
+        `export it, or remove api_key_env for a server that needs no key`,
+    );
+  }
+  return key.trim();
+}
+
+/** Replaces every occurrence of the key in a text (belt and braces: messages quote servers). */
+export function redact(text: string, key: string | undefined): string {
+  // A "key" of a few characters would blank ordinary words; real keys are far longer.
+  if (!key || key.length < 6) return text;
+  return text.split(key).join("***");
+}
+
+/** A transport failure described for people (the SDKs wrap it as a connection error and retry). */
+export class TransportError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+function abortError(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+
+function plainHeaders(init: RequestInit): Record<string, string> {
+  const out: Record<string, string> = {};
+  new Headers(init.headers).forEach((value, name) => (out[name] = value));
+  return out;
+}
+
+async function bodyBytes(body: RequestInit["body"]): Promise<Buffer | undefined> {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === "string") return Buffer.from(body);
+  if (body instanceof Uint8Array) return Buffer.from(body);
+  return Buffer.from(await new Response(body).arrayBuffer());
+}
+
+function decode(body: Buffer, encoding: string | undefined): Buffer {
+  switch ((encoding ?? "").trim().toLowerCase()) {
+    case "gzip":
+    case "x-gzip":
+      return gunzipSync(body);
+    case "deflate":
+      return inflateSync(body);
+    case "br":
+      return brotliDecompressSync(body);
+    default:
+      return body;
+  }
+}
+
+/**
+ * One HTTP exchange over node:http with keep-alive, the whole body read before it resolves. It is
+ * several times cheaper per request than the global fetch (undici), which dominated the cost of a
+ * decision against a fast local server; the SDKs take it through their `fetch` option.
+ */
+function nodeFetch(agents: { http: HttpAgent; https: HttpsAgent }): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+  return async (input, init = {}) => {
+    const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+    const signal = init.signal ?? undefined;
+    if (signal?.aborted) throw abortError(signal);
+    const body = await bodyBytes(init.body);
+    const headers = plainHeaders(init);
+    if (body !== undefined) headers["content-length"] = String(body.length);
+    const secure = url.protocol === "https:";
+    return new Promise<Response>((resolve, reject) => {
+      let settled = false;
+      const done = (f: () => void) => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener("abort", onAbort);
+        f();
+      };
+      const req = (secure ? httpsRequest : httpRequest)(url, { method: init.method ?? "GET", headers, agent: secure ? agents.https : agents.http }, (res) => {
+        const chunks: Buffer[] = [];
+        let received = 0;
+        res.on("data", (c: Buffer) => {
+          chunks.push(c);
+          received += c.length;
+        });
+        res.on("end", () => {
+          const expected = Number(res.headers["content-length"]);
+          if (!res.complete || (Number.isFinite(expected) && received < expected)) {
+            return done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET")));
+          }
+          let payload: Buffer;
+          try {
+            payload = decode(Buffer.concat(chunks), res.headers["content-encoding"] as string | undefined);
+          } catch (e) {
+            return done(() => reject(new TransportError(`the response body could not be decoded (${(e as Error).message})`, "EDECODE")));
+          }
+          const out = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value === undefined || name === "content-encoding" || name === "content-length") continue;
+            out.set(name, Array.isArray(value) ? value.join(", ") : value);
+          }
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status > 599) return done(() => reject(new TransportError(`the server answered with HTTP status ${status}`, "EBADSTATUS")));
+          if (status >= 400) out.set("x-should-retry", isRetryableStatus(status) ? "true" : "false");
+          const empty = payload.length === 0 || status === 204 || status === 304;
+          done(() => resolve(new Response(empty ? null : payload, { status, statusText: res.statusMessage ?? "", headers: out })));
+        });
+        res.on("error", () => done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET"))));
+        res.on("aborted", () => done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET"))));
+      });
+      const onAbort = () => {
+        done(() => reject(abortError(signal!)));
+        req.destroy();
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      req.on("error", (err: NodeJS.ErrnoException) => {
+        const code = err.code ?? "ECONNECTION";
+        const text =
+          code === "ECONNRESET" || code === "EPIPE"
+            ? "the server closed the connection before the full response arrived"
+            : code === "ECONNREFUSED"
+              ? "connection refused"
+              : err.message;
+        done(() => reject(new TransportError(text, code)));
+      });
+      req.end(body);
+    });
+  };
+}
+
+/**
+ * The fetch both SDKs are given. It sets the Authorization header from the environment at call
+ * time (never stored in a client), reads the whole body under the attempt's signal — so a body
+ * cut short or stalled is a connection error the SDK retries or times out — and marks each
+ * failed status with `x-should-retry` so that both SDKs follow the retry rule above.
+ */
+export function providerFetch(config: ProviderConfig): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+  const transport = nodeFetch({ http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) });
+  return async (input, init = {}) => {
+    const headers = new Headers(init.headers);
+    const key = config.api_key_env ? process.env[config.api_key_env]?.trim() : undefined;
+    if (key) headers.set("authorization", `Bearer ${key}`);
+    else headers.delete("authorization");
+    return transport(input, { ...init, headers });
+  };
+}
+
+/** A short, single-line excerpt of a body or stderr for messages. */
+export function excerpt(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+export function looksLikeHtml(text: string): boolean {
+  return /^\s*(<!doctype html|<html|<head|<body|<\?xml)/i.test(text);
+}
+
+function htmlTitle(text: string): string {
+  const m = /<title[^>]*>([^<]*)<\/title>/i.exec(text);
+  return m ? `titled '${excerpt(m[1]!, 80)}'` : `beginning '${excerpt(text, 80)}'`;
+}
+
+/**
+ * Parses a success body as JSON, naming what was wrong otherwise: empty, an HTML page, or not
+ * valid JSON (with the parser's reason and the body's first characters).
+ */
+export function parseJsonBody(text: string, what: string): unknown {
+  if (text.trim() === "") throw new ProviderError(`${what} is empty`);
+  if (looksLikeHtml(text)) throw new ProviderError(`${what} is an HTML page, not JSON (${htmlTitle(text)})`);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e);
+    const nan = /(^|[^A-Za-z"])(-?Infinity|NaN)([^A-Za-z"]|$)/.test(text)
+      ? "; it contains NaN or Infinity, which JSON cannot carry (a probability that is not a number?)"
+      : "";
+    throw new ProviderError(`${what} is not valid JSON (${excerpt(reason, 120)})${nan}; it begins '${excerpt(text, 80)}'`);
+  }
+}
+
+/** What a failed HTTP status said, in one line: the server's own message, or what the body is. */
+export function describeStatusBody(status: number, body: unknown): string {
+  if (body === undefined || body === null || body === "") return `HTTP ${status} with no body`;
+  if (typeof body === "string") {
+    if (looksLikeHtml(body)) return `HTTP ${status} with an HTML page (${htmlTitle(body)})`;
+    return `HTTP ${status}: ${excerpt(body)}`;
+  }
+  if (typeof body === "object") {
+    const b = body as Record<string, unknown>;
+    const detail = b.detail;
+    const error = b.error;
+    if (typeof detail === "string") return `HTTP ${status}: ${excerpt(detail)}`;
+    if (detail && typeof detail === "object" && !Array.isArray(detail) && typeof (detail as Record<string, unknown>).message === "string") {
+      return `HTTP ${status}: ${excerpt((detail as Record<string, unknown>).message as string)}`;
+    }
+    if (Array.isArray(detail)) {
+      const parts = detail.map((d) => {
+        const e = d as { loc?: unknown; msg?: unknown };
+        const loc = Array.isArray(e.loc) ? e.loc.filter((x) => x !== "body").join(".") : "";
+        return `${loc ? `${loc}: ` : ""}${typeof e.msg === "string" ? e.msg : JSON.stringify(d)}`;
+      });
+      return `HTTP ${status}: ${excerpt(parts.join("; "))}`;
+    }
+    if (typeof error === "string") return `HTTP ${status}: ${excerpt(error)}`;
+    if (error && typeof error === "object" && typeof (error as Record<string, unknown>).message === "string") {
+      return `HTTP ${status}: ${excerpt((error as Record<string, unknown>).message as string)}`;
+    }
+    if (typeof b.message === "string") return `HTTP ${status}: ${excerpt(b.message)}`;
+  }
+  return `HTTP ${status}: ${excerpt(JSON.stringify(body))}`;
+}
+
+/** Connection-level causes in words people recognise. */
+export function describeConnectionCause(err: unknown): string {
+  const seen = new Set<unknown>();
+  let e: unknown = err;
+  const parts: string[] = [];
+  while (e && typeof e === "object" && !seen.has(e)) {
+    seen.add(e);
+    if (e instanceof TransportError) return e.message;
+    const code = (e as { code?: unknown }).code;
+    const message = (e as { message?: unknown }).message;
+    if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || message === "terminated" || message === "other side closed") {
+      return "the server closed the connection before the full response arrived";
+    }
+    if (code === "ECONNREFUSED") return "connection refused";
+    if (typeof message === "string" && message && message !== "fetch failed" && !/^Connection error/.test(message)) parts.push(message);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return parts.length > 0 ? excerpt(parts[parts.length - 1]!, 120) : "connection failed";
+}
+
+export function attempts(config: ProviderConfig): string {
+  const n = config.max_retries + 1;
+  return `${n} attempt${n === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,90 @@
+// Judgement modes (D-10) as written in the machine config and in `--decide TYPE=MODE` flags:
+// `host`, `shadow:PROVIDER/MODEL`, or `PROVIDER/MODEL`. The model is everything after the first
+// `/`, so model names that contain slashes (`meta-llama/Llama-3.1-8B` on a vLLM server) work.
+
+import { DiagnosticError, errorAt, type Position } from "../lang/diagnostic.js";
+import type { JudgementMode } from "./config-types.js";
+
+const PROVIDER_NAME = /^[A-Za-z0-9_-]+$/;
+
+export const MODE_FORMS = "`host`, `shadow:PROVIDER/MODEL` or `PROVIDER/MODEL`";
+
+/** The mode, or a sentence saying what is wrong with the text. */
+export function parseMode(text: string): JudgementMode | { error: string } {
+  const t = text.trim();
+  if (t === "host") return { kind: "host" };
+  let rest = t;
+  let kind: "shadow" | "model" = "model";
+  if (t.startsWith("shadow:")) {
+    kind = "shadow";
+    rest = t.slice("shadow:".length);
+  } else if (/^[A-Za-z]+:/.test(t)) {
+    return { error: `"${t}" has an unknown prefix "${t.slice(0, t.indexOf(":") + 1)}" (the only prefix is "shadow:")` };
+  }
+  const slash = rest.indexOf("/");
+  if (slash < 0) {
+    if (rest === "host") return { error: `"${t}": shadow mode needs a model to shadow the host with, "shadow:PROVIDER/MODEL"` };
+    return { error: `"${t}" is not a mode: a model is written PROVIDER/MODEL` };
+  }
+  const provider = rest.slice(0, slash);
+  const model = rest.slice(slash + 1);
+  if (!PROVIDER_NAME.test(provider)) return { error: `"${t}": "${provider}" is not a provider name (letters, digits, "_" and "-")` };
+  if (model.length === 0 || /\s/.test(model)) return { error: `"${t}": the model after "${provider}/" is empty or has spaces` };
+  return { kind, provider, model };
+}
+
+export function formatMode(mode: JudgementMode): string {
+  if (mode.kind === "host") return "host";
+  const target = `${mode.provider}/${mode.model}`;
+  return mode.kind === "shadow" ? `shadow:${target}` : target;
+}
+
+export interface ModeOverride {
+  type: string;
+  mode: JudgementMode;
+}
+
+/** One `--decide TYPE=MODE` flag; throws DiagnosticError (config-bad-override, config-bad-mode). */
+export function parseModeOverride(text: string, pos?: Position): ModeOverride {
+  const eq = text.indexOf("=");
+  const type = eq < 0 ? "" : text.slice(0, eq).trim();
+  if (eq < 0 || type.length === 0) {
+    throw new DiagnosticError(
+      errorAt("config-bad-override", `--decide "${text}" is not TYPE=MODE`, pos,
+        `write e.g. --decide triage.gate.exploitable=shadow:PROVIDER/MODEL; MODE is ${MODE_FORMS}`),
+    );
+  }
+  const mode = parseMode(text.slice(eq + 1));
+  if ("error" in mode) {
+    throw new DiagnosticError(errorAt("config-bad-mode", `--decide ${type}: ${mode.error}`, pos, `MODE is ${MODE_FORMS}`));
+  }
+  return { type, mode };
+}
+
+/** Every `--decide` flag, later flags for the same type winning. */
+export function parseModeOverrides(flags: readonly string[]): Record<string, JudgementMode> {
+  const out: Record<string, JudgementMode> = {};
+  const errors = [];
+  for (const f of flags) {
+    try {
+      const { type, mode } = parseModeOverride(f);
+      out[type] = mode;
+    } catch (err) {
+      if (err instanceof DiagnosticError) errors.push(...err.diagnostics);
+      else throw err;
+    }
+  }
+  if (errors.length > 0) throw new DiagnosticError(errors);
+  return out;
+}
+
+/** The mode of a judgement type (D-10): a --decide override, then [decisions.types], then default. */
+export function modeFor(
+  type: string,
+  decisions: { default: JudgementMode; types: Record<string, JudgementMode> },
+  overrides: Record<string, JudgementMode> = {},
+): JudgementMode {
+  if (Object.hasOwn(overrides, type)) return overrides[type];
+  if (Object.hasOwn(decisions.types, type)) return decisions.types[type];
+  return decisions.default;
+}

@@ -1,0 +1,114 @@
+// The `command` provider (D-21): an executable that reads one System One request as JSON on stdin
+// and writes one System One response on stdout — for in-house models and for tests. It runs in its
+// own process group so a timeout kills it and everything it started. No retries: a program that
+// fails once will most likely fail again, and its stderr says why.
+
+import { spawn } from "node:child_process";
+import type { ProviderConfig } from "../config-types.js";
+import { excerpt, parseJsonBody } from "../http.js";
+import { ProviderError, type Provider, type ProviderRequest, type ProviderResponse } from "../provider.js";
+import { buildSystemOneRequest, parseSystemOneResponse } from "../systemone-wire.js";
+
+/** More output than this is not a System One response: the process is stopped. */
+const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+const STDERR_KEEP = 4096;
+
+interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  tooLarge: boolean;
+  spawnError?: Error;
+}
+
+/** Runs argv with `input` on stdin; kills the whole process group on timeout or abort. */
+export function runWithInput(argv: string[], input: string, timeoutMs: number, signal: AbortSignal, env?: NodeJS.ProcessEnv, cwd?: string): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"], detached: true, env: env ?? process.env, cwd });
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let stderr = "";
+    let timedOut = false;
+    let tooLarge = false;
+    let spawnError: Error | undefined;
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, timeoutMs);
+    const onAbort = () => killGroup();
+    signal.addEventListener("abort", onAbort, { once: true });
+    child.stdout.on("data", (chunk: Buffer) => {
+      outBytes += chunk.length;
+      if (outBytes > MAX_OUTPUT_BYTES) {
+        tooLarge = true;
+        killGroup();
+        return;
+      }
+      out.push(chunk);
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_KEEP);
+    });
+    child.on("error", (err) => {
+      spawnError = err;
+    });
+    // A program that exits without reading its input closes the pipe: not our failure to report.
+    child.stdin.on("error", () => {});
+    child.stdin.end(input);
+    child.on("close", (code, sig) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      killGroup(); // anything the program left running in its group
+      resolve({ code, signal: sig, stdout: Buffer.concat(out).toString("utf8"), stderr, timedOut, tooLarge, spawnError });
+    });
+  });
+}
+
+function stderrNote(stderr: string): string {
+  const s = excerpt(stderr, 300);
+  return s ? `; stderr: ${s}` : "";
+}
+
+export class CommandProvider implements Provider {
+  readonly name: string;
+
+  constructor(private readonly config: ProviderConfig) {
+    if (!config.command || config.command.length === 0) throw new ProviderError(`provider '${config.name}' (command) has no command`);
+    this.name = config.name;
+  }
+
+  async ask(request: ProviderRequest): Promise<ProviderResponse> {
+    const argv = this.config.command!;
+    const who = `provider '${this.name}' (command ${JSON.stringify(argv[0])}, model ${request.model})`;
+    const body = buildSystemOneRequest(request.model, request.state, request.state_text, request.questions);
+    const started = performance.now();
+    if (request.signal.aborted) throw new ProviderError(`${who}: cancelled`);
+    const r = await runWithInput(argv, JSON.stringify(body), this.config.timeout_ms, request.signal);
+    const latency_ms = Math.round(performance.now() - started);
+    if (r.spawnError) throw new ProviderError(`${who}: could not start: ${r.spawnError.message}`);
+    if (request.signal.aborted) throw new ProviderError(`${who}: cancelled`);
+    if (r.timedOut) throw new ProviderError(`${who}: no answer within ${this.config.timeout_ms} ms (timeout); the process group was killed${stderrNote(r.stderr)}`, true);
+    if (r.tooLarge) throw new ProviderError(`${who}: wrote more than ${MAX_OUTPUT_BYTES} bytes on stdout; stopped`);
+    if (r.code !== 0) {
+      const how = r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`;
+      throw new ProviderError(`${who}: ${how}${stderrNote(r.stderr)}`);
+    }
+    try {
+      const parsed = parseJsonBody(r.stdout, `${who}: its stdout`);
+      const { answers, usage } = parseSystemOneResponse(parsed, request.questions, `${who}: its response`);
+      return { answers, usage, latency_ms };
+    } catch (err) {
+      if (err instanceof ProviderError) throw new ProviderError(`${err.message}${stderrNote(r.stderr)}`);
+      throw err;
+    }
+  }
+}

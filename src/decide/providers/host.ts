@@ -1,0 +1,259 @@
+// The host (D-20): the question rendered as a prompt — the state, the question, each label with its
+// description, "answer with exactly one label" — to an agent runner (the prompt on stdin, the reply
+// on stdout) or to a person at the terminal (`tty`: the options numbered, a label or its number
+// accepted). One label parsed from the reply has probability 1; an unparseable reply is asked once
+// more, then the decision fails. Not a config provider kind, but a Provider like the others.
+
+import { openSync, writeSync, closeSync, createReadStream } from "node:fs";
+import { isatty, ReadStream as TtyReadStream } from "node:tty";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import type { AgentRunnerConfig } from "../../run/agent-runner-config.js";
+import { DecisionFailure, type ResolvedQuestion } from "../../run/judge.js";
+import { excerpt } from "../http.js";
+import type { Provider, ProviderRequest, ProviderResponse, RawAnswer } from "../provider.js";
+import { runWithInput } from "./command.js";
+
+export interface HostOptions {
+  /** An agent runner (D-40) answers: the prompt on its stdin, its reply on stdout. */
+  runner?: AgentRunnerConfig;
+  /** A person answers at the terminal. */
+  tty?: boolean;
+  /** The terminal to use (default /dev/tty). */
+  ttyPath?: string;
+  /** Where the runner runs (default: the current directory). */
+  cwd?: string;
+  /** Extra environment for the runner, over process.env and the runner's own env. */
+  env?: Record<string, string>;
+  /** How long a runner may take per reply (default 10 minutes). */
+  timeout_ms?: number;
+}
+
+const DEFAULT_RUNNER_TIMEOUT_MS = 10 * 60 * 1000;
+
+function described(text: string | undefined): string | undefined {
+  return text && text.trim() !== "" ? text : undefined;
+}
+
+function where(request: ProviderRequest): string {
+  const { run, task, key } = request.context;
+  return `run ${run}, task ${task}${key === null ? "" : `[${key}]`}`;
+}
+
+/** The D-20 prompt for an agent runner. */
+export function renderHostPrompt(q: ResolvedQuestion, request: ProviderRequest): string {
+  const labels = q.labels.map((l) => {
+    const d = described(q.descriptions[l]);
+    return d ? `- ${l}: ${d}` : `- ${l}`;
+  });
+  return [
+    `You are answering one decision for switchyard (${where(request)}).`,
+    "",
+    "## State",
+    "",
+    "```json",
+    request.state_text,
+    "```",
+    "",
+    "## Question",
+    "",
+    q.ask,
+    "",
+    "## Labels",
+    "",
+    ...labels,
+    "",
+    `Answer with exactly one label from the list above (${q.labels.join(", ")}): reply with the label alone, nothing else.`,
+    "",
+  ].join("\n");
+}
+
+function stripDecoration(text: string): string {
+  return text
+    .trim()
+    .replace(/^(answer|label|choice)\s*[:=-]\s*/i, "")
+    .replace(/^[\s"'`*_([{<]+|[\s"'`*_)\]}>.,;:!]+$/g, "")
+    .trim();
+}
+
+/**
+ * One label from a reply, or undefined: the reply (or its last non-empty line) is a label, give or
+ * take quotes, emphasis, case and a final full stop; else exactly one label occurs in it as a whole
+ * word. With `numbers`, a 1-based option number is accepted too (the terminal lists them).
+ */
+export function parseHostReply(reply: string, labels: string[], numbers = false): string | undefined {
+  const byName = new Map(labels.map((l) => [l.toLowerCase(), l]));
+  const exact = (text: string): string | undefined => {
+    const t = stripDecoration(text);
+    if (numbers && /^\d+$/.test(t)) {
+      const n = Number(t);
+      return n >= 1 && n <= labels.length ? labels[n - 1] : undefined;
+    }
+    return byName.get(t.toLowerCase());
+  };
+  const whole = exact(reply);
+  if (whole) return whole;
+  const lines = reply.split(/\r?\n/).filter((l) => l.trim() !== "");
+  if (lines.length > 1) {
+    const last = exact(lines[lines.length - 1]!);
+    if (last) return last;
+  }
+  const found = new Set<string>();
+  for (const m of reply.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) {
+    const l = byName.get(m[0].toLowerCase());
+    if (l) found.add(l);
+  }
+  return found.size === 1 ? [...found][0] : undefined;
+}
+
+function oneHot(labels: string[], chosen: string): RawAnswer {
+  const probabilities: Record<string, number> = {};
+  for (const l of labels) probabilities[l] = l === chosen ? 1 : 0;
+  return { probabilities };
+}
+
+/** Only one question at a time on a terminal, whatever the run's concurrency. */
+let ttyQueue: Promise<unknown> = Promise.resolve();
+
+class Terminal {
+  private readonly fd: number;
+  private readonly input: Readable;
+  private readonly lines: AsyncIterator<string>;
+
+  constructor(path: string) {
+    this.fd = openSync(path, "r+");
+    this.input = isatty(this.fd) ? new TtyReadStream(this.fd) : createReadStream("", { fd: this.fd, autoClose: false });
+    this.lines = createInterface({ input: this.input, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  }
+
+  write(text: string): void {
+    writeSync(this.fd, text);
+  }
+
+  async readLine(signal: AbortSignal): Promise<string | null> {
+    let onAbort = () => {};
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new DecisionFailure("D-20: cancelled while waiting for an answer at the terminal", "host-failed"));
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      const r = await Promise.race([this.lines.next(), aborted]);
+      return r.done ? null : r.value;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  close(): void {
+    this.input.destroy();
+    if (!(this.input instanceof TtyReadStream)) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // closed with the stream
+      }
+    }
+  }
+}
+
+export class HostProvider implements Provider {
+  readonly name: string;
+
+  constructor(private readonly options: HostOptions) {
+    if (!options.runner && !options.tty) throw new Error("createHostProvider needs a runner or tty: true");
+    this.name = options.runner ? `host:${options.runner.name}` : "host:tty";
+  }
+
+  async ask(request: ProviderRequest): Promise<ProviderResponse> {
+    const started = performance.now();
+    const answers: Record<string, RawAnswer> = {};
+    for (const q of request.questions) {
+      const label = this.options.runner ? await this.askRunner(this.options.runner, q, request) : await this.askTty(q, request);
+      answers[q.id] = oneHot(q.labels, label);
+    }
+    return { answers, usage: null, latency_ms: Math.round(performance.now() - started) };
+  }
+
+  private async askRunner(runner: AgentRunnerConfig, q: ResolvedQuestion, request: ProviderRequest): Promise<string> {
+    const prompt = renderHostPrompt(q, request);
+    const env = { ...process.env, ...runner.env, ...(this.options.env ?? {}) };
+    const timeout = this.options.timeout_ms ?? DEFAULT_RUNNER_TIMEOUT_MS;
+    let reply = "";
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const input =
+        attempt === 1
+          ? prompt
+          : `${prompt}\nYour previous reply could not be read as one label: '${excerpt(reply, 200)}'. Reply with exactly one of: ${q.labels.join(", ")}.\n`;
+      const r = await runWithInput(runner.command, input, timeout, request.signal, env, this.options.cwd);
+      const who = `D-20: host runner '${runner.name}' for question '${q.id}' (${where(request)})`;
+      if (r.spawnError) throw new DecisionFailure(`${who} could not start: ${r.spawnError.message}`, "host-failed");
+      if (request.signal.aborted) throw new DecisionFailure(`${who}: cancelled`, "host-failed");
+      if (r.timedOut) throw new DecisionFailure(`${who} gave no reply within ${timeout} ms`, "host-failed");
+      if (r.code !== 0) {
+        const err = excerpt(r.stderr, 300);
+        throw new DecisionFailure(`${who} ${r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`}${err ? `; stderr: ${err}` : ""}`, "host-failed");
+      }
+      reply = r.stdout;
+      const label = parseHostReply(reply, q.labels);
+      if (label) return label;
+    }
+    throw new DecisionFailure(
+      `D-20: the host's reply to question '${q.id}' (${where(request)}) could not be read as one label of ${q.labels.join(", ")} after 2 tries; last reply: '${excerpt(reply, 200)}'`,
+      "host-unparseable",
+    );
+  }
+
+  private askTty(q: ResolvedQuestion, request: ProviderRequest): Promise<string> {
+    const turn = ttyQueue.then(() => this.ttyDialogue(q, request));
+    ttyQueue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async ttyDialogue(q: ResolvedQuestion, request: ProviderRequest): Promise<string> {
+    const path = this.options.ttyPath ?? "/dev/tty";
+    let term: Terminal;
+    try {
+      term = new Terminal(path);
+    } catch (e) {
+      throw new DecisionFailure(`D-20: the host is tty but ${path} cannot be opened (${(e as Error).message}); run switchyard at a terminal or set [decisions] host to an agent runner`, "host-failed");
+    }
+    try {
+      const options = q.labels.map((l, i) => {
+        const d = described(q.descriptions[l]);
+        return `  ${i + 1}) ${l}${d ? ` — ${d}` : ""}`;
+      });
+      term.write(
+        [
+          "",
+          `── switchyard needs a decision (${where(request)}) ──`,
+          "State:",
+          request.state_text,
+          "",
+          `Question '${q.id}': ${q.ask}`,
+          ...options,
+          `Answer with a label or its number (1–${q.labels.length}): `,
+        ].join("\n"),
+      );
+      let reply: string | null = "";
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        reply = await term.readLine(request.signal);
+        if (reply === null) {
+          throw new DecisionFailure(`D-20: the terminal closed before question '${q.id}' (${where(request)}) was answered`, "host-failed");
+        }
+        const label = parseHostReply(reply, q.labels, true);
+        if (label) {
+          term.write(`→ ${label}\n`);
+          return label;
+        }
+        if (attempt === 1) term.write(`'${excerpt(reply, 60)}' is not one of the labels. Answer with one of ${q.labels.join(", ")} or its number (1–${q.labels.length}): `);
+      }
+      term.write("No answer could be read; this decision fails.\n");
+      throw new DecisionFailure(
+        `D-20: the answer to question '${q.id}' (${where(request)}) at the terminal could not be read as one label of ${q.labels.join(", ")} after 2 tries; last reply: '${excerpt(reply ?? "", 200)}'`,
+        "host-unparseable",
+      );
+    } finally {
+      term.close();
+    }
+  }
+}

@@ -1,0 +1,376 @@
+// The router: the Judge (D-1) every model-decided route calls. Per question it picks the mode of
+// the question's judgement type (D-10: a --decide override, then [decisions.types], then
+// [decisions] default) and sends the questions of one route instance that share a target in one
+// request (D-11):
+//
+// - host: the host answers (D-20).
+// - shadow:P/M: the host answers and is used; the model is asked the same questions with the same
+//   state at the same time, and each question's pair goes to the lab (H-1). The model never gates
+//   and never fails the element: whatever goes wrong is recorded as a skipped pair.
+// - P/M (turned on): the model answers and the host is not asked, unless the model cannot answer
+//   (resolver D-30, window D-32, a failure after retries, an answer the resolver of Q-10 rejects,
+//   or a refusal with fallback_on_refusal): then the host answers that question and its record
+//   carries a receipt (D-31).
+//
+// Who answered is what a record's provider/model say: "host"/<host runner> for host, shadow and
+// fallback answers; the provider and model for a model's answers. A batch's usage is recorded on
+// its first question only, so that summing a record's usage counts each request once.
+
+import { createHash } from "node:crypto";
+import {
+  DecisionFailure,
+  type DecisionRecord,
+  type Judge,
+  type JudgeRequest,
+  type QuestionDecision,
+  type Receipt,
+  type ResolvedQuestion,
+  type Usage,
+} from "../run/judge.js";
+import { nearestName } from "../lang/diagnostic.js";
+import { resolveAnswer, type ResolvedAnswer } from "./answer.js";
+import type { JudgementMode, MachineConfig } from "./config-types.js";
+import { routeProblem } from "./config.js";
+import { formatMode, modeFor } from "./mode.js";
+import type { PairSink, ShadowPair } from "./pair.js";
+import type { Provider, ProviderResponse } from "./provider.js";
+import { windowProblem } from "./window.js";
+
+export interface JudgeOptions {
+  config: MachineConfig;
+  /** `--decide TYPE=MODE` flags, parsed (mode.ts parseModeOverrides); they win over the config. */
+  overrides?: Record<string, JudgementMode>;
+  /** The state folder (R-2) of the run. */
+  stateDir: string;
+  /** Where shadow pairs go (the current lab, src/lab). Required when any type runs in shadow. */
+  pairs?: PairSink;
+  /** Providers by name, instead of building them from the config (tests, embedding). */
+  providers?: Record<string, Provider>;
+  /** The host, instead of building it from [decisions] host. */
+  host?: Provider;
+  /** Environment for preflight's key check; process.env by default. */
+  env?: NodeJS.ProcessEnv;
+  /** The clock for receipts and pairs. */
+  now?: () => Date;
+  /** Problems that must not fail a decision (a pair that could not be written). */
+  warn?: (message: string) => void;
+}
+
+export interface RoutingJudge extends Judge {
+  preflight(types: string[]): string[];
+  /** The mode a judgement type runs in. */
+  modeOf(type: string): JudgementMode;
+  /** Closes every provider built so far. */
+  close(): Promise<void>;
+}
+
+type Why = "resolver" | "window" | "error" | "refusal";
+
+/** One question's answer by a model, or why it has none. */
+type ModelOutcome =
+  | { ok: true; answer: ResolvedAnswer; latency_ms: number; usage: Usage | null }
+  | { ok: false; why: Why; reason: string };
+
+interface HostAnswer {
+  answer: ResolvedAnswer;
+  latency_ms: number;
+  usage: Usage | null;
+}
+
+interface Target {
+  provider: string;
+  model: string;
+  questions: ResolvedQuestion[];
+}
+
+export function createJudge(opts: JudgeOptions): RoutingJudge {
+  const { config } = opts;
+  const overrides = opts.overrides ?? {};
+  const now = opts.now ?? (() => new Date());
+  const warn = opts.warn ?? ((m: string) => process.stderr.write(`switchyard: warning: ${m}\n`));
+  const built = new Map<string, Provider>();
+  let host = opts.host;
+  const hostName = config.decisions.host;
+
+  const modeOf = (type: string): JudgementMode => modeFor(type, config.decisions, overrides);
+
+  // Providers are built on first use, and their module loaded only then: a run whose types all
+  // stay with the host never loads the HTTP clients (the openai package alone is slow to import).
+  async function providerFor(name: string): Promise<Provider> {
+    const injected = opts.providers?.[name];
+    if (injected) return injected;
+    let p = built.get(name);
+    if (!p) {
+      const { createProvider } = await import("./providers/index.js");
+      p = built.get(name) ?? createProvider(config.providers[name]);
+      built.set(name, p);
+    }
+    return p;
+  }
+
+  async function hostProvider(): Promise<Provider> {
+    if (!host) {
+      const { createHostProvider } = await import("./providers/index.js");
+      host ??= hostName === "tty" ? createHostProvider({ tty: true }) : createHostProvider({ runner: config.agents[hostName] });
+      built.set("\u0000host", host);
+    }
+    return host;
+  }
+
+  /** Asks the host; any failure fails the element (D-20). */
+  async function askHost(req: JudgeRequest, questions: ResolvedQuestion[], signal: AbortSignal): Promise<Map<string, HostAnswer>> {
+    let response: ProviderResponse;
+    try {
+      response = await (await hostProvider()).ask({
+        model: hostName,
+        state: req.state,
+        state_text: req.state_text,
+        questions,
+        signal,
+        context: { run: req.run, task: req.task, key: req.key },
+      });
+    } catch (err) {
+      if (req.signal.aborted) throw cancelled(req.signal);
+      if (err instanceof DecisionFailure || signal.aborted) throw err;
+      throw new DecisionFailure(`D-20: the host (${hostName}) could not answer: ${messageOf(err)}`, "host-failed");
+    }
+    const out = new Map<string, HostAnswer>();
+    questions.forEach((q, i) => {
+      const raw = response.answers[q.id];
+      if (!raw) throw new DecisionFailure(`D-20: the host (${hostName}) gave no answer for question '${q.id}'`, "host-failed");
+      out.set(q.id, { answer: resolveAnswer(q, raw), latency_ms: response.latency_ms, usage: i === 0 ? response.usage : null });
+    });
+    return out;
+  }
+
+  /** Asks a model; never throws (except on cancellation): every problem becomes an outcome. */
+  async function askModel(req: JudgeRequest, target: Target, signal: AbortSignal): Promise<Map<string, ModelOutcome>> {
+    const out = new Map<string, ModelOutcome>();
+    const all = (why: Why, reason: string): Map<string, ModelOutcome> => {
+      for (const q of target.questions) out.set(q.id, { ok: false, why, reason });
+      return out;
+    };
+    const problem = routeProblem(config, target, true);
+    if (problem) return all("resolver", `D-30: ${problem.message}`);
+    const providerConfig = config.providers[target.provider];
+    const tooBig = windowProblem(req.state_text, target.questions, target.model, providerConfig.context_window[target.model]);
+    if (tooBig) return all("window", tooBig);
+
+    let response: ProviderResponse;
+    try {
+      response = await (await providerFor(target.provider)).ask({
+        model: target.model,
+        state: req.state,
+        state_text: req.state_text,
+        questions: target.questions,
+        signal,
+        context: { run: req.run, task: req.task, key: req.key },
+      });
+    } catch (err) {
+      if (req.signal.aborted) throw cancelled(req.signal);
+      return all("error", messageOf(err));
+    }
+    let first = true;
+    for (const q of target.questions) {
+      const raw = response.answers[q.id];
+      if (!raw) {
+        out.set(q.id, { ok: false, why: "error", reason: `D-22: the response has no answer for question '${q.id}'` });
+        continue;
+      }
+      try {
+        out.set(q.id, { ok: true, answer: resolveAnswer(q, raw), latency_ms: response.latency_ms, usage: first ? response.usage : null });
+        first = false;
+      } catch (err) {
+        out.set(q.id, { ok: false, why: "error", reason: messageOf(err) });
+      }
+    }
+    return out;
+  }
+
+  function appendPair(req: JudgeRequest, q: ResolvedQuestion, mode: { provider: string; model: string }, hostLabel: string, outcome: ModelOutcome): void {
+    if (!opts.pairs) return;
+    const pair: Omit<ShadowPair, "lab"> = {
+      time: now().toISOString(),
+      run: req.run,
+      type: q.type,
+      task: req.task,
+      key: req.key,
+      question: { id: q.id, kind: q.kind, labels: [...q.labels] },
+      state_digest: `sha256:${createHash("sha256").update(req.state_text).digest("hex")}`,
+      host_label: hostLabel,
+    };
+    if (outcome.ok) {
+      pair.model = {
+        provider: mode.provider,
+        model: mode.model,
+        label: outcome.answer.label,
+        probabilities: outcome.answer.probabilities,
+        confidence: outcome.answer.confidence,
+        refused: outcome.answer.refused,
+        latency_ms: outcome.latency_ms,
+        usage: outcome.usage,
+      };
+    } else {
+      // "window" alone, else "resolver: …" / "error: …", so the lab can count skips by reason.
+      pair.skipped = { provider: mode.provider, model: mode.model, reason: outcome.why === "window" ? "window" : `${outcome.why}: ${outcome.reason}` };
+    }
+    try {
+      opts.pairs.append(pair);
+    } catch (err) {
+      warn(`could not record the shadow pair of ${req.task}${req.key === null ? "" : `[${req.key}]`} question '${q.id}': ${messageOf(err)}`);
+    }
+  }
+
+  function record(q: ResolvedQuestion, a: ResolvedAnswer, mode: QuestionDecision["mode"], provider: string, model: string, latency: number, usage: Usage | null): QuestionDecision {
+    const d: QuestionDecision = {
+      label: a.label,
+      probabilities: a.probabilities,
+      confidence: a.confidence,
+      refused: a.refused,
+      judgement_type: q.type,
+      mode,
+      provider,
+      model,
+      latency_ms: latency,
+      usage,
+    };
+    if (q.resolved_options) d.options = q.resolved_options;
+    if (a.expected_level !== undefined) d.expected_level = a.expected_level;
+    return d;
+  }
+
+  async function judge(req: JudgeRequest): Promise<DecisionRecord> {
+    // One controller for this instance's calls: cancelled with the run, or when the host fails
+    // (then nothing a model says can be used).
+    const local = new AbortController();
+    const onAbort = (): void => local.abort(req.signal.reason);
+    if (req.signal.aborted) local.abort(req.signal.reason);
+    else req.signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const modes = new Map<string, JudgementMode>();
+      const forHost: ResolvedQuestion[] = [];
+      const turnedOn = new Map<string, Target>();
+      const shadows = new Map<string, Target>();
+      for (const q of req.questions) {
+        const mode = modeOf(q.type);
+        modes.set(q.id, mode);
+        if (mode.kind === "host") {
+          forHost.push(q);
+          continue;
+        }
+        if (mode.kind === "shadow") forHost.push(q);
+        const groups = mode.kind === "shadow" ? shadows : turnedOn;
+        const key = `${mode.provider}/${mode.model}`;
+        const t = groups.get(key) ?? { provider: mode.provider, model: mode.model, questions: [] };
+        t.questions.push(q);
+        groups.set(key, t);
+      }
+
+      const hostPromise = forHost.length > 0 ? askHost(req, forHost, local.signal) : Promise.resolve(new Map<string, HostAnswer>());
+      const shadowPromises = [...shadows.values()].map((t) => askModel(req, t, local.signal));
+      const turnedOnPromises = [...turnedOn.values()].map((t) => askModel(req, t, local.signal));
+      // Nothing may go unobserved if the host fails first.
+      hostPromise.catch(() => local.abort());
+      for (const p of [...shadowPromises, ...turnedOnPromises]) p.catch(() => undefined);
+
+      const modelOutcomes = new Map<string, ModelOutcome>();
+      for (const m of await Promise.all(turnedOnPromises)) for (const [id, o] of m) modelOutcomes.set(id, o);
+
+      // Turned on: which questions the host must answer instead, and why (D-31).
+      const fallbackReasons = new Map<string, string>();
+      for (const [id, o] of modelOutcomes) {
+        if (!o.ok) fallbackReasons.set(id, `${o.why}: ${o.reason}`);
+        else if (o.answer.refused && config.decisions.fallback_on_refusal) fallbackReasons.set(id, "refusal: the model refused to answer and fallback_on_refusal is set");
+      }
+      const fallbackQuestions = req.questions.filter((q) => fallbackReasons.has(q.id));
+      const fallbackPromise = fallbackQuestions.length > 0 && !local.signal.aborted ? askHost(req, fallbackQuestions, local.signal) : Promise.resolve(new Map<string, HostAnswer>());
+      fallbackPromise.catch(() => local.abort());
+
+      const settled = await Promise.allSettled([hostPromise, fallbackPromise]);
+      const shadowOutcomes = new Map<string, ModelOutcome>();
+      const shadowSettled = await Promise.allSettled(shadowPromises);
+      if (req.signal.aborted) throw cancelled(req.signal);
+      for (const s of settled) if (s.status === "rejected") throw s.reason;
+      for (const s of shadowSettled) if (s.status === "fulfilled") for (const [id, o] of s.value) shadowOutcomes.set(id, o);
+      const hostAnswers = (settled[0] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;
+      const fallbackAnswers = (settled[1] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;
+
+      const out: DecisionRecord = {};
+      for (const q of req.questions) {
+        const mode = modes.get(q.id)!;
+        if (mode.kind === "host") {
+          const h = hostAnswers.get(q.id)!;
+          out[q.id] = record(q, h.answer, "host", "host", hostName, h.latency_ms, h.usage);
+        } else if (mode.kind === "shadow") {
+          const h = hostAnswers.get(q.id)!;
+          out[q.id] = record(q, h.answer, "shadow", "host", hostName, h.latency_ms, h.usage);
+          const o = shadowOutcomes.get(q.id) ?? { ok: false, why: "error", reason: "the model was not asked" };
+          appendPair(req, q, mode, h.answer.label, o);
+        } else {
+          const reason = fallbackReasons.get(q.id);
+          if (reason === undefined) {
+            const o = modelOutcomes.get(q.id) as Extract<ModelOutcome, { ok: true }>;
+            out[q.id] = record(q, o.answer, "model", mode.provider, mode.model, o.latency_ms, o.usage);
+          } else {
+            const h = fallbackAnswers.get(q.id)!;
+            const receipt: Receipt = { type: q.type, key: req.key, provider: mode.provider, model: mode.model, reason, time: now().toISOString() };
+            out[q.id] = { ...record(q, h.answer, "model", "host", hostName, h.latency_ms, h.usage), receipt };
+          }
+        }
+      }
+      return out;
+    } finally {
+      req.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  function preflight(types: string[]): string[] {
+    const env = opts.env ?? process.env;
+    const problems: string[] = [];
+    const unique = [...new Set(types)];
+    // Every mode may need the host (host, shadow, and the fallback of turned-on types).
+    if (unique.length > 0 && !opts.host && hostName !== "tty" && !Object.hasOwn(config.agents, hostName)) {
+      problems.push(`D-20: [decisions] host is "${hostName}", which is neither "tty" nor an [agents.NAME] runner of the machine config`);
+    }
+    for (const type of unique) {
+      const mode = modeOf(type);
+      if (mode.kind === "host") continue;
+      const via = Object.hasOwn(overrides, type) ? "--decide" : Object.hasOwn(config.decisions.types, type) ? "[decisions.types]" : "[decisions] default";
+      const problem = routeProblem(config, mode, true);
+      if (problem) {
+        problems.push(`D-30: judgement type "${type}" is routed to ${formatMode(mode)} (by ${via}), but ${problem.message}${problem.hint ? `; ${problem.hint}` : ""}`);
+        continue;
+      }
+      const keyEnv = config.providers[mode.provider].api_key_env;
+      if (keyEnv !== undefined && !opts.providers?.[mode.provider] && !env[keyEnv]) {
+        problems.push(`D-21: judgement type "${type}" is routed to ${formatMode(mode)}, but provider "${mode.provider}" reads its key from $${keyEnv}, which is not set`);
+      }
+      if (mode.kind === "shadow" && !opts.pairs) {
+        problems.push(`H-1: judgement type "${type}" runs in shadow mode, but no lab is open to record its pairs`);
+      }
+    }
+    for (const type of Object.keys(overrides)) {
+      if (unique.includes(type)) continue;
+      const near = nearestName(type, unique);
+      problems.push(`D-10: --decide names judgement type "${type}", which no question of this run asks${near ? ` (did you mean "${near}"?)` : ""}`);
+    }
+    return problems;
+  }
+
+  async function close(): Promise<void> {
+    const all = [...built.values()];
+    built.clear();
+    await Promise.allSettled(all.map((p) => p.close?.()));
+  }
+
+  return { judge, preflight, modeOf, close };
+}
+
+/** The run's reason for cancelling, so every path rejects with the same error. */
+function cancelled(signal: AbortSignal): unknown {
+  return signal.reason ?? new DecisionFailure("the decision was cancelled", "decision-cancelled");
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
