@@ -8,7 +8,7 @@
 
 import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { DiagnosticError, errorAt, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
 import type { AgentRunnerConfig } from "../run/agent-runner-config.js";
@@ -144,6 +144,15 @@ class Validator {
   private keyPos(path: readonly string[]): Position | undefined {
     return this.where.key(path) ?? (path.length > 0 ? this.keyPos(path.slice(0, -1)) : undefined);
   }
+  /**
+   * Arguments of a `command` array written `./x` or `../x` are paths relative to the config
+   * file, so a config can sit beside its scripts and work from any working directory.
+   */
+  private relativeToConfig(argv: string[]): string[] {
+    const base = dirname(resolve(this.file));
+    return argv.map((a) => (a.startsWith("./") || a.startsWith("../") ? resolve(base, a) : a));
+  }
+
   private valuePos(path: readonly string[]): Position | undefined {
     return this.where.value(path) ?? this.keyPos(path);
   }
@@ -251,7 +260,7 @@ class Validator {
       }
     }
     if (!ok || command === undefined) return undefined;
-    return { name, command, env };
+    return { name, command: this.relativeToConfig(command), env };
   }
 
   private provider(name: string, body: unknown): ProviderConfig | undefined {
@@ -375,7 +384,7 @@ class Validator {
     };
     if (baseUrl !== undefined) provider.base_url = baseUrl;
     if (apiKeyEnv !== undefined) provider.api_key_env = apiKeyEnv;
-    if (command !== undefined) provider.command = command;
+    if (command !== undefined) provider.command = this.relativeToConfig(command);
     return provider;
   }
 

@@ -98,7 +98,7 @@ host = "claude"
   assert.equal(c.providers.oai.timeout_ms, 30_000);
   assert.equal(c.providers.oai.max_retries, 3);
   assert.deepEqual(c.providers.oai.logprob_models, ["gpt-4o-mini"]);
-  assert.deepEqual(c.providers.mine.command, ["./decide.sh", "--fast"]);
+  assert.deepEqual(c.providers.mine.command, [join(dir, "decide.sh"), "--fast"]); // ./ is relative to the config file
   assert.deepEqual(c.decisions, {
     default: { kind: "shadow", provider: "local", model: "decider-2b" },
     types: {
@@ -298,4 +298,18 @@ test("D-50: the complete example machine config of docs/decisions.md loads", asy
   assert.equal(c.decisions.host, "claude");
   assert.deepEqual(c.decisions.types["triage.judge.supported"], { kind: "model", provider: "local", model: "meta-llama/Llama-3.1-8B-Instruct" });
   assert.equal(c.providers.inhouse.max_retries, 0);
+});
+
+test("D-50: ./ and ../ arguments of command arrays are relative to the config file, others are kept", () => {
+  const sub = join(dir, "nested");
+  mkdirSync(sub, { recursive: true });
+  const file = join(sub, "relative.toml");
+  writeFileSync(
+    file,
+    `[agents.a]\ncommand = ["node", "./agents/a.mjs", "--flag", "../up.mjs", "plain/x"]\n` +
+      `[providers.p]\nkind = "command"\nvendor = "v"\nmodels = ["m"]\ncommand = ["./decide"]\n`,
+  );
+  const config = loadMachineConfig(file, {});
+  assert.deepEqual(config.agents.a.command, ["node", join(sub, "agents/a.mjs"), "--flag", join(dir, "up.mjs"), "plain/x"]);
+  assert.deepEqual(config.providers.p.command, [join(sub, "decide")]);
 });
