@@ -4,11 +4,13 @@
 import { Command, CommanderError } from "commander";
 import { reportError, EXIT_USAGE, resetExitCode, currentExitCode } from "./common.js";
 import { VERSION } from "./version.js";
+import { register as registerCheck } from "./check.js";
+import { register as registerCompile } from "./compile.js";
 import { register as registerEval } from "./eval.js";
 import { register as registerLab } from "./lab.js";
 
 // Command registrations, one file per command (keep this list sorted).
-const registrations: Array<(program: Command) => void> = [registerEval, registerLab];
+const registrations: Array<(program: Command) => void> = [registerCheck, registerCompile, registerEval, registerLab];
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command("switchyard")

@@ -1,0 +1,36 @@
+// `switchyard check PATH`: report every problem of a playbook (C-1 … C-9), sorted by file and
+// line; exit 1 if any is an error, 0 when clean (§8, §12).
+
+import type { Command } from "commander";
+import { formatDiagnostic, type Diagnostic } from "../lang/diagnostic.js";
+import { compilePath } from "../plan/index.js";
+import { EXIT_FAILED, setExitCode } from "./common.js";
+
+export function summaryLine(diags: Diagnostic[]): string {
+  const errors = diags.filter((d) => d.severity === "error").length;
+  const warnings = diags.length - errors;
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`;
+  return warnings ? `${plural(errors, "error")}, ${plural(warnings, "warning")}` : plural(errors, "error");
+}
+
+export function register(program: Command): void {
+  program
+    .command("check")
+    .description("check a pack, playbook (.star) or plan (.toml) and report every problem")
+    .argument("<path>", "pack folder, .star playbook or compiled plan .toml")
+    .option("--playbook <name>", "which playbook of a pack with several")
+    .option("--json", "print the diagnostics as JSON")
+    .action((path: string, opts: { playbook?: string; json?: boolean }) => {
+      const result = compilePath(path, { playbook: opts.playbook });
+      const failed = result.diagnostics.some((d) => d.severity === "error");
+      if (opts.json) {
+        process.stdout.write(JSON.stringify({ ok: !failed, playbook: result.plan?.playbook ?? null, tasks: result.plan?.tasks.length ?? null, diagnostics: result.diagnostics }, null, 2) + "\n");
+      } else {
+        const sources = (f: string) => result.sources.get(f);
+        for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d, sources) + "\n\n");
+        if (failed) process.stderr.write(`${path}: ${summaryLine(result.diagnostics)}\n`);
+        else process.stdout.write(`${path}: ok: playbook '${result.plan!.playbook}', ${result.plan!.tasks.length} task${result.plan!.tasks.length === 1 ? "" : "s"}${result.diagnostics.length ? ` (${summaryLine(result.diagnostics)})` : ""}\n`);
+      }
+      if (failed) setExitCode(EXIT_FAILED);
+    });
+}

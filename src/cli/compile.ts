@@ -1,0 +1,38 @@
+// `switchyard compile PATH [-o FILE]`: the checked plan as TOML (C-20), to stdout or a file.
+// On errors nothing is written and the diagnostics are printed (exit 1).
+
+import { writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { formatDiagnostic } from "../lang/diagnostic.js";
+import { compilePath, writePlanToml } from "../plan/index.js";
+import { summaryLine } from "./check.js";
+import { EXIT_FAILED, setExitCode, UsageError } from "./common.js";
+
+export function register(program: Command): void {
+  program
+    .command("compile")
+    .description("compile a pack or playbook to its plan (TOML)")
+    .argument("<path>", "pack folder, .star playbook or compiled plan .toml")
+    .option("--playbook <name>", "which playbook of a pack with several")
+    .option("-o, --output <file>", "write the plan to FILE instead of stdout")
+    .action((path: string, opts: { playbook?: string; output?: string }) => {
+      const result = compilePath(path, { playbook: opts.playbook });
+      const sources = (f: string) => result.sources.get(f);
+      if (!result.plan) {
+        for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d, sources) + "\n\n");
+        process.stderr.write(`${path}: ${summaryLine(result.diagnostics)}; no plan written\n`);
+        setExitCode(EXIT_FAILED);
+        return;
+      }
+      for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d, sources) + "\n\n");
+      const text = writePlanToml(result.plan);
+      if (opts.output) {
+        try {
+          writeFileSync(opts.output, text);
+        } catch (e) {
+          throw new UsageError(`cannot write ${opts.output}: ${(e as Error).message}`);
+        }
+        process.stderr.write(`wrote ${opts.output} (playbook '${result.plan.playbook}', ${result.plan.tasks.length} tasks)\n`);
+      } else process.stdout.write(text);
+    });
+}

@@ -1,0 +1,190 @@
+// Reading the arguments of the playbook built-ins strictly (C-2): every problem is reported at the
+// argument's own position and the call goes on with a default, so one pass finds every mistake.
+
+import { nearestName, type Position } from "../lang/diagnostic.js";
+import { Dict, StarError, StarList, Tuple, typeName, unpackArgs, type CallContext, type Value } from "../lang/values.js";
+import type { CompileContext } from "./context.js";
+import type { DeclRef } from "./declared.js";
+import { parseDuration } from "./duration.js";
+import { FieldRefValue, TaskValue } from "./values.js";
+
+export interface Args {
+  values: Record<string, Value>;
+  positions: Record<string, Position>;
+}
+
+/**
+ * unpackArgs, but an argument error does not stop the call: it is recorded, the offending argument
+ * dropped (or required ones relaxed), and unpacking retried, so the other arguments are still read.
+ */
+export function unpack(ctx: CompileContext, call: CallContext, fn: string, args: Value[], kwargs: Array<[string, Value]>, params: string[], broken: Set<string>): Args {
+  let kw = kwargs;
+  let pos = args;
+  let ps = params;
+  for (let attempt = 0; attempt < 64; attempt++) {
+    try {
+      const a = unpackArgs(call, fn, pos, kw, ps);
+      // None for an optional argument means "not given", so helpers can pass `over = over` through.
+      for (const p of params) {
+        if (p.endsWith("?") && a.values[p.slice(0, -1)] === null) delete a.values[p.slice(0, -1)];
+      }
+      return a;
+    } catch (e) {
+      if (!(e instanceof StarError)) throw e;
+      ctx.report(e.code, e.message, e.pos ?? call.pos, e.hint);
+      if (e.code === "missing-argument") {
+        const m = /'([^']+)'/.exec(e.message);
+        if (m) broken.add(m[1]);
+        ps = ps.map((p) => (p.endsWith("?") ? p : p + "?"));
+      } else if (e.code === "too-many-arguments") {
+        pos = pos.slice(0, ps.length);
+        broken.add("all");
+      } else {
+        const idx = kw.findIndex(([k]) => samePos(call.kwargPositions[k], e.pos));
+        const at = idx >= 0 ? idx : kw.findIndex(([k]) => e.message.includes(`'${k}'`));
+        if (at < 0) break;
+        const name = kw[at][0];
+        // The argument it was probably meant to be is unknown now: skip rules that need it.
+        broken.add(nearestName(name, ps.map((p) => p.replace("?", ""))) ?? "all");
+        kw = kw.filter((_, i) => i !== at);
+      }
+    }
+  }
+  broken.add("all");
+  return { values: {}, positions: {} };
+}
+
+function samePos(a: Position | undefined, b: Position | undefined): boolean {
+  return a !== undefined && b !== undefined && a.line === b.line && a.col === b.col && a.file === b.file;
+}
+
+/** Typed reads of unpacked arguments; a wrong type is reported and the default used. */
+export class Reader {
+  constructor(
+    readonly ctx: CompileContext,
+    readonly fn: string,
+    readonly a: Args,
+    readonly callPos: Position,
+    readonly broken: Set<string>,
+  ) {}
+
+  has(name: string): boolean {
+    return name in this.a.values;
+  }
+  pos(name: string): Position {
+    return this.a.positions[name] ?? this.callPos;
+  }
+  wrong(name: string, expected: string, v: Value, hint?: string): undefined {
+    this.ctx.report("wrong-type", `${this.fn}() argument '${name}' must be ${expected}, got ${describe(v)}`, this.pos(name), hint);
+    this.broken.add(name);
+    return undefined;
+  }
+  invalid(name: string, message: string, hint?: string): undefined {
+    this.ctx.report("invalid-value", `${this.fn}() argument '${name}': ${message}`, this.pos(name), hint);
+    this.broken.add(name);
+    return undefined;
+  }
+  string(name: string): string | undefined {
+    if (!this.has(name)) return undefined;
+    const v = this.a.values[name];
+    return typeof v === "string" ? v : this.wrong(name, "a string", v);
+  }
+  optString(name: string): string | undefined {
+    const v = this.a.values[name];
+    return v === null ? undefined : this.string(name);
+  }
+  oneOf<T extends string>(name: string, allowed: readonly T[], def: T): T {
+    const s = this.string(name);
+    if (s === undefined) return def;
+    if (!(allowed as readonly string[]).includes(s)) {
+      const near = nearestName(s, allowed);
+      this.invalid(name, `${JSON.stringify(s)} is not one of ${allowed.map((x) => JSON.stringify(x)).join(", ")}`, near ? `did you mean "${near}"?` : undefined);
+      return def;
+    }
+    return s as T;
+  }
+  int(name: string, def: number, min: number, max: number): number {
+    if (!this.has(name)) return def;
+    const v = this.a.values[name];
+    if (typeof v !== "bigint") return this.wrong(name, "an int", v) ?? def;
+    if (v < BigInt(min) || v > BigInt(max)) return this.invalid(name, `${v} is outside ${min} … ${max}`) ?? def;
+    return Number(v);
+  }
+  /** An int kept as written, so range errors come from the rule that owns the range. */
+  rawInt(name: string): number | undefined {
+    if (!this.has(name)) return undefined;
+    const v = this.a.values[name];
+    if (typeof v !== "bigint") return this.wrong(name, "an int", v);
+    return v > 1_000_000_000n ? 1_000_000_001 : v < -1_000_000_000n ? -1_000_000_001 : Number(v);
+  }
+  number(name: string): number | undefined {
+    if (!this.has(name)) return undefined;
+    const v = this.a.values[name];
+    if (v === null) return undefined;
+    if (typeof v === "bigint") return Number(v);
+    if (typeof v === "number") return v;
+    return this.wrong(name, "a number", v);
+  }
+  bool(name: string, def: boolean): boolean {
+    if (!this.has(name)) return def;
+    const v = this.a.values[name];
+    return typeof v === "boolean" ? v : (this.wrong(name, "True or False", v) ?? def);
+  }
+  stringList(name: string): string[] | undefined {
+    if (!this.has(name)) return undefined;
+    const v = this.a.values[name];
+    const items = listItems(v);
+    if (!items || items.some((x) => typeof x !== "string")) return this.wrong(name, "a list of strings", v);
+    return items as string[];
+  }
+  /** A string or a list of strings (answers, drop). */
+  labels(name: string): string[] | undefined {
+    if (!this.has(name)) return undefined;
+    const v = this.a.values[name];
+    if (typeof v === "string") return [v];
+    return this.stringList(name);
+  }
+  stringDict(name: string): Record<string, string> | undefined {
+    if (!this.has(name)) return undefined;
+    const v = this.a.values[name];
+    if (!(v instanceof Dict)) return this.wrong(name, "a dict of strings", v);
+    const out: Record<string, string> = {};
+    for (const [k, x] of v.entries()) {
+      if (typeof k !== "string" || typeof x !== "string") return this.wrong(name, "a dict of strings to strings", v);
+      out[k] = x;
+    }
+    return out;
+  }
+  duration(name: string, def: number): number {
+    const s = this.string(name);
+    if (s === undefined) return def;
+    const secs = parseDuration(s);
+    if (secs === undefined) {
+      this.ctx.report("invalid-duration", `${this.fn}() argument '${name}': ${JSON.stringify(s)} is not a duration`, this.pos(name), 'write a number and a unit s, m or h, e.g. "90s", "10m", "2h", "1h30m"');
+      this.broken.add(name);
+      return def;
+    }
+    return secs;
+  }
+  /** A field reference; an erroneous reference (already reported) marks the argument broken. */
+  ref(name: string, v: Value = this.a.values[name]): DeclRef | undefined {
+    if (v instanceof FieldRefValue) {
+      if (!v.ref) this.broken.add(name);
+      return v.ref ? { ...v.ref } : undefined;
+    }
+    if (v instanceof TaskValue) return this.wrong(name, "a field reference (task.field)", v, `write ${v.decl.name}.FIELD`);
+    return this.wrong(name, "a field reference (task.field)", v);
+  }
+}
+
+export function listItems(v: Value): readonly Value[] | undefined {
+  if (v instanceof StarList || v instanceof Tuple) return v.elems;
+  return undefined;
+}
+
+export function describe(v: Value): string {
+  if (typeof v === "string") return `string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + "…" : v)}`;
+  if (v instanceof TaskValue) return `task '${v.decl.name}'`;
+  if (v instanceof FieldRefValue) return v.ref ? `field reference ${v.ref.producer.name}.${v.ref.field}` : "a field reference";
+  return typeName(v);
+}

@@ -1,0 +1,173 @@
+// Compiling a playbook (C-1 … C-20): evaluate the playbook file with the playbook built-ins,
+// loading pack modules once each (L-3), then apply the graph rules and build the Plan.
+
+import { readFileSync } from "node:fs";
+import { relative, sep } from "node:path";
+import { errorAt, sortDiagnostics, type Diagnostic, type Position } from "../lang/diagnostic.js";
+import { execFile, StarError, Thread, type LoadResult } from "../lang/index.js";
+import { CompileContext, playbookBuiltins } from "./builtins.js";
+import { checkTasks } from "./checks.js";
+import { displayPath, packDigest, readPackToml, resolveLoadPath, resolveTarget } from "./pack.js";
+import type { Plan } from "./plan.js";
+import { readPlanToml } from "./toml.js";
+import { COMPILER_VERSION } from "./version.js";
+import { planCode } from "./codes.js";
+
+export interface CompileResult {
+  plan?: Plan;
+  /** Sorted by file, line, column. */
+  diagnostics: Diagnostic[];
+  /** Display path → text, for error excerpts. */
+  sources: Map<string, string>;
+  /** Absolute pack root. */
+  packRoot: string;
+}
+
+export interface CompileOptions {
+  /** With a pack folder holding several playbooks: which one (L-2). */
+  playbook?: string;
+  /** Step budget of the whole compilation (L-14). */
+  stepBudget?: number;
+}
+
+/** Compiles a pack folder, a `.star` playbook, or reads a compiled plan `.toml` (L-2). */
+export function compilePath(path: string, opts: CompileOptions = {}): CompileResult {
+  let r: CompileResult;
+  try {
+    r = compileTarget(path, opts);
+  } catch (e) {
+    // Unreadable files (permissions, a vanished file) are the user's to fix, not a crash.
+    const code = (e as NodeJS.ErrnoException | undefined)?.code;
+    if (typeof code !== "string" || !/^E[A-Z]+$/.test(code)) throw e;
+    return { diagnostics: [errorAt("pack-not-found", `cannot read ${path}: ${(e as Error).message}`, undefined)], sources: new Map(), packRoot: "" };
+  }
+  return { ...r, diagnostics: r.diagnostics.map(citeRule) };
+}
+
+function compileTarget(path: string, opts: CompileOptions): CompileResult {
+  const { target, diagnostics } = resolveTarget(path, opts.playbook);
+  const sources = new Map<string, string>();
+  if (!target) return { diagnostics, sources, packRoot: "" };
+  const display = displayPath(target.file);
+  if (target.kind === "plan") {
+    const text = readFileSync(target.file, "utf8");
+    sources.set(display, text);
+    try {
+      return { plan: readPlanToml(text, display), diagnostics: [], sources, packRoot: target.root };
+    } catch (e) {
+      if (e instanceof Error && "diagnostics" in e) return { diagnostics: (e as { diagnostics: Diagnostic[] }).diagnostics, sources, packRoot: target.root };
+      throw e;
+    }
+  }
+  return compilePlaybook(target.root, target.file, target.playbook, opts, sources);
+}
+
+/** Pack-relative path with "/" separators. */
+function packRel(root: string, abs: string): string {
+  return relative(root, abs).split(sep).join("/");
+}
+
+export function compilePlaybook(root: string, file: string, playbook: string, opts: CompileOptions = {}, sources = new Map<string, string>()): CompileResult {
+  const diags: Diagnostic[] = [];
+  const pack = readPackToml(root, displayPath(`${root}${sep}pack.toml`));
+  diags.push(...pack.diagnostics);
+
+  const display = displayPath(file);
+  const displayToRel = new Map<string, string>([[display, packRel(root, file)]]);
+  const ctx = new CompileContext(display, (d) => displayToRel.get(d) ?? d, sources);
+  const builtins = playbookBuiltins(ctx);
+  const thread = new Thread({ stepBudget: opts.stepBudget, print: () => {} });
+
+  const modules = new Map<string, LoadResult | "failed">();
+  const loading: string[] = [];
+  const load = (module: string, pos: Position): LoadResult => {
+    const res = resolveLoadPath(root, module);
+    if (!res.ok) throw new StarError(res.code, res.message, pos, res.hint);
+    const cached = modules.get(res.rel);
+    if (cached === "failed") throw new StarError("load-failed", `module ${res.rel} has errors (reported at their place)`, pos);
+    if (cached) return cached;
+    if (loading.includes(res.rel)) {
+      throw new StarError("load-cycle", `load cycle: ${[...loading.slice(loading.indexOf(res.rel)), res.rel].join(" -> ")}`, pos, "move the shared definitions into a module both can load");
+    }
+    const text = readFileSync(res.abs, "utf8");
+    const modDisplay = displayPath(res.abs);
+    sources.set(modDisplay, text);
+    displayToRel.set(modDisplay, res.rel);
+    loading.push(res.rel);
+    ctx.executing.push(modDisplay);
+    let result;
+    try {
+      result = execFile(modDisplay, text, { predeclared: builtins, load: (m, p) => load(m, p), thread, print: () => {} });
+    } finally {
+      ctx.executing.pop();
+      loading.pop();
+    }
+    diags.push(...result.diagnostics.filter((d) => d.code !== "load-failed"));
+    if (!result.ok) {
+      modules.set(res.rel, "failed");
+      throw new StarError("load-failed", `module ${res.rel} has errors (reported at their place)`, pos);
+    }
+    const loaded: LoadResult = { globals: result.globals };
+    modules.set(res.rel, loaded);
+    return loaded;
+  };
+
+  const text = readFileSync(file, "utf8");
+  sources.set(display, text);
+  ctx.executing.push(display);
+  const result = execFile(display, text, { predeclared: builtins, load: (m, p) => load(m, p), thread, print: () => {} });
+  ctx.executing.pop();
+  // A failed load is reported where the module's own errors are; the load site adds nothing.
+  diags.push(...result.diagnostics.filter((d) => d.code !== "load-failed"));
+  diags.push(...ctx.diagnostics);
+
+  // T-4: the plan names the function by module and name, so that name must still be bound to it
+  // when the module finishes (a later `def` or assignment of the same name would run other code).
+  if (result.ok) {
+    const globalsOf = (rel: string) => (rel === packRel(root, file) ? result.globals : (modules.get(rel) as LoadResult | undefined)?.globals);
+    for (const t of ctx.tasks) {
+      if (!t.evaluate) continue;
+      const bound = globalsOf(t.evaluate.module)?.get(t.evaluate.function);
+      if (bound !== t.evaluate.fn) {
+        diags.push(errorAt("evaluate-not-top-level", `evaluate() fn '${t.evaluate.function}' is not what the name '${t.evaluate.function}' refers to at the end of ${t.evaluate.module}, so the plan could not find it by name`,
+          t.evaluate.fnPos, "give each evaluate function its own name and do not rebind it (T-4)"));
+      }
+    }
+  }
+  const tasks = ctx.topLevelTasks();
+  const checked = checkTasks(tasks, { evaluationComplete: result.ok, playbook });
+  diags.push(...checked.diagnostics);
+  if (result.ok && ctx.tasks.length === 0 && !diags.some((d) => d.severity === "error")) {
+    diags.push(errorAt("empty-playbook", `playbook '${playbook}' declares no task`, { file: display, line: 1, col: 1 }, "declare tasks with command(...), agent(...), route(...), evaluate(...) or revise(...)"));
+  }
+  const sorted = sortDiagnostics(dedupe(diags).map(citeRule));
+  if (sorted.some((d) => d.severity === "error")) return { diagnostics: sorted, sources, packRoot: root };
+  const plan: Plan = {
+    playbook,
+    source_file: packRel(root, file),
+    pack_digest: packDigest(root),
+    compiler_version: COMPILER_VERSION,
+    settings: { ...ctx.settings },
+    tasks: checked.tasks,
+  };
+  return { plan, diagnostics: sorted, sources, packRoot: root };
+}
+
+/** Plan diagnostics name the rule they enforce, so a reader can look it up in the SPEC. */
+function citeRule(d: Diagnostic): Diagnostic {
+  const rule = planCode(d.code)?.rule;
+  if (!rule || /\([A-Z]-\d+a?\)/.test(d.message)) return d;
+  return { ...d, message: `${d.message} (${rule})` };
+}
+
+/** The same problem reached twice (e.g. a question shared by two routes) is reported once. */
+function dedupe(list: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return list.filter((d) => {
+    const k = `${d.code}|${d.pos?.file}|${d.pos?.line}|${d.pos?.col}|${d.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
