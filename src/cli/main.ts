@@ -6,11 +6,20 @@ import { reportError, EXIT_USAGE, resetExitCode, currentExitCode } from "./commo
 import { VERSION } from "./version.js";
 import { register as registerCheck } from "./check.js";
 import { register as registerCompile } from "./compile.js";
+import { register as registerConfig } from "./config.js";
 import { register as registerEval } from "./eval.js";
+import { register as registerExplain } from "./explain.js";
+import { register as registerInit } from "./init.js";
 import { register as registerLab } from "./lab.js";
+import { register as registerRun } from "./run.js";
+import { register as registerResume } from "./resume.js";
+import { register as registerStatus } from "./status.js";
+import { register as registerShow } from "./show.js";
+import { register as registerRuns } from "./runs.js";
+import { register as registerCancel } from "./cancel.js";
 
 // Command registrations, one file per command (keep this list sorted).
-const registrations: Array<(program: Command) => void> = [registerCheck, registerCompile, registerEval, registerLab];
+const registrations: Array<(program: Command) => void> = [registerCancel, registerCheck, registerCompile, registerConfig, registerEval, registerExplain, registerInit, registerLab, registerResume, registerRun, registerRuns, registerShow, registerStatus];
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command("switchyard")

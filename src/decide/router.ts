@@ -30,7 +30,7 @@ import {
 import { nearestName } from "../lang/diagnostic.js";
 import { resolveAnswer, type ResolvedAnswer } from "./answer.js";
 import type { JudgementMode, MachineConfig } from "./config-types.js";
-import { routeProblem } from "./config.js";
+import { routeProblem, secretEnvNames } from "./config.js";
 import { formatMode, modeFor } from "./mode.js";
 import type { PairSink, ShadowPair } from "./pair.js";
 import type { Provider, ProviderResponse } from "./provider.js";
@@ -111,7 +111,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
   async function hostProvider(): Promise<Provider> {
     if (!host) {
       const { createHostProvider } = await import("./providers/index.js");
-      host ??= hostName === "tty" ? createHostProvider({ tty: true }) : createHostProvider({ runner: config.agents[hostName] });
+      host ??= hostName === "tty" ? createHostProvider({ tty: true }) : createHostProvider({ runner: config.agents[hostName], hideEnv: secretEnvNames(config) });
       built.set("\u0000host", host);
     }
     return host;

@@ -25,6 +25,8 @@ export interface HostOptions {
   cwd?: string;
   /** Extra environment for the runner, over process.env and the runner's own env. */
   env?: Record<string, string>;
+  /** Variables the runner must not see: the providers' keys (R-20, like every agent runner). */
+  hideEnv?: readonly string[];
   /** How long a runner may take per reply (default 10 minutes). */
   timeout_ms?: number;
 }
@@ -176,7 +178,8 @@ export class HostProvider implements Provider {
 
   private async askRunner(runner: AgentRunnerConfig, q: ResolvedQuestion, request: ProviderRequest): Promise<string> {
     const prompt = renderHostPrompt(q, request);
-    const env = { ...process.env, ...runner.env, ...(this.options.env ?? {}) };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...runner.env, ...(this.options.env ?? {}) };
+    for (const name of this.options.hideEnv ?? []) delete env[name];
     const timeout = this.options.timeout_ms ?? DEFAULT_RUNNER_TIMEOUT_MS;
     let reply = "";
     for (let attempt = 1; attempt <= 2; attempt++) {

@@ -1,0 +1,203 @@
+// `switchyard config check [PACK]` (D-50): validates the machine config, checks every routed
+// judgement type against the resolver (D-30), and with a PACK lists the mode each declared type
+// will run in and warns about types the config routes that no playbook declares (a likely typo).
+// Exit 2 for a config error, 1 when the pack does not compile, 0 otherwise (warnings included).
+
+import { readFileSync, statSync } from "node:fs";
+import type { Command } from "commander";
+import { DiagnosticError, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
+import { compilePath } from "../plan/index.js";
+import { playbooksIn } from "../plan/pack.js";
+import { defaultConfigPath, loadMachineConfig, routeProblem } from "../decide/config.js";
+import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
+import { formatMode, modeFor, parseModeOverrides } from "../decide/mode.js";
+import { locateKeys, type KeyPositions } from "../decide/toml-positions.js";
+import { EXIT_FAILED, EXIT_USAGE, fileSources, printDiagnostics, setExitCode } from "./common.js";
+
+interface CheckOptions {
+  config?: string;
+  decide: string[];
+  playbook?: string;
+  json?: boolean;
+}
+
+type Source = "--decide" | "[decisions.types]" | "[decisions] default";
+
+interface TypeRow {
+  type: string;
+  mode: string;
+  source: Source;
+  /** Playbooks declaring the type (empty: routed by the config but declared nowhere). */
+  declared_by: string[];
+}
+
+interface CheckReport {
+  ok: boolean;
+  config: string | null;
+  pack: string | null;
+  playbooks: string[];
+  types: TypeRow[];
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+}
+
+function collect(list: string, previous: string[]): string[] {
+  return [...previous, list];
+}
+
+function diagnosticJson(d: Diagnostic): Record<string, unknown> {
+  const out: Record<string, unknown> = { severity: d.severity, code: d.code, message: d.message };
+  if (d.pos) Object.assign(out, { file: d.pos.file, line: d.pos.line, col: d.pos.col });
+  if (d.hint) out.hint = d.hint;
+  return out;
+}
+
+function noPositions(): KeyPositions {
+  return { key: () => undefined, value: () => undefined };
+}
+
+/** Declared judgement types of the pack's model-decided routes, by playbook. */
+function declaredTypes(pack: string, playbook: string | undefined): { byType: Map<string, string[]>; playbooks: string[]; diagnostics: Diagnostic[] } {
+  let names: Array<string | undefined> = [playbook];
+  try {
+    if (playbook === undefined && statSync(pack).isDirectory()) names = playbooksIn(pack);
+  } catch {
+    // compilePath reports a missing path with its own code.
+  }
+  if (names.length === 0) names = [undefined];
+  const byType = new Map<string, string[]>();
+  const playbooks: string[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const name of names) {
+    const result = compilePath(pack, { playbook: name });
+    diagnostics.push(...result.diagnostics);
+    if (!result.plan) continue;
+    playbooks.push(result.plan.playbook);
+    for (const task of result.plan.tasks) {
+      if (task.route?.decide !== "model") continue;
+      for (const q of task.route.questions) {
+        const list = byType.get(q.type) ?? [];
+        if (!list.includes(result.plan.playbook)) list.push(result.plan.playbook);
+        byType.set(q.type, list);
+      }
+    }
+  }
+  return { byType, playbooks, diagnostics };
+}
+
+export function checkConfig(pack: string | undefined, opts: CheckOptions): { report: CheckReport; exit: number } {
+  const report: CheckReport = { ok: true, config: null, pack: pack ?? null, playbooks: [], types: [], errors: [], warnings: [] };
+  let config: MachineConfig;
+  let overrides: Record<string, JudgementMode>;
+  try {
+    config = loadMachineConfig(opts.config);
+    overrides = parseModeOverrides(opts.decide);
+  } catch (err) {
+    if (!(err instanceof DiagnosticError)) throw err;
+    report.ok = false;
+    report.errors = err.diagnostics;
+    return { report, exit: EXIT_USAGE };
+  }
+  report.config = config.path ?? null;
+  let where = noPositions();
+  if (config.path) {
+    try {
+      where = locateKeys(readFileSync(config.path, "utf8"), config.path);
+    } catch {
+      // Positions are a convenience; the config itself was read a moment ago.
+    }
+  }
+  const posOf = (type: string, source: Source): Position | undefined =>
+    source === "[decisions.types]" ? where.value(["decisions", "types", type]) : source === "[decisions] default" ? where.value(["decisions", "default"]) : undefined;
+  const sourceOf = (type: string): Source =>
+    Object.hasOwn(overrides, type) ? "--decide" : Object.hasOwn(config.decisions.types, type) ? "[decisions.types]" : "[decisions] default";
+
+  // Every routed type, and the default, must pass the resolver (D-30): a run would refuse them.
+  const routed: Array<[string | null, JudgementMode, Source]> = [
+    [null, config.decisions.default, "[decisions] default"],
+    ...Object.entries(config.decisions.types).filter(([t]) => !Object.hasOwn(overrides, t)).map(([t, m]): [string, JudgementMode, Source] => [t, m, "[decisions.types]"]),
+    ...Object.entries(overrides).map(([t, m]): [string, JudgementMode, Source] => [t, m, "--decide"]),
+  ];
+  for (const [type, mode, source] of routed) {
+    if (mode.kind === "host") continue;
+    const problem = routeProblem(config, mode, true);
+    const what = type === null ? "[decisions] default" : `judgement type "${type}" (${source})`;
+    if (problem) {
+      report.errors.push({ severity: "error", code: problem.code, message: `D-30: ${what} is routed to ${formatMode(mode)}, but ${problem.message}`, pos: type === null ? posOf("", source) : posOf(type, source), hint: problem.hint });
+      continue;
+    }
+    const keyEnv = config.providers[mode.provider].api_key_env;
+    if (keyEnv !== undefined && !process.env[keyEnv]) {
+      report.warnings.push({ severity: "warning", code: "config-key-unset", message: `${what} is routed to ${formatMode(mode)}, but $${keyEnv}, where provider "${mode.provider}" reads its key, is not set here`,
+        hint: `export ${keyEnv}=… before running; the key is never stored in the config (D-21)` });
+    }
+  }
+
+  if (pack !== undefined) {
+    const declared = declaredTypes(pack, opts.playbook);
+    report.playbooks = declared.playbooks;
+    const compileErrors = declared.diagnostics.filter((d) => d.severity === "error");
+    if (compileErrors.length > 0) {
+      report.ok = false;
+      report.errors.push(...compileErrors);
+      return { report, exit: report.errors.some((d) => d.code.startsWith("config-")) ? EXIT_USAGE : EXIT_FAILED };
+    }
+    const names = [...declared.byType.keys()].sort();
+    for (const type of names) {
+      report.types.push({ type, mode: formatMode(modeFor(type, config.decisions, overrides)), source: sourceOf(type), declared_by: declared.byType.get(type)! });
+    }
+    const routedTypes = [...Object.keys(config.decisions.types), ...Object.keys(overrides)];
+    for (const type of [...new Set(routedTypes)]) {
+      if (declared.byType.has(type)) continue;
+      const source = sourceOf(type);
+      const near = nearestName(type, names);
+      report.types.push({ type, mode: formatMode(modeFor(type, config.decisions, overrides)), source, declared_by: [] });
+      report.warnings.push({
+        severity: "warning", code: "config-undeclared-type", pos: source === "[decisions.types]" ? where.key(["decisions", "types", type]) : undefined,
+        message: `D-50: judgement type "${type}" is routed by ${source} but no playbook of ${pack} declares it (likely a typo${near ? `; did you mean "${near}"?` : ""})`,
+        hint: names.length > 0 ? `types the pack declares: ${names.join(", ")}` : "the pack has no model-decided question",
+      });
+    }
+  }
+  report.ok = report.errors.length === 0;
+  return { report, exit: report.ok ? 0 : EXIT_USAGE };
+}
+
+function printReport(report: CheckReport): void {
+  const sources = fileSources();
+  printDiagnostics([...report.errors, ...report.warnings], sources);
+  if (!report.ok) return;
+  const out: string[] = [];
+  out.push(`config: ${report.config ?? "(no file; every default applies)"}`);
+  if (report.pack !== null) {
+    out.push(`pack: ${report.pack} (${report.playbooks.join(", ") || "no playbook"})`);
+    if (report.types.length === 0) out.push("no model-decided question: nothing is routed");
+    else {
+      const w1 = Math.max(4, ...report.types.map((r) => r.type.length));
+      const w2 = Math.max(4, ...report.types.map((r) => r.mode.length));
+      out.push(`${"TYPE".padEnd(w1)}  ${"MODE".padEnd(w2)}  FROM`);
+      for (const r of report.types) out.push(`${r.type.padEnd(w1)}  ${r.mode.padEnd(w2)}  ${r.source}${r.declared_by.length === 0 ? "  (declared by no playbook)" : ""}`);
+    }
+  }
+  out.push(report.warnings.length === 0 ? "ok" : `ok, with ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"}`);
+  process.stdout.write(out.join("\n") + "\n");
+}
+
+export function register(program: Command): void {
+  const config = program.command("config").description("The machine config: providers, agent runners and judgement modes (D-50)");
+  config
+    .command("check [pack]")
+    .description(`Validate the machine config (default ${defaultConfigPath()}); with PACK, show each judgement type's mode and warn about routed types no playbook declares`)
+    .option("--config <file>", "machine config file (default $XDG_CONFIG_HOME/switchyard/config.toml)")
+    .option("--decide <type=mode>", "override a judgement type's mode, as `run` would (repeatable)", collect, [])
+    .option("--playbook <name>", "check only this playbook of the pack")
+    .option("--json", "machine-readable output")
+    .action((pack: string | undefined, opts: CheckOptions) => {
+      const { report, exit } = checkConfig(pack, opts);
+      if (opts.json) {
+        const json = { ...report, errors: report.errors.map(diagnosticJson), warnings: report.warnings.map(diagnosticJson) };
+        process.stdout.write(JSON.stringify(json, null, 2) + "\n");
+      } else printReport(report);
+      setExitCode(exit);
+    });
+}

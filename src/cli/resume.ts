@@ -1,0 +1,23 @@
+// `switchyard resume RUN` (R-4): continue a run from its event log with the admitted plan and
+// snapshot; finished work is kept by key, interrupted and failed instances run again, recorded
+// decisions are never asked again. Flags may raise ceilings and change concurrency.
+
+import type { Command } from "commander";
+import { addRunFlags, execute, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
+import { findRun } from "./run-lookup.js";
+
+export function register(program: Command): void {
+  addRunFlags(program.command("resume").description("continue a stopped, cancelled, failed or interrupted run").argument("<run>", "the run id (see `switchyard runs`), or `latest`")).action(
+    async (id: string, flags: RunFlags) => {
+      overridesFrom(flags);
+      const store = openStore(flags.stateDir);
+      try {
+        const run = findRun(store, id);
+        const wiring = wire(flags, store.stateDir);
+        await execute(store, run, true, flags, wiring, null);
+      } finally {
+        store.close();
+      }
+    },
+  );
+}

@@ -1,0 +1,38 @@
+// Finding a run for the reading commands: by id, or the latest one (status), with a clear error.
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Store } from "../run/index.js";
+import { UsageError, stateDir } from "./common.js";
+import { nearestName } from "../lang/diagnostic.js";
+
+/** `latest` (or no id at all) names the most recently started run. */
+export function findRun(store: Store, id: string | undefined): string {
+  if (id === undefined || (id === "latest" && !store.run(id))) {
+    const latest = store.latestRun();
+    if (!latest) throw new UsageError(`no runs in ${store.stateDir}`, "start one with `switchyard run PATH`, or point --state-dir at another state folder");
+    return latest;
+  }
+  if (store.run(id)) return id;
+  const known = store.runs().map((r) => r.run);
+  const near = nearestName(id, known);
+  throw new UsageError(`unknown-run: no run ${id} in ${store.stateDir}`, near ? `did you mean ${near}?` : known.length ? "list runs with `switchyard runs`" : "start one with `switchyard run PATH`");
+}
+
+export function formatElapsed(ms: number): string {
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/** Opens the state folder for reading; a folder without a database has no runs (and is not created). */
+export function openForReading(flag: string | undefined): Store | null {
+  const dir = stateDir(flag);
+  if (!existsSync(join(dir, "switchyard.db"))) return null;
+  return new Store(dir);
+}
+
+export function noRuns(flag: string | undefined): UsageError {
+  return new UsageError(`no runs in ${stateDir(flag)}`, "start one with `switchyard run PATH`, or point --state-dir (or $SWITCHYARD_HOME) at another state folder");
+}

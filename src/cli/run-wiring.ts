@@ -1,0 +1,149 @@
+// What `run` and `resume` share: the overriding flags, the machine config and decision layer,
+// the evaluate functions of the snapshot, Ctrl-C, live progress and the exit code.
+
+import type { Command } from "commander";
+import { loadMachineConfig, secretEnvNames } from "../decide/config.js";
+import { parseModeOverrides } from "../decide/mode.js";
+import { createJudge } from "../decide/router.js";
+import { openLabSink } from "../lab/store.js";
+import { loadEvaluator, parseDuration } from "../plan/index.js";
+import type { Plan, TaskPlan } from "../plan/plan.js";
+import { RunEngine, RunRefused, Store, type RunOutcome, type SettingsOverrides } from "../run/index.js";
+import { CommandFailed, EXIT_FAILED, UsageError, setExitCode, stateDir } from "./common.js";
+import { Progress, progressMode } from "./run-progress.js";
+
+export interface RunFlags {
+  stateDir?: string;
+  config?: string;
+  concurrency?: string;
+  decisionConcurrency?: string;
+  decide: string[];
+  maxDuration?: string;
+  budgetUsd?: string;
+  json?: boolean;
+}
+
+export function addRunFlags(cmd: Command): Command {
+  return cmd
+    .option("--state-dir <dir>", "the state folder (default: $SWITCHYARD_HOME, else ./.switchyard)")
+    .option("--config <file>", "the machine config (default: $XDG_CONFIG_HOME/switchyard/config.toml)")
+    .option("--concurrency <n>", "most command/agent/evaluate instances at once (R-5)")
+    .option("--decision-concurrency <n>", "most decision requests at once (R-5)")
+    .option("--decide <type=mode>", "route a judgement type: host, shadow:PROVIDER/MODEL or PROVIDER/MODEL (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--max-duration <duration>", "the run's wall-clock ceiling, e.g. 90m or 2h (R-6)")
+    .option("--budget-usd <usd>", "the run's ceiling on agents' reported cost (R-6)")
+    .option("--json", "print events as JSON lines and a JSON summary");
+}
+
+function positiveInt(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} must be a whole number of at least 1, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+export function overridesFrom(f: RunFlags): SettingsOverrides {
+  const o: SettingsOverrides = {};
+  const c = positiveInt("--concurrency", f.concurrency);
+  if (c !== undefined) o.concurrency = c;
+  const d = positiveInt("--decision-concurrency", f.decisionConcurrency);
+  if (d !== undefined) o.decision_concurrency = d;
+  if (f.maxDuration !== undefined) {
+    const s = parseDuration(f.maxDuration);
+    if (s === undefined) throw new UsageError(`--max-duration must be a duration like 90s, 10m, 2h or 1h30m, got ${JSON.stringify(f.maxDuration)}`);
+    o.max_duration_seconds = s;
+  }
+  if (f.budgetUsd !== undefined) {
+    const b = Number(f.budgetUsd);
+    if (!Number.isFinite(b) || b < 0) throw new UsageError(`--budget-usd must be a number of dollars, got ${JSON.stringify(f.budgetUsd)}`);
+    o.budget_usd = b;
+  }
+  return o;
+}
+
+export function openStore(flag: string | undefined): Store {
+  return new Store(stateDir(flag));
+}
+
+/** The judgement types of the plan's model-decided routes (what preflight checks, D-30). */
+export function judgementTypes(plan: Plan): string[] {
+  const types = new Set<string>();
+  for (const t of plan.tasks) if (t.kind === "route" && t.route?.decide === "model") for (const q of t.route.questions) types.add(q.type);
+  return [...types].sort();
+}
+
+export interface Wiring {
+  engineDeps: Pick<ConstructorParameters<typeof RunEngine>[0], "agentRunners" | "judge" | "secretEnv" | "overrides">;
+  close: () => Promise<void>;
+  evaluators: (snapshotDir: string, plan: Plan) => (task: TaskPlan) => (input: unknown) => unknown;
+}
+
+/** Machine config (D-50), --decide overrides, the decision layer (D-1) and the lab sink (H-1). */
+export function wire(flags: RunFlags, state: string): Wiring {
+  const overrides = overridesFrom(flags);
+  const config = loadMachineConfig(flags.config);
+  const decide = parseModeOverrides(flags.decide);
+  const pairs = openLabSink(state);
+  const judge = createJudge({ config, overrides: decide, stateDir: state, pairs });
+  const secretEnv = secretEnvNames(config);
+  return {
+    engineDeps: { agentRunners: config.agents, judge, secretEnv, overrides },
+    close: async () => {
+      await judge.close();
+      pairs.close();
+    },
+    evaluators: (snapshotDir, plan) => (task) => loadEvaluator(snapshotDir, plan, task),
+  };
+}
+
+/** Runs the engine with Ctrl-C handling and progress; sets the exit code from the outcome. */
+export async function execute(store: Store, run: string, resume: boolean, flags: RunFlags, wiring: Wiring, snapshot: { dir: string; plan: Plan } | null): Promise<RunOutcome> {
+  let progress: Progress | null = null;
+  let engine: RunEngine;
+  try {
+    engine = new RunEngine({
+      store,
+      run,
+      resume,
+      ...wiring.engineDeps,
+      evaluators: (task) => {
+        const s = snapshot ?? { dir: engine.packDirectory, plan: engine.plan };
+        return wiring.evaluators(s.dir, s.plan)(task);
+      },
+      onEvent: (e) => progress?.event(e),
+    });
+  } catch (err) {
+    if (err instanceof RunRefused) throw new CommandFailed(err.message, err.code === "unknown-run" ? 2 : EXIT_FAILED);
+    throw err;
+  }
+  progress = new Progress(progressMode(flags.json), () => engine.progress());
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts += 1;
+    if (interrupts === 1) {
+      process.stderr.write("\nswitchyard: cancelling: stopping running instances (Ctrl-C again to exit at once)\n");
+      engine.cancel("cancelled by Ctrl-C");
+    } else {
+      store.flush();
+      process.exit(130);
+    }
+  };
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
+  try {
+    let outcome: RunOutcome;
+    try {
+      outcome = await engine.execute();
+    } catch (err) {
+      if (err instanceof RunRefused) throw new CommandFailed(err.message, err.code === "preflight" || err.code === "no-judge" ? 2 : EXIT_FAILED);
+      throw err;
+    }
+    progress.finish(outcome, engine.progress());
+    if (outcome.status !== "passed") setExitCode(EXIT_FAILED);
+    return outcome;
+  } finally {
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
+    await wiring.close();
+  }
+}

@@ -1,0 +1,51 @@
+// `switchyard run PATH` (L-2, §9): compile a pack, playbook or plan, admit it as a run (pack
+// snapshot + plan_admitted), and execute it with live progress. Exit 0 passed, 1 otherwise.
+
+import type { Command } from "commander";
+import { compilePath } from "../plan/index.js";
+import { admitRun, SnapshotError } from "../run/index.js";
+import { CommandFailed, EXIT_FAILED, UsageError, printDiagnostics, setExitCode } from "./common.js";
+import { addRunFlags, execute, judgementTypes, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
+import { DiagnosticError } from "../lang/diagnostic.js";
+
+export function register(program: Command): void {
+  addRunFlags(
+    program
+      .command("run")
+      .description("compile and run a playbook: a pack folder, a .star file or a compiled plan .toml")
+      .argument("<path>", "pack folder, .star playbook or compiled plan .toml")
+      .option("--playbook <name>", "which playbook of a pack with several"),
+  ).action(async (path: string, flags: RunFlags & { playbook?: string }) => {
+    overridesFrom(flags); // usage errors before any work
+    const compiled = compilePath(path, { playbook: flags.playbook });
+    const errors = compiled.diagnostics.filter((d) => d.severity === "error");
+    if (!compiled.plan || errors.length) {
+      printDiagnostics(compiled.diagnostics, (f) => compiled.sources.get(f));
+      if (compiled.diagnostics.some((d) => d.code.startsWith("usage") || d.code.startsWith("config"))) throw new DiagnosticError(errors);
+      setExitCode(EXIT_FAILED);
+      return;
+    }
+    const store = openStore(flags.stateDir);
+    try {
+      const wiring = wire(flags, store.stateDir);
+      // Refuse before admitting, so a refused run leaves no run behind (D-30).
+      const types = judgementTypes(compiled.plan);
+      const problems = types.length ? (wiring.engineDeps.judge?.preflight?.(types) ?? []) : [];
+      if (problems.length) {
+        await wiring.close();
+        throw new UsageError(`preflight: the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`, "fix the machine config or the --decide flags; `switchyard config check` shows each type's mode");
+      }
+      let run: string;
+      try {
+        run = admitRun(store, { plan: compiled.plan, packDir: compiled.packRoot, sourcePath: path, overrides: wiring.engineDeps.overrides });
+      } catch (err) {
+        if (err instanceof SnapshotError) throw new CommandFailed(err.message);
+        throw err;
+      }
+      if (!flags.json) process.stdout.write(`run ${run}: ${compiled.plan.playbook} (${compiled.plan.tasks.length} tasks)\n`);
+      await execute(store, run, false, flags, wiring, null);
+    } finally {
+      store.close();
+    }
+  });
+}

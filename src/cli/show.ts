@@ -1,0 +1,138 @@
+// `switchyard show RUN`: every task's status and, per key, each instance's status, output or
+// error, attempts and (not taken) the closing label; for a route instance, per question the label,
+// confidence, mode and who answered, and its fallback receipts. `--json` prints the documented
+// shape (docs/runs.md); `--receipts` lists decision fallback receipts (D-31).
+
+import type { Command } from "commander";
+import { UsageError } from "./common.js";
+import { showRun, type ShowJson } from "../run/index.js";
+import type { DecisionRecord, Receipt } from "../run/judge.js";
+import { findRun, noRuns, openForReading } from "./run-lookup.js";
+import { nearestName } from "../lang/diagnostic.js";
+
+interface ReceiptRow extends Receipt {
+  task: string;
+  question: string;
+}
+
+function receipts(shown: ShowJson): ReceiptRow[] {
+  const out: ReceiptRow[] = [];
+  const visit = (task: string, output: unknown) => {
+    if (!output || typeof output !== "object") return;
+    for (const [question, d] of Object.entries(output as DecisionRecord)) {
+      if (d && typeof d === "object" && d.receipt) out.push({ task, question, ...d.receipt });
+    }
+  };
+  for (const [name, t] of Object.entries(shown.tasks)) {
+    if (t.kind !== "route") continue;
+    if (t.instances) for (const i of Object.values(t.instances)) visit(name, i.output);
+    else visit(name, t.output);
+  }
+  return out;
+}
+
+/** Narrows every mapped task's instances to one key; a key no task has is a usage error. */
+function onlyKey(shown: ShowJson, key: string): void {
+  const keys = new Set<string>();
+  for (const t of Object.values(shown.tasks)) {
+    if (!t.instances) continue;
+    for (const k of Object.keys(t.instances)) keys.add(k);
+    t.instances = Object.hasOwn(t.instances, key) ? { [key]: t.instances[key] } : {};
+  }
+  if (!keys.has(key)) {
+    const near = nearestName(key, [...keys]);
+    throw new UsageError(`run ${shown.run} has no element with key ${key}`, near ? `did you mean ${near}?` : "keys are the elements of the mapped tasks' `over` lists");
+  }
+}
+
+function isDecision(v: unknown): v is DecisionRecord[string] {
+  return !!v && typeof v === "object" && typeof (v as { label?: unknown }).label === "string" && typeof (v as { mode?: unknown }).mode === "string";
+}
+
+/**
+ * A route instance's decision record as text (issue 5): per question its label, confidence, the
+ * mode it ran in and who answered ("package=p3 0.84 model s1/jev-1"), and a line per receipt.
+ * Undefined when the output is not a decision record.
+ */
+export function describeDecisions(output: unknown): { line: string; receipts: string[] } | undefined {
+  if (!output || typeof output !== "object" || Array.isArray(output)) return undefined;
+  const entries = Object.entries(output as Record<string, unknown>);
+  if (entries.length === 0 || !entries.every(([, d]) => isDecision(d))) return undefined;
+  const parts: string[] = [];
+  const receiptLines: string[] = [];
+  for (const [question, d] of entries as [string, DecisionRecord[string]][]) {
+    const who = d.mode === "output" ? "" : ` ${d.provider ?? "?"}/${d.model ?? "?"}`;
+    const confidence = typeof d.confidence === "number" ? ` ${d.confidence.toFixed(2)}` : "";
+    parts.push(`${question}=${d.label}${confidence}${d.refused ? " refused" : ""} ${d.mode}${who}`);
+    if (d.receipt) {
+      const reason = d.receipt.reason.length > 240 ? d.receipt.reason.slice(0, 237) + "..." : d.receipt.reason;
+      receiptLines.push(`receipt: ${question}: ${d.receipt.provider}/${d.receipt.model} could not answer, the host did: ${reason}`);
+    }
+  }
+  return { line: parts.join("  "), receipts: receiptLines };
+}
+
+function brief(v: unknown): string {
+  if (v === null || v === undefined) return "";
+  const s = JSON.stringify(v);
+  return s.length > 100 ? s.slice(0, 97) + "..." : s;
+}
+
+export function register(program: Command): void {
+  program
+    .command("show")
+    .description("show a run's tasks and instances by key")
+    .argument("<run>", "the run id, or `latest`")
+    .option("--task <name>", "only this task")
+    .option("--key <key>", "only this element's instances (e.g. one ticket), and the unmapped tasks")
+    .option("--state-dir <dir>", "the state folder")
+    .option("--json", "print the run as one JSON object (shape in docs/runs.md)")
+    .option("--receipts", "list decision fallback receipts (D-31)")
+    .action((id: string, flags: { task?: string; key?: string; stateDir?: string; json?: boolean; receipts?: boolean }) => {
+      const store = openForReading(flags.stateDir);
+      if (!store) throw noRuns(flags.stateDir);
+      try {
+        const run = findRun(store, id);
+        if (flags.task !== undefined) {
+          const names = store.tasks(run).map((t) => t.task);
+          if (!names.includes(flags.task)) {
+            const near = nearestName(flags.task, names);
+            throw new UsageError(`run ${run} has no task ${flags.task}`, near ? `did you mean ${near}?` : `tasks: ${names.join(", ")}`);
+          }
+        }
+        const shown = showRun(store, run, flags.task)!;
+        if (flags.key !== undefined) onlyKey(shown, flags.key);
+        if (flags.json) {
+          const out: ShowJson & { receipts?: ReceiptRow[] } = flags.receipts ? { ...shown, receipts: receipts(shown) } : shown;
+          process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+          return;
+        }
+        process.stdout.write(`run ${shown.run}  ${shown.playbook}  ${shown.status}\n`);
+        for (const [name, t] of Object.entries(shown.tasks)) {
+          if (t.mapped) {
+            const s = t.summary!;
+            process.stdout.write(`\n${name} (${t.kind}, mapped) ${t.status}: ${s.total} total, ${s.passed} passed, ${s.failed} failed, ${s.not_taken} not_taken, ${s.blocked} blocked\n`);
+            if (t.error) process.stdout.write(`  error: ${t.error}\n`);
+            for (const [key, i] of Object.entries(t.instances ?? {})) {
+              const decided = t.kind === "route" && i.status === "passed" ? describeDecisions(i.output) : undefined;
+              const detail = i.status === "not_taken" ? (i.label ? `label ${i.label}` : "") : i.error ? i.error : decided ? decided.line : brief(i.output);
+              process.stdout.write(`  ${name}[${key}]  ${i.status}${i.attempts > 1 ? ` (${i.attempts} attempts)` : ""}  ${detail}\n`);
+              for (const r of decided?.receipts ?? []) process.stdout.write(`    ${r}\n`);
+            }
+          } else {
+            const decided = t.kind === "route" && t.status === "passed" ? describeDecisions(t.output) : undefined;
+            const detail = t.status === "not_taken" ? (t.label ? `label ${t.label}` : "") : t.error ? t.error : decided ? decided.line : brief(t.output);
+            process.stdout.write(`\n${name} (${t.kind}) ${t.status}  ${detail}\n`);
+            for (const r of decided?.receipts ?? []) process.stdout.write(`  ${r}\n`);
+          }
+        }
+        if (flags.receipts) {
+          const list = receipts(shown);
+          process.stdout.write(`\nreceipts: ${list.length}\n`);
+          for (const r of list) process.stdout.write(`  ${r.time}  ${r.task}[${r.key ?? ""}].${r.question}  ${r.type}  ${r.provider}/${r.model}: ${r.reason}\n`);
+        }
+      } finally {
+        store.close();
+      }
+    });
+}

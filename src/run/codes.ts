@@ -1,0 +1,178 @@
+// The run engine's error codes (`switchyard explain CODE`). Each run-time failure message starts
+// with or names its code, so a person can look up what it means and how to fix it.
+
+export interface CodeEntry {
+  code: string;
+  rule?: string;
+  summary: string;
+  explain: string;
+}
+
+export const RUN_CODES: CodeEntry[] = [
+  {
+    code: "bad-element",
+    rule: "M-1",
+    summary: "an `over` list element is not a string or an integer, or its key is malformed",
+    explain:
+      "A mapped task runs one instance per element of its `over` list. Each element must be a string or an integer (its key is the decimal text), 1 to 256 characters long, with no NUL or control characters. The whole mapped task fails before any instance starts. Fix the producer so it emits plain string or integer keys.",
+  },
+  {
+    code: "duplicate-key",
+    rule: "M-1",
+    summary: "an `over` list holds the same key twice",
+    explain:
+      "Keys identify elements everywhere (instance names, the event log, resume, decisions), so they must be unique in the list. The mapped task fails before any instance starts. Deduplicate the list in its producer.",
+  },
+  {
+    code: "over-max-fanout",
+    rule: "M-1",
+    summary: "an `over` list is longer than the task's `max_fanout`",
+    explain:
+      "`max_fanout` bounds how many instances (and decision requests) a mapped task may expand to. A longer list fails the mapped task before any instance starts. Raise `max_fanout` (at most 10000) or shorten the list.",
+  },
+  {
+    code: "over-not-list",
+    rule: "M-1",
+    summary: "the field a task maps over is not a list at run time",
+    explain: "The producer's output did not hold a list under the `over` field. Fix the producer's output.",
+  },
+  {
+    code: "keyed-missing",
+    rule: "M-3",
+    summary: "a `keyed` object has no entry for an element",
+    explain:
+      "`keyed = [producer.field]` narrows an object keyed by element to the instance's own entry. An element with no entry fails that instance only. Make the producer emit an entry for every element of the list.",
+  },
+  {
+    code: "keyed-not-object",
+    rule: "M-3",
+    summary: "a `keyed` field is not an object at run time",
+    explain: "A `keyed` field must be an object keyed by element. Fix the producer's output.",
+  },
+  {
+    code: "output-missing",
+    rule: "T-1",
+    summary: "a command or agent declared fields but wrote no output file",
+    explain:
+      "A command writes its output object as JSON to the file named by $SWITCHYARD_OUTPUT. When the task declares `emits`, a missing file fails the instance. A task with no declared fields may leave it out (its output is then {}).",
+  },
+  {
+    code: "output-invalid",
+    rule: "T-12",
+    summary: "an output is not a JSON object, or a declared field is missing or has the wrong type",
+    explain:
+      "Every field declared in `emits` must be present with its declared type (string, number, bool, list, object, any) when the producer finishes. Extra fields are kept. Fix what the task writes to $SWITCHYARD_OUTPUT, or its `emits`.",
+  },
+  {
+    code: "command-failed",
+    rule: "T-1",
+    summary: "a command exited with a non-zero status or was killed",
+    explain: "The command's stdout and stderr are in the instance's log (runs/RUN/work/TASK/KEY/aN/log).",
+  },
+  {
+    code: "timeout",
+    summary: "an instance ran longer than its `timeout`",
+    explain: "The instance's process group was killed. Raise the task's `timeout` or make the work faster.",
+  },
+  {
+    code: "agent-runner-missing",
+    rule: "D-40",
+    summary: "an agent names a runner the machine config does not define",
+    explain:
+      "Agents run through `[agents.NAME] command = [...]` in the machine config (D-50). Add the runner, or change the task's `runner`.",
+  },
+  {
+    code: "agent-runner-failed",
+    rule: "D-40",
+    summary: "an agent runner could not be started, or exited non-zero",
+    explain: "Check the runner's command in the machine config: it must exist and be executable. Its output is in the instance's log.",
+  },
+  {
+    code: "agent-file-missing",
+    rule: "T-2",
+    summary: "an agent did not leave a file listed in its `files`",
+    explain: "The agent is expected to write each listed file into its workspace. The prompt should ask for it.",
+  },
+  {
+    code: "evaluate-failed",
+    rule: "T-4",
+    summary: "an evaluate function failed or did not return a dict",
+    explain: "The function is called with the instance's input dict and must return a dict. The message carries the evaluation error.",
+  },
+  {
+    code: "route-label-unknown",
+    rule: "T-3",
+    summary: "an output-decided route's source holds a label its question does not declare",
+    explain: "With decide = \"output\", the `source` object must hold, per question name, one of the question's declared labels.",
+  },
+  {
+    code: "route-source-missing",
+    rule: "T-3",
+    summary: "an output-decided route's source has no entry for an element or a question",
+    explain: "The `source` field must be an object (keyed by element for a mapped route) holding a label per question.",
+  },
+  {
+    code: "dynamic-options",
+    rule: "Q-31",
+    summary: "a dynamic choice's options are malformed for an element",
+    explain:
+      "A dynamic choice reads its options per element: a list of at most 64 entries, each a label or {\"value\": label, \"description\": text}. Labels must be identifiers and not `uncertain`; at least two distinct options must remain. Only that element's decision fails.",
+  },
+  {
+    code: "decision-failed",
+    rule: "D-22",
+    summary: "the decision layer could not answer an element's questions",
+    explain: "The message says what was wrong (a malformed response, an unparseable host reply, ...). Only that element fails.",
+  },
+  {
+    code: "no-judge",
+    rule: "D-1",
+    summary: "a model-decided route ran without a decision layer",
+    explain: "The run was started without a judge; model-decided routes need one (the CLI wires the machine config's decision layer).",
+  },
+  {
+    code: "preflight",
+    rule: "D-30",
+    summary: "the decision layer refused the run's judgement types before it started",
+    explain: "The machine config routes a judgement type to a model that is not allowed (unlisted, or a denied vendor). Fix the config or the --decide flags.",
+  },
+  {
+    code: "revise-failed",
+    rule: "T-5",
+    summary: "a revise loop did not get `accept` within max_rounds, or its reviewer emitted a bad verdict",
+    explain: "The reviewer must emit `verdict` = \"accept\" or \"revise\". After max_rounds revisions without acceptance the loop fails.",
+  },
+  {
+    code: "pack-too-large",
+    rule: "R-1",
+    summary: "the pack folder is larger than 50 MB",
+    explain: "A run snapshots every pack file (hidden folders and node_modules excepted). Move large data out of the pack.",
+  },
+  {
+    code: "ceiling-reached",
+    rule: "R-6",
+    summary: "the run stopped at its max_duration or budget_usd",
+    explain: "Nothing new starts once a ceiling is reached; running instances finish. Resume with a raised ceiling: `switchyard resume RUN --max-duration 4h` or `--budget-usd 20`.",
+  },
+  {
+    code: "run-busy",
+    rule: "R-4",
+    summary: "another process is executing the run",
+    explain: "A run is executed by one process at a time. Wait for it, or stop it with `switchyard cancel RUN`, then resume.",
+  },
+  {
+    code: "bad-plan",
+    summary: "the plan names something the engine cannot run (an unknown dependency or task kind)",
+    explain: "Plans come from `switchyard compile`; a hand-edited plan may break its rules. Recompile the playbook.",
+  },
+  {
+    code: "internal",
+    summary: "switchyard itself failed while running an instance",
+    explain: "A bug in switchyard, not in the playbook. The message carries the details; please report it. The instance can be run again with `switchyard resume`.",
+  },
+  {
+    code: "unknown-run",
+    summary: "no run with that id in the state folder",
+    explain: "List runs with `switchyard runs`. The state folder is --state-dir, else $SWITCHYARD_HOME, else ./.switchyard.",
+  },
+];

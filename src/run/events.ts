@@ -1,0 +1,112 @@
+// The event log's vocabulary (R-3). Events are the truth of a run; the runs/tasks/instances
+// tables are projections rebuilt from them (src/run/projection.ts). Every event is keyed by
+// (task, key) where it concerns one (M-4): `key` is null for an unmapped task's instance.
+
+import type { Plan } from "../plan/plan.js";
+import type { DecisionRecord, Usage } from "./judge.js";
+
+export type InstanceStatus = "pending" | "running" | "passed" | "failed" | "not_taken" | "blocked";
+export type TerminalStatus = "passed" | "failed" | "not_taken" | "blocked";
+export type RunStatus = "running" | "passed" | "failed" | "stopped" | "cancelled";
+
+export function isTerminal(s: InstanceStatus): s is TerminalStatus {
+  return s === "passed" || s === "failed" || s === "not_taken" || s === "blocked";
+}
+
+export interface Settings {
+  concurrency: number;
+  decision_concurrency: number;
+  max_duration_seconds: number;
+  budget_usd?: number;
+}
+
+export interface SnapshotInfo {
+  /** Absolute path of the copy inside the run folder ($SWITCHYARD_PACK). */
+  dir: string;
+  /** Where the pack was copied from. */
+  source: string;
+  files: number;
+  bytes: number;
+}
+
+/** Payloads by event type. */
+export interface EventPayloads {
+  /** The run begins (R-1): the plan it will execute, the pack snapshot, the effective settings. */
+  plan_admitted: { plan: Plan; snapshot: SnapshotInfo; source_path: string; settings: Settings; pid: number };
+  /** Another invocation continues the run (R-4), with its effective settings. */
+  run_resumed: { settings: Settings; pid: number };
+  /** A mapped task's list was read and validated (M-1). */
+  task_expanded: { count: number };
+  /** A task failed as a whole before any instance started (M-1: a bad list). */
+  task_failed: { error: string; code: string };
+  /** An instance attempt began (processes and decisions; in-engine instances record only their finish). */
+  instance_started: { attempt: number };
+  /** An instance attempt ended passed, failed or blocked. */
+  instance_finished: {
+    attempt: number;
+    status: "passed" | "failed" | "blocked";
+    output?: unknown;
+    error?: string;
+    code?: string;
+    usage?: Usage;
+  };
+  /** An attempt failed and will be retried after `delay_ms`. */
+  instance_retried: { attempt: number; error: string; code?: string; delay_ms: number; usage?: Usage };
+  /** The run was cancelled or stopped while this attempt ran; it runs again on resume. */
+  instance_interrupted: { attempt: number };
+  /** Not taken (G-3): a closed gate, or propagation through a join (G-5, G-6). */
+  gate_closed: { label?: string; reason: string };
+  /** A route instance's decision record (Q-20): its output; the instance passed. */
+  decision_recorded: { attempt: number; record: DecisionRecord };
+  /** One finished round of a revise loop (T-5). */
+  revise_round: { attempt: number; round: number; body: unknown; verdict: string; feedback?: unknown; usage?: Usage };
+  /** A mapped task settled: its fold's status and summary (G-7). */
+  fold_settled: { status: "passed" | "failed" | "not_taken" | "blocked"; summary: FoldSummary };
+  /** An unmapped task settled. */
+  task_settled: { status: "passed" | "failed" | "not_taken" | "blocked" };
+  /** A ceiling was reached (R-6); nothing new started. */
+  run_stopped: { ceiling: "max_duration" | "budget_usd"; reason: string };
+  /** Ctrl-C or `switchyard cancel` (R-7). */
+  run_cancelled: { reason: string };
+  /** Every task settled. */
+  run_finished: { status: "passed" | "failed" };
+}
+
+export type EventType = keyof EventPayloads;
+
+export interface FoldSummary {
+  total: number;
+  passed: number;
+  failed: number;
+  not_taken: number;
+  blocked: number;
+}
+
+export interface RunEvent<T extends EventType = EventType> {
+  run: string;
+  seq: number;
+  time: string; // ISO 8601, milliseconds
+  type: T;
+  task: string | null;
+  key: string | null;
+  payload: EventPayloads[T];
+}
+
+export const EVENT_TYPES: EventType[] = [
+  "plan_admitted",
+  "run_resumed",
+  "task_expanded",
+  "task_failed",
+  "instance_started",
+  "instance_finished",
+  "instance_retried",
+  "instance_interrupted",
+  "gate_closed",
+  "decision_recorded",
+  "revise_round",
+  "fold_settled",
+  "task_settled",
+  "run_stopped",
+  "run_cancelled",
+  "run_finished",
+];

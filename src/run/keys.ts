@@ -1,0 +1,60 @@
+import { createHash } from "node:crypto";
+
+// Element keys (M-1): an element is a string or an integer; its key is the string itself or the
+// integer's decimal text, 1–256 characters, with no NUL or control characters, unique in the list.
+// The list length is checked against max_fanout before any element is read.
+
+export class KeyError extends Error {
+  constructor(
+    message: string,
+    readonly code: "bad-element" | "duplicate-key" | "over-max-fanout" | "over-not-list",
+  ) {
+    super(message);
+  }
+}
+
+// C0 controls, DEL and C1 controls.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+export function elementKeys(list: unknown, where: string, maxFanout: number): string[] {
+  if (!Array.isArray(list)) {
+    throw new KeyError(`over-not-list: ${where} is not a list (got ${list === null ? "null" : typeof list}) (M-1)`, "over-not-list");
+  }
+  if (list.length > maxFanout) {
+    throw new KeyError(
+      `over-max-fanout: ${where} has ${list.length} elements, more than max_fanout = ${maxFanout} (M-1); raise max_fanout or shorten the list`,
+      "over-max-fanout",
+    );
+  }
+  const keys: string[] = new Array(list.length);
+  const seen = new Set<string>();
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i];
+    let key: string;
+    if (typeof e === "string") key = e;
+    else if (typeof e === "number" && Number.isSafeInteger(e)) key = String(e);
+    else {
+      const what = e === null ? "null" : Array.isArray(e) ? "a list" : typeof e === "object" ? "an object" : typeof e === "number" ? `the non-integer number ${e}` : typeof e;
+      throw new KeyError(`bad-element: element ${i} of ${where} is ${what}; elements must be strings or integers (M-1)`, "bad-element");
+    }
+    if (key.length < 1 || key.length > 256) {
+      throw new KeyError(`bad-element: element ${i} of ${where} has a key of ${key.length} characters; keys are 1 to 256 characters (M-1)`, "bad-element");
+    }
+    if (CONTROL.test(key)) {
+      throw new KeyError(`bad-element: element ${i} of ${where} (${JSON.stringify(key)}) contains a NUL or control character (M-1)`, "bad-element");
+    }
+    if (seen.has(key)) {
+      throw new KeyError(`duplicate-key: element ${i} of ${where} repeats the key ${JSON.stringify(key)}; keys must be unique (M-1)`, "duplicate-key");
+    }
+    seen.add(key);
+    keys[i] = key;
+  }
+  return keys;
+}
+
+/** A file-system-safe, collision-free folder name for a key. */
+export function keyDirName(key: string): string {
+  if (/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,80}$/.test(key)) return key;
+  const safe = key.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 40);
+  return `~${safe}-${createHash("sha256").update(key).digest("hex").slice(0, 16)}`;
+}

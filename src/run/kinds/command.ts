@@ -1,0 +1,145 @@
+// `command` instances (T-1): `/bin/sh -c RUN` in a fresh workspace per attempt, input JSON in
+// $SWITCHYARD_INPUT, the output object read back from $SWITCHYARD_OUTPUT and checked against
+// `emits`; stdout and stderr go to the attempt's log.
+
+import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
+import { runProcess, type ProcessResult } from "../process.js";
+import { checkEmits, isPlainObject } from "../values.js";
+import type { FieldType } from "../../plan/plan.js";
+
+export interface AttemptFiles {
+  workspace: string;
+  input: string;
+  output: string;
+  log: string;
+}
+
+/** Parent folders (`work/TASK`) known to exist, so an attempt folder is one mkdir, not a walk. */
+const knownParents = new Set<string>();
+
+/**
+ * Creates the attempt's fresh workspace (the folder `stem`), writes the input beside it
+ * (`stem.input.json`) and creates the empty log (`stem.log`); output, usage and prompt go beside
+ * it likewise. On this kind of disk creating a file or folder is the costly part (about a
+ * millisecond each), so the engine starts this for queued instances before a slot frees (see
+ * `prefetch` in engine.ts) and the calls run off the main thread.
+ *
+ * A folder that already exists belongs to an attempt whose start was never recorded (the process
+ * died before the `instance_started` commit, or a prepared attempt never started): the attempt
+ * number is reused, so its leftovers (workspace, output, usage) are removed first and the log is
+ * truncated. Every attempt that runs therefore starts from an empty workspace.
+ */
+export async function prepareAttempt(stem: string, input: InstanceInput): Promise<AttemptFiles> {
+  const files = { workspace: stem, input: `${stem}.input.json`, output: `${stem}.output.json`, log: `${stem}.log` };
+  const parent = dirname(stem);
+  if (!knownParents.has(parent)) {
+    await mkdir(parent, { recursive: true });
+    knownParents.add(parent);
+  }
+  try {
+    await mkdir(stem);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      // The parent was removed after it was remembered: create it again.
+      await mkdir(parent, { recursive: true });
+      await mkdir(stem);
+    } else if (code === "EEXIST") {
+      await Promise.all([rm(stem, { recursive: true, force: true }), rm(files.output, { force: true }), rm(`${stem}.usage.json`, { force: true })]);
+      await mkdir(stem);
+    } else throw err;
+  }
+  const log = open(files.log, "w").then((h) => h.close());
+  await Promise.all([writeFile(files.input, JSON.stringify(input)), log]);
+  return files;
+}
+
+export function instanceEnv(ctx: AttemptContext, files: AttemptFiles, extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...ctx.env.baseEnv, ...instanceVars(ctx, files, extra) };
+}
+
+/** What an instance adds to the base environment (R-20). */
+export function instanceVars(ctx: AttemptContext, files: AttemptFiles, extra: Record<string, string>): Record<string, string> {
+  return {
+    ...extra,
+    SWITCHYARD_RUN: ctx.env.run,
+    SWITCHYARD_TASK: ctx.recordTask,
+    SWITCHYARD_KEY: ctx.key ?? "",
+    SWITCHYARD_INPUT: files.input,
+    SWITCHYARD_OUTPUT: files.output,
+    SWITCHYARD_WORKSPACE: files.workspace,
+    SWITCHYARD_PACK: ctx.env.packDir,
+  };
+}
+
+/** Interprets how a process ended; null when it exited 0. */
+export function processProblem(r: ProcessResult, what: string, ctx: AttemptContext, logFile: string): Outcome | null {
+  if (r.aborted) return { status: "interrupted" };
+  if (r.spawnError) {
+    return { status: "failed", code: "command-failed", error: `command-failed: ${what} could not be started: ${r.spawnError.code ?? r.spawnError.message}` };
+  }
+  if (r.timedOut) {
+    return { status: "failed", code: "timeout", error: `timeout: ${what} ran longer than its timeout of ${ctx.task.timeout_seconds}s and was killed (log: ${logFile})` };
+  }
+  if (r.code !== 0) {
+    const how = r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`;
+    return { status: "failed", code: "command-failed", error: `command-failed: ${what} ${how} (log: ${logFile})` };
+  }
+  return null;
+}
+
+/** Reads $SWITCHYARD_OUTPUT. A missing file is {} only when no field is declared. */
+export async function readOutput(path: string, emits: Record<string, FieldType>, who: string, missingOk: boolean): Promise<Outcome> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch {
+    if (Object.keys(emits).length === 0 || missingOk) return { status: "passed", output: {} };
+    return {
+      status: "failed",
+      code: "output-missing",
+      error: `output-missing: ${who} exited 0 but wrote no output to $SWITCHYARD_OUTPUT; it declares ${Object.keys(emits).join(", ")} (T-1)`,
+    };
+  }
+  let output: unknown;
+  try {
+    output = JSON.parse(text);
+  } catch (err) {
+    return { status: "failed", code: "output-invalid", error: `output-invalid: ${who} wrote invalid JSON to $SWITCHYARD_OUTPUT: ${(err as Error).message} (T-1)` };
+  }
+  if (!isPlainObject(output)) {
+    const problem = checkEmits(output, emits)!;
+    return { status: "failed", code: "output-invalid", error: problem };
+  }
+  return { status: "passed", output };
+}
+
+/**
+ * Runs one attempt. `prepared` is the attempt's files when the engine already started preparing
+ * them (prepareAttempt for `ctx.dir` with this same input).
+ */
+export async function runCommand(ctx: AttemptContext, input: InstanceInput, prepared?: Promise<AttemptFiles>): Promise<Outcome> {
+  const spec = ctx.task.command!;
+  const files = await (prepared ?? prepareAttempt(ctx.dir, input));
+  const extraEnv = instanceVars(ctx, files, spec.env);
+  const proc = {
+    argv: ["/bin/sh", "-c", spec.run],
+    cwd: files.workspace,
+    env: { ...ctx.env.baseEnv, ...extraEnv },
+    extraEnv,
+    logFile: files.log,
+    timeoutMs: ctx.task.timeout_seconds * 1000,
+    signal: ctx.signal,
+  };
+  const launcher = ctx.env.launcher?.();
+  const r = launcher && Object.keys(extraEnv).every((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) ? await launcher.run(proc) : await runProcess(proc);
+  const problem = processProblem(r, "the command", ctx, files.log);
+  if (problem) return problem;
+  const out = await readOutput(files.output, ctx.task.emits, "the command", false);
+  if (out.status !== "passed") return out;
+  const bad = checkEmits(out.output, ctx.task.emits);
+  if (bad) return { status: "failed", code: "output-invalid", error: bad };
+  return out;
+}

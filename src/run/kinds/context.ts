@@ -1,0 +1,47 @@
+// What an instance kind receives to run one attempt, and what it hands back.
+
+import type { Plan, TaskPlan } from "../../plan/plan.js";
+import type { AgentRunnerConfig } from "../agent-runner-config.js";
+import type { Usage } from "../judge.js";
+import type { Launcher } from "../launcher.js";
+
+/** The instance's input (R-20). */
+export interface InstanceInput {
+  key?: string;
+  inputs: Record<string, unknown>;
+  statuses?: Record<string, string>;
+  feedback?: unknown;
+  round?: number;
+}
+
+export type EvaluatorFactory = (task: TaskPlan) => (input: unknown) => unknown;
+
+export interface KindEnv {
+  run: string;
+  plan: Plan;
+  packDir: string;
+  /** The environment processes inherit, secrets already removed (R-20). */
+  baseEnv: NodeJS.ProcessEnv;
+  agentRunners: Record<string, AgentRunnerConfig>;
+  evaluatorFor: (task: TaskPlan) => (input: unknown) => unknown;
+  /** The launcher shells for commands, or null where `setsid` is missing (spawn directly). */
+  launcher?: () => Launcher | null;
+}
+
+export interface AttemptContext {
+  env: KindEnv;
+  /** The task as declared (for revise: the inline body or reviewer). */
+  task: TaskPlan;
+  /** The task name and key the instance is recorded under. */
+  recordTask: string;
+  key: string | null;
+  /** Folder for this attempt's files (workspace, input, output, log). */
+  dir: string;
+  signal: AbortSignal;
+}
+
+export type Outcome =
+  | { status: "passed"; output: unknown; usage?: Usage }
+  | { status: "failed"; error: string; code: string; usage?: Usage }
+  /** Cancelled while running: not a result; the instance runs again on resume. */
+  | { status: "interrupted"; usage?: Usage };

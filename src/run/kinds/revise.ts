@@ -1,0 +1,82 @@
+// `revise` loops (T-5): body, then reviewer on the body's output, until the reviewer accepts or
+// max_rounds rounds have run. Each finished round is recorded (revise_round) before the next
+// starts, so a resumed loop continues after the last finished round instead of starting over.
+
+import type { TaskPlan } from "../../plan/plan.js";
+import type { Usage } from "../judge.js";
+import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
+import { runCommand } from "./command.js";
+import { runAgent } from "./agent.js";
+import { runEvaluate } from "./evaluate.js";
+import { isPlainObject } from "../values.js";
+
+export interface ReviseRound {
+  round: number;
+  body: unknown;
+  verdict: string;
+  feedback?: unknown;
+}
+
+export async function runLeaf(ctx: AttemptContext, input: InstanceInput): Promise<Outcome> {
+  switch (ctx.task.kind) {
+    case "command":
+      return runCommand(ctx, input);
+    case "agent":
+      return runAgent(ctx, input);
+    case "evaluate":
+      return runEvaluate(ctx, input);
+    default:
+      return { status: "failed", code: "revise-failed", error: `revise-failed: ${ctx.task.name} is a ${ctx.task.kind}, which cannot run inside a revise loop (T-5)` };
+  }
+}
+
+function withOutput(body: unknown, rounds: number): Record<string, unknown> {
+  return { ...(isPlainObject(body) ? body : {}), rounds };
+}
+
+export async function runRevise(
+  ctx: AttemptContext,
+  input: InstanceInput,
+  prior: ReviseRound[],
+  recordRound: (r: ReviseRound, usage: Usage | undefined) => void,
+): Promise<Outcome> {
+  const spec = ctx.task.revise!;
+  const last = prior[prior.length - 1];
+  if (last?.verdict === "accept") return { status: "passed", output: withOutput(last.body, last.round) };
+  let feedback = last?.feedback;
+  for (let round = prior.length + 1; round <= spec.max_rounds; round++) {
+    const bodyInput: InstanceInput = round > 1 ? { ...input, feedback: feedback ?? null, round } : input;
+    const sub = (task: TaskPlan, part: string): AttemptContext => ({ ...ctx, task, dir: `${ctx.dir}-r${round}-${part}` });
+    const body = await runLeaf(sub(spec.body, "body"), bodyInput);
+    if (body.status !== "passed") return body;
+    const reviewInput: InstanceInput = { ...(input.key !== undefined ? { key: input.key } : {}), inputs: { ...input.inputs, [spec.body.name]: body.output }, round };
+    const review = await runLeaf(sub(spec.reviewer, "review"), reviewInput);
+    const usage = sumUsage(body.usage, review.usage);
+    if (review.status !== "passed") return { ...review, usage };
+    const out = review.output as Record<string, unknown>;
+    const verdict = out.verdict;
+    if (verdict !== "accept" && verdict !== "revise") {
+      return {
+        status: "failed",
+        code: "revise-failed",
+        usage,
+        error: `revise-failed: reviewer ${spec.reviewer.name} emitted verdict ${JSON.stringify(verdict)}; it must be "accept" or "revise" (T-5)`,
+      };
+    }
+    const r: ReviseRound = { round, body: body.output, verdict, ...(out.feedback !== undefined ? { feedback: out.feedback } : {}) };
+    recordRound(r, usage);
+    if (verdict === "accept") return { status: "passed", output: withOutput(body.output, round) };
+    feedback = out.feedback;
+  }
+  return { status: "failed", code: "revise-failed", error: `revise-failed: the reviewer did not accept within max_rounds = ${spec.max_rounds} rounds (T-5)` };
+}
+
+function sumUsage(a?: Usage, b?: Usage): Usage | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  const out: Usage = {};
+  for (const f of ["input_tokens", "output_tokens", "cost_usd"] as const) {
+    if (a[f] !== undefined || b[f] !== undefined) out[f] = (a[f] ?? 0) + (b[f] ?? 0);
+  }
+  return out;
+}

@@ -1,0 +1,169 @@
+// A pool of small launcher shells for command instances. Forking a large Node process for every
+// command is several times slower than forking a shell (what `xargs` does), so each concurrency
+// slot keeps one `/bin/sh` reading jobs on its stdin; a job runs in its own session and process
+// group via `setsid` (so a timeout or cancel still kills the whole group), with its environment
+// exported, its stdin, stdout and stderr redirected, and its pid and exit status reported back.
+// Where `setsid` is missing, callers fall back to spawning directly (process.ts).
+
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { constants } from "node:os";
+import type { ProcessResult, ProcessSpec } from "./process.js";
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const KILL_GRACE_MS = 1000;
+
+function q(s: string): string {
+  return "'" + s.replace(/'/g, "'\\''") + "'";
+}
+
+let setsidPath: string | null | undefined;
+function findSetsid(): string | null {
+  if (setsidPath === undefined) {
+    const r = spawnSync("/bin/sh", ["-c", "command -v setsid"], { encoding: "utf8" });
+    const p = r.status === 0 ? r.stdout.trim() : "";
+    setsidPath = p.startsWith("/") ? p : null;
+  }
+  return setsidPath;
+}
+
+const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.signals).map(([name, n]) => [n as number, name as NodeJS.Signals]));
+
+interface Job {
+  spec: ProcessSpec;
+  resolve: (r: ProcessResult) => void;
+  pid?: number;
+}
+
+class LauncherShell {
+  readonly proc: ChildProcess;
+  private buf = "";
+  job: Job | null = null;
+  dead = false;
+  constructor(env: NodeJS.ProcessEnv, onExit: (s: LauncherShell) => void) {
+    this.proc = spawn("/bin/sh", [], { stdio: ["pipe", "pipe", "ignore"], env });
+    this.proc.stdout!.setEncoding("utf8");
+    this.proc.stdout!.on("data", (d: string) => this.data(d));
+    this.proc.on("exit", () => {
+      this.dead = true;
+      onExit(this);
+      const job = this.job;
+      this.job = null;
+      job?.resolve({ code: null, signal: "SIGKILL", timedOut: false, aborted: false });
+    });
+    this.proc.stdin!.on("error", () => {
+      this.dead = true;
+    });
+  }
+
+  private data(d: string): void {
+    this.buf += d;
+    let nl: number;
+    while ((nl = this.buf.indexOf("\n")) >= 0) {
+      const line = this.buf.slice(0, nl);
+      this.buf = this.buf.slice(nl + 1);
+      const job = this.job;
+      if (!job) continue;
+      if (line.startsWith("P ")) job.pid = Number(line.slice(2));
+      else if (line.startsWith("X ")) {
+        this.job = null;
+        const status = Number(line.slice(2));
+        const r: ProcessResult =
+          status > 128 && SIGNAL_NAMES.has(status - 128)
+            ? { code: null, signal: SIGNAL_NAMES.get(status - 128)!, timedOut: false, aborted: false }
+            : { code: status, signal: null, timedOut: false, aborted: false };
+        job.resolve(r);
+      }
+    }
+  }
+
+  start(job: Job, setsid: string): void {
+    this.job = job;
+    const s = job.spec;
+    const exports = Object.entries(s.extraEnv ?? {})
+      .map(([k, v]) => `${k}=${q(v)}`)
+      .join(" ");
+    const argv = s.argv.map(q).join(" ");
+    const stdin = q(s.stdinFile ?? "/dev/null");
+    const script =
+      `( cd ${q(s.cwd)} || exit 127; ${exports ? `export ${exports}; ` : ""}exec ${setsid} ${argv} ) <${stdin} >>${q(s.logFile)} 2>&1 &\n` +
+      `echo "P $!"; wait $!; echo "X $?"\n`;
+    this.proc.stdin!.write(script);
+  }
+}
+
+/** Runs processes through a pool of launcher shells (one per concurrency slot). */
+export class Launcher {
+  private idle: LauncherShell[] = [];
+  private all = new Set<LauncherShell>();
+  private readonly setsid: string | null;
+  constructor(private readonly env: NodeJS.ProcessEnv) {
+    this.setsid = findSetsid();
+  }
+
+  get available(): boolean {
+    return this.setsid !== null;
+  }
+
+  /** Like runProcess, but `spec.env` must be the launcher's env plus `spec.extraEnv`. */
+  run(spec: ProcessSpec): Promise<ProcessResult> {
+    for (const k of Object.keys(spec.extraEnv ?? {})) {
+      if (!IDENT.test(k)) return Promise.reject(new Error(`environment variable name ${JSON.stringify(k)} is not an identifier`));
+    }
+    let shell = this.idle.pop();
+    while (shell && shell.dead) shell = this.idle.pop();
+    if (!shell) {
+      shell = new LauncherShell(this.env, (s) => this.all.delete(s));
+      this.all.add(shell);
+    }
+    const sh = shell;
+    return new Promise((resolve) => {
+      let timedOut = false;
+      let aborted = false;
+      let grace: NodeJS.Timeout | null = null;
+      const kill = (sig: NodeJS.Signals) => {
+        const pid = job.pid;
+        if (pid) {
+          try {
+            process.kill(-pid, sig);
+          } catch {
+            // gone
+          }
+        }
+      };
+      const stop = () => {
+        kill("SIGTERM");
+        grace = setTimeout(() => kill("SIGKILL"), KILL_GRACE_MS);
+      };
+      const onAbort = () => {
+        aborted = true;
+        stop();
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, spec.timeoutMs);
+      const job: Job = {
+        spec,
+        resolve: (r) => {
+          clearTimeout(timer);
+          if (grace) clearTimeout(grace);
+          spec.signal.removeEventListener("abort", onAbort);
+          if (timedOut || aborted) kill("SIGKILL");
+          if (!sh.dead) this.idle.push(sh);
+          resolve({ ...r, timedOut, aborted });
+        },
+      };
+      if (spec.signal.aborted) aborted = true;
+      else spec.signal.addEventListener("abort", onAbort);
+      sh.start(job, this.setsid!);
+      if (aborted) stop();
+    });
+  }
+
+  /** Ends every launcher shell (their stdin closes; they exit once their job is done). */
+  close(): void {
+    for (const s of this.all) s.proc.stdin!.end();
+    this.all.clear();
+    this.idle = [];
+  }
+}

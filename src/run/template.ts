@@ -1,0 +1,26 @@
+// Agent prompt templates (T-2): `{{key}}`, `{{inputs.DEP}}` and `{{inputs.DEP.FIELD}}` are
+// replaced from the instance's input, strings as they are and other values as JSON. The compiler
+// rejects placeholders naming undeclared dependencies or fields; at run time a missing value
+// (a dependency that did not pass under a settled join) renders as `null`.
+
+import { isPlainObject } from "./values.js";
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}/g;
+
+function show(v: unknown): string {
+  if (typeof v === "string") return v;
+  return JSON.stringify(v === undefined ? null : v);
+}
+
+export function renderPrompt(template: string, input: { key?: string; inputs: Record<string, unknown> }): string {
+  return template.replace(PLACEHOLDER, (whole, path: string) => {
+    const parts = path.split(".");
+    if (parts[0] === "key" && parts.length === 1) return input.key ?? "";
+    if (parts[0] !== "inputs" || parts.length < 2) return whole;
+    let v: unknown = input.inputs;
+    for (const p of parts.slice(1)) {
+      v = isPlainObject(v) ? v[p] : undefined;
+    }
+    return show(v);
+  });
+}

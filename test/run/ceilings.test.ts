@@ -1,0 +1,84 @@
+// R-6: ceilings stop a run (nothing new starts, running instances finish, status stopped with the
+// ceiling named); resume with a raised ceiling finishes with the same records as an unstopped run.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { harness, plan, command, agent, mapped, ref, runPlan, resumePlan, runner, writeJson, type Harness } from "./helpers.js";
+import type { ShowJson } from "../../src/run/index.js";
+
+const AGENT = `#!/bin/sh
+cat > /dev/null
+printf '{"cost_usd": 0.01, "input_tokens": 3}' > "$SWITCHYARD_USAGE"
+printf '{"key":"%s"}' "$SWITCHYARD_KEY" > "$SWITCHYARD_OUTPUT"
+`;
+
+function records(show: ShowJson) {
+  const out: Record<string, unknown> = {};
+  for (const [name, t] of Object.entries(show.tasks)) {
+    out[name] = { status: t.status, output: t.output, summary: t.summary, instances: Object.fromEntries(Object.entries(t.instances ?? {}).map(([k, i]) => [k, { status: i.status, output: i.output }])) };
+  }
+  return out;
+}
+
+test("R-6: budget_usd stops the run after agents report that much cost; resume with a raised budget gives the unstopped records", async () => {
+  const hs: Harness[] = [harness(), harness()];
+  try {
+    const make = () =>
+      plan(
+        [
+          command("prepare", writeJson({ members: ["a", "b", "c", "d", "e", "f"] }), { emits: { members: "list" } }),
+          agent("turn", "look at {{key}}", { depends_on: ["prepare"], ...mapped(ref("prepare", "members")) }),
+        ],
+        { concurrency: 1, budget_usd: 0.025 },
+      );
+    const runners = (h: Harness) => runner("default", [h.dir.file("agent.sh", AGENT, 0o755)]);
+    const stopped = await runPlan(hs[0]!, make(), { agentRunners: runners(hs[0]!) });
+    assert.equal(stopped.outcome.status, "stopped");
+    assert.match(stopped.outcome.reason!, /^ceiling-reached: budget_usd of \$0.025 reached/);
+    assert.equal(stopped.show.status, "stopped");
+    const ran = Object.values(stopped.show.tasks.turn!.instances!).filter((i) => i.status === "passed").length;
+    assert.equal(ran, 3, "nothing starts once the budget is reached");
+    const resumed = await resumePlan(hs[0]!, stopped.run, { agentRunners: runners(hs[0]!), overrides: { budget_usd: 1 } });
+    assert.equal(resumed.outcome.status, "passed");
+    assert.equal(hs[0]!.store.run(stopped.run)!.spent_usd.toFixed(2), "0.06");
+    const whole = await runPlan(hs[1]!, make(), { agentRunners: runners(hs[1]!), overrides: { budget_usd: 1 } });
+    assert.deepEqual(records(resumed.show), records(whole.show));
+  } finally {
+    for (const h of hs) {
+      h.store.close();
+      h.dir.cleanup();
+    }
+  }
+});
+
+test("R-6: max_duration (summed over invocations) stops the run; resume with a raised ceiling gives the unstopped records", async () => {
+  const hs: Harness[] = [harness(), harness()];
+  try {
+    const make = () =>
+      plan(
+        [
+          command("prepare", writeJson({ members: [1, 2, 3, 4, 5, 6] }), { emits: { members: "list" } }),
+          command("slow", `sleep 0.15; printf '{"k":"%s"}' "$SWITCHYARD_KEY" > "$SWITCHYARD_OUTPUT"`, { depends_on: ["prepare"], ...mapped(ref("prepare", "members")) }),
+        ],
+        { concurrency: 1, max_duration_seconds: 0.35 },
+      );
+    const stopped = await runPlan(hs[0]!, make());
+    assert.equal(stopped.outcome.status, "stopped");
+    assert.match(stopped.outcome.reason!, /^ceiling-reached: max_duration of 0.35s reached/);
+    const done = Object.values(stopped.show.tasks.slow!.instances!).filter((i) => i.status === "passed").length;
+    assert.ok(done >= 1 && done < 6, `${done} finished before the ceiling`);
+    // The same ceiling again: the time already spent counts, so it stops at once.
+    const again = await resumePlan(hs[0]!, stopped.run);
+    assert.equal(again.outcome.status, "stopped");
+    assert.ok(hs[0]!.store.run(stopped.run)!.elapsed_ms >= 350);
+    const resumed = await resumePlan(hs[0]!, stopped.run, { overrides: { max_duration_seconds: 3600 } });
+    assert.equal(resumed.outcome.status, "passed");
+    const whole = await runPlan(hs[1]!, make(), { overrides: { max_duration_seconds: 3600 } });
+    assert.deepEqual(records(resumed.show), records(whole.show));
+  } finally {
+    for (const h of hs) {
+      h.store.close();
+      h.dir.cleanup();
+    }
+  }
+});

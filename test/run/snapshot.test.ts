@@ -1,0 +1,47 @@
+// the pack snapshot copies every file except hidden folders and node_modules, and refuses a
+// pack over 50 MB before copying anything.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { TempDir } from "./helpers.js";
+import { snapshotPack, SnapshotError } from "../../src/run/snapshot.js";
+
+test("R-1: the snapshot holds every pack file but hidden folders and node_modules", () => {
+  const dir = new TempDir("sy-snap-");
+  try {
+    dir.file("pack/main.star", "x = 1\n");
+    dir.file("pack/lib/util.star", "y = 2\n");
+    dir.file("pack/.hidden", "kept: a hidden file, not a folder\n");
+    dir.file("pack/.git/config", "skipped\n");
+    dir.file("pack/node_modules/m/index.js", "skipped\n");
+    dir.file("pack/data/deep/rows.json", "[]\n");
+    const info = snapshotPack(join(dir.path, "pack"), join(dir.path, "copy"));
+    assert.equal(info.files, 4);
+    assert.equal(readFileSync(join(dir.path, "copy", "lib", "util.star"), "utf8"), "y = 2\n");
+    assert.ok(existsSync(join(dir.path, "copy", ".hidden")));
+    assert.ok(existsSync(join(dir.path, "copy", "data", "deep", "rows.json")));
+    assert.ok(!existsSync(join(dir.path, "copy", ".git")));
+    assert.ok(!existsSync(join(dir.path, "copy", "node_modules")));
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test("R-1: a pack over 50 MB is an error naming the size and the largest files, and nothing is copied", () => {
+  const dir = new TempDir("sy-snap-");
+  try {
+    dir.file("pack/main.star", "x = 1\n");
+    const big = join(dir.path, "pack", "big.bin");
+    writeFileSync(big, "");
+    truncateSync(big, 51 * 1024 * 1024); // sparse: no 51 MB written to the disk
+    assert.throws(
+      () => snapshotPack(join(dir.path, "pack"), join(dir.path, "copy")),
+      (e: unknown) => e instanceof SnapshotError && /pack-too-large: .* holds 51\.0 MB, over the 50 MB snapshot limit \(R-1\); largest files: big\.bin \(51\.0 MB\)/.test(e.message),
+    );
+    assert.ok(!existsSync(join(dir.path, "copy")));
+  } finally {
+    dir.cleanup();
+  }
+});
