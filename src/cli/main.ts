@@ -21,7 +21,19 @@ import { register as registerCancel } from "./cancel.js";
 // Command registrations, one file per command (keep this list sorted).
 const registrations: Array<(program: Command) => void> = [registerCancel, registerCheck, registerCompile, registerConfig, registerEval, registerExplain, registerInit, registerLab, registerResume, registerRun, registerRuns, registerShow, registerStatus];
 
+// `switchyard show latest | head`: a reader that stops early is not an error (no EPIPE trace).
+let brokenPipeGuarded = false;
+function exitQuietlyOnBrokenPipe(): void {
+  if (brokenPipeGuarded) return;
+  brokenPipeGuarded = true;
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(0);
+    throw err;
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
+  exitQuietlyOnBrokenPipe();
   const program = new Command("switchyard")
     .description("Run playbooks of AI-agent work, with calibrated decisions gating each element")
     .version(VERSION, "-V, --version")

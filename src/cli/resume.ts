@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import { addRunFlags, execute, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
 import { findRun } from "./run-lookup.js";
+import { recallInvocation } from "./run-invocation.js";
 
 export function register(program: Command): void {
   addRunFlags(program.command("resume").description("continue a stopped, cancelled, failed or interrupted run").argument("<run>", "the run id (see `switchyard runs`), or `latest`")).action(
@@ -13,6 +14,8 @@ export function register(program: Command): void {
       const store = openStore(flags.stateDir);
       try {
         const run = findRun(store, id);
+        const note = recallInvocation(store.stateDir, run, flags);
+        if (note && !flags.json) process.stderr.write(`switchyard: ${note}\n`);
         const wiring = wire(flags, store.stateDir);
         await execute(store, run, true, flags, wiring, null);
       } finally {

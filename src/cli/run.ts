@@ -7,6 +7,7 @@ import { admitRun, SnapshotError } from "../run/index.js";
 import { CommandFailed, EXIT_FAILED, UsageError, printDiagnostics, setExitCode } from "./common.js";
 import { addRunFlags, execute, judgementTypes, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
 import { DiagnosticError } from "../lang/diagnostic.js";
+import { rememberInvocation } from "./run-invocation.js";
 
 export function register(program: Command): void {
   addRunFlags(
@@ -42,6 +43,7 @@ export function register(program: Command): void {
         if (err instanceof SnapshotError) throw new CommandFailed(err.message);
         throw err;
       }
+      rememberInvocation(store.stateDir, run, flags);
       if (!flags.json) process.stdout.write(`run ${run}: ${compiled.plan.playbook} (${compiled.plan.tasks.length} tasks)\n`);
       await execute(store, run, false, flags, wiring, null);
     } finally {

@@ -2,14 +2,8 @@
 // modes (D-10), the resolver (D-30) and the providers (D-21, D-22). `switchyard explain CODE` and
 // docs/decisions.md read it. Shared by several files of this layer: only ever APPEND entries.
 
-export interface CodeEntry {
-  code: string;
-  /** The SPEC rule the code enforces. */
-  rule?: string;
-  summary: string;
-  /** A paragraph: what it means and how to fix it. */
-  explain: string;
-}
+import type { CodeEntry } from "../lang/diagnostic.js";
+export type { CodeEntry };
 
 export const DECIDE_CODES: CodeEntry[] = [
   // --- the machine config (D-50), src/decide/config.ts ---

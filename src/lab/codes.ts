@@ -1,11 +1,7 @@
 // The lab's error codes (H-1 … H-3), for `switchyard explain CODE` and docs/lab.md.
 
-export interface CodeEntry {
-  code: string;
-  rule?: string;
-  summary: string;
-  explain: string;
-}
+import type { CodeEntry } from "../lang/diagnostic.js";
+export type { CodeEntry };
 
 export const LAB_CODES: CodeEntry[] = [
   {

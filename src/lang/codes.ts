@@ -1,11 +1,7 @@
 // The catalog of error codes the language layer emits (for `switchyard explain CODE` and the docs).
 
-export interface CodeEntry {
-  code: string;
-  rule?: string;
-  summary: string;
-  explain: string;
-}
+import type { CodeEntry } from "./diagnostic.js";
+export type { CodeEntry };
 
 export const LANG_CODES: CodeEntry[] = [
   {

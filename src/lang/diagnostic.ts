@@ -23,6 +23,16 @@ export interface Diagnostic {
   stack?: StackFrame[]; // innermost last, for runtime errors
 }
 
+/** One entry of a layer's code catalog (each layer's codes.ts), for `switchyard explain` and docs/errors.md. */
+export interface CodeEntry {
+  code: string;
+  /** The SPEC rule the code enforces. */
+  rule?: string;
+  summary: string;
+  /** A paragraph: what it means and how to fix it. */
+  explain: string;
+}
+
 /** An error carrying one or more diagnostics; thrown across layers, printed by the CLI. */
 export class DiagnosticError extends Error {
   readonly diagnostics: Diagnostic[];

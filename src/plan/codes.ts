@@ -2,14 +2,8 @@
 // `switchyard explain CODE` and docs/playbooks.md read it; a code emitted here and missing from
 // this list is a bug (a test walks the emitting sources and checks).
 
-export interface CodeEntry {
-  code: string;
-  /** The SPEC rule the code enforces. */
-  rule?: string;
-  summary: string;
-  /** A paragraph: what it means and how to fix it. */
-  explain: string;
-}
+import type { CodeEntry } from "../lang/diagnostic.js";
+export type { CodeEntry };
 
 export const PLAN_CODES: readonly CodeEntry[] = [
   // --- packs and loading (L-1 … L-5, C-1) ---

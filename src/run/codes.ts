@@ -1,12 +1,8 @@
 // The run engine's error codes (`switchyard explain CODE`). Each run-time failure message starts
 // with or names its code, so a person can look up what it means and how to fix it.
 
-export interface CodeEntry {
-  code: string;
-  rule?: string;
-  summary: string;
-  explain: string;
-}
+import type { CodeEntry } from "../lang/diagnostic.js";
+export type { CodeEntry };
 
 export const RUN_CODES: CodeEntry[] = [
   {

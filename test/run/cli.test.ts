@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { TempDir } from "./helpers.js";
 
@@ -140,14 +140,41 @@ test("R-7: Ctrl-C cancels a CLI run (exit 1, status cancelled); `cancel` marks a
     assert.equal(JSON.parse(sy(dir.path, ["status", "--json"]).out).status, "running");
     assert.match(sy(dir.path, ["cancel", id]).out, /cancelled \(no process was executing it\)/);
     assert.equal(JSON.parse(sy(dir.path, ["status", id, "--json"]).out).status, "cancelled");
-    // The SIGKILLed run could not stop its command: end that process group by its recorded id.
-    for (const pid of readFileSync(pids, "utf8").trim().split("\n").map(Number)) {
+    // The SIGKILLed run could not stop its command: end that process group by its recorded id
+    // (there is none when both commands were stopped before their first line ran).
+    for (const pid of existsSync(pids) ? readFileSync(pids, "utf8").trim().split("\n").map(Number) : []) {
       try {
         process.kill(-pid, "SIGKILL");
       } catch {
         // already gone (the cancelled run's)
       }
     }
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test("R-4: resume without --config reuses the run's own --config and --decide", () => {
+  const dir = new TempDir("sy-cli-inv-");
+  try {
+    dir.file("pack/demo.star", PLAYBOOK);
+    dir.file("pack/data.json", JSON.stringify(DATA));
+    // The runner fails until a marker file exists: the first run fails its agent instances.
+    const marker = join(dir.path, "ready");
+    const agent = dir.file("agent.sh", `#!/bin/sh\ntest -f "${marker}" || { echo "not ready" >&2; exit 3; }\ncat > NOTE.txt\n`, 0o755);
+    // Not at the default config path: only --config finds it.
+    dir.file("custom.toml", `[agents.default]\ncommand = ["${agent}"]\n`);
+    const first = sy(dir.path, ["run", "pack", "--config", "custom.toml"]);
+    assert.equal(first.code, 1, first.err + first.out);
+    const id = /run (\S+): failed/.exec(first.out)?.[1];
+    assert.ok(id, first.out);
+    dir.file("ready", "");
+    const resumed = sy(dir.path, ["resume", id]);
+    assert.equal(resumed.code, 0, resumed.err + resumed.out);
+    assert.match(resumed.err, /resuming with the run's own --config .*custom\.toml/);
+    const shown = JSON.parse(sy(dir.path, ["show", id, "--json"]).out);
+    assert.equal(shown.tasks.look.instances.a.status, "passed");
+    assert.equal(shown.tasks.look.instances.b.status, "not_taken");
   } finally {
     dir.cleanup();
   }

@@ -1,0 +1,29 @@
+// The machine config getting-started.md tells people to write is one switchyard accepts for the
+// example pack (D-50): `switchyard config check` passes it with the keys' variables set.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { fencedBlocks } from "./blocks.js";
+
+test("D-50: the machine config in docs/getting-started.md passes `config check examples/cve-triage`", () => {
+  const blocks = fencedBlocks("docs/getting-started.md", readFileSync("docs/getting-started.md", "utf8")).filter((b) => b.lang === "toml");
+  assert.ok(blocks.length >= 1, "getting-started.md shows a machine config");
+  const dir = mkdtempSync(join(tmpdir(), "sy-config-"));
+  try {
+    for (const b of blocks) {
+      const file = join(dir, `config-${b.line}.toml`);
+      writeFileSync(file, b.text);
+      const vars = [...b.text.matchAll(/api_key_env\s*=\s*"([A-Z_][A-Z0-9_]*)"/g)].map((m) => m[1]);
+      const env = { ...process.env, ...Object.fromEntries(vars.map((v) => [v, "not-a-real-key"])) };
+      const r = spawnSync(process.execPath, ["bin/switchyard.js", "config", "check", "examples/cve-triage", "--config", file], { env, encoding: "utf8" });
+      assert.equal(r.status, 0, `docs/getting-started.md:${b.line}: ${r.stdout}${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /error\[|warning\[/, `docs/getting-started.md:${b.line}: ${r.stderr}`);
+      assert.match(r.stdout, /^ok$/m);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

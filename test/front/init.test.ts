@@ -1,0 +1,62 @@
+// `switchyard init` gives a pack that checks and runs as it is, and never overwrites a folder;
+// the example's lib helper test runs with `switchyard eval` (L-16).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+
+const CLI = join(process.cwd(), "bin", "switchyard.js");
+
+function sy(cwd: string, ...args: string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: join(cwd, "xdg") };
+  delete env.SWITCHYARD_HOME;
+  return spawnSync(process.execPath, [CLI, ...args], { cwd, env, encoding: "utf8" });
+}
+
+test("init: a new pack checks (exit 0) and runs to passed with its gated rows not_taken (G-3)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "sy-init-"));
+  try {
+    const init = sy(dir, "init", "mypack");
+    assert.equal(init.status, 0, init.stderr);
+    assert.match(init.stdout, /created \d+ files in mypack/);
+    const check = sy(dir, "check", "mypack");
+    assert.equal(check.status, 0, check.stdout + check.stderr);
+    assert.match(check.stdout, /ok: playbook 'main'/);
+    const run = sy(dir, "run", "mypack");
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /run \S+: passed/);
+    const show = JSON.parse(sy(dir, "show", "latest", "--json").stdout) as { tasks: Record<string, { instances?: Record<string, { status: string; label?: string }> }> };
+    const small = show.tasks.small.instances!;
+    const large = show.tasks.large.instances!;
+    assert.deepEqual(Object.fromEntries(Object.entries(small).map(([k, i]) => [k, i.status])), { alpha: "passed", beta: "not_taken", gamma: "not_taken", delta: "passed" });
+    assert.deepEqual(Object.fromEntries(Object.entries(large).map(([k, i]) => [k, i.status])), { alpha: "not_taken", beta: "passed", gamma: "not_taken", delta: "not_taken" });
+    assert.equal(large.gamma.label, "skip", "gamma's answer was dropped");
+    const helper = sy(join(dir, "mypack"), "eval", "lib/helpers_test.star");
+    assert.equal(helper.status, 0, helper.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("init: a folder that is not empty is refused with exit 2 and nothing is written", () => {
+  const dir = mkdtempSync(join(tmpdir(), "sy-init-"));
+  try {
+    mkdirSync(join(dir, "taken"));
+    writeFileSync(join(dir, "taken", "notes.txt"), "mine");
+    const r = sy(dir, "init", "taken");
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /taken is not empty/);
+    assert.match(r.stderr, /--force/);
+    assert.equal(sy(dir, "check", "taken").status, 1, "no playbook was written");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("L-16: `switchyard eval examples/cve-triage/lib/tickets_test.star` prints ok", () => {
+  const r = spawnSync(process.execPath, [CLI, "eval", "examples/cve-triage/lib/tickets_test.star"], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^ok: 2 tickets, 1 settled without a turn/m);
+});
