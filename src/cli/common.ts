@@ -26,6 +26,8 @@ export class UsageError extends Error {
   constructor(
     message: string,
     readonly hint?: string,
+    /** A catalogued code (switchyard explain CODE), shown as error[CODE]. */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -75,7 +77,7 @@ export function reportError(err: unknown): number {
     return err.diagnostics.some((d) => d.code.startsWith("config") || d.code.startsWith("usage")) ? EXIT_USAGE : EXIT_FAILED;
   }
   if (err instanceof UsageError) {
-    process.stderr.write(`switchyard: error: ${err.message}\n`);
+    process.stderr.write(`switchyard: error${err.code ? `[${err.code}]` : ""}: ${err.message}\n`);
     if (err.hint) process.stderr.write(`help: ${err.hint}\n`);
     return EXIT_USAGE;
   }

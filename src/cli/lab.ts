@@ -13,8 +13,9 @@ import { renderHtml } from "../lab/report-html.js";
 
 function labFailure(err: unknown): never {
   if (err instanceof LabError) {
-    if (err.code === "lab-unknown") throw new UsageError(`${err.message} [${err.code}]`, err.hint);
-    throw new CommandFailed(`${err.message} [${err.code}]${err.hint ? `\nhelp: ${err.hint}` : ""}`);
+    // Nothing to read where the person pointed (no lab, an unknown lab): like `show` with no runs, exit 2.
+    if (err.code === "lab-unknown" || err.code === "lab-none") throw new UsageError(err.message, err.hint, err.code);
+    throw new CommandFailed(`error[${err.code}]: ${err.message}${err.hint ? `\nhelp: ${err.hint}` : ""}`);
   }
   if (err instanceof PairsFileError) {
     throw new CommandFailed(
@@ -43,7 +44,7 @@ function fsStep<T>(what: string, step: () => T): T {
 function parseTarget(text: string): number {
   const t = Number(text);
   if (text.trim() === "" || !Number.isFinite(t) || t <= 0 || t > 1) {
-    throw new UsageError(`--target must be a number in (0, 1], got '${text}' [lab-bad-target]`, "for example --target 0.95");
+    throw new UsageError(`--target must be a number in (0, 1], got '${text}'`, "for example --target 0.95", "lab-bad-target");
   }
   return t;
 }

@@ -107,18 +107,18 @@ test("§12: lab harvest reports usage errors with exit 2 and other failures with
   const dir = mkdtempSync(join(tmpdir(), "switchyard-labcli-"));
   try {
     const none = sy(["lab", "harvest", "--state-dir", dir]);
-    assert.equal(none.code, 1);
-    assert.match(none.stderr, /no labs in .*\[lab-none\]/);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /^switchyard: error\[lab-none\]: no labs in /);
     assert.match(none.stderr, /switchyard lab new/);
     const id = sy(["lab", "new", "--state-dir", dir]).stdout.trim();
     const typo = sy(["lab", "harvest", id.slice(0, -1) + (id.endsWith("0") ? "1" : "0"), "--state-dir", dir]);
     assert.equal(typo.code, 2);
-    assert.match(typo.stderr, /\[lab-unknown\]/);
+    assert.match(typo.stderr, /error\[lab-unknown\]/);
     assert.match(typo.stderr, new RegExp(`did you mean '${id}'`));
     for (const bad of ["1.5", "0", "high"]) {
       const r = sy(["lab", "harvest", "--target", bad, "--state-dir", dir]);
       assert.equal(r.code, 2, `--target ${bad}`);
-      assert.match(r.stderr, /--target must be a number in \(0, 1\].*\[lab-bad-target\]/);
+      assert.match(r.stderr, /error\[lab-bad-target\]: --target must be a number in \(0, 1\]/);
     }
     assert.equal(sy(["lab", "harvest", "--bogus", "--state-dir", dir]).code, 2);
     // A damaged middle line: exit 1, the file and line named, how to fix it.
