@@ -4,7 +4,7 @@
 import type { Command } from "commander";
 import { formatDiagnostic, type Diagnostic } from "../lang/diagnostic.js";
 import { compilePath } from "../plan/index.js";
-import { EXIT_FAILED, setExitCode } from "./common.js";
+import { compileFailureExit, setExitCode } from "./common.js";
 
 export function summaryLine(diags: Diagnostic[]): string {
   const errors = diags.filter((d) => d.severity === "error").length;
@@ -31,6 +31,6 @@ export function register(program: Command): void {
         if (failed) process.stderr.write(`${path}: ${summaryLine(result.diagnostics)}\n`);
         else process.stdout.write(`${path}: ok: playbook '${result.plan!.playbook}', ${result.plan!.tasks.length} task${result.plan!.tasks.length === 1 ? "" : "s"}${result.diagnostics.length ? ` (${summaryLine(result.diagnostics)})` : ""}\n`);
       }
-      if (failed) setExitCode(EXIT_FAILED);
+      if (failed) setExitCode(compileFailureExit(result.diagnostics));
     });
 }

@@ -21,6 +21,17 @@ export function resetExitCode(): void {
   exitCode = EXIT_OK;
 }
 
+/**
+ * Codes that mean the command was pointed at the wrong thing (a path that is not a pack, a
+ * playbook name the pack lacks) rather than at a broken playbook: exit 2, not 1 (§12).
+ */
+const USAGE_CODES = new Set(["pack-not-found", "no-playbook", "ambiguous-playbook", "unknown-playbook"]);
+
+/** The exit code for a failed compilation: 2 when the path or playbook name was wrong, else 1. */
+export function compileFailureExit(diagnostics: readonly Diagnostic[]): number {
+  return diagnostics.some((d) => USAGE_CODES.has(d.code) || d.code.startsWith("config-")) ? EXIT_USAGE : EXIT_FAILED;
+}
+
 /** A mistake in how a command was called, or in the machine config: exit 2. */
 export class UsageError extends Error {
   constructor(

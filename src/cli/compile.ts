@@ -1,12 +1,12 @@
 // `switchyard compile PATH [-o FILE]`: the checked plan as TOML (C-20), to stdout or a file.
-// On errors nothing is written and the diagnostics are printed (exit 1).
+// On errors nothing is written and the diagnostics are printed (exit 1; exit 2 when the path or --playbook names nothing).
 
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { formatDiagnostic } from "../lang/diagnostic.js";
 import { compilePath, writePlanToml } from "../plan/index.js";
 import { summaryLine } from "./check.js";
-import { EXIT_FAILED, setExitCode, UsageError } from "./common.js";
+import { compileFailureExit, setExitCode, UsageError } from "./common.js";
 
 export function register(program: Command): void {
   program
@@ -21,7 +21,7 @@ export function register(program: Command): void {
       if (!result.plan) {
         for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d, sources) + "\n\n");
         process.stderr.write(`${path}: ${summaryLine(result.diagnostics)}; no plan written\n`);
-        setExitCode(EXIT_FAILED);
+        setExitCode(compileFailureExit(result.diagnostics));
         return;
       }
       for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d, sources) + "\n\n");

@@ -4,9 +4,8 @@
 import type { Command } from "commander";
 import { compilePath } from "../plan/index.js";
 import { admitRun, SnapshotError } from "../run/index.js";
-import { CommandFailed, EXIT_FAILED, UsageError, printDiagnostics, setExitCode } from "./common.js";
+import { CommandFailed, UsageError, compileFailureExit, printDiagnostics, setExitCode } from "./common.js";
 import { addRunFlags, execute, judgementTypes, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
-import { DiagnosticError } from "../lang/diagnostic.js";
 import { rememberInvocation } from "./run-invocation.js";
 
 export function register(program: Command): void {
@@ -22,8 +21,7 @@ export function register(program: Command): void {
     const errors = compiled.diagnostics.filter((d) => d.severity === "error");
     if (!compiled.plan || errors.length) {
       printDiagnostics(compiled.diagnostics, (f) => compiled.sources.get(f));
-      if (compiled.diagnostics.some((d) => d.code.startsWith("usage") || d.code.startsWith("config"))) throw new DiagnosticError(errors);
-      setExitCode(EXIT_FAILED);
+      setExitCode(compileFailureExit(compiled.diagnostics));
       return;
     }
     const store = openStore(flags.stateDir);

@@ -3,7 +3,6 @@
 
 import type { Command } from "commander";
 import { stateDir } from "./common.js";
-import { Store } from "../run/index.js";
 import { formatElapsed, openForReading } from "./run-lookup.js";
 import { table } from "./run-progress.js";
 

@@ -49,7 +49,7 @@ test("init: a folder that is not empty is refused with exit 2 and nothing is wri
     assert.equal(r.status, 2);
     assert.match(r.stderr, /taken is not empty/);
     assert.match(r.stderr, /--force/);
-    assert.equal(sy(dir, "check", "taken").status, 1, "no playbook was written");
+    assert.equal(sy(dir, "check", "taken").status, 2, "no playbook was written (no-playbook: exit 2)");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

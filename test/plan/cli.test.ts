@@ -65,7 +65,7 @@ test("compile: TOML to stdout or -o FILE, identical both ways; errors exit 1 and
 
 test("check: a path that does not exist is a clear error without a stack trace", () => {
   const r = run("check", "no/such/pack");
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 2); // §12: a wrong path is a usage error
   assert.match(r.stderr, /error\[pack-not-found\]: no\/such\/pack does not exist/);
   assert.doesNotMatch(r.stderr, /at .*\.js:\d+/);
 });
