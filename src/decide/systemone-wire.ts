@@ -6,6 +6,7 @@
 import type { ResolvedQuestion, Usage } from "../run/judge.js";
 import { noulDistribution } from "./answer.js";
 import { ProviderError, type RawAnswer } from "./provider.js";
+import { isRecord, shape } from "./json-shape.js";
 
 export type SystemOneType = "noul" | "choice" | "score";
 
@@ -71,15 +72,6 @@ export function buildSystemOneRequest(model: string, state: unknown, stateText: 
   return { state: wireState(state, stateText), model, questions: wire };
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-function shape(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  return typeof v === "object" ? "an object" : `${typeof v} ${JSON.stringify(v)}`;
-}
 
 /** Maps one System One answer to a raw answer over the question's labels. */
 export function systemOneAnswer(q: ResolvedQuestion, answer: unknown, what: string): RawAnswer {

@@ -213,7 +213,8 @@ function rate(num: number, den: number): number | null {
 
 function report(type: string, t: Tally, target: number): TypeReport {
   const calibrated = t.answered - t.refused - t.noLabel;
-  const bands: BandReport[] = BANDS.map((b) => {
+  // Per band: how many answers, how many agreed, and the sum of their confidences.
+  const sums = BANDS.map((b) => {
     let n = 0;
     let agree = 0;
     let conf = 0;
@@ -222,22 +223,15 @@ function report(type: string, t: Tally, target: number): TypeReport {
       agree += t.nAgree[k];
       conf += t.confSum[k];
     }
-    return { band: b.name, lo: b.lo / 100, hi: Math.min(1, b.hi / 100), n, agree, agreement: rate(agree, n), mean_confidence: rate(conf, n) };
+    return { b, n, agree, conf };
   });
+  const bands: BandReport[] = sums.map(({ b, n, agree, conf }) => ({
+    band: b.name, lo: b.lo / 100, hi: Math.min(1, b.hi / 100), n, agree, agreement: rate(agree, n), mean_confidence: rate(conf, n),
+  }));
   let ece: number | null = null;
   if (calibrated > 0) {
     let sum = 0;
-    for (const b of BANDS) {
-      let n = 0;
-      let agree = 0;
-      let conf = 0;
-      for (let k = b.lo; k < b.hi; k++) {
-        n += t.n[k];
-        agree += t.nAgree[k];
-        conf += t.confSum[k];
-      }
-      if (n > 0) sum += (n / calibrated) * Math.abs(conf / n - agree / n);
-    }
+    for (const { n, agree, conf } of sums) if (n > 0) sum += (n / calibrated) * Math.abs(conf / n - agree / n);
     ece = r6(sum);
   }
   // Coverage at t counts answers with confidence ≥ t: a suffix sum over the buckets.

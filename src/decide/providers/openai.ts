@@ -25,6 +25,7 @@ import {
   redact,
 } from "../http.js";
 import { ProviderError, type Provider, type ProviderRequest, type ProviderResponse, type RawAnswer } from "../provider.js";
+import { isRecord, shape } from "../json-shape.js";
 
 /** How many alternatives the logprob path asks for: the most the OpenAI API allows. */
 export const TOP_LOGPROBS = 20;
@@ -77,15 +78,6 @@ function wireInput(state: unknown, stateText: string): string {
   return typeof state === "string" ? state : stateText;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-function shape(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  return typeof v === "object" ? "an object" : `${typeof v} ${JSON.stringify(v)}`;
-}
 
 const DECISION_TYPE: Record<ResolvedQuestion["kind"], string> = { noul: "predicate", choice: "choice", score: "score" };
 
