@@ -74,9 +74,14 @@ function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
 }
 
+/** Request headers as a plain object with lower-case names (cheaper than a Headers round trip). */
 function plainHeaders(init: RequestInit): Record<string, string> {
+  const h = init.headers;
   const out: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, name) => (out[name] = value));
+  if (h === undefined || h === null) return out;
+  if (h instanceof Headers) h.forEach((value, name) => (out[name] = value));
+  else if (Array.isArray(h)) for (const [name, value] of h) out[name!.toLowerCase()] = value!;
+  else for (const [name, value] of Object.entries(h)) if (value !== undefined) out[name.toLowerCase()] = String(value);
   return out;
 }
 
@@ -102,11 +107,48 @@ function decode(body: Buffer, encoding: string | undefined): Buffer {
 }
 
 /**
+ * A response whose body is already in memory, for an SDK that only reads it whole (`text()`,
+ * `json()`, `arrayBuffer()`, status and headers): it answers `body` with null — there is nothing
+ * left to stream — so a client that drains a clone before handing the response over (the
+ * TypeSafe SDK does, to time the whole body) skips building a web stream, a tee and a copy per
+ * request, which cost more than the rest of a decision against a fast local server.
+ */
+class BufferedResponse {
+  readonly body = null;
+  readonly bodyUsed = false;
+  readonly redirected = false;
+  readonly type = "basic";
+  constructor(
+    private readonly payload: Buffer | null,
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: Headers,
+    readonly url: string,
+  ) {}
+  get ok(): boolean {
+    return this.status >= 200 && this.status <= 299;
+  }
+  clone(): BufferedResponse {
+    return new BufferedResponse(this.payload, this.status, this.statusText, this.headers, this.url);
+  }
+  async text(): Promise<string> {
+    return this.payload ? this.payload.toString("utf8") : "";
+  }
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const p = this.payload ?? Buffer.alloc(0);
+    return p.buffer.slice(p.byteOffset, p.byteOffset + p.byteLength) as ArrayBuffer;
+  }
+}
+
+/**
  * One HTTP exchange over node:http with keep-alive, the whole body read before it resolves. It is
  * several times cheaper per request than the global fetch (undici), which dominated the cost of a
  * decision against a fast local server; the SDKs take it through their `fetch` option.
  */
-function nodeFetch(agents: { http: HttpAgent; https: HttpsAgent }): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+function nodeFetch(agents: { http: HttpAgent; https: HttpsAgent }, buffered: boolean): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
   return async (input, init = {}) => {
     const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
     const signal = init.signal ?? undefined;
@@ -150,7 +192,9 @@ function nodeFetch(agents: { http: HttpAgent; https: HttpsAgent }): (input: stri
           if (status < 200 || status > 599) return done(() => reject(new TransportError(`the server answered with HTTP status ${status}`, "EBADSTATUS")));
           if (status >= 400) out.set("x-should-retry", isRetryableStatus(status) ? "true" : "false");
           const empty = payload.length === 0 || status === 204 || status === 304;
-          done(() => resolve(new Response(empty ? null : payload, { status, statusText: res.statusMessage ?? "", headers: out })));
+          const statusText = res.statusMessage ?? "";
+          const response = buffered ? (new BufferedResponse(empty ? null : payload, status, statusText, out, url.href) as unknown as Response) : new Response(empty ? null : payload, { status, statusText, headers: out });
+          done(() => resolve(response));
         });
         res.on("error", () => done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET"))));
         res.on("aborted", () => done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET"))));
@@ -180,14 +224,15 @@ function nodeFetch(agents: { http: HttpAgent; https: HttpsAgent }): (input: stri
  * time (never stored in a client), reads the whole body under the attempt's signal — so a body
  * cut short or stalled is a connection error the SDK retries or times out — and marks each
  * failed status with `x-should-retry` so that both SDKs follow the retry rule above.
+ * `buffered`: hand over a BufferedResponse (for a client that reads bodies whole only).
  */
-export function providerFetch(config: ProviderConfig): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
-  const transport = nodeFetch({ http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) });
+export function providerFetch(config: ProviderConfig, opts: { buffered?: boolean } = {}): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+  const transport = nodeFetch({ http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) }, opts.buffered ?? false);
   return async (input, init = {}) => {
-    const headers = new Headers(init.headers);
+    const headers = plainHeaders(init);
     const key = config.api_key_env ? process.env[config.api_key_env]?.trim() : undefined;
-    if (key) headers.set("authorization", `Bearer ${key}`);
-    else headers.delete("authorization");
+    if (key) headers.authorization = `Bearer ${key}`;
+    else delete headers.authorization;
     return transport(input, { ...init, headers });
   };
 }

@@ -338,7 +338,16 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       const via = Object.hasOwn(overrides, type) ? "--decide" : Object.hasOwn(config.decisions.types, type) ? "[decisions.types]" : "[decisions] default";
       const problem = routeProblem(config, mode, true);
       if (problem) {
-        problems.push(`D-30: judgement type "${type}" is routed to ${formatMode(mode)} (by ${via}), but ${problem.message}${problem.hint ? `; ${problem.hint}` : ""}`);
+        const what = `D-30: judgement type "${type}" is routed to ${formatMode(mode)} (by ${via}), but ${problem.message}`;
+        if (problem.code === "config-unknown-provider") {
+          // A provider that does not exist is a typo to fix, not a model to refuse.
+          problems.push(`${what}${problem.hint ? `; ${problem.hint}` : ""}`);
+        } else {
+          // An unlisted model or a denied vendor is reported now (D-30) and never asked: turned
+          // on, the host answers with a receipt (D-31); in shadow, each pair is recorded as skipped.
+          const consequence = mode.kind === "shadow" ? "its shadow pairs will be recorded as skipped" : "the host answers it instead, with a fallback receipt on each decision (D-31)";
+          warn(`${what}: ${consequence}`);
+        }
         continue;
       }
       const keyEnv = config.providers[mode.provider].api_key_env;

@@ -130,7 +130,7 @@ export const RUN_CODES: CodeEntry[] = [
     code: "preflight",
     rule: "D-30",
     summary: "the decision layer refused the run's judgement types before it started",
-    explain: "The machine config routes a judgement type to a model that is not allowed (unlisted, or a denied vendor). Fix the config or the --decide flags.",
+    explain: "A judgement type of the plan cannot be decided as configured: a --decide flag names a provider that does not exist or a type no question asks, a provider's api_key_env variable is not set, a shadow mode has no lab, or [decisions] host names no agent runner. The message names the type and what to fix in the machine config or the flags. (An unlisted model or a denied vendor does not refuse the run: it is reported as a warning and the host answers with fallback receipts, D-31.)",
   },
   {
     code: "revise-failed",

@@ -12,6 +12,7 @@
 // not-taken or blocked instance that the log already holds writes nothing, so resuming a
 // finished run runs nothing and writes almost nothing.
 
+import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import type { FieldRef, Plan, TaskPlan } from "../plan/plan.js";
 import { UNCERTAIN } from "../plan/plan.js";
@@ -163,6 +164,8 @@ export class RunEngine {
   private kindEnv!: KindEnv;
   private evaluatorCache = new Map<TaskPlan, (input: unknown) => unknown>();
   private launcher: Launcher | null | undefined;
+  /** Attempt preparations in flight (prefetch). */
+  private preparing = new Set<Promise<AttemptFiles>>();
 
   private expandQueue: TaskState[] = [];
   private inlineQueue: Array<[TaskState, Inst]> = [];
@@ -176,7 +179,13 @@ export class RunEngine {
   private retryTimers = new Set<NodeJS.Timeout>();
   private settledTasks = 0;
   private halt: Halt | null = null;
-  private abort = new AbortController();
+  // Every running decision and process listens on this signal (decision_concurrency of them and
+  // more), so Node's "possible memory leak" warning at 11 listeners does not apply.
+  private abort = (() => {
+    const c = new AbortController();
+    setMaxListeners(0, c.signal);
+    return c;
+  })();
   private pumpScheduled = false;
   private pumping = false;
   private done: ((o: RunOutcome) => void) | null = null;
@@ -412,8 +421,11 @@ export class RunEngine {
     this.store.flush();
     for (const ts of this.order) if (ts.waiting === 0) this.expandQueue.push(ts);
     return new Promise<RunOutcome>((resolve, reject) => {
-      this.done = resolve;
-      this.failure = reject;
+      // Attempt files still being prepared (for instances that will not start now) are finished
+      // before the run returns, so nothing writes into the state folder afterwards.
+      const settled = () => Promise.allSettled([...this.preparing]);
+      this.done = (o) => void settled().then(() => resolve(o));
+      this.failure = (e) => void settled().then(() => reject(e));
       this.schedulePump();
     });
   }
@@ -432,6 +444,9 @@ export class RunEngine {
   }
 
   // ---- the pump ----
+
+  /** Model decisions recorded since the engine last committed because of them. */
+  private uncommittedDecisions = 0;
 
   private schedulePump(): void {
     if (this.pumpScheduled || this.finished) return;
@@ -859,7 +874,12 @@ export class RunEngine {
       }
       const attempt = inst.attempts + 1;
       const files = prepareAttempt(this.attemptDir(ts, inst, attempt), input);
-      files.catch(() => {}); // surfaces when the attempt starts
+      this.preparing.add(files);
+      // An error surfaces when the attempt starts (runCommand awaits the same promise).
+      files.then(
+        () => this.preparing.delete(files),
+        () => this.preparing.delete(files),
+      );
       inst.prepared = { attempt, input, files };
     }
   }
@@ -1017,8 +1037,15 @@ export class RunEngine {
       inst.error = undefined;
       if (ts.plan.kind === "route") {
         this.emit("decision_recorded", ts.name, inst.key, { attempt, record: out.output as DecisionRecord });
-        // A model's decision is committed before anything acts on it, and never asked again.
-        if (ts.plan.route!.decide === "model") this.store.flush();
+        // A model's decision is committed before anything acts on it (a dependent's expansion
+        // flushes first), and never asked again. Commits are grouped: at the latest once
+        // decision_concurrency decisions wait (else by the store's ~15 ms timer), so a kill can
+        // lose fewer than decision_concurrency answered decisions besides those in flight
+        // (docs/runs.md), without paying a transaction per decision.
+        if (ts.plan.route!.decide === "model" && ++this.uncommittedDecisions >= this.settings.decision_concurrency) {
+          this.uncommittedDecisions = 0;
+          this.store.flush();
+        }
       } else {
         this.emit("instance_finished", ts.name, inst.key, { attempt, status: "passed", output: out.output, ...(out.usage ? { usage: out.usage } : {}) });
       }

@@ -1,12 +1,17 @@
 // A pool of small launcher shells for command instances. Forking a large Node process for every
 // command is several times slower than forking a shell (what `xargs` does), so each concurrency
 // slot keeps one `/bin/sh` reading jobs on its stdin; a job runs in its own session and process
-// group via `setsid` (so a timeout or cancel still kills the whole group), with its environment
-// exported, its stdin, stdout and stderr redirected, and its pid and exit status reported back.
-// Where `setsid` is missing, callers fall back to spawning directly (process.ts).
+// group via `setsid` (so a timeout or cancel still kills the whole group, and the command has no
+// controlling terminal), with its environment exported, its working folder, stdin, stdout and
+// stderr redirected; the shell reports its pid, its exit status and whether it left an output
+// file. Where `setsid` is missing, callers spawn directly from Node (process.ts).
+//
+// (A bash launcher with job control, `set -m` and `wait -f`, would save the `setsid` exec per
+// command, but bash 5.2's `wait -f` can spin forever on a job already reaped: not used.)
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { constants } from "node:os";
+import { resolve } from "node:path";
 import type { ProcessResult, ProcessSpec } from "./process.js";
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -32,6 +37,8 @@ interface Job {
   spec: ProcessSpec;
   resolve: (r: ProcessResult) => void;
   pid?: number;
+  /** Called once the pid is known (a stop asked for earlier is carried out then). */
+  onPid: () => void;
 }
 
 class LauncherShell {
@@ -39,7 +46,11 @@ class LauncherShell {
   private buf = "";
   job: Job | null = null;
   dead = false;
-  constructor(env: NodeJS.ProcessEnv, onExit: (s: LauncherShell) => void) {
+  constructor(
+    env: NodeJS.ProcessEnv,
+    private readonly setsid: string,
+    onExit: (s: LauncherShell) => void,
+  ) {
     this.proc = spawn("/bin/sh", [], { stdio: ["pipe", "pipe", "ignore"], env });
     this.proc.stdout!.setEncoding("utf8");
     this.proc.stdout!.on("data", (d: string) => this.data(d));
@@ -49,6 +60,9 @@ class LauncherShell {
       const job = this.job;
       this.job = null;
       job?.resolve({ code: null, signal: "SIGKILL", timedOut: false, aborted: false });
+    });
+    this.proc.on("error", () => {
+      this.dead = true;
     });
     this.proc.stdin!.on("error", () => {
       this.dead = true;
@@ -63,30 +77,35 @@ class LauncherShell {
       this.buf = this.buf.slice(nl + 1);
       const job = this.job;
       if (!job) continue;
-      if (line.startsWith("P ")) job.pid = Number(line.slice(2));
+      if (line.startsWith("P ")) {
+        job.pid = Number(line.slice(2));
+        job.onPid();
+      }
       else if (line.startsWith("X ")) {
         this.job = null;
-        const status = Number(line.slice(2));
+        const [statusText, outputText] = line.slice(2).split(" ");
+        const status = Number(statusText);
         const r: ProcessResult =
           status > 128 && SIGNAL_NAMES.has(status - 128)
             ? { code: null, signal: SIGNAL_NAMES.get(status - 128)!, timedOut: false, aborted: false }
             : { code: status, signal: null, timedOut: false, aborted: false };
+        if (job.spec.outputFile !== undefined) r.outputExists = outputText === "1";
         job.resolve(r);
       }
     }
   }
 
-  start(job: Job, setsid: string): void {
+  start(job: Job): void {
     this.job = job;
     const s = job.spec;
     const exports = Object.entries(s.extraEnv ?? {})
       .map(([k, v]) => `${k}=${q(v)}`)
       .join(" ");
     const argv = s.argv.map(q).join(" ");
-    const stdin = q(s.stdinFile ?? "/dev/null");
+    const output = s.outputFile !== undefined ? `[ -e ${q(resolve(s.outputFile))} ] && o=1; ` : "";
     const script =
-      `( cd ${q(s.cwd)} || exit 127; ${exports ? `export ${exports}; ` : ""}exec ${setsid} ${argv} ) <${stdin} >>${q(s.logFile)} 2>&1 &\n` +
-      `echo "P $!"; wait $!; echo "X $?"\n`;
+      `( cd ${q(resolve(s.cwd))} || exit 127; ${exports ? `export ${exports}; ` : ""}exec ${q(this.setsid)} ${argv} ) <${q(resolve(s.stdinFile ?? "/dev/null"))} >>${q(resolve(s.logFile))} 2>&1 &\n` +
+      `echo "P $!"; wait $!; s=$?; o=0; ${output}echo "X $s $o"\n`;
     this.proc.stdin!.write(script);
   }
 }
@@ -104,15 +123,21 @@ export class Launcher {
     return this.setsid !== null;
   }
 
+  /** Whether a job adding these variables to the launcher's environment can run here. */
+  accepts(extraEnv: Record<string, string>): boolean {
+    for (const k of Object.keys(extraEnv)) {
+      if (!IDENT.test(k)) return false;
+    }
+    return true;
+  }
+
   /** Like runProcess, but `spec.env` must be the launcher's env plus `spec.extraEnv`. */
   run(spec: ProcessSpec): Promise<ProcessResult> {
-    for (const k of Object.keys(spec.extraEnv ?? {})) {
-      if (!IDENT.test(k)) return Promise.reject(new Error(`environment variable name ${JSON.stringify(k)} is not an identifier`));
-    }
+    if (!this.accepts(spec.extraEnv ?? {})) return Promise.reject(new Error(`internal: the launcher cannot pass these environment variables: ${Object.keys(spec.extraEnv ?? {}).join(", ")}`));
     let shell = this.idle.pop();
     while (shell && shell.dead) shell = this.idle.pop();
     if (!shell) {
-      shell = new LauncherShell(this.env, (s) => this.all.delete(s));
+      shell = new LauncherShell(this.env, this.setsid!, (s) => this.all.delete(s));
       this.all.add(shell);
     }
     const sh = shell;
@@ -120,17 +145,27 @@ export class Launcher {
       let timedOut = false;
       let aborted = false;
       let grace: NodeJS.Timeout | null = null;
-      const kill = (sig: NodeJS.Signals) => {
+      let stopping = false;
+      const kill = (sig: NodeJS.Signals, lone = true) => {
         const pid = job.pid;
         if (pid) {
           try {
             process.kill(-pid, sig);
           } catch {
-            // gone
+            // No such group: gone, or the job has not reached setsid yet, so it is still a lone
+            // process that the launcher has not reaped.
+            if (!lone) return;
+            try {
+              process.kill(pid, sig);
+            } catch {
+              // gone
+            }
           }
         }
       };
       const stop = () => {
+        if (stopping) return;
+        stopping = true;
         kill("SIGTERM");
         grace = setTimeout(() => kill("SIGKILL"), KILL_GRACE_MS);
       };
@@ -144,18 +179,23 @@ export class Launcher {
       }, spec.timeoutMs);
       const job: Job = {
         spec,
+        // A stop asked for before the pid was known: send its SIGTERM now (the grace runs on).
+        onPid: () => {
+          if (stopping) kill("SIGTERM");
+        },
         resolve: (r) => {
           clearTimeout(timer);
           if (grace) clearTimeout(grace);
           spec.signal.removeEventListener("abort", onAbort);
-          if (timedOut || aborted) kill("SIGKILL");
+          // The job was reaped: only what is left of its group may be signalled.
+          if (timedOut || aborted) kill("SIGKILL", false);
           if (!sh.dead) this.idle.push(sh);
           resolve({ ...r, timedOut, aborted });
         },
       };
       if (spec.signal.aborted) aborted = true;
       else spec.signal.addEventListener("abort", onAbort);
-      sh.start(job, this.setsid!);
+      sh.start(job);
       if (aborted) stop();
     });
   }

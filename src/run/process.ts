@@ -12,6 +12,8 @@ export interface ProcessResult {
   aborted: boolean;
   /** Set when the process could not be started at all (ENOENT, EACCES, ...). */
   spawnError?: NodeJS.ErrnoException;
+  /** Whether `spec.outputFile` existed once it ended, when the runner checked (launcher shells). */
+  outputExists?: boolean;
 }
 
 export interface ProcessSpec {
@@ -23,6 +25,8 @@ export interface ProcessSpec {
   logFile: string;
   /** A file whose contents become stdin; none means /dev/null. */
   stdinFile?: string;
+  /** The output file the caller reads next; a runner may report whether it exists (outputExists). */
+  outputFile?: string;
   timeoutMs: number;
   signal: AbortSignal;
 }

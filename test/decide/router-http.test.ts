@@ -145,12 +145,15 @@ test("D-10/D-31 over HTTP: turned on asks the host nothing, and falls back with 
   await judge.close();
 
   // The resolver: a --decide override to an unlisted model, and a denied vendor.
-  const unlisted = createJudge({ config, overrides: parseModeOverrides([`${T}=s1/jev-9`]), stateDir: join(dir, "state-on") });
-  assert.match(unlisted.preflight([T])[0], /judgement type "triage\.gate\.exploitable" is routed to s1\/jev-9 \(by --decide\), but model "jev-9" is not in providers\.s1\.models/);
+  const warned: string[] = [];
+  const unlisted = createJudge({ config, overrides: parseModeOverrides([`${T}=s1/jev-9`]), stateDir: join(dir, "state-on"), warn: (m) => warned.push(m) });
+  assert.deepEqual(unlisted.preflight([T]), [], "reported at start (D-30), not refused: D-31 falls back");
+  assert.match(warned[0], /judgement type "triage\.gate\.exploitable" is routed to s1\/jev-9 \(by --decide\), but model "jev-9" is not in providers\.s1\.models/);
   const r1 = await unlisted.judge(request("CVE-4"));
   assert.match(r1.exploitable.receipt!.reason, /^resolver: D-30: model "jev-9"/);
-  const denied = createJudge({ config: loadMachineConfig(configFile("deny.toml", `"${T}" = "s1/jev-1"`, `deny_vendors = ["typesafe"]`), {}), stateDir: join(dir, "state-on") });
-  assert.match(denied.preflight([T])[0], /vendor "typesafe", which \[decisions\] deny_vendors denies/);
+  const denied = createJudge({ config: loadMachineConfig(configFile("deny.toml", `"${T}" = "s1/jev-1"`, `deny_vendors = ["typesafe"]`), {}), stateDir: join(dir, "state-on"), warn: (m) => warned.push(m) });
+  assert.deepEqual(denied.preflight([T]), []);
+  assert.match(warned[1], /vendor "typesafe", which \[decisions\] deny_vendors denies/);
   const r2 = await denied.judge(request("CVE-5"));
   assert.match(r2.exploitable.receipt!.reason, /^resolver: D-30: provider "s1" is of vendor "typesafe"/);
   assert.equal(server.count("/v1/systemone"), sent, "resolver violations are never sent");

@@ -263,20 +263,24 @@ test("H-1: a pair that cannot be written is a warning, never a failed element", 
   assert.match(warnings[0], /could not record the shadow pair of gate\[CVE-1\] question 'a': disk full/);
 });
 
-test("D-30: preflight names each type and model that cannot run, and --decide typos", () => {
+test("D-30: preflight warns about an unlisted model or a denied vendor (D-31 falls back), and refuses unknown providers and --decide typos", () => {
   const config = machine({
     providers: [provider("local", ["m1"], { api_key_env: "LOCAL_KEY" }), provider("remote", ["m2"], { vendor: "acme" })],
     deny_vendors: ["acme"],
     types: { "t.ok": on("local", "m1"), "t.denied": shadow("remote", "m2"), "t.host": { kind: "host" } },
   });
-  const overrides = { "t.unlisted": on("local", "m9"), "t.typo": on("local", "m1") };
-  const judge = createJudge({ config, overrides, stateDir: "/x", env: { LOCAL_KEY: "k" }, pairs: new MemorySink() });
-  assert.deepEqual(judge.preflight(["t.ok", "t.host", "t.denied", "t.unlisted", "t.tpyo"]), [
-    `D-30: judgement type "t.denied" is routed to shadow:remote/m2 (by [decisions.types]), but provider "remote" is of vendor "acme", which [decisions] deny_vendors denies; no listing overrides deny_vendors (D-30): route the type to another provider, or remove the vendor from deny_vendors`,
-    `D-30: judgement type "t.unlisted" is routed to local/m9 (by --decide), but model "m9" is not in providers.local.models (did you mean "m1"?); listed models: m1; add the model there to allow it (D-30)`,
+  const overrides = { "t.unlisted": on("local", "m9"), "t.typo": on("local", "m1"), "t.nowhere": on("locl", "m1") };
+  const warnings: string[] = [];
+  const judge = createJudge({ config, overrides, stateDir: "/x", env: { LOCAL_KEY: "k" }, pairs: new MemorySink(), warn: (m) => warnings.push(m) });
+  assert.deepEqual(judge.preflight(["t.ok", "t.host", "t.denied", "t.unlisted", "t.nowhere", "t.tpyo"]), [
+    `D-30: judgement type "t.nowhere" is routed to locl/m1 (by --decide), but no provider "locl" is configured (did you mean "local"?); configured providers: local, remote`,
     `D-10: --decide names judgement type "t.typo", which no question of this run asks (did you mean "t.tpyo"?)`,
   ]);
-  assert.deepEqual(judge.preflight(["t.ok", "t.host", "t.unlisted", "t.typo"]).length, 1);
+  assert.deepEqual(warnings, [
+    `D-30: judgement type "t.denied" is routed to shadow:remote/m2 (by [decisions.types]), but provider "remote" is of vendor "acme", which [decisions] deny_vendors denies: its shadow pairs will be recorded as skipped`,
+    `D-30: judgement type "t.unlisted" is routed to local/m9 (by --decide), but model "m9" is not in providers.local.models (did you mean "m1"?): the host answers it instead, with a fallback receipt on each decision (D-31)`,
+  ]);
+  assert.deepEqual(judge.preflight(["t.ok", "t.host", "t.unlisted", "t.typo", "t.nowhere"]).length, 1);
 
   const noKey = createJudge({ config: machine({ providers: [provider("local", ["m1"], { api_key_env: "LOCAL_KEY" })], default: shadow("local", "m1") }), stateDir: "/x", env: {} });
   assert.deepEqual(noKey.preflight(["a.b"]), [

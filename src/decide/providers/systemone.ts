@@ -50,7 +50,8 @@ export class SystemOneProvider implements Provider {
         apiConnectionError: true,
         apiTimeoutError: true,
       },
-      fetch: providerFetch(config),
+      // The SDK reads bodies whole (it drains a clone, then we call text()): no web streams needed.
+      fetch: providerFetch(config, { buffered: true }),
     });
   }
 

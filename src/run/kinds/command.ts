@@ -2,7 +2,8 @@
 // $SWITCHYARD_INPUT, the output object read back from $SWITCHYARD_OUTPUT and checked against
 // `emits`; stdout and stderr go to the attempt's log.
 
-import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
 import { runProcess, type ProcessResult } from "../process.js";
@@ -22,9 +23,12 @@ const knownParents = new Set<string>();
 /**
  * Creates the attempt's fresh workspace (the folder `stem`), writes the input beside it
  * (`stem.input.json`) and creates the empty log (`stem.log`); output, usage and prompt go beside
- * it likewise. On this kind of disk creating a file or folder is the costly part (about a
- * millisecond each), so the engine starts this for queued instances before a slot frees (see
- * `prefetch` in engine.ts) and the calls run off the main thread.
+ * it likewise. The engine does this for queued commands while every slot is busy (see `prefetch`
+ * in engine.ts), so a freed slot starts its process at once.
+ *
+ * The calls are synchronous on purpose: they are a handful of short system calls, and handing
+ * each to libuv's thread pool cost more than the calls themselves (measured on 500 commands:
+ * about 0.3 ms of extra CPU per attempt and a slower run on a busy 2-core machine).
  *
  * A folder that already exists belongs to an attempt whose start was never recorded (the process
  * died before the `instance_started` commit, or a prepared attempt never started): the attempt
@@ -35,24 +39,26 @@ export async function prepareAttempt(stem: string, input: InstanceInput): Promis
   const files = { workspace: stem, input: `${stem}.input.json`, output: `${stem}.output.json`, log: `${stem}.log` };
   const parent = dirname(stem);
   if (!knownParents.has(parent)) {
-    await mkdir(parent, { recursive: true });
+    mkdirSync(parent, { recursive: true });
     knownParents.add(parent);
   }
   try {
-    await mkdir(stem);
+    mkdirSync(stem);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") {
       // The parent was removed after it was remembered: create it again.
-      await mkdir(parent, { recursive: true });
-      await mkdir(stem);
+      mkdirSync(parent, { recursive: true });
+      mkdirSync(stem);
     } else if (code === "EEXIST") {
-      await Promise.all([rm(stem, { recursive: true, force: true }), rm(files.output, { force: true }), rm(`${stem}.usage.json`, { force: true })]);
-      await mkdir(stem);
+      rmSync(stem, { recursive: true, force: true });
+      rmSync(files.output, { force: true });
+      rmSync(`${stem}.usage.json`, { force: true });
+      mkdirSync(stem);
     } else throw err;
   }
-  const log = open(files.log, "w").then((h) => h.close());
-  await Promise.all([writeFile(files.input, JSON.stringify(input)), log]);
+  writeFileSync(files.input, JSON.stringify(input));
+  closeSync(openSync(files.log, "w"));
   return files;
 }
 
@@ -90,10 +96,14 @@ export function processProblem(r: ProcessResult, what: string, ctx: AttemptConte
   return null;
 }
 
-/** Reads $SWITCHYARD_OUTPUT. A missing file is {} only when no field is declared. */
-export async function readOutput(path: string, emits: Record<string, FieldType>, who: string, missingOk: boolean): Promise<Outcome> {
+/**
+ * Reads $SWITCHYARD_OUTPUT. A missing file is {} only when no field is declared. `exists` is
+ * false when the runner already saw that no file was left (no need to try opening it).
+ */
+export async function readOutput(path: string, emits: Record<string, FieldType>, who: string, missingOk: boolean, exists?: boolean): Promise<Outcome> {
   let text: string;
   try {
+    if (exists === false) throw new Error("no output file");
     text = await readFile(path, "utf8");
   } catch {
     if (Object.keys(emits).length === 0 || missingOk) return { status: "passed", output: {} };
@@ -130,16 +140,18 @@ export async function runCommand(ctx: AttemptContext, input: InstanceInput, prep
     env: { ...ctx.env.baseEnv, ...extraEnv },
     extraEnv,
     logFile: files.log,
+    outputFile: files.output,
     timeoutMs: ctx.task.timeout_seconds * 1000,
     signal: ctx.signal,
   };
   const launcher = ctx.env.launcher?.();
-  const r = launcher && Object.keys(extraEnv).every((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) ? await launcher.run(proc) : await runProcess(proc);
+  const r = launcher && launcher.accepts(extraEnv) ? await launcher.run(proc) : await runProcess(proc);
   const problem = processProblem(r, "the command", ctx, files.log);
   if (problem) return problem;
-  const out = await readOutput(files.output, ctx.task.emits, "the command", false);
+  const out = await readOutput(files.output, ctx.task.emits, "the command", false, r.outputExists);
   if (out.status !== "passed") return out;
   const bad = checkEmits(out.output, ctx.task.emits);
   if (bad) return { status: "failed", code: "output-invalid", error: bad };
   return out;
 }
+

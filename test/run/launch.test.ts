@@ -1,0 +1,178 @@
+// T-1 / R-4: how command attempts are prepared and launched — a fresh workspace even when an
+// attempt number is reused after a crash, and the launcher shells giving each command its own
+// process group with no controlling terminal, its environment, working folder, stdin and log, and
+// killing the whole group on timeout or cancel.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { TempDir, command, evaluate, harness, mapped, plan, ref, runPlan } from "./helpers.js";
+import { prepareAttempt } from "../../src/run/kinds/command.js";
+import { Launcher } from "../../src/run/launcher.js";
+import type { ProcessSpec } from "../../src/run/process.js";
+
+/** Running (a zombie waiting for its reaper counts as ended). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+test("T-1, R-4: an attempt folder that already exists (its start never recorded) is emptied before the attempt runs", async () => {
+  const dir = new TempDir("sy-launch-");
+  try {
+    const stem = join(dir.path, "work", "each", "k.a1");
+    mkdirSync(stem, { recursive: true });
+    writeFileSync(join(stem, "leftover.txt"), "from the killed process");
+    writeFileSync(`${stem}.output.json`, '{"stale": true}');
+    writeFileSync(`${stem}.usage.json`, '{"cost_usd": 1}');
+    writeFileSync(`${stem}.log`, "old log\n");
+    const files = await prepareAttempt(stem, { key: "k", inputs: {} });
+    assert.deepEqual(readdirSync(files.workspace), []);
+    assert.equal(existsSync(files.output), false);
+    assert.equal(existsSync(`${stem}.usage.json`), false);
+    assert.equal(readFileSync(files.log, "utf8"), "");
+    assert.deepEqual(JSON.parse(readFileSync(files.input, "utf8")), { key: "k", inputs: {} });
+    // A fresh attempt in a new task folder: the parent is created on the way.
+    const other = await prepareAttempt(join(dir.path, "work", "other", "a1"), { inputs: {} });
+    assert.deepEqual(readdirSync(other.workspace), []);
+    assert.equal(readFileSync(other.log, "utf8"), "");
+  } finally {
+    dir.cleanup();
+  }
+});
+
+const env: NodeJS.ProcessEnv = { ...process.env };
+{
+  const launcher = new Launcher(env);
+  const skip = launcher.available ? false : "no setsid on this machine";
+  launcher.close();
+
+  test(`T-1: the launcher runs a command in its own process group, without a terminal, with its env, folder, stdin and log`, { skip }, async () => {
+    const dir = new TempDir("sy-launch-");
+    const l = new Launcher(env);
+    try {
+      const work = join(dir.path, "ws");
+      mkdirSync(work);
+      writeFileSync(join(dir.path, "in.txt"), "hello\n");
+      const log = join(dir.path, "a.log");
+      const out = join(dir.path, "out.json");
+      // Fields 5-7 of /proc/PID/stat (after the name): pgrp, session, tty_nr.
+      const run = `read -r s < /proc/$$/stat; set -- \${s##*) }; echo "pid=$$ pgrp=$3 tty=$5 cwd=$(pwd) v=$SY_V"; cat; echo '{}' > ${JSON.stringify(out)}; echo err >&2`;
+      const spec: ProcessSpec = {
+        argv: ["/bin/sh", "-c", run],
+        cwd: work,
+        env: { ...env, SY_V: "it's a \"value\"" },
+        extraEnv: { SY_V: "it's a \"value\"" },
+        logFile: log,
+        stdinFile: join(dir.path, "in.txt"),
+        outputFile: out,
+        timeoutMs: 10000,
+        signal: new AbortController().signal,
+      };
+      const r = await l.run(spec);
+      assert.equal(r.code, 0);
+      assert.equal(r.outputExists, true);
+      const text = readFileSync(log, "utf8");
+      const m = /pid=(\d+) pgrp=(\d+) tty=(\d+) cwd=(\S+) v=(.*)\n/.exec(text);
+      assert.ok(m, text);
+      assert.equal(m[1], m[2], "the command leads its own process group");
+      assert.equal(m[3], "0", "no controlling terminal");
+      assert.equal(m[4], work);
+      assert.equal(m[5], "it's a \"value\"");
+      assert.match(text, /hello\nerr\n$/);
+      const again = await l.run({ ...spec, argv: ["/bin/sh", "-c", "exit 3"], outputFile: join(dir.path, "none.json") });
+      assert.equal(again.code, 3);
+      assert.equal(again.outputExists, false);
+    } finally {
+      l.close();
+      dir.cleanup();
+    }
+  });
+
+  test(`T-1: the launcher kills the whole process group on timeout and on a cancel given before the start`, { skip }, async () => {
+    const dir = new TempDir("sy-launch-");
+    const l = new Launcher(env);
+    try {
+      const pids = join(dir.path, "pids");
+      const spec: ProcessSpec = {
+        argv: ["/bin/sh", "-c", `sleep 30 & echo $! >> ${JSON.stringify(pids)}; wait`],
+        cwd: dir.path,
+        env,
+        extraEnv: {},
+        logFile: join(dir.path, "log"),
+        timeoutMs: 300,
+        signal: new AbortController().signal,
+      };
+      const t0 = Date.now();
+      const r = await l.run(spec);
+      assert.equal(r.timedOut, true);
+      assert.ok(Date.now() - t0 < 5000);
+      const child = Number(readFileSync(pids, "utf8").trim());
+      for (let i = 0; i < 50 && alive(child); i++) await new Promise((res) => setTimeout(res, 20));
+      assert.equal(alive(child), false, "the command's background child was killed with its group");
+
+      const ac = new AbortController();
+      ac.abort();
+      const t1 = Date.now();
+      const c = await l.run({ ...spec, argv: ["/bin/sh", "-c", "sleep 30"], timeoutMs: 60000, signal: ac.signal });
+      assert.equal(c.aborted, true);
+      assert.ok(Date.now() - t1 < 5000, "a cancel that came before the pid was known still stops the command");
+    } finally {
+      l.close();
+      dir.cleanup();
+    }
+  });
+}
+
+test("R-20, T-1: through the engine every mapped instance gets its own fresh workspace, input, log and the task's env", async () => {
+  const h = harness();
+  try {
+    const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
+    const run = `[ -z "$(ls -A)" ] || exit 9; k=$(node -e 'process.stdout.write(require(process.env.SWITCHYARD_INPUT).key)'); echo "log of $k"; printf '{"key":"%s","w":"%s","s":"%s","o":"%s"}' "$k" "$SWITCHYARD_WORKSPACE" "$SECONDS" "$SY_OTHER" > "$SWITCHYARD_OUTPUT"; touch junk`;
+    const p = plan(
+      [
+        evaluate("list", { emits: { keys: "list" } }),
+        command("each", run, { depends_on: ["list"], ...mapped(ref("list", "keys")), emits: { key: "string", w: "string", s: "string", o: "string" } }),
+        command("plain", run.replace("$SECONDS", "x").replace("$SY_OTHER", "$SY_OTHER"), { depends_on: ["list"], ...mapped(ref("list", "keys")), emits: { key: "string" } }),
+      ],
+      { concurrency: 3 },
+    );
+    p.tasks[1]!.command!.env = { SECONDS: "7", SY_OTHER: "x y 'z'" };
+    p.tasks[2]!.command!.env = { SY_OTHER: "plain" };
+    const { show } = await runPlan(h, p, { fns: { list: () => ({ keys }) } });
+    for (const task of ["each", "plain"]) {
+      const inst = show.tasks[task]!.instances!;
+      assert.deepEqual(Object.keys(inst).sort(), [...keys].sort());
+      const workspaces = new Set<string>();
+      for (const k of keys) {
+        assert.equal(inst[k]!.status, "passed", `${task}[${k}]: ${inst[k]!.error}`);
+        const out = inst[k]!.output as { key: string; w: string; s: string; o: string };
+        assert.equal(out.key, k);
+        workspaces.add(out.w);
+        assert.deepEqual(readdirSync(out.w), ["junk"]);
+        assert.equal(readFileSync(`${out.w}.log`, "utf8"), `log of ${k}\n`);
+        if (task === "each") assert.deepEqual([out.s, out.o], ["7", "x y 'z'"]);
+        else assert.equal(out.o, "plain");
+      }
+      assert.equal(workspaces.size, keys.length);
+    }
+  } finally {
+    h.store.close();
+    h.dir.cleanup();
+  }
+});
+
+test("T-1: the launcher takes only environment variable names that are identifiers", () => {
+  const l = new Launcher(env);
+  try {
+    assert.equal(l.accepts({ SY_A: "1", PATH: "/bin", SECONDS: "7" }), true);
+    assert.equal(l.accepts({ "A-B": "1" }), false);
+  } finally {
+    l.close();
+  }
+});
