@@ -1,7 +1,9 @@
 // The run engine's public API: admit a plan as a run, execute or resume it, read its records.
 
 export { admitRun, applyOverrides, newRunId, type AdmitOptions, type SettingsOverrides } from "./admit.js";
-export { RunEngine, RunRefused, processAlive, type EngineOptions, type RunOutcome, type TaskProgress } from "./engine.js";
+export { RunEngine, type EngineOptions, type RunOutcome, type TaskProgress } from "./engine.js";
+export { RunRefused } from "./run-refused.js";
+export { processAlive } from "./process-alive.js";
 export { Store, type RunRow, type TaskRow, type InstanceRow } from "./store.js";
 export type { RunEvent, EventType, EventPayloads, RunStatus, InstanceStatus, Settings, FoldSummary } from "./events.js";
 export { EVENT_TYPES } from "./events.js";

@@ -1,11 +1,12 @@
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveAll } from "../../src/decide/answer.js";
 import { createProvider } from "../../src/decide/providers/index.js";
 import { choiceQ, noulQ, providerConfig, providerRequest, scoreQ } from "../support/decide-fixtures.js";
+import { failure } from "../support/assertions.js";
+import { withTempDir } from "../support/setup.js";
 
 let dir: string;
 const team = choiceQ("team", { billing: "Payments", technical: "" });
@@ -18,19 +19,7 @@ function script(name: string, body: string): string {
   return path;
 }
 
-before(() => {
-  dir = mkdtempSync(join(tmpdir(), "sy-cmd-"));
-});
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  assert.fail("expected a failure");
-}
+withTempDir("sy-cmd-", (d) => (dir = d));
 
 test("D-21 command: one System One request on stdin, one response on stdout", async () => {
   const seen = join(dir, "seen.json");

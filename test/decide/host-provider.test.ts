@@ -1,30 +1,19 @@
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { resolveAll } from "../../src/decide/answer.js";
 import { createHostProvider, parseHostReply } from "../../src/decide/providers/index.js";
 import { DecisionFailure } from "../../src/run/judge.js";
 import { choiceQ, noulQ, providerRequest } from "../support/decide-fixtures.js";
+import { failure } from "../support/assertions.js";
+import { withTempDir } from "../support/setup.js";
 
 let dir: string;
 const team = choiceQ("team", { billing: "Payments, refunds", technical: "Bugs and outages", other: "" });
 
-before(() => {
-  dir = mkdtempSync(join(tmpdir(), "sy-host-"));
-});
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  assert.fail("expected a failure");
-}
+withTempDir("sy-host-", (d) => (dir = d));
 
 /** An agent runner that records each prompt and replies with the next of `replies`. */
 function runner(name: string, replies: string[], exitCode = 0) {

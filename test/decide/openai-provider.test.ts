@@ -1,4 +1,4 @@
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { resolveAll } from "../../src/decide/answer.js";
 import { ProviderError, type Provider } from "../../src/decide/provider.js";
@@ -6,6 +6,8 @@ import { createProvider, labelProbabilitiesFromLogprobs } from "../../src/decide
 import { Misbehave } from "../support/scripted-server.js";
 import { CHAT_PATH, DECISIONS_PATH, startDecisionsServer, type DecisionsServer } from "../support/decisions-server.js";
 import { choiceQ, noulQ, providerConfig, providerRequest, scoreQ } from "../support/decide-fixtures.js";
+import { failure } from "../support/assertions.js";
+import { withKeyedServer } from "../support/setup.js";
 
 const KEY_ENV = "SWITCHYARD_TEST_OPENAI_KEY";
 const KEY = "sk-openai-secret-abcdef0123456789";
@@ -17,29 +19,15 @@ const urgent = noulQ("urgent", "Explicitly time-sensitive", "No urgency");
 const severity = scoreQ("severity", { low: "cosmetic", medium: "", high: "blocked" });
 const fast = { retryAfterMs: "5" };
 
-before(async () => {
-  process.env[KEY_ENV] = KEY;
-  server = await startDecisionsServer();
+withKeyedServer(KEY_ENV, KEY, startDecisionsServer, (s) => {
+  server = s;
   provider = createProvider(
     providerConfig("openai", { base_url: server.url, api_key_env: KEY_ENV, models: ["gpt-6-luna", "local-llm"], logprob_models: ["local-llm"], timeout_ms: 1500, max_retries: 2 }),
   );
 });
-after(async () => {
-  await server.close();
-  delete process.env[KEY_ENV];
-});
 
 function askAll(questions = [team, urgent, severity], model = "gpt-6-luna", p: Provider = provider) {
   return p.ask(providerRequest(questions, { ticket: "charged twice" }, { model })).then((r) => ({ r, resolved: resolveAll(questions, r) }));
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  assert.fail("expected a failure");
 }
 
 test("D-21 openai: decisions.create sends named predicate/choice/score questions; answers map back (Q-12)", async () => {

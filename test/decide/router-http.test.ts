@@ -11,7 +11,7 @@ import { loadMachineConfig } from "../../src/decide/config.js";
 import { parseModeOverrides } from "../../src/decide/mode.js";
 import { openLabSink, labsDir } from "../../src/lab/store.js";
 import type { JudgeRequest, ResolvedQuestion } from "../../src/run/judge.js";
-import { startSystemOneServer, type SystemOneServer } from "../support/systemone-server.js";
+import { startSystemOneServer, systemOneProviderToml, type SystemOneServer } from "../support/systemone-server.js";
 import { Misbehave } from "../support/scripted-server.js";
 
 const KEY_ENV = "SWITCHYARD_ROUTER_E2E_KEY";
@@ -41,16 +41,7 @@ function configFile(name: string, types: string, extra = ""): string {
 command = [${JSON.stringify(process.execPath)}, ${JSON.stringify(runner)}]
 env = { RUNNER_LOG = ${JSON.stringify(runnerLog)} }
 
-[providers.s1]
-kind = "systemone"
-vendor = "typesafe"
-base_url = "${server.url}"
-api_key_env = "${KEY_ENV}"
-models = ["jev-1"]
-context_window = { "jev-1" = 2000 }
-timeout = "5s"
-max_retries = 1
-
+${systemOneProviderToml(server.url, KEY_ENV, `models = ["jev-1"]\ncontext_window = { "jev-1" = 2000 }\ntimeout = "5s"\nmax_retries = 1`)}
 [decisions]
 host = "scripted"
 ${extra}

@@ -4,26 +4,17 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createJudge } from "../../src/decide/router.js";
 import { loadMachineConfig, secretEnvNames } from "../../src/decide/config.js";
 import { openLabSink, labsDir } from "../../src/lab/store.js";
-import { startSystemOneServer } from "../support/systemone-server.js";
+import { startSystemOneServer, systemOneProviderToml } from "../support/systemone-server.js";
+import { filesUnder } from "../support/files.js";
 import { harness, plan, evaluate, modelRoute, noul, choice, when, mapped, ref, runPlan, statuses } from "../run/helpers.js";
 
 const KEY_ENV = "SWITCHYARD_ROUTER_RUN_KEY";
 const SECRET = "sk-router-run-9f8e7d6c5b4a3210";
-
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...filesUnder(p));
-    else out.push(p);
-  }
-  return out;
-}
 
 test("D-10/D-31/H-1: a run with shadow and turned-on types records host labels, model labels, receipts and pairs — and no key anywhere", async () => {
   const h = harness();
@@ -45,14 +36,7 @@ process.stdin.on("end", () => {
 [agents.scripted]
 command = [${JSON.stringify(process.execPath)}, ${JSON.stringify(runner)}]
 
-[providers.s1]
-kind = "systemone"
-vendor = "typesafe"
-base_url = "${server.url}"
-api_key_env = "${KEY_ENV}"
-models = ["jev-1"]
-max_retries = 0
-
+${systemOneProviderToml(server.url, KEY_ENV, `models = ["jev-1"]\nmax_retries = 0`)}
 [decisions]
 host = "scripted"
 

@@ -1,4 +1,4 @@
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -10,6 +10,8 @@ import { createProvider } from "../../src/decide/providers/index.js";
 import { Misbehave } from "../support/scripted-server.js";
 import { startSystemOneServer, SYSTEMONE_PATH, type SystemOneServer } from "../support/systemone-server.js";
 import { choiceQ, noulQ, providerConfig, providerRequest, scoreQ } from "../support/decide-fixtures.js";
+import { failure } from "../support/assertions.js";
+import { withKeyedServer } from "../support/setup.js";
 
 const KEY_ENV = "SWITCHYARD_TEST_S1_KEY";
 const KEY = "sk-s1-secret-0123456789abcdef";
@@ -20,27 +22,13 @@ const team = choiceQ("team", { billing: "Payments, refunds", technical: "Bugs", 
 const urgent = noulQ("urgent", "Explicitly time-sensitive", "");
 const severity = scoreQ("severity", { low: "cosmetic", medium: "", high: "blocked" });
 
-before(async () => {
-  process.env[KEY_ENV] = KEY;
-  server = await startSystemOneServer();
+withKeyedServer(KEY_ENV, KEY, () => startSystemOneServer(), (s) => {
+  server = s;
   provider = createProvider(providerConfig("systemone", { base_url: server.url, api_key_env: KEY_ENV, timeout_ms: 1500, max_retries: 2 }), { backoffInitialMs: 20, backoffMaxMs: 50 });
-});
-after(async () => {
-  await server.close();
-  delete process.env[KEY_ENV];
 });
 
 function askAll(p: Provider = provider, questions = [team, urgent, severity], state: unknown = { ticket: "charged twice" }) {
   return p.ask(providerRequest(questions, state)).then((r) => ({ r, resolved: resolveAll(questions, r) }));
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  assert.fail("expected a failure");
 }
 
 test("D-21 systemone: one request with the System One wire shapes, answers mapped back (Q-12)", async () => {

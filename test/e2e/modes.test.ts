@@ -13,25 +13,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { startSystemOneServer } from "../support/systemone-server.js";
+import { startSystemOneServer, systemOneProviderToml } from "../support/systemone-server.js";
+import { filesUnder } from "../support/files.js";
 import { E2E, labels, rows, systemOneCounts, tickets } from "./support/harness.js";
 
 const KEYS = ["T1", "T2", "T3", "T4", "T5"];
 const KEY_ENV = "E2E_SYSTEMONE_KEY";
 const SECRET = "sk-e2e-modes-5e1f0c2a9b8d7364";
 
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...filesUnder(p));
-    else out.push(p);
-  }
-  return out;
-}
-
-const provider = (url: string, extra = "") =>
-  `[providers.s1]\nkind = "systemone"\nvendor = "typesafe"\nbase_url = "${url}"\napi_key_env = "${KEY_ENV}"\nmodels = ["jev-1", "jev-small"]\nmax_retries = 1\ntimeout = "5s"\n${extra}\n`;
+const provider = (url: string, extra = "") => systemOneProviderToml(url, KEY_ENV, `models = ["jev-1", "jev-small"]\nmax_retries = 1\ntimeout = "5s"\n${extra}`);
 
 interface Pair {
   lab: string;

@@ -72,6 +72,14 @@ function answerFor(id: string, q: WireQuestion, stateText: string, table: Answer
   return { type: "score", score, legend, probabilities, confidence: Math.max(...Object.values(probabilities)) };
 }
 
+/**
+ * A machine config's `[providers.s1]` table for a server at `url` (a System One provider of vendor
+ * "typesafe"), its key read from `keyEnv`; `settings` are further lines of the table (models, …).
+ */
+export function systemOneProviderToml(url: string, keyEnv: string, settings: string): string {
+  return `[providers.s1]\nkind = "systemone"\nvendor = "typesafe"\nbase_url = "${url}"\napi_key_env = "${keyEnv}"\n${settings}\n`;
+}
+
 export async function startSystemOneServer(opts: SystemOneServerOptions = {}): Promise<SystemOneServer> {
   const holder: { table: AnswerTable | undefined } = { table: opts.table };
   const base = await startScriptedServer({

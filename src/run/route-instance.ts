@@ -1,0 +1,87 @@
+// Running one route instance (T-3): an output-decided route turns its source's entry into a
+// decision record in the engine; a model-decided one resolves its questions, builds the state
+// (R-21) and asks the decision layer (D-1). Either way the outcome is recorded by the engine.
+
+import type { Judge } from "./judge.js";
+import { DecisionFailure } from "./judge.js";
+import type { InstanceInput, Outcome } from "./kinds/context.js";
+import { outputDecision, resolveQuestions, RouteError } from "./kinds/route.js";
+import { OptionsError } from "./dynamic-options.js";
+import { InputError, readRef } from "./instance-input.js";
+import { UNMAPPED, type TaskState } from "./task-state.js";
+import { errorText, isPlainObject, stableStringify } from "./values.js";
+
+/** A `decide = "output"` route instance: the label its producer computed, with probability 1. */
+export function outputRoute(ts: TaskState, key: string | null, input: InstanceInput, tasks: ReadonlyMap<string, TaskState>): Outcome {
+  try {
+    const entry = readRef(ts, key, ts.plan.route!.source!, input, tasks);
+    const where = `${ts.plan.route!.source!.task}.${ts.plan.route!.source!.field}${key !== null ? `[${JSON.stringify(key)}]` : ""}`;
+    return { status: "passed", output: outputDecision(ts.plan, entry, where) };
+  } catch (err) {
+    if (!(err instanceof RouteError || err instanceof InputError)) throw err;
+    return { status: "failed", error: err.message, code: err.code };
+  }
+}
+
+export interface ModelRouteContext {
+  judge: Judge;
+  run: string;
+  playbook: string;
+  tasks: ReadonlyMap<string, TaskState>;
+  signal: AbortSignal;
+  /** Whether the run was cancelled: a request it aborted is then an interruption, not a failure. */
+  cancelled: () => boolean;
+}
+
+/** A model-decided route instance (T-3, R-21, Q-30 … Q-32): resolve, then ask the judge. */
+export async function decideModelRoute(ts: TaskState, key: string | null, input: InstanceInput, c: ModelRouteContext): Promise<Outcome> {
+  const route = ts.plan.route!;
+  let questions;
+  try {
+    const lists: Record<string, unknown> = {};
+    for (const q of route.questions) if (q.dynamic) lists[q.name] = readRef(ts, key, q.dynamic, input, c.tasks);
+    questions = resolveQuestions(ts.plan, lists, (q) => `${q.dynamic!.task}.${q.dynamic!.field}${key !== null ? `[${JSON.stringify(key)}]` : ""}`);
+  } catch (err) {
+    if (err instanceof OptionsError || err instanceof InputError) return { status: "failed", error: err.message, code: err.code };
+    throw err;
+  }
+  const state: Record<string, unknown> = { ...input };
+  if (route.files.length > 0) {
+    const files: Record<string, Record<string, unknown>> = {};
+    for (const d of ts.deps) {
+      const di = ts.aligned.includes(d) ? d.inst.get(key ?? UNMAPPED) : d.mapped ? undefined : d.inst.get(UNMAPPED);
+      if (!di || di.status !== "passed" || !isPlainObject(di.output)) continue;
+      const have = di.output.files;
+      if (!isPlainObject(have)) continue;
+      const declared = d.plan.agent?.files ?? d.plan.revise?.body.agent?.files ?? [];
+      for (const name of route.files) {
+        if (declared.includes(name) && Object.hasOwn(have, name)) (files[d.name] ??= {})[name] = have[name];
+      }
+    }
+    state.files = files;
+  }
+  try {
+    const record = await c.judge.judge({
+      run: c.run,
+      playbook: c.playbook,
+      task: ts.name,
+      key,
+      state,
+      state_text: stableStringify(state),
+      questions,
+      signal: c.signal,
+    });
+    for (const q of questions) {
+      const d = record[q.id];
+      if (!d || typeof d.label !== "string") {
+        return { status: "failed", code: "decision-failed", error: `decision-failed: the decision layer returned no answer for question ${q.id}` };
+      }
+      if (q.resolved_options && !d.options) d.options = q.resolved_options;
+    }
+    return { status: "passed", output: record };
+  } catch (err) {
+    if (c.cancelled()) return { status: "interrupted" };
+    if (err instanceof DecisionFailure) return { status: "failed", error: err.message.startsWith(err.code) ? err.message : `${err.code}: ${err.message}`, code: err.code };
+    return { status: "failed", error: `decision-failed: ${errorText(err)}`, code: "decision-failed" };
+  }
+}
