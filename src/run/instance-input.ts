@@ -7,16 +7,10 @@ import type { FoldSummary } from "./events.js";
 import type { InstanceInput } from "./kinds/context.js";
 import { UNMAPPED, type TaskState } from "./task-state.js";
 import { isPlainObject } from "./values.js";
+import { CodedError } from "./coded-error.js";
 
 /** An instance's input cannot be built (a `keyed` entry or a route source missing): it fails, unretried. */
-export class InputError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-  }
-}
+export class InputError extends CodedError {}
 
 /** A mapped task's fold (M-2, G-7): passed outputs by key, every key's status, and the tally. */
 export function taskFold(ts: TaskState): { items: Record<string, unknown>; status: Record<string, string>; summary: FoldSummary } {

@@ -1,15 +1,13 @@
 import { createHash } from "node:crypto";
+import { CodedError } from "./coded-error.js";
 
 // Element keys (M-1): an element is a string or an integer; its key is the string itself or the
 // integer's decimal text, 1–256 characters, with no NUL or control characters, unique in the list.
 // The list length is checked against max_fanout before any element is read.
 
-export class KeyError extends Error {
-  constructor(
-    message: string,
-    readonly code: "bad-element" | "duplicate-key" | "over-max-fanout" | "over-not-list",
-  ) {
-    super(message);
+export class KeyError extends CodedError {
+  constructor(message: string, code: "bad-element" | "duplicate-key" | "over-max-fanout" | "over-not-list") {
+    super(message, code);
   }
 }
 

@@ -6,15 +6,9 @@ import type { QuestionPlan, TaskPlan } from "../../plan/plan.js";
 import type { DecisionRecord, ResolvedQuestion } from "../judge.js";
 import { resolveOptions } from "../dynamic-options.js";
 import { isPlainObject } from "../values.js";
+import { CodedError } from "../coded-error.js";
 
-export class RouteError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-  }
-}
+export class RouteError extends CodedError {}
 
 /** With decide = "output": `entry` is the source's object for this instance ({question: label}). */
 export function outputDecision(task: TaskPlan, entry: unknown, where: string): DecisionRecord {
