@@ -8,8 +8,9 @@
 // HTTP loop (node:http Agent, keepAlive, 32 requests in flight) sending the same requests to the
 // same server. Targets: ≥ 1,500 decisions/s and ≥ 50 % of the plain loop's rate.
 //
-// usage: node dist/bench/decisions.js [N] [--rounds R]       (default N = 10000, R = 3; the best
-//        round of each is reported, the machine being shared)
+// usage: node dist/bench/decisions.js [N] [--rounds R] [--engine-only]   (default N = 10000, R = 3;
+//        the best round of each is reported, the machine being shared; --engine-only skips the
+//        plain loop, to profile the engine's side alone with node --cpu-prof)
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -175,25 +176,28 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const ri = args.indexOf("--rounds");
   const rounds = ri >= 0 ? Number(args.splice(ri, 2)[1]) : 3;
+  const ei = args.indexOf("--engine-only");
+  const engineOnly = ei >= 0;
+  if (engineOnly) args.splice(ei, 1);
   const n = Number(args[0] ?? 10000);
   const { url, child } = await startServer();
   try {
-    await plainLoop(url, 500); // warm both ends up
+    if (!engineOnly) await plainLoop(url, 500); // warm both ends up
     await engineRun(url, 200);
     let plain = { rate: 0, cpuUs: 0 };
     let best = { rate: 0, seconds: 0, routeSeconds: 0, rssMb: 0, cpuUs: 0 };
     for (let r = 0; r < rounds; r++) {
-      const p = await plainLoop(url, n);
+      const p = engineOnly ? plain : await plainLoop(url, n);
       if (p.rate > plain.rate) plain = p;
       const e = await engineRun(url, n);
       if (e.rate > best.rate) best = e;
     }
     const share = best.rate / plain.rate;
     console.log(`decisions: ${n} route instances, decision_concurrency ${CONCURRENCY}, System One server process at ${url}`);
-    console.log(`  plain keep-alive loop:   ${plain.rate.toFixed(0)} requests/s (client CPU ${plain.cpuUs.toFixed(0)} µs per request)`);
+    if (!engineOnly) console.log(`  plain keep-alive loop:   ${plain.rate.toFixed(0)} requests/s (client CPU ${plain.cpuUs.toFixed(0)} µs per request)`);
     console.log(`  switchyard run:          ${best.rate.toFixed(0)} decisions/s over the route's ${best.routeSeconds.toFixed(2)} s (${(n / best.seconds).toFixed(0)}/s over the whole run's ${best.seconds.toFixed(2)} s, ${best.rssMb.toFixed(0)} MB RSS; CPU ${best.cpuUs.toFixed(0)} µs per decision, engine + router + provider + store)`);
-    console.log(`  share of the plain loop: ${(share * 100).toFixed(0)} %`);
-    console.log(`  targets: >= 1500 decisions/s ${best.rate >= 1500 ? "met" : "MISSED"}; >= 50 % of the plain loop ${share >= 0.5 ? "met" : "MISSED"}`);
+    if (!engineOnly) console.log(`  share of the plain loop: ${(share * 100).toFixed(0)} %`);
+    console.log(`  targets: >= 1500 decisions/s ${best.rate >= 1500 ? "met" : "MISSED"}${engineOnly ? "" : `; >= 50 % of the plain loop ${share >= 0.5 ? "met" : "MISSED"}`}`);
   } finally {
     child.kill("SIGTERM");
   }

@@ -3,8 +3,9 @@
 // (a fetch that reads the key at call time and buffers the whole body), the same retry rule
 // (408/429/5xx/529 and connection errors; never another 4xx) and the same error messages.
 
-import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { urlToHttpOptions } from "node:url";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { ProviderError } from "./provider.js";
 import type { ProviderConfig } from "./config-types.js";
@@ -107,6 +108,54 @@ function decode(body: Buffer, encoding: string | undefined): Buffer {
 }
 
 /**
+ * Response headers for a BufferedResponse: what the SDK reads of them (get, has, iteration) over
+ * node's own header object, whose names are already lower-case, instead of a Headers built per
+ * response.
+ */
+class BufferedHeaders {
+  constructor(private readonly map: Record<string, string>) {}
+  get(name: string): string | null {
+    return this.map[name.toLowerCase()] ?? null;
+  }
+  has(name: string): boolean {
+    return Object.hasOwn(this.map, name.toLowerCase());
+  }
+  forEach(fn: (value: string, name: string, headers: this) => void): void {
+    for (const name of Object.keys(this.map).sort()) fn(this.map[name]!, name, this);
+  }
+  *entries(): IterableIterator<[string, string]> {
+    for (const name of Object.keys(this.map).sort()) yield [name, this.map[name]!];
+  }
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+}
+
+/** node's response headers as one string per name, minus those describing the raw body. */
+function responseHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined || name === "content-encoding" || name === "content-length") continue;
+    out[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+/** Where a URL string points, parsed once per URL (a provider sends every request to one). */
+interface Target {
+  href: string;
+  secure: boolean;
+  options: RequestOptions;
+}
+
+/**
  * A response whose body is already in memory, for an SDK that only reads it whole (`text()`,
  * `json()`, `arrayBuffer()`, status and headers): it answers `body` with null — there is nothing
  * left to stream — so a client that drains a clone before handing the response over (the
@@ -122,7 +171,7 @@ class BufferedResponse {
     private readonly payload: Buffer | null,
     readonly status: number,
     readonly statusText: string,
-    readonly headers: Headers,
+    readonly headers: Headers | BufferedHeaders,
     readonly url: string,
   ) {}
   get ok(): boolean {
@@ -148,15 +197,31 @@ class BufferedResponse {
  * several times cheaper per request than the global fetch (undici), which dominated the cost of a
  * decision against a fast local server; the SDKs take it through their `fetch` option.
  */
-function nodeFetch(agents: { http: HttpAgent; https: HttpsAgent }, buffered: boolean): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
-  return async (input, init = {}) => {
-    const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+function nodeFetch(
+  agents: { http: HttpAgent; https: HttpsAgent },
+  buffered: boolean,
+): (input: string | URL | Request, init: RequestInit, headers: Record<string, string>) => Promise<Response> {
+  const targets = new Map<string, Target>();
+  const targetOf = (href: string): Target => {
+    let t = targets.get(href);
+    if (!t) {
+      const url = new URL(href);
+      // Only the fields a request needs, in a plain object (cheap to copy per request).
+      const { protocol, hostname, port, path, auth } = urlToHttpOptions(url);
+      t = { href: url.href, secure: protocol === "https:", options: { protocol, hostname, port, path, ...(auth ? { auth } : {}) } };
+      if (targets.size >= 64) targets.clear();
+      targets.set(href, t);
+    }
+    return t;
+  };
+  return async (input, init, headers) => {
+    const target = targetOf(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
     const signal = init.signal ?? undefined;
     if (signal?.aborted) throw abortError(signal);
     const body = await bodyBytes(init.body);
-    const headers = plainHeaders(init);
     if (body !== undefined) headers["content-length"] = String(body.length);
-    const secure = url.protocol === "https:";
+    const secure = target.secure;
+    const options: RequestOptions = { ...target.options, method: init.method ?? "GET", headers, agent: secure ? agents.https : agents.http };
     return new Promise<Response>((resolve, reject) => {
       let settled = false;
       const done = (f: () => void) => {
@@ -165,7 +230,7 @@ function nodeFetch(agents: { http: HttpAgent; https: HttpsAgent }, buffered: boo
         signal?.removeEventListener("abort", onAbort);
         f();
       };
-      const req = (secure ? httpsRequest : httpRequest)(url, { method: init.method ?? "GET", headers, agent: secure ? agents.https : agents.http }, (res) => {
+      const req = (secure ? httpsRequest : httpRequest)(options, (res) => {
         const chunks: Buffer[] = [];
         let received = 0;
         res.on("data", (c: Buffer) => {
@@ -183,17 +248,15 @@ function nodeFetch(agents: { http: HttpAgent; https: HttpsAgent }, buffered: boo
           } catch (e) {
             return done(() => reject(new TransportError(`the response body could not be decoded (${(e as Error).message})`, "EDECODE")));
           }
-          const out = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (value === undefined || name === "content-encoding" || name === "content-length") continue;
-            out.set(name, Array.isArray(value) ? value.join(", ") : value);
-          }
+          const out = responseHeaders(res.headers);
           const status = res.statusCode ?? 0;
           if (status < 200 || status > 599) return done(() => reject(new TransportError(`the server answered with HTTP status ${status}`, "EBADSTATUS")));
-          if (status >= 400) out.set("x-should-retry", isRetryableStatus(status) ? "true" : "false");
+          if (status >= 400) out["x-should-retry"] = isRetryableStatus(status) ? "true" : "false";
           const empty = payload.length === 0 || status === 204 || status === 304;
           const statusText = res.statusMessage ?? "";
-          const response = buffered ? (new BufferedResponse(empty ? null : payload, status, statusText, out, url.href) as unknown as Response) : new Response(empty ? null : payload, { status, statusText, headers: out });
+          const response = buffered
+            ? (new BufferedResponse(empty ? null : payload, status, statusText, new BufferedHeaders(out), target.href) as unknown as Response)
+            : new Response(empty ? null : payload, { status, statusText, headers: out });
           done(() => resolve(response));
         });
         res.on("error", () => done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET"))));
@@ -233,7 +296,7 @@ export function providerFetch(config: ProviderConfig, opts: { buffered?: boolean
     const key = config.api_key_env ? process.env[config.api_key_env]?.trim() : undefined;
     if (key) headers.authorization = `Bearer ${key}`;
     else delete headers.authorization;
-    return transport(input, { ...init, headers });
+    return transport(input, init, headers);
   };
 }
 
@@ -257,6 +320,14 @@ function htmlTitle(text: string): string {
  * valid JSON (with the parser's reason and the body's first characters).
  */
 export function parseJsonBody(text: string, what: string): unknown {
+  // The common case, an object: parsed at once (on an error, the checks below say what is wrong).
+  if (text.charCodeAt(0) === 0x7b) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // described below
+    }
+  }
   if (text.trim() === "") throw new ProviderError(`${what} is empty`);
   if (looksLikeHtml(text)) throw new ProviderError(`${what} is an HTML page, not JSON (${htmlTitle(text)})`);
   try {

@@ -240,41 +240,49 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
   }
 
   async function judge(req: JudgeRequest): Promise<DecisionRecord> {
-    // One controller for this instance's calls: cancelled with the run, or when the host fails
-    // (then nothing a model says can be used).
-    const local = new AbortController();
-    const onAbort = (): void => local.abort(req.signal.reason);
-    if (req.signal.aborted) local.abort(req.signal.reason);
-    else req.signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      const modes = new Map<string, JudgementMode>();
-      const forHost: ResolvedQuestion[] = [];
-      const turnedOn = new Map<string, Target>();
-      const shadows = new Map<string, Target>();
-      for (const q of req.questions) {
-        const mode = modeOf(q.type);
-        modes.set(q.id, mode);
-        if (mode.kind === "host") {
-          forHost.push(q);
-          continue;
-        }
-        if (mode.kind === "shadow") forHost.push(q);
-        const groups = mode.kind === "shadow" ? shadows : turnedOn;
-        const key = `${mode.provider}/${mode.model}`;
-        const t = groups.get(key) ?? { provider: mode.provider, model: mode.model, questions: [] };
-        t.questions.push(q);
-        groups.set(key, t);
+    const modes = new Map<string, JudgementMode>();
+    const forHost: ResolvedQuestion[] = [];
+    const turnedOn = new Map<string, Target>();
+    const shadows = new Map<string, Target>();
+    for (const q of req.questions) {
+      const mode = modeOf(q.type);
+      modes.set(q.id, mode);
+      if (mode.kind === "host") {
+        forHost.push(q);
+        continue;
       }
-
-      const hostPromise = forHost.length > 0 ? askHost(req, forHost, local.signal) : Promise.resolve(new Map<string, HostAnswer>());
-      const shadowPromises = [...shadows.values()].map((t) => askModel(req, t, local.signal));
-      const turnedOnPromises = [...turnedOn.values()].map((t) => askModel(req, t, local.signal));
+      if (mode.kind === "shadow") forHost.push(q);
+      const groups = mode.kind === "shadow" ? shadows : turnedOn;
+      const key = `${mode.provider}/${mode.model}`;
+      const t = groups.get(key) ?? { provider: mode.provider, model: mode.model, questions: [] };
+      t.questions.push(q);
+      groups.set(key, t);
+    }
+    // One controller for this instance's calls: cancelled with the run, or when the host fails
+    // (then nothing a model says can be used). Only needed when the host is asked while models
+    // are: with turned-on questions alone, the host is asked (as fallback) once every model
+    // has answered, so nothing is left to stop and the run's signal serves (a controller and a
+    // listener on the run's signal less per decision).
+    const local = forHost.length > 0 || shadows.size > 0 ? new AbortController() : undefined;
+    const signal = local?.signal ?? req.signal;
+    const onAbort = (): void => local?.abort(req.signal.reason);
+    if (local) {
+      if (req.signal.aborted) local.abort(req.signal.reason);
+      else req.signal.addEventListener("abort", onAbort, { once: true });
+    }
+    try {
+      const noAnswers = Promise.resolve(new Map<string, HostAnswer>());
+      const hostPromise = forHost.length > 0 ? askHost(req, forHost, signal) : noAnswers;
+      const shadowPromises = shadows.size > 0 ? [...shadows.values()].map((t) => askModel(req, t, signal)) : [];
+      const turnedOnPromises = [...turnedOn.values()].map((t) => askModel(req, t, signal));
       // Nothing may go unobserved if the host fails first.
-      hostPromise.catch(() => local.abort());
-      for (const p of [...shadowPromises, ...turnedOnPromises]) p.catch(() => undefined);
+      hostPromise.catch(() => local?.abort());
+      for (const p of shadowPromises) p.catch(() => undefined);
+      for (const p of turnedOnPromises) p.catch(() => undefined);
 
       const modelOutcomes = new Map<string, ModelOutcome>();
-      for (const m of await Promise.all(turnedOnPromises)) for (const [id, o] of m) modelOutcomes.set(id, o);
+      if (turnedOnPromises.length === 1) for (const [id, o] of await turnedOnPromises[0]!) modelOutcomes.set(id, o);
+      else for (const m of await Promise.all(turnedOnPromises)) for (const [id, o] of m) modelOutcomes.set(id, o);
 
       // Turned on: which questions the host must answer instead, and why (D-31).
       const fallbackReasons = new Map<string, string>();
@@ -282,13 +290,13 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
         if (!o.ok) fallbackReasons.set(id, `${o.why}: ${o.reason}`);
         else if (o.answer.refused && config.decisions.fallback_on_refusal) fallbackReasons.set(id, "refusal: the model refused to answer and fallback_on_refusal is set");
       }
-      const fallbackQuestions = req.questions.filter((q) => fallbackReasons.has(q.id));
-      const fallbackPromise = fallbackQuestions.length > 0 && !local.signal.aborted ? askHost(req, fallbackQuestions, local.signal) : Promise.resolve(new Map<string, HostAnswer>());
-      fallbackPromise.catch(() => local.abort());
+      const fallbackQuestions = fallbackReasons.size > 0 ? req.questions.filter((q) => fallbackReasons.has(q.id)) : [];
+      const fallbackPromise = fallbackQuestions.length > 0 && !signal.aborted ? askHost(req, fallbackQuestions, signal) : noAnswers;
+      fallbackPromise.catch(() => local?.abort());
 
       const settled = await Promise.allSettled([hostPromise, fallbackPromise]);
       const shadowOutcomes = new Map<string, ModelOutcome>();
-      const shadowSettled = await Promise.allSettled(shadowPromises);
+      const shadowSettled = shadowPromises.length > 0 ? await Promise.allSettled(shadowPromises) : [];
       if (req.signal.aborted) throw cancelled(req.signal);
       for (const s of settled) if (s.status === "rejected") throw s.reason;
       for (const s of shadowSettled) if (s.status === "fulfilled") for (const [id, o] of s.value) shadowOutcomes.set(id, o);
@@ -320,7 +328,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       }
       return out;
     } finally {
-      req.signal.removeEventListener("abort", onAbort);
+      if (local) req.signal.removeEventListener("abort", onAbort);
     }
   }
 
