@@ -27,8 +27,9 @@ export const LAB_CODES: CodeEntry[] = [
     rule: "H-1",
     summary: "a line of pairs.jsonl in the middle of the file is not a valid shadow pair",
     explain:
-      "Pairs are appended one whole line at a time, so only the last line can be torn by a crash; " +
-      "harvest skips a torn last line with a warning. An invalid line anywhere else means the file was " +
+      "Pairs are appended one whole line at a time, so a crash can only tear the write in progress; " +
+      "harvest skips a torn last line, or a torn fragment that a later pair was appended onto, with a warning. " +
+      "Any other invalid line means the file was " +
       "edited or damaged. The error names the line: fix or delete it (for example with `sed -i 'Nd' FILE`) " +
       "and harvest again.",
   },

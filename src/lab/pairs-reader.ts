@@ -1,16 +1,15 @@
 // Reads pairs.jsonl one line at a time (H-1, H-3): a stream and readline, never the whole file.
-// Only the last line may be torn by a crash; it is skipped with a warning. An invalid line
-// anywhere else is an error naming its line number (lab-invalid-pair).
+// A crash can tear only the write in progress: the last line, or — when a later run appended
+// after it — a fragment that the next pair was written onto, on the same line. A torn last line
+// is skipped with a warning; a fragment before a whole pair is skipped with a warning and the
+// pair counts. Any other invalid line is an error naming its line number (lab-invalid-pair).
 
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { ShadowPair } from "../decide/pair.js";
 
-/**
- * Appended by a writer that finds the file not ending in a newline (a torn write from a crash),
- * to close the fragment off; a line ending with it is skipped with a warning wherever it is.
- */
-export const TORN_MARK = "\t#torn";
+/** Every pair line starts with this (pair-line.ts writes `lab` first): where a pair begins. */
+const PAIR_START = '{"lab":';
 
 export class PairsFileError extends Error {
   constructor(
@@ -85,22 +84,23 @@ export async function scanPairs(file: string, visit: (pair: ShadowPair, line: nu
         );
       }
       if (text.trim() === "") continue;
-      if (text.endsWith(TORN_MARK)) {
-        // Listed one by one up to a few; beyond that only counted, so memory stays bounded.
-        if (++torn <= MAX_LISTED) warnings.push(`${file}:${lineNo}: skipped a line torn by an interrupted write`);
-        continue;
-      }
       let value: unknown;
+      let problem: string | null;
       try {
         value = JSON.parse(text);
+        problem = pairProblem(value);
       } catch (err) {
-        pending = { line: lineNo, problem: `not JSON: ${(err as Error).message}` };
-        continue;
+        problem = `not JSON: ${(err as Error).message}`;
       }
-      const problem = pairProblem(value);
       if (problem !== null) {
-        pending = { line: lineNo, problem };
-        continue;
+        const recovered = pairAfterFragment(text);
+        if (recovered === undefined) {
+          pending = { line: lineNo, problem };
+          continue;
+        }
+        // Listed one by one up to a few; beyond that only counted, so memory stays bounded.
+        if (++torn <= MAX_LISTED) warnings.push(`${file}:${lineNo}: skipped a fragment torn by an interrupted write before the pair on that line`);
+        value = recovered;
       }
       pairs++;
       visit(value as ShadowPair, lineNo);
@@ -109,9 +109,21 @@ export async function scanPairs(file: string, visit: (pair: ShadowPair, line: nu
     rl.close();
     stream.destroy();
   }
-  if (torn > MAX_LISTED) warnings.push(`${file}: skipped ${torn - MAX_LISTED} more lines torn by interrupted writes`);
+  if (torn > MAX_LISTED) warnings.push(`${file}: skipped ${torn - MAX_LISTED} more fragments torn by interrupted writes`);
   if (pending !== null) {
     warnings.push(`${file}:${pending.line}: skipped the torn last line (${pending.problem})`);
   }
   return { lines: lineNo, pairs, warnings };
+}
+
+/** The whole pair a later write appended onto a torn fragment, if the line ends with one. */
+function pairAfterFragment(text: string): ShadowPair | undefined {
+  const at = text.lastIndexOf(PAIR_START);
+  if (at <= 0) return undefined;
+  try {
+    const value: unknown = JSON.parse(text.slice(at));
+    return pairProblem(value) === null ? (value as ShadowPair) : undefined;
+  } catch {
+    return undefined;
+  }
 }

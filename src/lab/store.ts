@@ -3,13 +3,12 @@
 // Pairs are appended one whole line per write(2) on an O_APPEND descriptor, so concurrent
 // appenders never interleave and a crash can only tear the last line.
 
-import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { nearestName } from "../lang/diagnostic.js";
 import type { PairSink, ShadowPair } from "../decide/pair.js";
 import { pairLine } from "./pair-line.js";
-import { TORN_MARK } from "./pairs-reader.js";
 
 export interface LabInfo {
   id: string;
@@ -204,7 +203,9 @@ export interface LabSink extends PairSink {
 /**
  * A PairSink over the current lab's pairs.jsonl. The lab is chosen at the first pair and kept
  * for the sink's life, so one run's pairs stay together even if `lab new` runs meanwhile.
- * Each pair is one line written with a single write(2) in append mode.
+ * Each pair is one line written with a single write(2) in append mode. A writer never repairs
+ * a line torn by a crash: checking the file's tail would race with other processes' appends
+ * (a reader can see another write half done). The reader recovers instead (pairs-reader.ts).
  */
 export function openLabSink(stateDir: string): LabSink {
   let fd: number | null = null;
@@ -214,7 +215,6 @@ export function openLabSink(stateDir: string): LabSink {
     lab = ensureCurrentLab(stateDir);
     const path = pairsPath(stateDir, lab);
     fd = openSync(path, "a");
-    closeTornTail(fd, path);
     return fd;
   };
   return {
@@ -232,21 +232,4 @@ export function openLabSink(stateDir: string): LabSink {
       fd = null;
     },
   };
-}
-
-/**
- * If a crash left the file without a final newline, ends that torn fragment with TORN_MARK so
- * later lines stay whole; the reader recognises the mark and skips the fragment with a warning.
- */
-function closeTornTail(fd: number, path: string): void {
-  const size = fstatSync(fd).size;
-  if (size === 0) return;
-  const rd = openSync(path, "r");
-  try {
-    const last = Buffer.alloc(1);
-    readSync(rd, last, 0, 1, size - 1);
-    if (last[0] !== 0x0a) writeSync(fd, TORN_MARK + "\n");
-  } finally {
-    closeSync(rd);
-  }
 }

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync, appendFileSync, readFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { harvest, bucketOf, type TypeReport } from "../../src/lab/harvest.js";
-import { PairsFileError, TORN_MARK } from "../../src/lab/pairs-reader.js";
+import { PairsFileError } from "../../src/lab/pairs-reader.js";
 import { newLab, openLabSink, pairsPath } from "../../src/lab/store.js";
 import type { ShadowPair } from "../../src/decide/pair.js";
 
@@ -234,22 +234,26 @@ test("H-1: an invalid line in the middle is an error naming its line number", as
   }
 });
 
-test("H-1: a writer after a crash closes the torn line off, and later pairs still count", async () => {
+test("H-1: a pair appended after a crash-torn write still counts; the fragment is skipped with a warning", async () => {
   const dir = tmp();
   try {
     const lab = newLab(dir, "torn");
     const file = pairsPath(dir, lab.id);
+    // A crash tore the second pair's write; a later run appends onto the same line.
     appendFileSync(file, JSON.stringify(ALPHA[0]) + "\n" + JSON.stringify(ALPHA[1]).slice(0, 30));
     const sink = openLabSink(dir);
     const { lab: _lab, ...rest } = BETA[0];
     sink.append(rest);
     sink.close();
     const text = readFileSync(file, "utf8");
-    assert.equal(text.split("\n")[1], JSON.stringify(ALPHA[1]).slice(0, 30) + TORN_MARK);
+    assert.equal(text.split("\n").length, 3, "the writer does not touch the torn line");
     const rep = await harvest(file);
     assert.equal(rep.overall.pairs, 2);
     assert.equal(rep.warnings.length, 1);
-    assert.match(rep.warnings[0], /:2: skipped a line torn by an interrupted write/);
+    assert.match(rep.warnings[0], /:2: skipped a fragment torn by an interrupted write before the pair on that line/);
+    // A line that is invalid and carries no whole pair after it is still an error.
+    appendFileSync(file, "garbage\n" + JSON.stringify(ALPHA[0]) + "\n");
+    await assert.rejects(harvest(file), PairsFileError);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
