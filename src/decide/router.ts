@@ -102,7 +102,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     let p = built.get(name);
     if (!p) {
       const { createProvider } = await import("./providers/index.js");
-      p = built.get(name) ?? createProvider(config.providers[name]);
+      p = built.get(name) ?? createProvider(config.providers[name], {}, secretEnvNames(config));
       built.set(name, p);
     }
     return p;

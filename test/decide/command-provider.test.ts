@@ -98,3 +98,25 @@ setInterval(() => {}, 1000);`,
   }
   assert.ok(state === "gone" || state === "Z", `the grandchild is still running (state ${state})`);
 });
+
+test("D-21/R-20 command: the model process never sees the providers' key variables", async () => {
+  const seen = join(dir, "env-seen.json");
+  const s = script(
+    "env.mjs",
+    `import { writeFileSync } from "node:fs";
+process.stdin.resume(); process.stdin.on("end", () => {
+  writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ plain: process.env.PLAIN_SETTING ?? null, key: process.env.OTHER_PROVIDER_KEY ?? null }));
+  process.stdout.write(JSON.stringify({ answers: { urgent: { type: "noul", noul: 0.5 } } }));
+});`,
+  );
+  process.env.PLAIN_SETTING = "kept";
+  process.env.OTHER_PROVIDER_KEY = "other-secret";
+  try {
+    const p = createProvider(providerConfig("command", { command: [process.execPath, s] }), {}, ["OTHER_PROVIDER_KEY"]);
+    await p.ask(providerRequest([urgent]));
+    assert.deepEqual(JSON.parse(readFileSync(seen, "utf8")), { plain: "kept", key: null });
+  } finally {
+    delete process.env.PLAIN_SETTING;
+    delete process.env.OTHER_PROVIDER_KEY;
+  }
+});

@@ -81,7 +81,11 @@ function stderrNote(stderr: string): string {
 export class CommandProvider implements Provider {
   readonly name: string;
 
-  constructor(private readonly config: ProviderConfig) {
+  constructor(
+    private readonly config: ProviderConfig,
+    /** The providers' key variables (api_key_env): an in-house model has no business reading them. */
+    private readonly hideEnv: readonly string[] = [],
+  ) {
     if (!config.command || config.command.length === 0) throw new ProviderError(`provider '${config.name}' (command) has no command`);
     this.name = config.name;
   }
@@ -92,7 +96,9 @@ export class CommandProvider implements Provider {
     const body = buildSystemOneRequest(request.model, request.state, request.state_text, request.questions);
     const started = performance.now();
     if (request.signal.aborted) throw new ProviderError(`${who}: cancelled`);
-    const r = await runWithInput(argv, JSON.stringify(body), this.config.timeout_ms, request.signal);
+    const env = { ...process.env };
+    for (const name of this.hideEnv) delete env[name];
+    const r = await runWithInput(argv, JSON.stringify(body), this.config.timeout_ms, request.signal, env);
     const latency_ms = Math.round(performance.now() - started);
     if (r.spawnError) throw new ProviderError(`${who}: could not start: ${r.spawnError.message}`);
     if (request.signal.aborted) throw new ProviderError(`${who}: cancelled`);

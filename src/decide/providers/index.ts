@@ -15,15 +15,18 @@ export { HostProvider, parseHostReply, renderHostPrompt } from "./host.js";
 export { OpenAIProvider, labelProbabilitiesFromLogprobs, logprobPrompt } from "./openai.js";
 export { SystemOneProvider } from "./systemone.js";
 
-/** A provider for a configured block. `tuning` is for tests and benchmarks (systemone backoff). */
-export function createProvider(config: ProviderConfig, tuning: HttpTuning = {}): Provider {
+/**
+ * A provider for a configured block. `tuning` is for tests and benchmarks (systemone backoff);
+ * `hideEnv` names the providers' key variables, which a `command` provider's process must not see.
+ */
+export function createProvider(config: ProviderConfig, tuning: HttpTuning = {}, hideEnv: readonly string[] = []): Provider {
   switch (config.kind) {
     case "systemone":
       return new SystemOneProvider(config, tuning);
     case "openai":
       return new OpenAIProvider(config);
     case "command":
-      return new CommandProvider(config);
+      return new CommandProvider(config, hideEnv);
   }
 }
 
