@@ -57,6 +57,8 @@ export class Progress {
       return;
     }
     this.out.write("\n" + summaryTable(tasks) + "\n");
+    const savings = savingsLine(tasks);
+    if (savings) this.out.write(savings + "\n");
     this.out.write(`run ${outcome.run}: ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ""}\n`);
   }
 }
@@ -143,6 +145,24 @@ export function summaryTable(tasks: TaskProgress[]): string {
     String(t.counts.blocked),
   ]);
   return table(header, rows);
+}
+
+/**
+ * What the decisions bought: agent turns taken and not taken, and how many route answers gated
+ * them. Agent turns are where the money goes, so this is the line a person looks for.
+ */
+export function savingsLine(tasks: TaskProgress[]): string | null {
+  let taken = 0;
+  let notTaken = 0;
+  let answers = 0;
+  for (const t of tasks) {
+    if (t.kind === "agent") {
+      taken += t.counts.passed + t.counts.failed;
+      notTaken += t.counts.not_taken;
+    } else if (t.kind === "route") answers += t.counts.passed;
+  }
+  if (answers === 0 || taken + notTaken === 0) return null;
+  return `agent turns: ${taken} taken, ${notTaken} not taken, after ${answers} route answer${answers === 1 ? "" : "s"}`;
 }
 
 export function table(header: string[], rows: string[][]): string {

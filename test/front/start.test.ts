@@ -45,6 +45,8 @@ test("issue 6: `npm start` on a fresh clone runs the CVE triage example to `pass
     const id = /run (\d{8}-\d{6}-[0-9a-f]+): passed/.exec(out)?.[1];
     assert.ok(id, `the output names the run and says it passed:\n${out.slice(-2000)}`);
     assert.match(out, /not_taken/, "the summary has a not_taken column");
+    // 4 agent tasks x 40 tickets could have been 160 turns; the decisions let 31 through.
+    assert.match(out, /\nagent turns: 31 taken, 129 not taken, after 86 route answers\n/, "the summary says what the decisions saved");
     assert.match(out, /What next:/);
     for (const next of ["switchyard show latest", "switchyard lab harvest", "docs/getting-started.md"]) assert.ok(out.includes(next), `says to try ${next}`);
     assert.ok(existsSync(join(dir, ".switchyard", "switchyard.db")), "the state is in the folder it ran from");
