@@ -22,25 +22,9 @@ export const CATALOG: readonly CatalogSection[] = [
   { title: "The lab", layer: "lab", entries: LAB_CODES },
 ];
 
-/**
- * Codes that two layers both emit because the same rule is checked twice: by the compiler against
- * the declared types, and by the engine against the values a run actually produced. They are one
- * code to the user, so `explain` and docs/errors.md show one entry (the first layer's, with the
- * later layer's text appended). Any other code appearing in two catalogs is a mistake (a test says so).
- */
-export const SHARED_CODES: readonly string[] = ["over-not-list", "keyed-not-object"];
-
-/** Every code once, in catalog order; a shared code merges its layers' explanations. */
+/** Every code, in catalog order (a test checks that no code is in two catalogs). */
 export function allCodes(): CodeEntry[] {
-  const byCode = new Map<string, CodeEntry>();
-  for (const section of CATALOG) {
-    for (const e of section.entries) {
-      const first = byCode.get(e.code);
-      if (!first) byCode.set(e.code, { ...e });
-      else if (SHARED_CODES.includes(e.code)) first.explain = `${first.explain} The same code at run time${e.rule ? ` (${e.rule})` : ""}: ${e.explain}`;
-    }
-  }
-  return [...byCode.values()];
+  return CATALOG.flatMap((section) => [...section.entries]);
 }
 
 export function findCode(code: string): CodeEntry | undefined {

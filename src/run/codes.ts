@@ -27,10 +27,10 @@ export const RUN_CODES: CodeEntry[] = [
       "`max_fanout` bounds how many instances (and decision requests) a mapped task may expand to. A longer list fails the mapped task before any instance starts. Raise `max_fanout` (at most 10000) or shorten the list.",
   },
   {
-    code: "over-not-list",
+    code: "over-value-not-list",
     rule: "M-1",
-    summary: "the field a task maps over is not a list at run time",
-    explain: "The producer's output did not hold a list under the `over` field. Fix the producer's output.",
+    summary: "the value a task maps over is not a list at run time",
+    explain: "The producer's output did not hold a list under the `over` field (a field declared `any` can hold anything; a compiled plan edited by hand can map over a mapped task, whose output is a fold). The mapped task fails before any instance starts. Fix the producer's output, or declare the field `list` so the compiler and the producer's output check catch it.",
   },
   {
     code: "keyed-missing",
@@ -40,10 +40,10 @@ export const RUN_CODES: CodeEntry[] = [
       "`keyed = [producer.field]` narrows an object keyed by element to the instance's own entry. An element with no entry fails that instance only. Make the producer emit an entry for every element of the list.",
   },
   {
-    code: "keyed-not-object",
+    code: "keyed-value-not-object",
     rule: "M-3",
-    summary: "a `keyed` field is not an object at run time",
-    explain: "A `keyed` field must be an object keyed by element. Fix the producer's output.",
+    summary: "the value of a `keyed` field is not an object at run time",
+    explain: "A `keyed` field must hold an object keyed by element; the producer's output held something else (possible when the field is declared `any`). Fix the producer's output, or declare the field `object`.",
   },
   {
     code: "output-missing",

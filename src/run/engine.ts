@@ -409,7 +409,7 @@ export class RunEngine {
       const over = ts.plan.over!;
       const producer = this.tasks.get(over.task)!;
       if (producer.mapped) {
-        this.failTask(ts, `over-not-list: ${ts.name} maps over ${over.task}.${over.field}, but ${over.task} is itself mapped (M-1)`, "over-not-list");
+        this.failTask(ts, `over-value-not-list: ${ts.name} maps over ${over.task}.${over.field}, but ${over.task} is itself mapped: its output is a fold, not a list (M-1)`, "over-value-not-list");
         return;
       }
       const pi = producer.inst.get(UNMAPPED)!;

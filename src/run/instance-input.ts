@@ -54,7 +54,7 @@ export function buildInput(ts: TaskState, key: string | null): InstanceInput {
       const producer = inputs[ref.task];
       if (!isPlainObject(producer)) throw new InputError(`keyed-missing: ${ref.task} did not pass, so ${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (M-3)`, "keyed-missing");
       const obj = producer[ref.field];
-      if (!isPlainObject(obj)) throw new InputError(`keyed-not-object: ${ref.task}.${ref.field} is not an object keyed by element (M-3)`, "keyed-not-object");
+      if (!isPlainObject(obj)) throw new InputError(`keyed-value-not-object: ${ref.task}.${ref.field} is not an object keyed by element (M-3)`, "keyed-value-not-object");
       if (!Object.hasOwn(obj, key)) throw new InputError(`keyed-missing: ${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (M-3)`, "keyed-missing");
       inputs[ref.task] = { ...producer, [ref.field]: obj[key] };
     }

@@ -6,7 +6,7 @@ import { CodedError } from "./coded-error.js";
 // The list length is checked against max_fanout before any element is read.
 
 export class KeyError extends CodedError {
-  constructor(message: string, code: "bad-element" | "duplicate-key" | "over-max-fanout" | "over-not-list") {
+  constructor(message: string, code: "bad-element" | "duplicate-key" | "over-max-fanout" | "over-value-not-list") {
     super(message, code);
   }
 }
@@ -16,7 +16,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 export function elementKeys(list: unknown, where: string, maxFanout: number): string[] {
   if (!Array.isArray(list)) {
-    throw new KeyError(`over-not-list: ${where} is not a list (got ${list === null ? "null" : typeof list}) (M-1)`, "over-not-list");
+    throw new KeyError(`over-value-not-list: ${where} is not a list (got ${list === null ? "null" : typeof list}) (M-1)`, "over-value-not-list");
   }
   if (list.length > maxFanout) {
     throw new KeyError(
