@@ -11,7 +11,8 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { DiagnosticError, errorAt, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
-import type { AgentRunnerConfig } from "../run/agent-runner-config.js";
+import type { AgentRunnerConfig, PriceTable } from "../run/agent-runner-config.js";
+import { PRESET_NAMES, PRESETS, type PresetName } from "../run/agent-presets/presets.js";
 import type { DecisionsConfig, JudgementMode, MachineConfig, ProviderConfig, ProviderKind } from "./config-types.js";
 import { formatMode, MODE_FORMS, parseMode } from "./mode.js";
 import { locateKeys, type KeyPositions } from "./toml-positions.js";
@@ -28,7 +29,8 @@ export const DEFAULT_HOST = "tty";
 
 const PROVIDER_KINDS: readonly ProviderKind[] = ["systemone", "openai", "command"];
 const TOP_KEYS = ["agents", "providers", "decisions"];
-const AGENT_KEYS = ["command", "env"];
+const AGENT_KEYS = ["preset", "command", "args", "env", "price"];
+const PRICE_KEYS = ["input_per_mtok", "output_per_mtok", "cached_input_per_mtok"];
 const PROVIDER_KEYS = ["kind", "vendor", "base_url", "api_key_env", "models", "logprob_models", "context_window", "command", "timeout", "max_retries"];
 const DECISIONS_KEYS = ["default", "deny_vendors", "fallback_on_refusal", "host", "types"];
 const NAME = /^[A-Za-z0-9_-]+$/;
@@ -239,28 +241,64 @@ class Validator {
   private agent(name: string, body: unknown): AgentRunnerConfig | undefined {
     const path = ["agents", name];
     if (!isTable(body)) {
-      this.wrongType(path, body, "a table ([agents.NAME] with command = [...])");
+      this.wrongType(path, body, "a table ([agents.NAME] with preset = \"…\" or command = [...])");
       return undefined;
     }
     this.known(body, path, AGENT_KEYS);
-    let ok = this.required(body, path, "command", "the argv of the agent runner, e.g. command = [\"my-agent\", \"--print\"]");
+    const start = this.diagnostics.length;
+    let preset: PresetName = "generic";
+    const p = this.string(body, [...path, "preset"]);
+    if (p !== undefined) {
+      if ((PRESET_NAMES as readonly string[]).includes(p)) preset = p as PresetName;
+      else {
+        const near = nearestName(p, PRESET_NAMES);
+        this.error("config-bad-value", [...path, "preset"], `agents.${name}.preset "${p}" is not a preset${near ? ` (did you mean "${near}"?)` : ""}`,
+          `accepted presets: ${PRESET_NAMES.join(", ")}`, true);
+      }
+    }
+    // A preset knows its executable; `command` then only replaces it (another path, npx, …).
+    if (preset === "generic") this.required(body, path, "command", "the argv of the agent runner, e.g. command = [\"my-agent\", \"--print\"], or a preset = \"claude-code\" | \"codex\" | \"gemini\" | \"aider\"");
     const command = this.strings(body, [...path, "command"]);
     if (command !== undefined && (command.length === 0 || command[0].length === 0)) {
       this.error("config-bad-value", [...path, "command"], `agents.${name}.command is empty`, "name the executable first: command = [\"my-agent\", \"--flag\"]", true);
-      ok = false;
     }
+    const args = this.strings(body, [...path, "args"]);
     const env: Record<string, string> = {};
     const envTable = this.table(body, [...path, "env"]);
     if (envTable) {
       for (const [k, val] of Object.entries(envTable)) {
-        if (typeof val !== "string") {
-          this.wrongType([...path, "env", k], val, "a string");
-          ok = false;
-        } else env[k] = val;
+        if (typeof val !== "string") this.wrongType([...path, "env", k], val, "a string");
+        else env[k] = val;
       }
     }
-    if (!ok || command === undefined) return undefined;
-    return { name, command: this.relativeToConfig(command), env };
+    const price = this.price(body, [...path, "price"]);
+    if (this.diagnostics.length > start) return undefined;
+    const argv = command ?? [PRESETS[preset].executable!];
+    const runner: AgentRunnerConfig = { name, command: this.relativeToConfig(argv), env };
+    if (preset !== "generic") runner.preset = preset;
+    if (args !== undefined) runner.args = args;
+    if (price !== undefined) runner.price = price;
+    return runner;
+  }
+
+  /** `price = { input_per_mtok = …, output_per_mtok = …, cached_input_per_mtok = … }` in dollars. */
+  private price(body: Table, path: readonly string[]): PriceTable | undefined {
+    const t = this.table(body, path);
+    if (!t) return undefined;
+    this.known(t, path, PRICE_KEYS);
+    const out: Record<string, number> = {};
+    for (const key of PRICE_KEYS) {
+      const v = t[key];
+      if (v === undefined) continue;
+      if (typeof v !== "number" && typeof v !== "bigint") this.wrongType([...path, key], v, "a number (dollars per million tokens)");
+      else if (!Number.isFinite(Number(v)) || Number(v) < 0) this.error("config-bad-value", [...path, key], `${dotted(path)}.${key} = ${v} is not a price`, "write dollars per million tokens, e.g. 3.0", true);
+      else out[key] = Number(v);
+    }
+    for (const key of ["input_per_mtok", "output_per_mtok"]) {
+      if (t[key] === undefined) this.error("config-missing-key", path, `${dotted(path)} has no "${key}"`, `add ${key} = … (dollars per million tokens)`);
+    }
+    if (out.input_per_mtok === undefined || out.output_per_mtok === undefined) return undefined;
+    return out as unknown as PriceTable;
   }
 
   private provider(name: string, body: unknown): ProviderConfig | undefined {

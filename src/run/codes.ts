@@ -90,6 +90,19 @@ export const RUN_CODES: CodeEntry[] = [
     explain: "The agent is expected to write each listed file into its workspace. The prompt should ask for it.",
   },
   {
+    code: "agent-output-invalid",
+    rule: "D-40",
+    summary: "an agent CLI's machine-readable reply could not be read",
+    explain:
+      "A runner with a `preset` (claude-code, codex, gemini, aider) is read through the tool's own output format: Claude Code's JSON result, Codex's JSONL events, Gemini CLI's JSON, aider's token report lines. Output that is empty, cut short, not the documented shape, or reports an error fails that instance only; the message names the tool and the file holding its stdout. Check that the tool's version prints the documented format (docs/agents/), or that `args` does not change the output format.",
+  },
+  {
+    code: "worktree-failed",
+    summary: "a git worktree for an agent could not be created or its change captured",
+    explain:
+      "An agent with `workspace = \"worktree\"` runs in its own `git worktree` of the run's repository at the recorded base commit. The message carries git's own error; check that the repository and the base commit still exist (`git cat-file -t BASE`).",
+  },
+  {
     code: "evaluate-failed",
     rule: "T-4",
     summary: "an evaluate function failed or did not return a dict",

@@ -43,6 +43,8 @@ export interface JudgeRequest {
 export interface Usage {
   input_tokens?: number;
   output_tokens?: number;
+  /** Of input_tokens, those read from the tool's prompt cache (agent presets). */
+  cached_input_tokens?: number;
   cost_usd?: number;
 }
 

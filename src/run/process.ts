@@ -25,6 +25,8 @@ export interface ProcessSpec {
   logFile: string;
   /** A file whose contents become stdin; none means /dev/null. */
   stdinFile?: string;
+  /** A file that receives stdout (created or truncated); none means the log. */
+  stdoutFile?: string;
   /** The output file the caller reads next; a runner may report whether it exists (outputExists). */
   outputFile?: string;
   timeoutMs: number;
@@ -44,6 +46,7 @@ function killGroup(pid: number, sig: NodeJS.Signals): void {
 export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const logHandle = await open(spec.logFile, "a");
   const stdinHandle = spec.stdinFile ? await open(spec.stdinFile, "r") : null;
+  const stdoutHandle = spec.stdoutFile ? await open(spec.stdoutFile, "w") : null;
   return new Promise((resolve) => {
     const log = logHandle.fd;
     const stdin = stdinHandle ? stdinHandle.fd : "ignore";
@@ -63,11 +66,12 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
       cwd: spec.cwd,
       env: spec.env,
-      stdio: [stdin, log, log],
+      stdio: [stdin, stdoutHandle ? stdoutHandle.fd : log, log],
       detached: true,
     });
     void logHandle.close();
     void stdinHandle?.close();
+    void stdoutHandle?.close();
     const stop = () => {
       if (child.pid === undefined) return;
       killGroup(child.pid, "SIGTERM");

@@ -1,7 +1,9 @@
 // `agent` instances (T-2, D-40): the prompt template rendered from the input, then the named
-// agent runner run in a fresh workspace with the prompt on stdin and SWITCHYARD_EFFORT. The
-// output is what it wrote to $SWITCHYARD_OUTPUT (may be absent) plus `files`. Usage written to
-// $SWITCHYARD_USAGE is charged to the run's budget, whether the turn passed or not.
+// agent runner run in a fresh workspace with SWITCHYARD_EFFORT, the prompt passed the way its
+// preset says (stdin for generic). The output is what it wrote to $SWITCHYARD_OUTPUT (may be
+// absent) plus `files`, and for a preset the tool's `reply` and `turns`. Usage — written to
+// $SWITCHYARD_USAGE, or read from the tool's own output by its preset (issue 12) — is charged
+// to the run's budget, whether the turn passed or not.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,6 +13,8 @@ import { runProcess } from "../process.js";
 import { renderPrompt } from "../template.js";
 import { checkEmits, isPlainObject } from "../values.js";
 import type { Usage } from "../judge.js";
+import { invocation, presetOf } from "../agent-presets/invocation.js";
+import { readPresetTurn } from "../agent-presets/turn.js";
 
 function readUsage(path: string): Usage | undefined {
   try {
@@ -40,19 +44,25 @@ export async function runAgent(ctx: AttemptContext, input: InstanceInput): Promi
   }
   const files = await prepareAttempt(ctx.dir, input);
   const promptFile = `${ctx.dir}.prompt.txt`;
-  writeFileSync(promptFile, renderPrompt(spec.prompt, input));
+  const prompt = renderPrompt(spec.prompt, input);
+  writeFileSync(promptFile, prompt);
   const usageFile = `${ctx.dir}.usage.json`;
   const env = instanceEnv(ctx, files, { ...runner.env, SWITCHYARD_EFFORT: spec.effort, SWITCHYARD_USAGE: usageFile });
+  const preset = presetOf(runner);
+  const call = invocation(runner, spec.effort, prompt, promptFile);
+  const stdoutFile = preset.output === "switchyard" ? undefined : `${ctx.dir}.stdout.txt`;
   const r = await runProcess({
-    argv: runner.command,
+    argv: call.argv,
     cwd: files.workspace,
     env,
     logFile: files.log,
-    stdinFile: promptFile,
+    stdinFile: call.promptOnStdin ? promptFile : undefined,
+    stdoutFile,
     timeoutMs: ctx.task.timeout_seconds * 1000,
     signal: ctx.signal,
   });
-  const usage = readUsage(usageFile);
+  const turn = stdoutFile && !r.spawnError ? readPresetTurn(runner, stdoutFile) : undefined;
+  const usage = turn?.ok ? turn.report.usage : readUsage(usageFile);
   if (r.spawnError) {
     return {
       status: "failed",
@@ -63,9 +73,14 @@ export async function runAgent(ctx: AttemptContext, input: InstanceInput): Promi
   }
   const problem = processProblem(r, `agent runner "${spec.runner}"`, ctx, files.log);
   if (problem) return { ...problem, usage };
+  if (turn && !turn.ok) return { status: "failed", code: "agent-output-invalid", usage, error: `agent-output-invalid: ${turn.error}` };
   const out = await readOutput(files.output, {}, `agent runner "${spec.runner}"`, true);
   if (out.status !== "passed") return { ...out, usage };
   const output = out.output as Record<string, unknown>;
+  if (turn?.ok) {
+    output.reply = turn.report.reply;
+    if (turn.report.turns !== undefined) output.turns = turn.report.turns;
+  }
   if (spec.files.length > 0) {
     const collected: Record<string, unknown> = {};
     for (const name of spec.files) {
