@@ -13,6 +13,8 @@ import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import { formatMode, modeFor, parseModeOverrides } from "../decide/mode.js";
 import { locateKeys, type KeyPositions } from "../decide/toml-positions.js";
 import { EXIT_FAILED, EXIT_USAGE, fileSources, printDiagnostics, setExitCode } from "./common.js";
+import { agentPreflight } from "./agent-preflight.js";
+import type { Plan } from "../plan/plan.js";
 
 interface CheckOptions {
   config?: string;
@@ -57,7 +59,7 @@ function noPositions(): KeyPositions {
 }
 
 /** Declared judgement types of the pack's model-decided routes, by playbook. */
-function declaredTypes(pack: string, playbook: string | undefined): { byType: Map<string, string[]>; playbooks: string[]; diagnostics: Diagnostic[] } {
+function declaredTypes(pack: string, playbook: string | undefined): { byType: Map<string, string[]>; playbooks: string[]; plans: Plan[]; diagnostics: Diagnostic[] } {
   let names: Array<string | undefined> = [playbook];
   try {
     if (playbook === undefined && statSync(pack).isDirectory()) names = playbooksIn(pack);
@@ -67,12 +69,14 @@ function declaredTypes(pack: string, playbook: string | undefined): { byType: Ma
   if (names.length === 0) names = [undefined];
   const byType = new Map<string, string[]>();
   const playbooks: string[] = [];
+  const plans: Plan[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const name of names) {
     const result = compilePath(pack, { playbook: name });
     diagnostics.push(...result.diagnostics);
     if (!result.plan) continue;
     playbooks.push(result.plan.playbook);
+    plans.push(result.plan);
     for (const task of result.plan.tasks) {
       if (task.route?.decide !== "model") continue;
       for (const q of task.route.questions) {
@@ -82,7 +86,7 @@ function declaredTypes(pack: string, playbook: string | undefined): { byType: Ma
       }
     }
   }
-  return { byType, playbooks, diagnostics };
+  return { byType, playbooks, plans, diagnostics };
 }
 
 export function checkConfig(pack: string | undefined, opts: CheckOptions): { report: CheckReport; exit: number } {
@@ -146,6 +150,13 @@ export function checkConfig(pack: string | undefined, opts: CheckOptions): { rep
     for (const type of names) {
       report.types.push({ type, mode: formatMode(modeFor(type, config.decisions, overrides)), source: sourceOf(type), declared_by: declared.byType.get(type)! });
     }
+    // The run's own preflight of agent work (issue 12), as errors and warnings of the check.
+    const agents = agentPreflight(declared.plans, config, { modeOf: (type) => modeFor(type, config.decisions, overrides), budgetUsd: declared.plans.find((p) => p.settings.budget_usd !== undefined)?.settings.budget_usd });
+    for (const message of agents.problems) {
+      if (agents.local.includes(message)) report.warnings.push({ severity: "warning", code: "agent-preflight", message: `${message} (a run here would refuse)` });
+      else report.errors.push({ severity: "error", code: "agent-preflight", message });
+    }
+    for (const message of agents.warnings) report.warnings.push({ severity: "warning", code: "agent-preflight", message });
     const routedTypes = [...Object.keys(config.decisions.types), ...Object.keys(overrides)];
     for (const type of [...new Set(routedTypes)]) {
       if (declared.byType.has(type)) continue;

@@ -3,7 +3,8 @@
 
 import type { Command } from "commander";
 import { loadMachineConfig, secretEnvNames } from "../decide/config.js";
-import { parseModeOverrides } from "../decide/mode.js";
+import { modeFor, parseModeOverrides } from "../decide/mode.js";
+import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import { createJudge } from "../decide/router.js";
 import { openLabSink } from "../lab/store.js";
 import { loadEvaluator, parseDuration } from "../plan/index.js";
@@ -75,6 +76,9 @@ export function judgementTypes(plan: Plan): string[] {
 export interface Wiring {
   engineDeps: Pick<ConstructorParameters<typeof RunEngine>[0], "agentRunners" | "judge" | "secretEnv" | "overrides">;
   close: () => Promise<void>;
+  /** The machine config and --decide overrides, for the agent preflight (issue 12). */
+  config: MachineConfig;
+  modeOf: (type: string) => JudgementMode;
   evaluators: (snapshotDir: string, plan: Plan) => (task: TaskPlan) => (input: unknown) => unknown;
 }
 
@@ -88,6 +92,8 @@ export function wire(flags: RunFlags, state: string): Wiring {
   const secretEnv = secretEnvNames(config);
   return {
     engineDeps: { agentRunners: config.agents, judge, secretEnv, overrides },
+    config,
+    modeOf: (type) => modeFor(type, config.decisions, decide),
     close: async () => {
       await judge.close();
       pairs.close();

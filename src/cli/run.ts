@@ -7,6 +7,7 @@ import { admitRun, SnapshotError } from "../run/index.js";
 import { CommandFailed, UsageError, compileFailureExit, printDiagnostics, setExitCode } from "./common.js";
 import { addRunFlags, execute, judgementTypes, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
 import { rememberInvocation } from "./run-invocation.js";
+import { agentPreflight } from "./agent-preflight.js";
 
 export function register(program: Command): void {
   addRunFlags(
@@ -14,8 +15,10 @@ export function register(program: Command): void {
       .command("run")
       .description("compile and run a playbook: a pack folder, a .star file or a compiled plan .toml")
       .argument("<path>", "pack folder, .star playbook or compiled plan .toml")
-      .option("--playbook <name>", "which playbook of a pack with several"),
-  ).action(async (path: string, flags: RunFlags & { playbook?: string }) => {
+      .option("--playbook <name>", "which playbook of a pack with several")
+      .option("--repo <path>", "the git repository of worktree agents (default: the one containing the working directory)")
+      .option("--keep-branches", "keep each worktree agent's branch switchyard/RUN/TASK/KEY/aN after its turn"),
+  ).action(async (path: string, flags: RunFlags & { playbook?: string; repo?: string; keepBranches?: boolean }) => {
     overridesFrom(flags); // usage errors before any work
     const compiled = compilePath(path, { playbook: flags.playbook });
     const errors = compiled.diagnostics.filter((d) => d.severity === "error");
@@ -34,9 +37,16 @@ export function register(program: Command): void {
         await wiring.close();
         throw new UsageError(`preflight: the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`, "fix the machine config or the --decide flags; `switchyard config check` shows each type's mode");
       }
+      const budget = wiring.engineDeps.overrides?.budget_usd ?? compiled.plan.settings.budget_usd;
+      const agents = agentPreflight([compiled.plan], wiring.config, { repo: flags.repo, keepBranches: flags.keepBranches, modeOf: wiring.modeOf, budgetUsd: budget });
+      if (agents.problems.length) {
+        await wiring.close();
+        throw new UsageError(`preflight: this run cannot do its agent work:\n  ${agents.problems.join("\n  ")}`, "nothing was run or asked; `switchyard config check PACK` runs the same checks", "agent-preflight");
+      }
+      for (const w of agents.warnings) process.stderr.write(`switchyard: warning: ${w}\n`);
       let run: string;
       try {
-        run = admitRun(store, { plan: compiled.plan, packDir: compiled.packRoot, sourcePath: path, overrides: wiring.engineDeps.overrides });
+        run = admitRun(store, { plan: compiled.plan, packDir: compiled.packRoot, sourcePath: path, overrides: wiring.engineDeps.overrides, ...(agents.repo ? { repo: agents.repo } : {}) });
       } catch (err) {
         if (err instanceof SnapshotError) throw new CommandFailed(err.message);
         throw err;

@@ -166,6 +166,7 @@ const agentImpl: Impl = (_ctx, r, t) => {
     filesPos: r.pos("files"),
     runner: r.string("runner") ?? "default",
   };
+  if (r.oneOf("workspace", ["scratch", "worktree"], "scratch") === "worktree") t.agent.workspace = "worktree";
   // An agent's output carries its files (T-2), so dependents may read `agent.files`.
   if (files.length > 0 && !("files" in t.emits)) t.emits.files = "object";
 };
@@ -341,7 +342,7 @@ export function playbookBuiltins(ctx: CompileContext): Record<string, Value> {
   return {
     playbook: playbookBuiltin(ctx),
     command: taskBuiltin(ctx, "command", ["run", "env?"], commandImpl),
-    agent: taskBuiltin(ctx, "agent", ["prompt", "effort?", "files?", "runner?"], agentImpl),
+    agent: taskBuiltin(ctx, "agent", ["prompt", "effort?", "files?", "runner?", "workspace?"], agentImpl),
     route: taskBuiltin(ctx, "route", ["questions", "decide?", "source?", "min_confidence?", "files?"], routeImpl),
     evaluate: taskBuiltin(ctx, "evaluate", ["fn"], evaluateImpl),
     revise: taskBuiltin(ctx, "revise", ["body", "reviewer", "max_rounds?"], reviseImpl),

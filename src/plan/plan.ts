@@ -61,6 +61,8 @@ export interface AgentSpec {
   effort: Effort;
   files: string[];
   runner: string;
+  /** Where the turn runs (issue 12): absent = a fresh scratch folder; "worktree" = a git worktree of the run's repository. */
+  workspace?: "worktree";
 }
 
 export interface RouteSpec {

@@ -54,7 +54,10 @@ export function toTaskPlan(t: DeclTask, gates: Map<DeclTask, Gate>, opts: CheckO
     plan.when = w;
   }
   if (t.command) plan.command = { run: t.command.run, env: { ...t.command.env } };
-  if (t.agent) plan.agent = { prompt: t.agent.prompt, effort: t.agent.effort, files: [...t.agent.files], runner: t.agent.runner };
+  if (t.agent) {
+    plan.agent = { prompt: t.agent.prompt, effort: t.agent.effort, files: [...t.agent.files], runner: t.agent.runner };
+    if (t.agent.workspace) plan.agent.workspace = t.agent.workspace;
+  }
   if (t.route) {
     const r = t.route;
     plan.route = { decide: r.decide, min_confidence: r.min_confidence, files: [...r.files], questions: r.questions.map((q) => questionPlan(t, q, opts.playbook)) };

@@ -42,7 +42,7 @@ function taskTable(t: TaskPlan): Table {
     out.when = w;
   }
   if (t.command) out.command = { run: t.command.run, env: { ...t.command.env } };
-  if (t.agent) out.agent = { prompt: t.agent.prompt, effort: t.agent.effort, files: t.agent.files, runner: t.agent.runner };
+  if (t.agent) out.agent = { prompt: t.agent.prompt, effort: t.agent.effort, files: t.agent.files, runner: t.agent.runner, ...(t.agent.workspace ? { workspace: t.agent.workspace } : {}) };
   if (t.route) {
     const r: Table = { decide: t.route.decide };
     if (t.route.source) r.source = refString(t.route.source);
@@ -205,8 +205,9 @@ function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
     need("agent");
     const a = rd.table(t.agent, `${p}.agent`);
     const ap = `${p}.agent`;
-    rd.known(a, ap, ["prompt", "effort", "files", "runner"]);
+    rd.known(a, ap, ["prompt", "effort", "files", "runner", "workspace"]);
     out.agent = { prompt: rd.str(a, "prompt", ap), effort: rd.oneOf(a, "effort", ap, ["low", "medium", "high"] as const), files: rd.strList(a, "files", ap), runner: rd.str(a, "runner", ap) };
+    if (a.workspace !== undefined && rd.oneOf(a, "workspace", ap, ["scratch", "worktree"] as const) === "worktree") out.agent.workspace = "worktree";
   }
   if (kind === "route" || t.route !== undefined) {
     need("route");

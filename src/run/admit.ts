@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Plan } from "../plan/plan.js";
-import type { Settings } from "./events.js";
+import type { RunRepository, Settings } from "./events.js";
 import { snapshotPack } from "./snapshot.js";
 import type { Store } from "./store.js";
 
@@ -39,6 +39,8 @@ export interface AdmitOptions {
   /** What the person ran (a pack folder, a .star file, a plan .toml), for listings. */
   sourcePath: string;
   overrides?: SettingsOverrides;
+  /** The repository of `worktree` agents and its base commit (issue 12). */
+  repo?: RunRepository;
 }
 
 export function admitRun(store: Store, opts: AdmitOptions): string {
@@ -64,6 +66,7 @@ export function admitRun(store: Store, opts: AdmitOptions): string {
     source_path: opts.sourcePath,
     settings: applyOverrides(base, opts.overrides),
     pid: process.pid,
+    ...(opts.repo ? { repo: opts.repo } : {}),
   });
   store.flush();
   return run;

@@ -97,6 +97,12 @@ export const RUN_CODES: CodeEntry[] = [
       "A runner with a `preset` (claude-code, codex, gemini, aider) is read through the tool's own output format: Claude Code's JSON result, Codex's JSONL events, Gemini CLI's JSON, aider's token report lines. Output that is empty, cut short, not the documented shape, or reports an error fails that instance only; the message names the tool and the file holding its stdout. Check that the tool's version prints the documented format (docs/agents/), or that `args` does not change the output format.",
   },
   {
+    code: "agent-preflight",
+    summary: "a run was refused before any work: its agent tasks cannot run",
+    explain:
+      "Before the first decision or turn, `run` (and `config check PACK`) checks that every agent task names a runner defined in the machine config, that each runner's executable is on PATH (or at its path), that a host of \"tty\" has a terminal when some judgement type is answered by the host (host or shadow mode), and that a `workspace = \"worktree\"` task has a git repository without uncommitted changes (`--repo PATH`, default the one containing the working directory). Nothing was run, asked or recorded; each line of the message names the fix.",
+  },
+  {
     code: "worktree-failed",
     summary: "a git worktree for an agent could not be created or its change captured",
     explain:

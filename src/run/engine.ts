@@ -21,7 +21,7 @@ import { join } from "node:path";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import type { AgentRunnerConfig } from "./agent-runner-config.js";
 import { applyOverrides, type SettingsOverrides } from "./admit.js";
-import type { InstanceStatus, RunEvent, RunStatus, Settings, TerminalStatus } from "./events.js";
+import type { InstanceStatus, RunEvent, RunRepository, RunStatus, Settings, TerminalStatus } from "./events.js";
 import { isTerminal } from "./events.js";
 import type { DecisionRecord, Judge } from "./judge.js";
 import { elementKeys, KeyError, keyDirName } from "./keys.js";
@@ -91,6 +91,7 @@ export class RunEngine {
   private readonly tasks = new Map<string, TaskState>();
   private readonly order: TaskState[] = [];
   private readonly packDir: string;
+  private readonly repo: RunRepository | undefined;
   /** The pack snapshot this run uses, $SWITCHYARD_PACK. */
   get packDirectory(): string {
     return this.packDir;
@@ -145,6 +146,7 @@ export class RunEngine {
     const folded = foldEvents(this.store, this.run);
     this.plan = folded.plan;
     this.packDir = folded.packDir;
+    this.repo = folded.repo;
     this.recorded = folded.recorded;
     this.taskRecords = folded.taskRecords;
     this.priorMs = folded.priorMs;
@@ -221,6 +223,7 @@ export class RunEngine {
       packDir: this.packDir,
       baseEnv,
       agentRunners: this.opts.agentRunners ?? {},
+      ...(this.repo ? { repo: this.repo } : {}),
       launcher: () => {
         if (this.launcher === undefined) {
           const l = new Launcher(baseEnv);

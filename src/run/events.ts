@@ -32,7 +32,7 @@ export interface SnapshotInfo {
 /** Payloads by event type. */
 export interface EventPayloads {
   /** The run begins (R-1): the plan it will execute, the pack snapshot, the effective settings. */
-  plan_admitted: { plan: Plan; snapshot: SnapshotInfo; source_path: string; settings: Settings; pid: number };
+  plan_admitted: { plan: Plan; snapshot: SnapshotInfo; source_path: string; settings: Settings; pid: number; repo?: RunRepository };
   /** Another invocation continues the run (R-4), with its effective settings. */
   run_resumed: { settings: Settings; pid: number };
   /** A mapped task's list was read and validated (M-1). */
@@ -110,3 +110,13 @@ export const EVENT_TYPES: EventType[] = [
   "run_cancelled",
   "run_finished",
 ];
+
+/** The repository `worktree` agents work on (issue 12), fixed at admission: resume never reads HEAD. */
+export interface RunRepository {
+  /** The repository's top-level folder. */
+  path: string;
+  /** The commit every worktree starts from. */
+  base: string;
+  /** Keep each attempt's branch after its worktree is removed. */
+  keep_branches: boolean;
+}

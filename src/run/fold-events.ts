@@ -3,7 +3,7 @@
 // earlier invocations and the cost agents reported.
 
 import type { Plan } from "../plan/plan.js";
-import type { EventPayloads, Settings } from "./events.js";
+import type { EventPayloads, RunRepository, Settings } from "./events.js";
 import type { Usage } from "./judge.js";
 import { RunRefused } from "./run-refused.js";
 import type { Store } from "./store.js";
@@ -21,11 +21,14 @@ export interface FoldedRun {
   priorMs: number;
   /** Cost reported by agents so far (for budget_usd, R-6). */
   spentUsd: number;
+  /** The recorded repository of `worktree` agents (issue 12). */
+  repo?: RunRepository;
 }
 
 export function foldEvents(store: Store, run: string): FoldedRun {
   let plan: Plan | undefined;
   let packDir = "";
+  let repo: RunRepository | undefined;
   let settings: Settings | undefined;
   let invStartMs = 0;
   let lastMs = 0;
@@ -56,6 +59,7 @@ export function foldEvents(store: Store, run: string): FoldedRun {
         const p = e.payload as EventPayloads["plan_admitted"];
         plan = p.plan;
         packDir = p.snapshot.dir;
+        repo = p.repo;
         settings = p.settings;
         invStartMs = t;
         break;
@@ -130,5 +134,5 @@ export function foldEvents(store: Store, run: string): FoldedRun {
     lastMs = t;
   }
   if (!plan || !settings) throw new RunRefused(`unknown-run: no run ${run} in ${store.stateDir}`, "unknown-run");
-  return { plan, packDir, settings, recorded, taskRecords: taskRec, priorMs: prior + (lastMs - invStartMs), spentUsd: spent };
+  return { plan, packDir, settings, recorded, taskRecords: taskRec, priorMs: prior + (lastMs - invStartMs), spentUsd: spent, ...(repo ? { repo } : {}) };
 }

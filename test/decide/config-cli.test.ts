@@ -62,7 +62,9 @@ test("D-50: config check PACK lists each declared type's mode and warns about a 
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /main\.gate\.exploitable\s+shadow:local\/decider-2b\s+\[decisions\.types\]/);
   assert.match(r.stdout, /triage\.size\s+host\s+\[decisions\] default/);
-  assert.match(r.stdout, /ok, with 1 warning/);
+  // Without a terminal (as under most test runners), the host-mode type is also warned about (issue 12).
+  const noTty = /warning\[agent-preflight\]: the host answers .*"tty", but switchyard has no terminal/.test(r.stderr);
+  assert.match(r.stdout, noTty ? /ok, with 2 warnings/ : /ok, with 1 warning/);
   assert.match(r.stderr, /typo\.toml:16:1: warning\[config-undeclared-type\]: D-50: judgement type "main\.gate\.exploitabel" is routed by \[decisions\.types\] but no playbook of .* declares it \(likely a typo; did you mean "main\.gate\.exploitable"\?\)/);
 
   const j = sy(["config", "check", pack, "--config", file, "--json", "--decide", "triage.size=local/decider-2b"], { LOCAL_KEY: "set" });
@@ -71,7 +73,8 @@ test("D-50: config check PACK lists each declared type's mode and warns about a 
   assert.equal(report.ok, true);
   assert.deepEqual(report.playbooks, ["main"]);
   assert.deepEqual(report.types.find((t) => t.type === "triage.size"), { type: "triage.size", mode: "local/decider-2b", source: "--decide", declared_by: ["main"] });
-  assert.deepEqual(report.warnings.map((w) => [w.code, w.line]), [["config-undeclared-type", 16]]);
+  // (agent-preflight's no-terminal warning depends on where the test runs; see above.)
+  assert.deepEqual(report.warnings.filter((w) => w.code !== "agent-preflight" || !noTty).map((w) => [w.code, w.line]), [["config-undeclared-type", 16]]);
 });
 
 test("D-50: an invalid config exits 2 with every error at FILE:LINE:COL; --json carries them too", () => {

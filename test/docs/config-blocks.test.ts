@@ -1,5 +1,6 @@
 // The machine config getting-started.md tells people to write is one switchyard accepts for the
-// example pack (D-50): `switchyard config check` passes it with the keys' variables set.
+// example pack (D-50): `switchyard config check` passes it with the keys' variables set and the
+// agent CLIs it names installed (fakes with the real names on PATH, issue 12).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -7,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fencedBlocks } from "./blocks.js";
+import { fakeAgentBin } from "../support/fake-agent-bin.js";
 
 test("D-50: the machine config in docs/getting-started.md passes `config check examples/cve-triage`", () => {
   const blocks = fencedBlocks("docs/getting-started.md", readFileSync("docs/getting-started.md", "utf8")).filter((b) => b.lang === "toml");
@@ -17,7 +19,7 @@ test("D-50: the machine config in docs/getting-started.md passes `config check e
       const file = join(dir, `config-${b.line}.toml`);
       writeFileSync(file, b.text);
       const vars = [...b.text.matchAll(/api_key_env\s*=\s*"([A-Z_][A-Z0-9_]*)"/g)].map((m) => m[1]);
-      const env = { ...process.env, ...Object.fromEntries(vars.map((v) => [v, "not-a-real-key"])) };
+      const env = { ...process.env, PATH: `${fakeAgentBin(dir)}:${process.env.PATH}`, ...Object.fromEntries(vars.map((v) => [v, "not-a-real-key"])) };
       const r = spawnSync(process.execPath, ["bin/switchyard.js", "config", "check", "examples/cve-triage", "--config", file], { env, encoding: "utf8" });
       assert.equal(r.status, 0, `docs/getting-started.md:${b.line}: ${r.stdout}${r.stderr}`);
       assert.doesNotMatch(r.stderr, /error\[|warning\[/, `docs/getting-started.md:${b.line}: ${r.stderr}`);

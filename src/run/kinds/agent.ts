@@ -8,7 +8,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
-import { instanceEnv, prepareAttempt, processProblem, readOutput } from "./command.js";
+import { instanceEnv, prepareAttempt, processProblem, readOutput, type AttemptFiles } from "./command.js";
+import { inWorktree } from "./agent-worktree.js";
 import { runProcess } from "../process.js";
 import { renderPrompt } from "../template.js";
 import { checkEmits, isPlainObject } from "../values.js";
@@ -31,7 +32,12 @@ function readUsage(path: string): Usage | undefined {
   }
 }
 
-export async function runAgent(ctx: AttemptContext, input: InstanceInput): Promise<Outcome> {
+export function runAgent(ctx: AttemptContext, input: InstanceInput): Promise<Outcome> {
+  if (ctx.task.agent!.workspace === "worktree") return inWorktree(ctx, input, (files) => agentTurn(ctx, input, files));
+  return agentTurn(ctx, input);
+}
+
+async function agentTurn(ctx: AttemptContext, input: InstanceInput, prepared?: AttemptFiles): Promise<Outcome> {
   const spec = ctx.task.agent!;
   const runner = ctx.env.agentRunners[spec.runner];
   if (!runner) {
@@ -42,7 +48,7 @@ export async function runAgent(ctx: AttemptContext, input: InstanceInput): Promi
       error: `agent-runner-missing: agent runner "${spec.runner}" is not configured (D-40); add [agents.${spec.runner}] command = [...] to the machine config${known.length ? ` (configured: ${known.join(", ")})` : ""}`,
     };
   }
-  const files = await prepareAttempt(ctx.dir, input);
+  const files = prepared ?? (await prepareAttempt(ctx.dir, input));
   const promptFile = `${ctx.dir}.prompt.txt`;
   const prompt = renderPrompt(spec.prompt, input);
   writeFileSync(promptFile, prompt);

@@ -4,6 +4,7 @@ import type { Plan, TaskPlan } from "../../plan/plan.js";
 import type { AgentRunnerConfig } from "../agent-runner-config.js";
 import type { Usage } from "../judge.js";
 import type { Launcher } from "../launcher.js";
+import type { RunRepository } from "../events.js";
 
 /** The instance's input (R-20). */
 export interface InstanceInput {
@@ -23,6 +24,8 @@ export interface KindEnv {
   /** The environment processes inherit, secrets already removed (R-20). */
   baseEnv: NodeJS.ProcessEnv;
   agentRunners: Record<string, AgentRunnerConfig>;
+  /** The run's recorded repository, for `worktree` agents (issue 12). */
+  repo?: RunRepository;
   evaluatorFor: (task: TaskPlan) => (input: unknown) => unknown;
   /** The launcher shells for commands, or null where `setsid` is missing (spawn directly). */
   launcher?: () => Launcher | null;

@@ -1,0 +1,87 @@
+// `agent(..., workspace = "worktree")` (issue 12): the attempt's workspace is its own git worktree
+// of the run's repository at the recorded base commit, on a branch switchyard/RUN/TASK/KEY/aN.
+// After the turn, whatever it passed or failed, the change is captured — `git add -A` in the
+// worktree, then the diff of its index against the base — into changes.patch in the attempt
+// folder, the worktree is removed, and the branch deleted unless the run keeps branches. A passed
+// turn's output gets `files_changed` (paths, sorted) and `patch` (the patch file). The files the
+// agent was asked to leave (`files`) are read as for any agent and are not part of the patch.
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { basename, join, sep } from "node:path";
+import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
+import { prepareAttempt, type AttemptFiles } from "./command.js";
+import { git, gitLocked, refComponent } from "../worktree.js";
+import type { RunRepository } from "../events.js";
+
+/** Runs (per repository and run) whose leftover worktrees were already swept by this process. */
+const swept = new Set<string>();
+
+function failed(error: string): Outcome {
+  return { status: "failed", code: "worktree-failed", error: `worktree-failed: ${error}` };
+}
+
+const firstLine = (text: string): string => text.trim().split("\n").slice(-3).join(" ").slice(0, 400);
+
+/**
+ * Worktrees of this run left by an earlier process that was killed mid-turn (their folders are
+ * under the run's work folder): removed once, before this process creates its first one.
+ */
+async function sweep(repo: RunRepository, run: string, workDir: string): Promise<void> {
+  const id = `${repo.path}\0${run}`;
+  if (swept.has(id)) return;
+  swept.add(id);
+  const list = await git(repo.path, ["worktree", "list", "--porcelain"]);
+  for (const line of list.stdout.split("\n")) {
+    if (!line.startsWith("worktree ")) continue;
+    const path = line.slice("worktree ".length);
+    if (path.startsWith(workDir + sep)) await gitLocked(repo.path, ["worktree", "remove", "--force", path]);
+  }
+  await gitLocked(repo.path, ["worktree", "prune"]);
+  if (!repo.keep_branches) {
+    const refs = await git(repo.path, ["for-each-ref", "--format=%(refname:short)", `refs/heads/switchyard/${refComponent(run)}/`]);
+    const names = refs.stdout.split("\n").filter((n) => n !== "");
+    if (names.length) await gitLocked(repo.path, ["branch", "-D", ...names]);
+  }
+}
+
+export async function inWorktree(ctx: AttemptContext, input: InstanceInput, turn: (files: AttemptFiles) => Promise<Outcome>): Promise<Outcome> {
+  const repo = ctx.env.repo;
+  if (!repo) return failed(`task ${ctx.recordTask} works in a git worktree, but the run recorded no repository; start the run with --repo PATH (or from inside the repository)`);
+  const workDir = ctx.dir.slice(0, ctx.dir.lastIndexOf(`${sep}work${sep}`) + `${sep}work`.length);
+  await sweep(repo, ctx.env.run, workDir);
+  const files = await prepareAttempt(ctx.dir, input);
+  const attempt = /a(\d+)$/.exec(basename(ctx.dir))?.[1] ?? "1";
+  const branch = ["switchyard", ctx.env.run, ctx.recordTask, ctx.key ?? "_"].map(refComponent).join("/") + `/a${attempt}`;
+  const added = await gitLocked(repo.path, ["worktree", "add", "-B", branch, files.workspace, repo.base]);
+  if (!added.ok) return failed(`git worktree add at base ${repo.base.slice(0, 12)} failed in ${repo.path}: ${firstLine(added.stderr)}`);
+  let outcome: Outcome;
+  let captured: { patch: string; files: string[] } | { error: string };
+  try {
+    outcome = await turn(files);
+  } finally {
+    captured = await capture(files.workspace, repo.base, ctx.task.agent?.files ?? []);
+    const removed = await gitLocked(repo.path, ["worktree", "remove", "--force", files.workspace]);
+    if (!removed.ok) await gitLocked(repo.path, ["worktree", "prune"]);
+    if (!repo.keep_branches) await gitLocked(repo.path, ["branch", "-D", branch]);
+  }
+  mkdirSync(files.workspace, { recursive: true });
+  if ("error" in captured) return outcome.status === "passed" ? { ...failed(captured.error), usage: outcome.usage } : outcome;
+  const patchFile = join(files.workspace, "changes.patch");
+  writeFileSync(patchFile, captured.patch);
+  if (outcome.status !== "passed") return outcome;
+  const output = outcome.output as Record<string, unknown>;
+  output.files_changed = captured.files;
+  output.patch = patchFile;
+  return outcome;
+}
+
+/** The worktree's change against `base`, leaving out the agent's own output files. */
+async function capture(dir: string, base: string, own: string[]): Promise<{ patch: string; files: string[] } | { error: string }> {
+  const add = await git(dir, ["add", "-A"]);
+  if (!add.ok) return { error: `git add -A failed in the worktree ${dir}: ${firstLine(add.stderr)}` };
+  const paths = ["--", ".", ...own.map((f) => `:(exclude,literal)${f}`)];
+  const patch = await git(dir, ["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", base, ...paths]);
+  if (!patch.ok) return { error: `git diff against the base failed in the worktree ${dir}: ${firstLine(patch.stderr)}` };
+  const names = await git(dir, ["diff", "--cached", "--name-only", "-z", base, ...paths]);
+  return { patch: patch.stdout, files: names.stdout.split("\0").filter((n) => n !== "").sort() };
+}
