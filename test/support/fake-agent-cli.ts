@@ -13,14 +13,21 @@
 // The prompt may hold lines `EDIT path` (append "fixed by TOOL" to that file) and `WRITE path`
 // (create it). FAKE_AGENT_MODE selects a misbehaviour: "malformed" (not the format), "truncated"
 // (cut halfway), "error" (the tool's own error report). FAKE_AGENT_LOG, when set, gets one line
-// per call: the tool and its argv as JSON.
+// per call: the tool, its argv, its working folder and the commit checked out there (if any), as
+// JSON. FAKE_AGENT_SLEEP_MS makes each call take that long first (for kill tests).
 
+import { spawnSync } from "node:child_process";
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 
 const [tool, ...argv] = process.argv.slice(2) as [string, ...string[]];
 const mode = process.env.FAKE_AGENT_MODE ?? "ok";
-if (process.env.FAKE_AGENT_LOG) appendFileSync(process.env.FAKE_AGENT_LOG, JSON.stringify({ tool, argv, cwd: process.cwd() }) + "\n");
+const sleep = Number(process.env.FAKE_AGENT_SLEEP_MS ?? 0);
+if (sleep > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, sleep);
+if (process.env.FAKE_AGENT_LOG) {
+  const head = spawnSync("git", ["rev-parse", "HEAD"], { encoding: "utf8" });
+  appendFileSync(process.env.FAKE_AGENT_LOG, JSON.stringify({ tool, argv, cwd: process.cwd(), head: head.status === 0 ? head.stdout.trim() : null, key: process.env.SWITCHYARD_KEY }) + "\n");
+}
 
 function refuse(why: string): never {
   process.stderr.write(`${tool}: ${why}\n`);

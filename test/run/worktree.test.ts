@@ -1,0 +1,123 @@
+// Issue 12 item 2: agents in git worktrees of a real temporary repository, through the real CLI
+// with a fake `claude` on PATH. 20 elements at concurrency 4 each edit a different file; every
+// patch applies cleanly to the base; killed (kill -9) mid-run and resumed after the repository's
+// HEAD moved, every turn still starts from the recorded base; no worktree or branch is left.
+
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fakeAgentBin } from "../support/fake-agent-bin.js";
+import { Store, showRun } from "../../src/run/index.js";
+import type { EventPayloads } from "../../src/run/index.js";
+
+const BIN = resolve("bin/switchyard.js");
+const dir = mkdtempSync(join(tmpdir(), "sy-worktree-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const PATH = `${fakeAgentBin(dir, ["claude"])}:${process.env.PATH}`;
+const KEYS = Array.from({ length: 20 }, (_, i) => `k${String(i).padStart(2, "0")}`);
+
+function git(cwd: string, ...args: string[]): string {
+  const r = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8" });
+  assert.equal(r.status, 0, `git ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout;
+}
+
+function setup(name: string, agentEnv: string): { repo: string; base: string; pack: string; config: string; state: string; log: string } {
+  const root = join(dir, name);
+  const repo = join(root, "repo");
+  mkdirSync(repo, { recursive: true });
+  git(repo, "init", "-q");
+  for (const k of KEYS) writeFileSync(join(repo, `f${k}.txt`), `line 1 of ${k}\nline 2 of ${k}\n`);
+  git(repo, "add", "-A");
+  git(repo, "commit", "-q", "-m", "base");
+  const base = git(repo, "rev-parse", "HEAD").trim();
+  const pack = join(root, "pack");
+  mkdirSync(pack);
+  writeFileSync(join(pack, "main.star"), `playbook(description = "worktree fixture", concurrency = 4)
+prepare = command(name = "prepare", run = """printf '%s' '{"members": ${JSON.stringify(KEYS).replace(/"/g, '\\"')}}' > "$SWITCHYARD_OUTPUT" """, emits = {"members": "list"})
+fix = agent(name = "fix", depends_on = [prepare], over = prepare.members, max_fanout = 50, runner = "claude",
+    workspace = "worktree", prompt = "Fix the file.\\nEDIT f{{key}}.txt\\nWRITE RESULT.txt\\n", files = ["RESULT.txt"])
+`);
+  const log = join(root, "calls.jsonl");
+  const config = join(root, "config.toml");
+  writeFileSync(config, `[agents.claude]\npreset = "claude-code"\nenv = { FAKE_AGENT_LOG = ${JSON.stringify(log)}${agentEnv} }\n`);
+  return { repo, base, pack, config, state: join(root, "state"), log };
+}
+
+function sy(args: string[]): { child: ReturnType<typeof spawn>; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PATH, XDG_CONFIG_HOME: join(dir, "no-xdg") } });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  return { child, done: new Promise((ok) => child.on("close", (code) => ok({ code, stdout, stderr }))) };
+}
+
+function checkFinished(s: ReturnType<typeof setup>, run: string): void {
+  const store = new Store(s.state);
+  try {
+    const show = showRun(store, run)!;
+    assert.equal(show.status, "passed");
+    const admitted = [...store.events(run)].find((e) => e.type === "plan_admitted")!.payload as EventPayloads["plan_admitted"];
+    assert.equal(admitted.repo?.base, s.base, "the base commit is recorded in plan_admitted");
+    // Every patch applies cleanly, one after the other, to a checkout of the base.
+    const check = join(dir, `check-${run}`);
+    git(dir, "clone", "-q", s.repo, check);
+    git(check, "checkout", "-q", s.base);
+    for (const k of KEYS) {
+      const out = show.tasks.fix!.instances![k]!.output as { files_changed: string[]; patch: string; files: Record<string, unknown> };
+      assert.deepEqual(out.files_changed, [`f${k}.txt`], `${k} changed only its own file (RESULT.txt is the agent's output, not the patch)`);
+      assert.ok(existsSync(out.patch), out.patch);
+      git(check, "apply", "--check", out.patch);
+      git(check, "apply", out.patch);
+      assert.equal(readFileSync(join(check, `f${k}.txt`), "utf8"), `line 1 of ${k}\nline 2 of ${k}\nfixed by claude\n`);
+      assert.equal(out.files["RESULT.txt"], "written by claude\n");
+    }
+  } finally {
+    store.close();
+  }
+  const worktrees = git(s.repo, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
+  assert.equal(worktrees.length, 1, `no stray worktree: ${worktrees.join(", ")}`);
+  assert.equal(git(s.repo, "branch", "--list", "switchyard/*").trim(), "", "attempt branches were deleted");
+  // Every turn ran on the base commit.
+  const calls = readFileSync(s.log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { head: string | null });
+  assert.ok(calls.length >= KEYS.length);
+  for (const c of calls) assert.equal(c.head, s.base);
+}
+
+test("issue 12: 20 worktree agents at concurrency 4 each edit their own file; every patch applies to the base; nothing is left behind", async () => {
+  const s = setup("plain", "");
+  const r = await sy(["run", s.pack, "--state-dir", s.state, "--config", s.config, "--repo", s.repo, "--json"]).done;
+  assert.equal(r.code, 0, r.stderr + r.stdout.slice(-3000));
+  const run = /"run":\s*"([^"]+)"/.exec(r.stdout)?.[1];
+  assert.ok(run, r.stdout.slice(0, 400));
+  checkFinished(s, run);
+});
+
+test("issue 12: killed mid-run with kill -9 and resumed after HEAD moved, the turns use the recorded base; no stray worktree", async () => {
+  const s = setup("killed", `, FAKE_AGENT_SLEEP_MS = "300"`);
+  const first = sy(["run", s.pack, "--state-dir", s.state, "--config", s.config, "--repo", s.repo]);
+  let run: string | undefined;
+  for (let i = 0; i < 600; i++) {
+    await new Promise((ok) => setTimeout(ok, 50));
+    const lines = existsSync(s.log) ? readFileSync(s.log, "utf8").trim().split("\n").length : 0;
+    if (lines >= 8) break;
+  }
+  first.child.kill("SIGKILL");
+  const killed = await first.done;
+  run = /^run (\S+):/m.exec(killed.stdout)?.[1];
+  assert.ok(run, killed.stdout);
+  await new Promise((ok) => setTimeout(ok, 800)); // the orphaned turns finish
+  // The repository moves on: every file changes and HEAD is a new commit.
+  for (const k of KEYS) writeFileSync(join(s.repo, `f${k}.txt`), `moved ${k}\n`);
+  git(s.repo, "commit", "-q", "-am", "moved");
+  assert.notEqual(git(s.repo, "rev-parse", "HEAD").trim(), s.base);
+  const callsBefore = readFileSync(s.log, "utf8").trim().split("\n").length;
+  const resumed = await sy(["resume", run, "--state-dir", s.state, "--config", s.config]).done;
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.ok(readFileSync(s.log, "utf8").trim().split("\n").length > callsBefore, "the resume took the turns the killed run had not finished");
+  checkFinished(s, run);
+});
