@@ -6,6 +6,7 @@
 import type { Command } from "commander";
 import { UsageError } from "./common.js";
 import { showRun, type ShowJson } from "../run/index.js";
+import type { EarlierResult, ShownRerun } from "../run/show.js";
 import type { DecisionRecord, Receipt } from "../run/judge.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { nearestName } from "../lang/diagnostic.js";
@@ -45,6 +46,12 @@ function onlyKey(shown: ShowJson, key: string): void {
   }
 }
 
+/** A rerun as the command that made it, plus what it cleared. */
+function describeRerun(r: ShownRerun): string {
+  const flags = [...r.tasks.map((t) => `--task ${t}`), ...r.keys.map((k) => `--key ${k}`), ...(r.failed ? ["--failed"] : []), ...(r.downstream ? ["--downstream"] : []), ...(r.redecide ? ["--redecide"] : []), ...(r.refresh_pack ? ["--refresh-pack"] : [])];
+  return `${flags.join(" ")}: ${r.reset} instance${r.reset === 1 ? "" : "s"} cleared${r.snapshot ? `, pack copied again to ${r.snapshot}` : ""}`;
+}
+
 function isDecision(v: unknown): v is DecisionRecord[string] {
   return !!v && typeof v === "object" && typeof (v as { label?: unknown }).label === "string" && typeof (v as { mode?: unknown }).mode === "string";
 }
@@ -70,6 +77,16 @@ export function describeDecisions(output: unknown): { line: string; receipts: st
     }
   }
   return { line: parts.join("  "), receipts: receiptLines };
+}
+
+/** Lines for what reruns cleared (issue 13): the earlier status and output or answer, oldest first. */
+function earlierLines(kind: string, earlier: EarlierResult[] | undefined): string[] {
+  return (earlier ?? []).map((e) => {
+    const decided = kind === "route" && e.status === "passed" ? describeDecisions(e.output) : undefined;
+    const detail = e.status === "not_taken" ? (e.label ? `label ${e.label}` : "") : e.error ? e.error : decided ? decided.line : brief(e.output);
+    const how = e.reason === "rerun" ? "cleared by a rerun" : "cleared downstream of a rerun";
+    return `earlier (${how} at ${e.reset_at}${e.kept ? ", decision kept" : ""}): ${e.status}  ${detail}`.trimEnd();
+  });
 }
 
 function brief(v: unknown): string {
@@ -108,6 +125,7 @@ export function register(program: Command): void {
           return;
         }
         process.stdout.write(`run ${shown.run}  ${shown.playbook}  ${shown.status}\n`);
+        for (const r of shown.reruns ?? []) process.stdout.write(`rerun at ${r.time}: ${describeRerun(r)}\n`);
         for (const [name, t] of Object.entries(shown.tasks)) {
           if (t.mapped) {
             const s = t.summary!;
@@ -118,12 +136,14 @@ export function register(program: Command): void {
               const detail = i.status === "not_taken" ? (i.label ? `label ${i.label}` : "") : i.error ? i.error : decided ? decided.line : brief(i.output);
               process.stdout.write(`  ${name}[${key}]  ${i.status}${i.attempts > 1 ? ` (${i.attempts} attempts)` : ""}  ${detail}\n`);
               for (const r of decided?.receipts ?? []) process.stdout.write(`    ${r}\n`);
+              for (const l of earlierLines(t.kind, i.earlier)) process.stdout.write(`    ${l}\n`);
             }
           } else {
             const decided = t.kind === "route" && t.status === "passed" ? describeDecisions(t.output) : undefined;
             const detail = t.status === "not_taken" ? (t.label ? `label ${t.label}` : "") : t.error ? t.error : decided ? decided.line : brief(t.output);
             process.stdout.write(`\n${name} (${t.kind}) ${t.status}  ${detail}\n`);
             for (const r of decided?.receipts ?? []) process.stdout.write(`  ${r}\n`);
+            for (const l of earlierLines(t.kind, t.earlier)) process.stdout.write(`  ${l}\n`);
           }
         }
         if (flags.receipts) {
