@@ -1,8 +1,8 @@
 // What every command shares: exit codes (§12), where state lives (R-2), and turning errors into
 // messages for people. A user mistake never prints a stack trace; a bug in switchyard does.
 
-import { resolve } from "node:path";
 import { readFileSync } from "node:fs";
+import { locateState } from "./state-discovery.js";
 import { DiagnosticError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "../lang/diagnostic.js";
 
 export const EXIT_OK = 0;
@@ -54,12 +54,9 @@ export class CommandFailed extends Error {
   }
 }
 
-/** The state folder (R-2): --state-dir, else $SWITCHYARD_HOME, else ./.switchyard. */
+/** The state folder to read (R-2, issue 13): see locateState in state-discovery.ts. */
 export function stateDir(flag: string | undefined): string {
-  if (flag) return resolve(flag);
-  const env = process.env.SWITCHYARD_HOME;
-  if (env) return resolve(env);
-  return resolve(".switchyard");
+  return locateState(flag).dir;
 }
 
 /** Reads files for diagnostics' source lines; unreadable files just lose their excerpt. */

@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import { DiagnosticError, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
 import { compilePath } from "../plan/index.js";
 import { playbooksIn } from "../plan/pack.js";
+import { locateConfig } from "./state-discovery.js";
 import { defaultConfigPath, loadMachineConfig, routeProblem } from "../decide/config.js";
 import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import { formatMode, modeFor, parseModeOverrides } from "../decide/mode.js";
@@ -90,7 +91,7 @@ export function checkConfig(pack: string | undefined, opts: CheckOptions): { rep
   let config: MachineConfig;
   let overrides: Record<string, JudgementMode>;
   try {
-    config = loadMachineConfig(opts.config);
+    config = loadMachineConfig(locateConfig(opts.config));
     overrides = parseModeOverrides(opts.decide);
   } catch (err) {
     if (!(err instanceof DiagnosticError)) throw err;
@@ -188,7 +189,7 @@ export function register(program: Command): void {
   config
     .command("check [pack]")
     .description(`Validate the machine config (default ${defaultConfigPath()}); with PACK, show each judgement type's mode and warn about routed types no playbook declares`)
-    .option("--config <file>", "machine config file (default $XDG_CONFIG_HOME/switchyard/config.toml)")
+    .option("--config <file>", "machine config file (default: $SWITCHYARD_CONFIG, else .switchyard/config.toml here or above, else $XDG_CONFIG_HOME/switchyard/config.toml)")
     .option("--decide <type=mode>", "override a judgement type's mode, as `run` would (repeatable)", collect, [])
     .option("--playbook <name>", "check only this playbook of the pack")
     .option("--json", "machine-readable output")

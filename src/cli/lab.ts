@@ -56,7 +56,7 @@ export function register(program: Command): void {
     .command("new")
     .description("Make a new lab and make it current; shadow pairs go to the current lab")
     .option("--note <text>", "what this lab is for", "")
-    .option("--state-dir <dir>", "state folder (default $SWITCHYARD_HOME or ./.switchyard)")
+    .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .action((opts: { note: string; stateDir?: string }) => {
       const dir = stateDir(opts.stateDir);
       const info = fsStep(`make a lab in ${labsDir(dir)}`, () => newLab(dir, opts.note));
@@ -68,7 +68,7 @@ export function register(program: Command): void {
     .command("list")
     .description("List the labs, oldest first; * marks the current one")
     .option("--json", "machine-readable output")
-    .option("--state-dir <dir>", "state folder (default $SWITCHYARD_HOME or ./.switchyard)")
+    .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .action((opts: { json?: boolean; stateDir?: string }) => {
       const dir = stateDir(opts.stateDir);
       const labs = listLabs(dir);
@@ -98,7 +98,7 @@ export function register(program: Command): void {
     .option("--json", "machine-readable output (shape in docs/lab.md)")
     .option("--html <file>", "also write a self-contained HTML report with the diagrams")
     .option("--target <fraction>", "agreement the recommended threshold must reach", "0.95")
-    .option("--state-dir <dir>", "state folder (default $SWITCHYARD_HOME or ./.switchyard)")
+    .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .action(async (labArg: string | undefined, opts: { json?: boolean; html?: string; target: string; stateDir?: string }) => {
       const target = parseTarget(opts.target);
       let file: string;

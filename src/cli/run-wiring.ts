@@ -9,7 +9,8 @@ import { openLabSink } from "../lab/store.js";
 import { loadEvaluator, parseDuration } from "../plan/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { RunEngine, RunRefused, Store, type RunOutcome, type SettingsOverrides } from "../run/index.js";
-import { CommandFailed, EXIT_FAILED, UsageError, setExitCode, stateDir } from "./common.js";
+import { CommandFailed, EXIT_FAILED, UsageError, setExitCode } from "./common.js";
+import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
 import { Progress, progressMode } from "./run-progress.js";
 
 export interface RunFlags {
@@ -25,8 +26,8 @@ export interface RunFlags {
 
 export function addRunFlags(cmd: Command): Command {
   return cmd
-    .option("--state-dir <dir>", "the state folder (default: $SWITCHYARD_HOME, else ./.switchyard)")
-    .option("--config <file>", "the machine config (default: $XDG_CONFIG_HOME/switchyard/config.toml)")
+    .option("--state-dir <dir>", "the state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
+    .option("--config <file>", "the machine config (default: $SWITCHYARD_CONFIG, else .switchyard/config.toml, else $XDG_CONFIG_HOME/switchyard/config.toml)")
     .option("--concurrency <n>", "most command/agent/evaluate instances at once (R-5)")
     .option("--decision-concurrency <n>", "most decision requests at once (R-5)")
     .option("--decide <type=mode>", "route a judgement type: host, shadow:PROVIDER/MODEL or PROVIDER/MODEL (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
@@ -61,8 +62,11 @@ export function overridesFrom(f: RunFlags): SettingsOverrides {
   return o;
 }
 
-export function openStore(flag: string | undefined): Store {
-  return new Store(stateDir(flag));
+/** The state folder for `run` (a new run may start a `./.switchyard/`) or for resume and rerun. */
+export function openStore(flag: string | undefined, opts: { forNewRun?: boolean } = {}): Store {
+  const { dir } = locateState(flag, opts);
+  prepareStateFolder(dir);
+  return new Store(dir);
 }
 
 /** The judgement types of the plan's model-decided routes (what preflight checks, D-30). */
@@ -81,7 +85,7 @@ export interface Wiring {
 /** Machine config (D-50), --decide overrides, the decision layer (D-1) and the lab sink (H-1). */
 export function wire(flags: RunFlags, state: string): Wiring {
   const overrides = overridesFrom(flags);
-  const config = loadMachineConfig(flags.config);
+  const config = loadMachineConfig(locateConfig(flags.config));
   const decide = parseModeOverrides(flags.decide);
   const pairs = openLabSink(state);
   const judge = createJudge({ config, overrides: decide, stateDir: state, pairs });
