@@ -63,7 +63,8 @@ export class Progress {
   }
 }
 
-function plainLine(e: RunEvent): string {
+/** One event as a line of text (plain progress, `show --follow`). */
+export function plainLine(e: RunEvent): string {
   const where = e.task ? (e.key !== null ? `${e.task}[${e.key}]` : e.task) : "";
   const p = e.payload as Record<string, unknown>;
   let detail = "";
@@ -102,6 +103,12 @@ function plainLine(e: RunEvent): string {
       break;
     case "plan_admitted":
       detail = String((p.plan as { playbook: string }).playbook);
+      break;
+    case "instance_reset":
+      detail = `cleared (was ${(p.previous as { status: string }).status})`;
+      break;
+    case "rerun_requested":
+      detail = `${(p.tasks as string[]).join(", ")}: ${p.reset} instances cleared`;
       break;
     default:
       break;

@@ -10,6 +10,7 @@ import type { EarlierResult, ShownRerun } from "../run/show.js";
 import type { DecisionRecord, Receipt } from "../run/judge.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { nearestName } from "../lang/diagnostic.js";
+import { followRun } from "./follow.js";
 
 interface ReceiptRow extends Receipt {
   task: string;
@@ -50,6 +51,18 @@ function onlyKey(shown: ShowJson, key: string): void {
 function describeRerun(r: ShownRerun): string {
   const flags = [...r.tasks.map((t) => `--task ${t}`), ...r.keys.map((k) => `--key ${k}`), ...(r.failed ? ["--failed"] : []), ...(r.downstream ? ["--downstream"] : []), ...(r.redecide ? ["--redecide"] : []), ...(r.refresh_pack ? ["--refresh-pack"] : [])];
   return `${flags.join(" ")}: ${r.reset} instance${r.reset === 1 ? "" : "s"} cleared${r.snapshot ? `, pack copied again to ${r.snapshot}` : ""}`;
+}
+
+const STATUSES = ["passed", "failed", "not_taken", "blocked", "running", "pending"];
+
+/** Keeps only the instances, and unmapped tasks, with this status (mapped tasks keep their summary). */
+function onlyStatus(shown: ShowJson, status: string): void {
+  for (const [name, t] of Object.entries(shown.tasks)) {
+    if (t.instances) {
+      t.instances = Object.fromEntries(Object.entries(t.instances).filter(([, i]) => i.status === status));
+      if (Object.keys(t.instances).length === 0 && t.status !== status) delete shown.tasks[name];
+    } else if (t.status !== status) delete shown.tasks[name];
+  }
 }
 
 function isDecision(v: unknown): v is DecisionRecord[string] {
@@ -104,12 +117,30 @@ export function register(program: Command): void {
     .option("--key <key>", "only this element's instances (e.g. one ticket), and the unmapped tasks")
     .option("--state-dir <dir>", "the state folder")
     .option("--json", "print the run as one JSON object (shape in docs/runs.md)")
-    .option("--receipts", "list decision fallback receipts (D-31)")
-    .action((id: string, flags: { task?: string; key?: string; stateDir?: string; json?: boolean; receipts?: boolean }) => {
+    .option("--receipts", "list the decisions a model could not make and the host made instead, with the reasons")
+    .option("--status <status>", `only instances (and unmapped tasks) with this status: ${STATUSES.join(", ")}`)
+    .option("-f, --follow", "print the run's events as they happen, until it ends (from another terminal; reads only)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  switchyard show latest --status failed       # what failed, and why
+  switchyard show 20261202-1518 --key T7       # one ticket through every task
+  switchyard show latest --follow              # watch a run another terminal started`,
+    )
+    .action(async (id: string, flags: { task?: string; key?: string; stateDir?: string; json?: boolean; receipts?: boolean; status?: string; follow?: boolean }) => {
+      if (flags.status !== undefined && !STATUSES.includes(flags.status)) {
+        const near = nearestName(flags.status, STATUSES);
+        throw new UsageError(`--status must be one of ${STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`, near ? `did you mean ${near}?` : undefined);
+      }
       const store = openForReading(flags.stateDir);
       if (!store) throw noRuns(flags.stateDir);
       try {
         const run = findRun(store, id);
+        if (flags.follow) {
+          await followRun(store, run, !!flags.json);
+          return;
+        }
         if (flags.task !== undefined) {
           const names = store.tasks(run).map((t) => t.task);
           if (!names.includes(flags.task)) {
@@ -119,6 +150,7 @@ export function register(program: Command): void {
         }
         const shown = showRun(store, run, flags.task)!;
         if (flags.key !== undefined) onlyKey(shown, flags.key);
+        if (flags.status !== undefined) onlyStatus(shown, flags.status);
         if (flags.json) {
           const out: ShowJson & { receipts?: ReceiptRow[] } = flags.receipts ? { ...shown, receipts: receipts(shown) } : shown;
           process.stdout.write(JSON.stringify(out, null, 2) + "\n");
