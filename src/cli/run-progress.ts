@@ -48,17 +48,19 @@ export class Progress {
     this.out.write(text);
   }
 
-  finish(outcome: RunOutcome, tasks: TaskProgress[]): void {
+  /** `honest`: the decisions, fallbacks, retries, cost and slowest instances (run-summary.ts). */
+  finish(outcome: RunOutcome, tasks: TaskProgress[], honest?: { lines: string[]; json: object }): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.mode === "tty") this.redraw();
     if (this.mode === "json") {
-      this.out.write(JSON.stringify({ type: "summary", run: outcome.run, status: outcome.status, reason: outcome.reason ?? null, tasks: summaryObject(tasks) }) + "\n");
+      this.out.write(JSON.stringify({ type: "summary", run: outcome.run, status: outcome.status, reason: outcome.reason ?? null, tasks: summaryObject(tasks), ...honest?.json }) + "\n");
       return;
     }
     this.out.write("\n" + summaryTable(tasks) + "\n");
     const savings = savingsLine(tasks);
     if (savings) this.out.write(savings + "\n");
+    for (const l of honest?.lines ?? []) this.out.write(l + "\n");
     this.out.write(`run ${outcome.run}: ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ""}\n`);
   }
 }

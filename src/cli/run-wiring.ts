@@ -12,6 +12,7 @@ import { RunEngine, RunRefused, Store, type RunOutcome, type SettingsOverrides }
 import { CommandFailed, EXIT_FAILED, UsageError, setExitCode } from "./common.js";
 import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
 import { Progress, progressMode } from "./run-progress.js";
+import { RunTally } from "./run-summary.js";
 
 export interface RunFlags {
   stateDir?: string;
@@ -103,6 +104,7 @@ export function wire(flags: RunFlags, state: string): Wiring {
 /** Runs the engine with Ctrl-C handling and progress; sets the exit code from the outcome. */
 export async function execute(store: Store, run: string, resume: boolean, flags: RunFlags, wiring: Wiring, snapshot: { dir: string; plan: Plan } | null): Promise<RunOutcome> {
   let progress: Progress | null = null;
+  const tally = new RunTally();
   let engine: RunEngine;
   try {
     engine = new RunEngine({
@@ -114,7 +116,10 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
         const s = snapshot ?? { dir: engine.packDirectory, plan: engine.plan };
         return wiring.evaluators(s.dir, s.plan)(task);
       },
-      onEvent: (e) => progress?.event(e),
+      onEvent: (e) => {
+        tally.event(e);
+        progress?.event(e);
+      },
     });
   } catch (err) {
     if (err instanceof RunRefused) throw new CommandFailed(err.message, err.code === "unknown-run" ? 2 : EXIT_FAILED);
@@ -142,7 +147,7 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
       if (err instanceof RunRefused) throw new CommandFailed(err.message, err.code === "preflight" || err.code === "no-judge" ? 2 : EXIT_FAILED);
       throw err;
     }
-    progress.finish(outcome, engine.progress());
+    progress.finish(outcome, engine.progress(), { lines: tally.lines(run, engine.spentUsd()), json: tally.json(engine.spentUsd()) });
     if (outcome.status !== "passed") setExitCode(EXIT_FAILED);
     return outcome;
   } finally {
