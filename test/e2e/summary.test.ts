@@ -22,7 +22,7 @@ test("issue 13 summary: counts decisions per mode and fallbacks with reasons; sa
     assert.match(r.out, /\ndecisions: 7 \(3 by a turned-on model, 4 by the host\)\n/);
     assert.match(r.out, new RegExp(`\\nfallbacks to the host: 3 — see \`switchyard show ${id} --receipts\`\\n  3× s1/jev-1: .*500`));
     assert.match(r.out, /\nWARNING: every decision of triage\.match\.package \(3\) fell back to the host: the model it is turned on for answered none of them\n/);
-    assert.match(r.out, /\nslowest: \S+ \d+ms/);
+    assert.match(r.out, /\nslowest: \S+ (\d+ms|[\d.]+s)/);
     assert.ok(r.out.indexOf("WARNING") < r.out.indexOf(`run ${id}: passed`), "the warning comes before the last line");
 
     const json = await e.sy(["resume", id, "--json"], { E2E_SUMMARY_KEY: "sk-summary" });
