@@ -13,7 +13,7 @@ import { defaultConfigPath, loadMachineConfig, routeProblem } from "../decide/co
 import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import { formatMode, modeFor, parseModeOverrides } from "../decide/mode.js";
 import { locateKeys, type KeyPositions } from "../decide/toml-positions.js";
-import { EXIT_FAILED, EXIT_USAGE, fileSources, printDiagnostics, setExitCode } from "./common.js";
+import { EXIT_FAILED, EXIT_USAGE, fileSources, printDiagnostics, setExitCode, examples } from "./common.js";
 
 interface CheckOptions {
   config?: string;
@@ -185,13 +185,14 @@ function printReport(report: CheckReport): void {
 }
 
 export function register(program: Command): void {
-  const config = program.command("config").description("The machine config: providers, agent runners and judgement modes (D-50)");
+  const config = program.command("config").description("The machine config: providers, agent runners and judgement modes");
   config
     .command("check [pack]")
     .description(`Validate the machine config (default ${defaultConfigPath()}); with PACK, show each judgement type's mode and warn about routed types no playbook declares`)
     .option("--config <file>", "machine config file (default: $SWITCHYARD_CONFIG, else .switchyard/config.toml here or above, else $XDG_CONFIG_HOME/switchyard/config.toml)")
     .option("--decide <type=mode>", "override a judgement type's mode, as `run` would (repeatable)", collect, [])
     .option("--playbook <name>", "check only this playbook of the pack")
+    .addHelpText("after", examples([["switchyard config check"], ["switchyard config check examples/cve-triage", "each judgement type's mode"], ["SWITCHYARD_CONFIG=ci.toml switchyard config check --json"]]))
     .option("--json", "machine-readable output")
     .action((pack: string | undefined, opts: CheckOptions) => {
       const { report, exit } = checkConfig(pack, opts);

@@ -4,7 +4,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { CommandFailed, stateDir, UsageError } from "./common.js";
+import { CommandFailed, stateDir, UsageError, examples } from "./common.js";
 import { labsDir, LabError, listLabs, newLab, pairsPath, resolveLab, type LabInfo } from "../lab/store.js";
 import { harvest, type HarvestReport } from "../lab/harvest.js";
 import { PairsFileError } from "../lab/pairs-reader.js";
@@ -50,11 +50,12 @@ function parseTarget(text: string): number {
 }
 
 export function register(program: Command): void {
-  const lab = program.command("lab").description("Shadow labs: record model-vs-host pairs and harvest their agreement (H-1, H-2)");
+  const lab = program.command("lab").description("Shadow labs: record model-vs-host pairs and harvest their agreement");
 
   lab
     .command("new")
     .description("Make a new lab and make it current; shadow pairs go to the current lab")
+    .addHelpText("after", examples([["switchyard lab new --note \"jev-2 on gate.depth\""]]))
     .option("--note <text>", "what this lab is for", "")
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .action((opts: { note: string; stateDir?: string }) => {
@@ -67,6 +68,7 @@ export function register(program: Command): void {
   lab
     .command("list")
     .description("List the labs, oldest first; * marks the current one")
+    .addHelpText("after", examples([["switchyard lab list"], ["switchyard lab list --json"]]))
     .option("--json", "machine-readable output")
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .action((opts: { json?: boolean; stateDir?: string }) => {
@@ -94,6 +96,7 @@ export function register(program: Command): void {
   lab
     .command("harvest")
     .description("Report agreement, calibration and coverage by threshold of a lab's shadow pairs")
+    .addHelpText("after", examples([["switchyard lab harvest", "the current lab"], ["switchyard lab harvest --json | jq .types"]]))
     .argument("[lab]", "lab id (default: the current lab), or a path to a pairs.jsonl")
     .option("--json", "machine-readable output (shape in docs/lab.md)")
     .option("--html <file>", "also write a self-contained HTML report with the diagrams")

@@ -6,6 +6,7 @@ import { reportError, EXIT_USAGE, resetExitCode, currentExitCode } from "./commo
 import { VERSION } from "./version.js";
 import { register as registerCheck } from "./check.js";
 import { register as registerCompile } from "./compile.js";
+import { register as registerCompletion } from "./completion.js";
 import { register as registerConfig } from "./config.js";
 import { register as registerEval } from "./eval.js";
 import { register as registerExplain } from "./explain.js";
@@ -21,7 +22,7 @@ import { register as registerRuns } from "./runs.js";
 import { register as registerCancel } from "./cancel.js";
 
 // Command registrations, one file per command (keep this list sorted).
-const registrations: Array<(program: Command) => void> = [registerCancel, registerCheck, registerCompile, registerConfig, registerEval, registerExplain, registerInit, registerLab, registerLogs, registerRerun, registerResume, registerRun, registerRuns, registerShow, registerStatus];
+const registrations: Array<(program: Command) => void> = [registerCancel, registerCheck, registerCompile, registerCompletion, registerConfig, registerEval, registerExplain, registerInit, registerLab, registerLogs, registerRerun, registerResume, registerRun, registerRuns, registerShow, registerStatus];
 
 // `switchyard show latest | head`: a reader that stops early is not an error (no EPIPE trace).
 let brokenPipeGuarded = false;

@@ -3,6 +3,7 @@
 // JSON object per line. At the end, a summary table and the run id.
 
 import type { RunEvent, RunOutcome, TaskProgress } from "../run/index.js";
+import { forPeople } from "./words.js";
 
 export type ProgressMode = "tty" | "plain" | "json";
 
@@ -61,7 +62,7 @@ export class Progress {
     const savings = savingsLine(tasks);
     if (savings) this.out.write(savings + "\n");
     for (const l of honest?.lines ?? []) this.out.write(l + "\n");
-    this.out.write(`run ${outcome.run}: ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ""}\n`);
+    this.out.write(`run ${outcome.run}: ${outcome.status}${outcome.reason ? ` (${forPeople(outcome.reason)})` : ""}\n`);
   }
 }
 
@@ -115,7 +116,7 @@ export function plainLine(e: RunEvent): string {
     default:
       break;
   }
-  return `${e.time.slice(11, 23)} ${e.type.padEnd(20)} ${where}${detail ? `  ${detail}` : ""}`;
+  return `${e.time.slice(11, 23)} ${e.type.padEnd(20)} ${where}${detail ? `  ${forPeople(detail)}` : ""}`;
 }
 
 function bar(done: number, total: number, width = 20): string {

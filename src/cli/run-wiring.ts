@@ -29,11 +29,11 @@ export function addRunFlags(cmd: Command): Command {
   return cmd
     .option("--state-dir <dir>", "the state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .option("--config <file>", "the machine config (default: $SWITCHYARD_CONFIG, else .switchyard/config.toml, else $XDG_CONFIG_HOME/switchyard/config.toml)")
-    .option("--concurrency <n>", "most command/agent/evaluate instances at once (R-5)")
-    .option("--decision-concurrency <n>", "most decision requests at once (R-5)")
+    .option("--concurrency <n>", "most command/agent/evaluate instances at once")
+    .option("--decision-concurrency <n>", "most decision requests at once")
     .option("--decide <type=mode>", "route a judgement type: host, shadow:PROVIDER/MODEL or PROVIDER/MODEL (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
-    .option("--max-duration <duration>", "the run's wall-clock ceiling, e.g. 90m or 2h (R-6)")
-    .option("--budget-usd <usd>", "the run's ceiling on agents' reported cost (R-6)")
+    .option("--max-duration <duration>", "the run's wall-clock ceiling, e.g. 90m or 2h")
+    .option("--budget-usd <usd>", "the run's ceiling on agents' reported cost")
     .option("--json", "print events as JSON lines and a JSON summary");
 }
 

@@ -4,7 +4,7 @@
 import type { Command } from "commander";
 import { compilePath } from "../plan/index.js";
 import { admitRun, SnapshotError } from "../run/index.js";
-import { CommandFailed, UsageError, compileFailureExit, printDiagnostics, setExitCode } from "./common.js";
+import { CommandFailed, UsageError, compileFailureExit, examples, printDiagnostics, setExitCode } from "./common.js";
 import { addRunFlags, execute, judgementTypes, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
 import { rememberInvocation } from "./run-invocation.js";
 
@@ -14,7 +14,8 @@ export function register(program: Command): void {
       .command("run")
       .description("compile and run a playbook: a pack folder, a .star file or a compiled plan .toml")
       .argument("<path>", "pack folder, .star playbook or compiled plan .toml")
-      .option("--playbook <name>", "which playbook of a pack with several"),
+      .option("--playbook <name>", "which playbook of a pack with several")
+      .addHelpText("after", examples([["switchyard run examples/cve-triage"], ["switchyard run . --decide triage.gate.depth=shadow:local/jev-1", "a model in shadow"], ["switchyard run . --max-duration 2h --budget-usd 20 --json > events.jsonl"]])),
   ).action(async (path: string, flags: RunFlags & { playbook?: string }) => {
     overridesFrom(flags); // usage errors before any work
     const compiled = compilePath(path, { playbook: flags.playbook });

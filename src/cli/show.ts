@@ -11,6 +11,7 @@ import type { DecisionRecord, Receipt } from "../run/judge.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { nearestName } from "../lang/diagnostic.js";
 import { followRun } from "./follow.js";
+import { forPeople } from "./words.js";
 
 interface ReceiptRow extends Receipt {
   task: string;
@@ -162,18 +163,18 @@ Examples:
           if (t.mapped) {
             const s = t.summary!;
             process.stdout.write(`\n${name} (${t.kind}, mapped) ${t.status}: ${s.total} total, ${s.passed} passed, ${s.failed} failed, ${s.not_taken} not_taken, ${s.blocked} blocked\n`);
-            if (t.error) process.stdout.write(`  error: ${t.error}\n`);
+            if (t.error) process.stdout.write(`  error: ${forPeople(t.error)}\n`);
             for (const [key, i] of Object.entries(t.instances ?? {})) {
               const decided = t.kind === "route" && i.status === "passed" ? describeDecisions(i.output) : undefined;
               const detail = i.status === "not_taken" ? (i.label ? `label ${i.label}` : "") : i.error ? i.error : decided ? decided.line : brief(i.output);
-              process.stdout.write(`  ${name}[${key}]  ${i.status}${i.attempts > 1 ? ` (${i.attempts} attempts)` : ""}  ${detail}\n`);
+              process.stdout.write(`  ${name}[${key}]  ${i.status}${i.attempts > 1 ? ` (${i.attempts} attempts)` : ""}  ${forPeople(detail)}\n`);
               for (const r of decided?.receipts ?? []) process.stdout.write(`    ${r}\n`);
               for (const l of earlierLines(t.kind, i.earlier)) process.stdout.write(`    ${l}\n`);
             }
           } else {
             const decided = t.kind === "route" && t.status === "passed" ? describeDecisions(t.output) : undefined;
             const detail = t.status === "not_taken" ? (t.label ? `label ${t.label}` : "") : t.error ? t.error : decided ? decided.line : brief(t.output);
-            process.stdout.write(`\n${name} (${t.kind}) ${t.status}  ${detail}\n`);
+            process.stdout.write(`\n${name} (${t.kind}) ${t.status}  ${forPeople(detail)}\n`);
             for (const r of decided?.receipts ?? []) process.stdout.write(`  ${r}\n`);
             for (const l of earlierLines(t.kind, t.earlier)) process.stdout.write(`  ${l}\n`);
           }
