@@ -10,7 +10,11 @@ const CITATION = new RegExp(String.raw`\s?\((?:SPEC |see )?${RULE}(?:(?:,\s*|\s*
 /** A rule id as a whole word, e.g. "G-8" or "g-2a". */
 export const RULE_ID = new RegExp(`^${RULE}$`, "i");
 
-/** The text without parenthesised rule-id citations. */
+/** "D-20: the host is tty but …": a rule id leading a message (or a line of one). */
+const LEADING = new RegExp(String.raw`(^|
+|: )${RULE}: `, "g");
+
+/** The text without rule-id citations. */
 export function forPeople(text: string): string {
-  return text.replace(CITATION, "");
+  return text.replace(CITATION, "").replace(LEADING, "$1");
 }
