@@ -13,6 +13,7 @@ import { CommandFailed, EXIT_FAILED, UsageError, setExitCode } from "./common.js
 import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
 import { Progress, progressMode } from "./run-progress.js";
 import { RunTally } from "./run-summary.js";
+import { shareTerminal } from "../decide/providers/terminal-turns.js";
 
 export interface RunFlags {
   stateDir?: string;
@@ -23,6 +24,10 @@ export interface RunFlags {
   maxDuration?: string;
   budgetUsd?: string;
   json?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  /** false with --no-color. */
+  color?: boolean;
 }
 
 export function addRunFlags(cmd: Command): Command {
@@ -34,7 +39,10 @@ export function addRunFlags(cmd: Command): Command {
     .option("--decide <type=mode>", "route a judgement type: host, shadow:PROVIDER/MODEL or PROVIDER/MODEL (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--max-duration <duration>", "the run's wall-clock ceiling, e.g. 90m or 2h")
     .option("--budget-usd <usd>", "the run's ceiling on agents' reported cost")
-    .option("--json", "print events as JSON lines and a JSON summary");
+    .option("--json", "print events as JSON lines and a JSON summary")
+    .option("-q, --quiet", "print only the summary at the end")
+    .option("-v, --verbose", "on a terminal, also print each event above the live progress")
+    .option("--no-color", "no colour (also: NO_COLOR=1, or output that is not a terminal)");
 }
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {
@@ -125,7 +133,13 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
     if (err instanceof RunRefused) throw new CommandFailed(err.message, err.code === "unknown-run" ? 2 : EXIT_FAILED);
     throw err;
   }
-  progress = new Progress(progressMode(flags.json), () => engine.progress());
+  progress = new Progress(progressMode(flags.json, flags.quiet), () => engine.progress(), process.stdout, {
+    verbose: flags.verbose,
+    color: flags.color,
+    figures: { run, elapsedMs: () => engine.elapsedMs(), spentUsd: () => engine.spentUsd() },
+  });
+  const shown = progress;
+  shareTerminal({ pause: () => shown.pause(), resume: () => shown.resume() });
   let interrupts = 0;
   const onSigint = () => {
     interrupts += 1;
@@ -153,6 +167,7 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
   } finally {
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
+    shareTerminal(null);
     await wiring.close();
   }
 }

@@ -43,7 +43,7 @@ export function register(program: Command): void {
         throw err;
       }
       rememberInvocation(store.stateDir, run, flags);
-      if (!flags.json) process.stdout.write(`run ${run}: ${compiled.plan.playbook} (${compiled.plan.tasks.length} tasks)\n`);
+      if (!flags.json && !flags.quiet) process.stdout.write(`run ${run}: ${compiled.plan.playbook} (${compiled.plan.tasks.length} tasks)\n`);
       await execute(store, run, false, flags, wiring, null);
     } finally {
       store.close();

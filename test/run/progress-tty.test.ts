@@ -12,10 +12,12 @@ const BIN = join(process.cwd(), "bin", "switchyard.js");
 
 // Runs argv under a pty and prints everything the pty showed, base64-encoded (escape codes intact).
 const DRIVER = `
-import base64, os, pty, sys, json
+import base64, os, pty, sys, json, fcntl, termios, struct
 argv = json.loads(sys.argv[1])
+cols = int(sys.argv[2]) if len(sys.argv) > 2 else 120
 pid, fd = pty.fork()
 if pid == 0:
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
     os.execv(argv[0], argv)
 out = b""
 while True:
@@ -48,13 +50,62 @@ test("R-30: on a terminal, progress is redrawn in place with a bar per mapped ta
     const { status, out } = JSON.parse(r.stdout) as { status: number; out: string };
     const screen = Buffer.from(out, "base64").toString("utf8");
     assert.equal(status, 0, screen);
-    assert.match(screen, /\x1b\[\d*F/, "the progress block moves the cursor up to redraw in place");
+    assert.match(screen, /\x1b\[1A/, "the progress block moves the cursor up to redraw in place");
     assert.match(screen, /\x1b\[2K/, "each progress line is cleared before it is redrawn");
-    assert.match(screen, /work +\S+ +\[[#.]+\] +\d+\/4/, "a mapped task shows a bar and done/total");
-    assert.match(screen, /work +command +passed +4 +4 +0 +0 +0/, "the summary table counts by status");
-    assert.match(screen, /run \S+: passed/);
+    assert.match(screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ""), /run \S+ +\d+\.\ds +\$0\.0000/, "the live header shows the elapsed time and the cost");
+    const text = screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+    assert.match(text, /work +\S+ +\[[#.]+\] +\d+\/4/, "a mapped task shows a bar and done/total");
+    assert.match(text, /work +command +passed +4 +4 +0 +0 +0/, "the summary table counts by status");
+    assert.match(text, /run \S+: passed/);
     assert.doesNotMatch(screen, /instance_started/, "no per-event lines on a terminal");
   } finally {
     dir.cleanup();
   }
 });
+
+// Issue 13, item 4: width-aware — every line the display writes fits the terminal, at 60 and 80
+// columns, however long the task names and counts; colour unless NO_COLOR.
+const WIDE = `
+items = command(name = "items", run = "echo '{\\"keys\\": [${Array.from({ length: 30 }, (_, i) => `\\"element_number_${i}\\"`).join(", ")}]}' > \\"$SWITCHYARD_OUTPUT\\"",
+                emits = {"keys": "list"})
+a_task_with_a_rather_long_name_for_a_narrow_terminal = command(
+    name = "a_task_with_a_rather_long_name_for_a_narrow_terminal", depends_on = [items], over = items.keys, max_fanout = 100,
+    run = "sleep 0.05; echo '{}' > \\"$SWITCHYARD_OUTPUT\\"")
+`;
+
+function visibleLines(screen: string): string[] {
+  // Every cursor movement or erase starts a new visual segment; what is between is one line's text.
+  return screen
+    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "\n")
+    .split(/\r?\n|\r/)
+    .filter((l) => l.length > 0);
+}
+
+for (const cols of [60, 80]) {
+  test(`issue 13 display: under a real pseudo-terminal at ${cols} columns no line is longer than the width`, () => {
+    const dir = new TempDir("sy-tty-w-");
+    try {
+      dir.file("pack/main.star", WIDE);
+      const driver = dir.file("drive.py", DRIVER);
+      const argv = [process.execPath, BIN, "run", join(dir.path, "pack"), "--state-dir", join(dir.path, "state"), "--concurrency", "4"];
+      const env = { ...process.env, TERM: "xterm" } as NodeJS.ProcessEnv;
+      delete env.NO_COLOR;
+      delete env.COLUMNS;
+      const r = spawnSync("python3", [driver, JSON.stringify(argv), String(cols)], { encoding: "utf8", timeout: 60_000, env });
+      assert.equal(r.status, 0, r.stderr);
+      const { status, out } = JSON.parse(r.stdout) as { status: number; out: string };
+      const screen = Buffer.from(out, "base64").toString("utf8");
+      assert.equal(status, 0, screen);
+      const lines = visibleLines(screen);
+      assert.ok(lines.some((l) => l.startsWith("a_task_with_a_rather_long_name")), "the live lines were drawn");
+      const long = lines.filter((l) => [...l].length > cols);
+      assert.deepEqual(long, [], `lines wider than ${cols} columns`);
+      assert.ok(lines.some((l) => l.endsWith("…")), "a line too long was cut, not wrapped");
+      assert.match(screen, /\x1b\[3\dm/, "colour on a terminal");
+      const plain = spawnSync("python3", [driver, JSON.stringify([...argv, "--no-color"]), String(cols)], { encoding: "utf8", timeout: 60_000, env });
+      assert.doesNotMatch(Buffer.from((JSON.parse(plain.stdout) as { out: string }).out, "base64").toString("utf8"), /\x1b\[3\dm/, "--no-color");
+    } finally {
+      dir.cleanup();
+    }
+  });
+}
