@@ -45,6 +45,11 @@ test("issue 13 words: messages leave out rule ids; explain accepts a rule id; ye
     assert.match(big.stderr, /error\[/);
     assert.doesNotMatch(big.stderr, RULE, "no rule id in a compile error");
 
+    // A mistyped pack path, and a swapped pair of letters, get the nearest name.
+    const typo = sy(dir, "run", "bda.star");
+    assert.equal(typo.status, 2);
+    assert.match(typo.stderr, /error\[pack-not-found\]: bda\.star does not exist\nhelp: did you mean bad\.star\?/);
+
     const rule = sy(dir, "explain", "G-8");
     assert.equal(rule.status, 0, rule.stderr);
     assert.match(rule.stdout, /^rule G-8 is behind (this error|these \d+ errors):\n\nerror\[/);

@@ -140,9 +140,9 @@ test("issue 13 rerun --downstream: clears exactly the dependents, per key along 
     assert.equal(shown.tasks.other.instances.b.earlier, undefined);
 
     // Mistakes are explained, with the nearest name.
-    const typo = dir.sy(["rerun", "latest", "--task", "wrk"]);
+    const typo = dir.sy(["rerun", "latest", "--task", "wrok"]);
     assert.equal(typo.code, 2);
-    assert.match(typo.err, /run \S+ has no task wrk\nhelp: did you mean work\?/);
+    assert.match(typo.err, /run \S+ has no task wrok\nhelp: did you mean work\?/);
     const badKey = dir.sy(["rerun", "latest", "--task", "work", "--key", "bb"]);
     assert.equal(badKey.code, 2);
     assert.match(badKey.err, /no instance of work has the key bb\nhelp: did you mean b\?/);
