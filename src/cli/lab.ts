@@ -5,6 +5,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { CommandFailed, stateDir, UsageError, examples } from "./common.js";
+import { locateState, prepareStateFolder } from "./state-discovery.js";
 import { labsDir, LabError, listLabs, newLab, pairsPath, resolveLab, type LabInfo } from "../lab/store.js";
 import { harvest, type HarvestReport } from "../lab/harvest.js";
 import { PairsFileError } from "../lab/pairs-reader.js";
@@ -59,7 +60,9 @@ export function register(program: Command): void {
     .option("--note <text>", "what this lab is for", "")
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .action((opts: { note: string; stateDir?: string }) => {
-      const dir = stateDir(opts.stateDir);
+      // Where the next run will put its state (a new ./.switchyard/ if none is found), so its pairs land in this lab.
+      const dir = locateState(opts.stateDir, { forNewRun: true }).dir;
+      prepareStateFolder(dir);
       const info = fsStep(`make a lab in ${labsDir(dir)}`, () => newLab(dir, opts.note));
       process.stdout.write(`${info.id}\n`);
       process.stderr.write(`made lab ${info.id} in ${labsDir(dir)}; it is now current\n`);
