@@ -454,6 +454,14 @@ export class RunEngine {
         closeInstance(ts, inst, d, this.emit);
         continue;
       }
+      if (rec?.kept !== undefined) {
+        // A rerun cleared this route instance but kept its decision (issue 13): its gate is open
+        // again, so the recorded answer is reused, never asked again.
+        inst.output = rec.kept;
+        this.emit("decision_recorded", ts.name, key, { attempt: inst.attempts, record: rec.kept as DecisionRecord, reused: true });
+        ts.setStatus(inst, "passed");
+        continue;
+      }
       ts.open += 1;
       this.enqueue(ts, inst);
     }
