@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FieldType, Plan } from "../src/plan/plan.js";
 import { loadEvaluator } from "../src/plan/index.js";
-import { task } from "./plan-task.js";
+import { benchPlanOf, task } from "./plan-task.js";
 import { perSize, runAndResume } from "./per-size.js";
 
 const PACK = (n: number) => `
@@ -51,13 +51,7 @@ function benchPlan(n: number): Plan {
   const ev = (name: string) => ({ evaluate: { module: "bench.star", function: name } });
   const emits: Record<string, FieldType> = { lane: "string" };
   const lane = (answer: string) => ({ route: "gate", question: "lane", answers: [answer], otherwise: false, labels: [answer], any_option: false });
-  return {
-    playbook: "fanout_unkeyed",
-    source_file: "bench.star",
-    pack_digest: "0".repeat(64),
-    compiler_version: "bench",
-    settings: { description: "", concurrency: 4, decision_concurrency: 16, max_duration_seconds: 3600 },
-    tasks: [
+  return benchPlanOf("fanout_unkeyed", [
       task("prepare", "evaluate", { ...ev("prepare"), emits: { members: "list", lanes: "object" } }),
       task("gate", "route", {
         depends_on: ["prepare"],
@@ -75,8 +69,7 @@ function benchPlan(n: number): Plan {
       task("right", "evaluate", { ...ev("right"), depends_on: ["gate", "prepare"], ...m, aligned_with: ["gate"], when: lane("right") }),
       task("judge", "evaluate", { ...ev("judge"), depends_on: ["left", "right", "prepare"], join: "settled", ...m, aligned_with: ["left", "right"] }),
       task("reduce", "evaluate", { ...ev("reduce"), depends_on: ["judge", "prepare"], join: "settled" }),
-    ],
-  };
+  ]);
 }
 
 perSize(

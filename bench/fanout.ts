@@ -9,7 +9,7 @@
 
 import { fileURLToPath } from "node:url";
 import type { FieldType, Plan, TaskPlan } from "../src/plan/plan.js";
-import { task } from "./plan-task.js";
+import { benchPlanOf, task } from "./plan-task.js";
 import { perSize, runAndResume } from "./per-size.js";
 
 function benchPlan(n: number): Plan {
@@ -17,13 +17,7 @@ function benchPlan(n: number): Plan {
   const m = { over, max_fanout: n };
   const ev = (name: string) => ({ evaluate: { module: "bench.star", function: name } });
   const emits: Record<string, FieldType> = { lane: "string" };
-  return {
-    playbook: "fanout",
-    source_file: "bench.star",
-    pack_digest: "0".repeat(64),
-    compiler_version: "bench",
-    settings: { description: "", concurrency: 4, decision_concurrency: 16, max_duration_seconds: 3600 },
-    tasks: [
+  return benchPlanOf("fanout", [
       task("prepare", "evaluate", { ...ev("prepare"), emits: { members: "list", lanes: "object" } }),
       task("gate", "route", {
         depends_on: ["prepare"],
@@ -41,8 +35,7 @@ function benchPlan(n: number): Plan {
       task("right", "evaluate", { ...ev("right"), depends_on: ["gate"], ...m, aligned_with: ["gate"], when: { route: "gate", question: "lane", answers: ["right"], otherwise: false, labels: ["right"], any_option: false } }),
       task("judge", "evaluate", { ...ev("judge"), depends_on: ["left", "right"], join: "settled", ...m, aligned_with: ["left", "right"] }),
       task("reduce", "evaluate", { ...ev("reduce"), depends_on: ["judge"], join: "settled" }),
-    ],
-  };
+  ]);
 }
 
 type Input = { key: string; inputs: Record<string, Record<string, unknown> | null>; statuses?: Record<string, string> };

@@ -11,7 +11,7 @@ import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Plan, TaskPlan } from "../src/plan/plan.js";
 import { admitRun, RunEngine, Store } from "../src/run/index.js";
-import { task } from "./plan-task.js";
+import { benchPlanOf, task } from "./plan-task.js";
 import { scratchDir } from "./scratch.js";
 
 const CLI = resolve("bin/switchyard.js");
@@ -19,19 +19,12 @@ const CLI = resolve("bin/switchyard.js");
 function benchPlan(n: number): Plan {
   const m = { over: { task: "prepare", field: "members" }, max_fanout: n };
   const ev = (name: string) => ({ evaluate: { module: "bench.star", function: name } });
-  return {
-    playbook: "paths",
-    source_file: "bench.star",
-    pack_digest: "0".repeat(64),
-    compiler_version: "bench",
-    settings: { description: "", concurrency: 4, decision_concurrency: 16, max_duration_seconds: 3600 },
-    tasks: [
+  return benchPlanOf("paths", [
       task("prepare", "evaluate", { ...ev("prepare"), emits: { members: "list" } }),
       task("each", "evaluate", { ...ev("each"), depends_on: ["prepare"], ...m }),
       task("judge", "evaluate", { ...ev("judge"), depends_on: ["each"], join: "settled", ...m, aligned_with: ["each"] }),
       task("reduce", "evaluate", { ...ev("reduce"), depends_on: ["judge", "each"], join: "settled" }),
-    ],
-  };
+  ]);
 }
 
 function evaluators(n: number) {
