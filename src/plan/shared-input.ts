@@ -8,11 +8,22 @@
 // `statuses`, `feedback`) is built fresh per call and stays mutable.
 //
 // Cached by object identity in a WeakMap: outputs are never changed after they are recorded, and
-// an entry lives exactly as long as the engine holds the output.
+// an entry lives exactly as long as the engine holds the output. An object is cached from its
+// second conversion on: an aligned dependency's output is read by one instance only, and keeping
+// a converted copy of each of those for the whole run would double a large run's memory.
 
 import { Dict, freeze, fromJSON, type Value } from "../lang/index.js";
 
 const converted = new WeakMap<object, Value>();
+/** Objects converted once and not cached: a second conversion caches them. */
+const seenOnce = new WeakSet<object>();
+
+/** Caches `v` as the conversion of `x` if `x` was converted before. */
+function remember(x: object, v: Value): Value {
+  if (seenOnce.has(x)) converted.set(x, v);
+  else seenOnce.add(x);
+  return v;
+}
 
 function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === "object" && x !== null && !Array.isArray(x);
@@ -25,8 +36,7 @@ function frozenValue(x: unknown): Value {
   if (hit !== undefined) return hit;
   const v = fromJSON(x);
   freeze(v);
-  converted.set(x, v);
-  return v;
+  return remember(x, v);
 }
 
 /**
@@ -41,8 +51,7 @@ function dependencyValue(x: unknown): Value {
   const d = new Dict();
   for (const [k, v] of Object.entries(x)) d.setFresh(k, frozenValue(v));
   d.frozen = true;
-  converted.set(x, d);
-  return d;
+  return remember(x, d);
 }
 
 /** The input dict an evaluate function receives; anything not shaped like an instance input is converted plainly. */

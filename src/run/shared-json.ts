@@ -4,13 +4,15 @@
 // are; serialising those again for every instance (a command's input file, a route's state, a
 // prompt placeholder) made reading a producer whole quadratic. Text is cached by object identity
 // in a WeakMap: outputs are never changed once recorded, and an entry lives as long as the
-// output does. The result is exactly the text the plain serialiser gives for the whole value.
+// output does. An object is cached from its second serialisation on, so the output of an aligned
+// dependency, read by one instance only, does not keep a second copy of itself as text. The result is exactly the text the plain serialiser gives for the whole value.
 
 import type { InstanceInput } from "./kinds/context.js";
 import { isPlainObject, stableStringify } from "./values.js";
 
 class SharedText {
   private readonly cache = new WeakMap<object, string>();
+  private readonly seenOnce = new WeakSet<object>();
   constructor(
     private readonly serialise: (v: unknown) => string,
     /** Whether object keys are written sorted (the route state's deterministic form, R-21). */
@@ -22,9 +24,7 @@ class SharedText {
     if (typeof x !== "object" || x === null) return this.serialise(x);
     const hit = this.cache.get(x);
     if (hit !== undefined) return hit;
-    const text = this.serialise(x);
-    this.cache.set(x, text);
-    return text;
+    return this.remember(x, this.serialise(x));
   }
 
   /** A dependency's output: reused whole, or built from its fields' reused text (a `keyed` narrowing). */
@@ -32,8 +32,12 @@ class SharedText {
     if (!isPlainObject(x)) return this.value(x);
     const hit = this.cache.get(x);
     if (hit !== undefined) return hit;
-    const text = this.object(x, (v) => this.value(v));
-    this.cache.set(x, text);
+    return this.remember(x, this.object(x, (v) => this.value(v)));
+  }
+
+  private remember(x: object, text: string): string {
+    if (this.seenOnce.has(x)) this.cache.set(x, text);
+    else this.seenOnce.add(x);
     return text;
   }
 
