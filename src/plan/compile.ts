@@ -13,6 +13,7 @@ import type { Plan } from "./plan.js";
 import { readPlanToml } from "./toml.js";
 import { COMPILER_VERSION } from "./version.js";
 import { planCode } from "./codes.js";
+import { wholeReadWarnings } from "./whole-reads.js";
 
 export interface CompileResult {
   plan?: Plan;
@@ -141,6 +142,7 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
   if (result.ok && ctx.tasks.length === 0 && !diags.some((d) => d.severity === "error")) {
     diags.push(errorAt("empty-playbook", `playbook '${playbook}' declares no task`, { file: display, line: 1, col: 1 }, "declare tasks with command(...), agent(...), route(...), evaluate(...) or revise(...)"));
   }
+  diags.push(...wholeReadWarnings(checked.tasks));
   const sorted = sortDiagnostics(dedupe(diags).map(suggestBuiltin).map(citeRule));
   if (sorted.some((d) => d.severity === "error")) return { diagnostics: sorted, sources, packRoot: root };
   const plan: Plan = {

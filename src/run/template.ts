@@ -4,12 +4,14 @@
 // (a dependency that did not pass under a settled join) renders as `null`.
 
 import { isPlainObject } from "./values.js";
+import { inputJson } from "./shared-json.js";
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}/g;
 
+/** Strings as they are; other values as JSON, each dependency's output serialised once per run. */
 function show(v: unknown): string {
   if (typeof v === "string") return v;
-  return JSON.stringify(v === undefined ? null : v);
+  return inputJson.dependency(v === undefined ? null : v);
 }
 
 export function renderPrompt(template: string, input: { key?: string; inputs: Record<string, unknown> }): string {
