@@ -594,7 +594,7 @@ export class RunEngine {
         inst.rounds = [...inst.rounds, r];
         if (usage?.cost_usd) this.spent += usage.cost_usd;
         this.emit("revise_round", ts.name, inst.key, { attempt, round: r.round, body: r.body, verdict: r.verdict, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}), ...(usage ? { usage } : {}) });
-      });
+      }, () => !this.checkCeilings());
     } else p = Promise.resolve({ status: "failed", error: `unknown task kind ${kind}`, code: "bad-plan" } as Outcome);
     p.then(
       (out) => {
