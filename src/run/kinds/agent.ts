@@ -50,7 +50,8 @@ async function agentTurn(ctx: AttemptContext, input: InstanceInput, prepared?: A
   }
   const files = prepared ?? (await prepareAttempt(ctx.dir, input));
   const promptFile = `${ctx.dir}.prompt.txt`;
-  const prompt = renderPrompt(spec.prompt, input);
+  const routes = new Set(ctx.env.plan.tasks.filter((t) => t.kind === "route").map((t) => t.name));
+  const prompt = renderPrompt(spec.prompt, input, routes);
   writeFileSync(promptFile, prompt);
   const usageFile = `${ctx.dir}.usage.json`;
   const env = instanceEnv(ctx, files, { ...runner.env, SWITCHYARD_EFFORT: spec.effort, SWITCHYARD_USAGE: usageFile });
