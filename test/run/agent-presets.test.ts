@@ -92,7 +92,7 @@ for (const preset of ["claude-code", "codex", "gemini"]) {
           agent("other", "Fix {{key}}.", { ...mapped(ref("list", "keys")), depends_on: ["list"], runner: "good" }),
         ]);
         p.tasks[1]!.retries = 0;
-        const { outcome, show } = await runPlan(h, p, { agentRunners, fns: { list: () => ({ keys: ["k1", "k2"] }) } });
+        const { run, outcome, show } = await runPlan(h, p, { agentRunners, fns: { list: () => ({ keys: ["k1", "k2"] }) } });
         assert.equal(outcome.status, "failed");
         assert.deepEqual(statuses(show, "fix"), { k1: "failed", k2: "failed" });
         assert.deepEqual(statuses(show, "other"), { k1: "passed", k2: "passed" });
@@ -101,6 +101,8 @@ for (const preset of ["claude-code", "codex", "gemini"]) {
         assert.match(err, /agent-output-invalid/);
         assert.ok(err.includes(tool), err);
         if (mode === "truncated") assert.match(err, /cut short/);
+        // A turn that reported an error still cost what the tool says: it is charged.
+        if (preset === "claude-code" && mode === "error") assert.ok(Math.abs(foldEvents(h.store, run).spentUsd - (2 * 0.5 + 2 * 0.0421)) < 1e-12, String(foldEvents(h.store, run).spentUsd));
       } finally {
         h.store.close();
         h.dir.cleanup();

@@ -14,7 +14,10 @@ export interface TurnReport {
   usage: Usage;
 }
 
-export type TurnReading = { ok: true; report: TurnReport } | { ok: false; error: string };
+/** A failed reading keeps the usage the tool did report: a failed turn is paid for too. */
+export type TurnReading = { ok: true; report: TurnReport } | { ok: false; error: string; usage?: Usage };
+
+const reported = (u: Usage): Usage | undefined => (Object.keys(u).length > 0 ? u : undefined);
 
 const count = (x: unknown): number | undefined => (typeof x === "number" && Number.isFinite(x) && x >= 0 ? x : undefined);
 
@@ -38,11 +41,6 @@ function readClaude(stdout: string): TurnReading {
   if (!j.ok) return j;
   const r = j.value;
   if (!isPlainObject(r) || r.type !== "result") return { ok: false, error: 'printed JSON that is not a result object ({"type": "result", …})' };
-  if (r.is_error === true || (typeof r.subtype === "string" && r.subtype !== "success")) {
-    const what = typeof r.result === "string" && r.result !== "" ? `: ${r.result.slice(0, 300)}` : "";
-    return { ok: false, error: `reported an error (subtype ${JSON.stringify(r.subtype ?? "error")})${what}` };
-  }
-  if (typeof r.result !== "string") return { ok: false, error: 'printed a result object without a "result" text' };
   const usage: Usage = {};
   if (isPlainObject(r.usage)) {
     const fresh = count(r.usage.input_tokens);
@@ -53,6 +51,11 @@ function readClaude(stdout: string): TurnReading {
     sumInto(usage, "output_tokens", count(r.usage.output_tokens));
   }
   sumInto(usage, "cost_usd", count(r.total_cost_usd));
+  if (r.is_error === true || (typeof r.subtype === "string" && r.subtype !== "success")) {
+    const what = typeof r.result === "string" && r.result !== "" ? `: ${r.result.slice(0, 300)}` : "";
+    return { ok: false, error: `reported an error (subtype ${JSON.stringify(r.subtype ?? "error")})${what}`, usage: reported(usage) };
+  }
+  if (typeof r.result !== "string") return { ok: false, error: 'printed a result object without a "result" text', usage: reported(usage) };
   return { ok: true, report: { reply: r.result, turns: count(r.num_turns), usage } };
 }
 
@@ -74,7 +77,7 @@ function readCodex(stdout: string): TurnReading {
     if (!isPlainObject(e) || typeof e.type !== "string") return { ok: false, error: `printed line ${i + 1} that is not an event with a "type"` };
     if (e.type === "turn.failed" || e.type === "error") {
       const err = isPlainObject(e.error) ? e.error.message : e.message;
-      return { ok: false, error: `reported ${e.type}${typeof err === "string" ? `: ${err.slice(0, 300)}` : ""}` };
+      return { ok: false, error: `reported ${e.type}${typeof err === "string" ? `: ${err.slice(0, 300)}` : ""}`, usage: reported(usage) };
     }
     if (e.type === "item.completed" && isPlainObject(e.item) && (e.item.type === "agent_message" || e.item.item_type === "assistant_message")) {
       if (typeof e.item.text === "string") reply = e.item.text;
@@ -99,11 +102,6 @@ function readGemini(stdout: string): TurnReading {
   if (!j.ok) return j;
   const r = j.value;
   if (!isPlainObject(r)) return { ok: false, error: "printed JSON that is not an object" };
-  if (r.error !== undefined && r.error !== null) {
-    const msg = isPlainObject(r.error) ? r.error.message : r.error;
-    return { ok: false, error: `reported an error${typeof msg === "string" ? `: ${msg.slice(0, 300)}` : ""}` };
-  }
-  if (typeof r.response !== "string") return { ok: false, error: 'printed JSON without a "response" text' };
   const usage: Usage = {};
   let turns: number | undefined;
   if (isPlainObject(r.stats) && isPlainObject(r.stats.models)) {
@@ -120,6 +118,11 @@ function readGemini(stdout: string): TurnReading {
       }
     }
   }
+  if (r.error !== undefined && r.error !== null) {
+    const msg = isPlainObject(r.error) ? r.error.message : r.error;
+    return { ok: false, error: `reported an error${typeof msg === "string" ? `: ${msg.slice(0, 300)}` : ""}`, usage: reported(usage) };
+  }
+  if (typeof r.response !== "string") return { ok: false, error: 'printed JSON without a "response" text', usage: reported(usage) };
   return { ok: true, report: { reply: r.response, turns, usage } };
 }
 

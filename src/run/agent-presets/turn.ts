@@ -26,6 +26,6 @@ export function readPresetTurn(runner: AgentRunnerConfig, stdoutFile: string): P
   }
   const reader = READERS[preset.output as keyof typeof READERS];
   const read = reader(text);
-  if (!read.ok) return { ok: false, error: `${who} ${read.error} (stdout: ${stdoutFile})` };
+  if (!read.ok) return { ok: false, error: `${who} ${read.error} (stdout: ${stdoutFile})`, ...(read.usage ? { usage: withCost(read.usage, runner) } : {}) };
   return { ok: true, report: { ...read.report, usage: withCost(read.report.usage, runner) } };
 }

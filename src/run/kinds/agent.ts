@@ -69,7 +69,8 @@ async function agentTurn(ctx: AttemptContext, input: InstanceInput, prepared?: A
     signal: ctx.signal,
   });
   const turn = stdoutFile && !r.spawnError ? readPresetTurn(runner, stdoutFile) : undefined;
-  const usage = turn?.ok ? turn.report.usage : readUsage(usageFile);
+  // What the tool reported is charged even when the turn failed (an error result still cost money).
+  const usage = turn ? (turn.ok ? turn.report.usage : turn.usage) : readUsage(usageFile);
   if (r.spawnError) {
     return {
       status: "failed",
