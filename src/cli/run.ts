@@ -17,7 +17,7 @@ export function register(program: Command): void {
       .argument("<path>", "pack folder, .star playbook or compiled plan .toml")
       .option("--playbook <name>", "which playbook of a pack with several")
       .option("--repo <path>", "the git repository of worktree agents (default: the one containing the working directory)")
-      .option("--keep-branches", "keep each worktree agent's branch switchyard/RUN/TASK/KEY/aN after its turn")
+      .option("--keep-branches", "keep each worktree agent's branch switchyard/RUN/TASK/KEY/aN, with its change committed, after its turn")
       .addHelpText("after", examples([["switchyard run examples/cve-triage"], ["switchyard run . --decide triage.gate.depth=shadow:local/jev-1", "a model in shadow"], ["switchyard run . --max-duration 2h --budget-usd 20 --json > events.jsonl"]])),
   ).action(async (path: string, flags: RunFlags & { playbook?: string; repo?: string; keepBranches?: boolean }) => {
     overridesFrom(flags); // usage errors before any work

@@ -25,19 +25,19 @@ function git(cwd: string, ...args: string[]): string {
   return r.stdout;
 }
 
-function setup(name: string, agentEnv: string): { repo: string; base: string; pack: string; config: string; state: string; log: string } {
+function setup(name: string, agentEnv: string, keys: string[] = KEYS): { repo: string; base: string; pack: string; config: string; state: string; log: string } {
   const root = join(dir, name);
   const repo = join(root, "repo");
   mkdirSync(repo, { recursive: true });
   git(repo, "init", "-q");
-  for (const k of KEYS) writeFileSync(join(repo, `f${k}.txt`), `line 1 of ${k}\nline 2 of ${k}\n`);
+  for (const k of keys) writeFileSync(join(repo, `f${k}.txt`), `line 1 of ${k}\nline 2 of ${k}\n`);
   git(repo, "add", "-A");
   git(repo, "commit", "-q", "-m", "base");
   const base = git(repo, "rev-parse", "HEAD").trim();
   const pack = join(root, "pack");
   mkdirSync(pack);
   writeFileSync(join(pack, "main.star"), `playbook(description = "worktree fixture", concurrency = 4)
-prepare = command(name = "prepare", run = """printf '%s' '{"members": ${JSON.stringify(KEYS).replace(/"/g, '\\"')}}' > "$SWITCHYARD_OUTPUT" """, emits = {"members": "list"})
+prepare = command(name = "prepare", run = """printf '%s' '{"members": ${JSON.stringify(keys).replace(/"/g, '\\"')}}' > "$SWITCHYARD_OUTPUT" """, emits = {"members": "list"})
 fix = agent(name = "fix", depends_on = [prepare], over = prepare.members, max_fanout = 50, runner = "claude",
     workspace = "worktree", prompt = "Fix the file.\\nEDIT f{{key}}.txt\\nWRITE RESULT.txt\\n", files = ["RESULT.txt"])
 `);
@@ -120,4 +120,34 @@ test("issue 12: killed mid-run with kill -9 and resumed after HEAD moved, the tu
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.ok(readFileSync(s.log, "utf8").trim().split("\n").length > callsBefore, "the resume took the turns the killed run had not finished");
   checkFinished(s, run);
+});
+
+test("issue 12: a failed worktree turn — the worktree is removed; its change is kept as changes.patch and, with --keep-branches, committed on its branch", async () => {
+  const keys = ["ka", "kb"];
+  const s = setup("failed", `, FAKE_AGENT_MODE = "error"`, keys);
+  const r = await sy(["run", s.pack, "--state-dir", s.state, "--config", s.config, "--repo", s.repo, "--keep-branches", "--json"]).done;
+  assert.notEqual(r.code, 0, "the run fails");
+  const run = /"run":\s*"([^"]+)"/.exec(r.stdout)?.[1];
+  assert.ok(run, r.stdout.slice(0, 400));
+  const store = new Store(s.state);
+  let errors: Record<string, string>;
+  try {
+    const show = showRun(store, run)!;
+    errors = Object.fromEntries(keys.map((k) => [k, show.tasks.fix!.instances![k]!.error ?? ""]));
+  } finally {
+    store.close();
+  }
+  for (const k of keys) {
+    const err = errors[k]!;
+    assert.match(err, /Claude Code/);
+    const kept = /what it changed is kept in (\S+changes\.patch) and on branch (switchyard\/\S+\/a1)$/.exec(err);
+    assert.ok(kept, err);
+    const [, patch, branch] = kept;
+    assert.match(readFileSync(patch!, "utf8"), new RegExp(`\\+fixed by claude`));
+    assert.equal(git(s.repo, "diff", "--name-only", s.base, branch!).trim(), `f${k}.txt`, "the kept branch holds the change, without the agent's own RESULT.txt");
+    assert.equal(git(s.repo, "rev-parse", `${branch}~1`).trim(), s.base, "one commit on top of the base");
+  }
+  const worktrees = git(s.repo, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
+  assert.equal(worktrees.length, 1, `no stray worktree: ${worktrees.join(", ")}`);
+  assert.equal(git(s.repo, "status", "--porcelain").trim(), "", "the repository's own checkout is untouched");
 });

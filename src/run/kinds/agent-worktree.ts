@@ -60,6 +60,10 @@ export async function inWorktree(ctx: AttemptContext, input: InstanceInput, turn
     outcome = await turn(files);
   } finally {
     captured = await capture(files.workspace, repo.base, ctx.task.agent?.files ?? []);
+    if (repo.keep_branches && "files" in captured && captured.files.length > 0) {
+      const kept = await commitChange(files.workspace, ctx.task.agent?.files ?? [], `switchyard: ${ctx.recordTask}${ctx.key === null ? "" : ` [${ctx.key}]`}, attempt ${attempt} of run ${ctx.env.run}`);
+      if ("error" in kept) captured = kept;
+    }
     const removed = await gitLocked(repo.path, ["worktree", "remove", "--force", files.workspace]);
     if (!removed.ok) await gitLocked(repo.path, ["worktree", "prune"]);
     if (!repo.keep_branches) await gitLocked(repo.path, ["branch", "-D", branch]);
@@ -68,11 +72,26 @@ export async function inWorktree(ctx: AttemptContext, input: InstanceInput, turn
   if ("error" in captured) return outcome.status === "passed" ? { ...failed(captured.error), usage: outcome.usage } : outcome;
   const patchFile = join(files.workspace, "changes.patch");
   writeFileSync(patchFile, captured.patch);
-  if (outcome.status !== "passed") return outcome;
+  if (outcome.status !== "passed") {
+    // What the failed turn changed is kept for a person to look at (never applied anywhere).
+    if (captured.files.length === 0 || outcome.status !== "failed") return outcome;
+    return { ...outcome, error: `${outcome.error}; what it changed is kept in ${patchFile}${repo.keep_branches ? ` and on branch ${branch}` : ""}` };
+  }
   const output = outcome.output as Record<string, unknown>;
   output.files_changed = captured.files;
   output.patch = patchFile;
   return outcome;
+}
+
+/**
+ * With --keep-branches: the captured change (staged by capture(), less the agent's own output
+ * files) committed on the attempt's branch, so the branch holds the change, not just the base.
+ */
+async function commitChange(dir: string, own: string[], message: string): Promise<{ ok: true } | { error: string }> {
+  // The agent's own output files go back to what the base has (absent, usually).
+  if (own.length > 0) await git(dir, ["reset", "-q", "--", ...own.map((f) => `:(literal)${f}`)]);
+  const c = await git(dir, ["-c", "user.name=switchyard", "-c", "user.email=switchyard@localhost", "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message]);
+  return c.ok ? { ok: true } : { error: `git commit of the change on the kept branch failed in the worktree ${dir}: ${firstLine(c.stderr + c.stdout)}` };
 }
 
 /** The worktree's change against `base`, leaving out the agent's own output files. */
