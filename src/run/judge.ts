@@ -48,6 +48,17 @@ export interface Usage {
   cost_usd?: number;
 }
 
+/** Two usages added up, field by field (a field absent from both stays absent). */
+export function sumUsage(a?: Usage, b?: Usage): Usage | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  const out: Usage = {};
+  for (const f of ["input_tokens", "output_tokens", "cached_input_tokens", "cost_usd"] as const) {
+    if (a[f] !== undefined || b[f] !== undefined) out[f] = (a[f] ?? 0) + (b[f] ?? 0);
+  }
+  return out;
+}
+
 /** A fallback receipt (D-31): the model could not answer, the host did. */
 export interface Receipt {
   type: string;

@@ -13,8 +13,9 @@
 // The prompt may hold lines `EDIT path` (append "fixed by TOOL" to that file) and `WRITE path`
 // (create it). FAKE_AGENT_MODE selects a misbehaviour: "malformed" (not the format), "truncated"
 // (cut halfway), "error" (the tool's own error report). FAKE_AGENT_LOG, when set, gets one line
-// per call: the tool, its argv, its working folder and the commit checked out there (if any), as
-// JSON. FAKE_AGENT_SLEEP_MS makes each call take that long first (for kill tests).
+// per call: the tool, its argv, its working folder and the commit checked out there (if any), and
+// the SWITCHYARD_* context it was given, as JSON. FAKE_AGENT_SLEEP_MS makes each call take that
+// long first (for kill tests). FAKE_AGENT_REPLY, when set, is the reply text (to answer as host).
 
 import { spawnSync } from "node:child_process";
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -26,7 +27,8 @@ const sleep = Number(process.env.FAKE_AGENT_SLEEP_MS ?? 0);
 if (sleep > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, sleep);
 if (process.env.FAKE_AGENT_LOG) {
   const head = spawnSync("git", ["rev-parse", "HEAD"], { encoding: "utf8" });
-  appendFileSync(process.env.FAKE_AGENT_LOG, JSON.stringify({ tool, argv, cwd: process.cwd(), head: head.status === 0 ? head.stdout.trim() : null, key: process.env.SWITCHYARD_KEY }) + "\n");
+  const context = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("SWITCHYARD_")));
+  appendFileSync(process.env.FAKE_AGENT_LOG, JSON.stringify({ tool, argv, cwd: process.cwd(), head: head.status === 0 ? head.stdout.trim() : null, key: process.env.SWITCHYARD_KEY, context }) + "\n");
 }
 
 function refuse(why: string): never {
@@ -64,7 +66,7 @@ function emit(text: string): void {
   else process.stdout.write(text);
 }
 
-const replyFor = (done: string[]) => (done.length ? `Edited ${done.join(", ")}.` : "Nothing to edit.");
+const replyFor = (done: string[]) => process.env.FAKE_AGENT_REPLY ?? (done.length ? `Edited ${done.join(", ")}.` : "Nothing to edit.");
 
 switch (tool) {
   case "claude": {

@@ -4,12 +4,17 @@
 // accepted). One label parsed from the reply has probability 1; an unparseable reply is asked once
 // more, then the decision fails. Not a config provider kind, but a Provider like the others.
 
-import { openSync, writeSync, closeSync, createReadStream } from "node:fs";
+import { openSync, writeSync, closeSync, createReadStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { isatty, ReadStream as TtyReadStream } from "node:tty";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { AgentRunnerConfig } from "../../run/agent-runner-config.js";
-import { DecisionFailure, type ResolvedQuestion } from "../../run/judge.js";
+import { DecisionFailure, sumUsage, type ResolvedQuestion, type Usage } from "../../run/judge.js";
+import { invocation, presetOf } from "../../run/agent-presets/invocation.js";
+import { readPresetOutput } from "../../run/agent-presets/turn.js";
+import { hostContextEnv } from "./host-context.js";
 import { excerpt } from "../http.js";
 import type { Provider, ProviderRequest, ProviderResponse, RawAnswer } from "../provider.js";
 import { runWithInput } from "./command.js";
@@ -170,36 +175,58 @@ export class HostProvider implements Provider {
   async ask(request: ProviderRequest): Promise<ProviderResponse> {
     const started = performance.now();
     const answers: Record<string, RawAnswer> = {};
+    let usage: Usage | undefined;
     for (const q of request.questions) {
-      const label = this.options.runner ? await this.askRunner(this.options.runner, q, request) : await this.askTty(q, request);
-      answers[q.id] = oneHot(q.labels, label);
+      const asked = this.options.runner ? await this.askRunner(this.options.runner, q, request) : { label: await this.askTty(q, request) };
+      answers[q.id] = oneHot(q.labels, asked.label);
+      usage = sumUsage(usage, asked.usage);
     }
-    return { answers, usage: null, latency_ms: Math.round(performance.now() - started) };
+    return { answers, usage: usage ?? null, latency_ms: Math.round(performance.now() - started) };
   }
 
-  private async askRunner(runner: AgentRunnerConfig, q: ResolvedQuestion, request: ProviderRequest): Promise<string> {
+  /**
+   * A runner with a preset (issue 12) is started the way its tool runs non-interactively, in a
+   * fresh folder of its own (it may write there, never in yours), and its reply is read from the
+   * tool's own output format, with the tokens and cost it reports. A generic runner gets the
+   * prompt on stdin in the current directory and its stdout is the reply.
+   */
+  private async askRunner(runner: AgentRunnerConfig, q: ResolvedQuestion, request: ProviderRequest): Promise<{ label: string; usage?: Usage }> {
     const prompt = renderHostPrompt(q, request);
-    const env: NodeJS.ProcessEnv = { ...process.env, ...runner.env, ...(this.options.env ?? {}) };
+    const preset = presetOf(runner);
+    const scratch = preset.name === "generic" ? undefined : mkdtempSync(join(tmpdir(), "switchyard-host-"));
+    const workspace = scratch ?? this.options.cwd ?? process.cwd();
+    const env: NodeJS.ProcessEnv = { ...process.env, ...runner.env, ...(this.options.env ?? {}), ...hostContextEnv(q, request, workspace) };
     for (const name of this.options.hideEnv ?? []) delete env[name];
     const timeout = this.options.timeout_ms ?? DEFAULT_RUNNER_TIMEOUT_MS;
     let reply = "";
-    for (let attempt = 1; attempt <= 2; attempt++) {
-      const input =
-        attempt === 1
-          ? prompt
-          : `${prompt}\nYour previous reply could not be read as one label: '${excerpt(reply, 200)}'. Reply with exactly one of: ${q.labels.join(", ")}.\n`;
-      const r = await runWithInput(runner.command, input, timeout, request.signal, env, this.options.cwd);
-      const who = `D-20: host runner '${runner.name}' for question '${q.id}' (${where(request)})`;
-      if (r.spawnError) throw new DecisionFailure(`${who} could not start: ${r.spawnError.message}`, "host-failed");
-      if (request.signal.aborted) throw new DecisionFailure(`${who}: cancelled`, "host-failed");
-      if (r.timedOut) throw new DecisionFailure(`${who} gave no reply within ${timeout} ms`, "host-failed");
-      if (r.code !== 0) {
-        const err = excerpt(r.stderr, 300);
-        throw new DecisionFailure(`${who} ${r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`}${err ? `; stderr: ${err}` : ""}`, "host-failed");
+    let usage: Usage | undefined;
+    try {
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        const input =
+          attempt === 1
+            ? prompt
+            : `${prompt}\nYour previous reply could not be read as one label: '${excerpt(reply, 200)}'. Reply with exactly one of: ${q.labels.join(", ")}.\n`;
+        const promptFile = join(scratch ?? tmpdir(), "prompt.txt");
+        if (scratch) writeFileSync(promptFile, input);
+        const call = scratch ? invocation(runner, "low", input, promptFile) : { argv: runner.command, promptOnStdin: true };
+        const r = await runWithInput(call.argv, call.promptOnStdin ? input : "", timeout, request.signal, env, workspace);
+        const who = `D-20: host runner '${runner.name}'${scratch ? ` (${preset.tool})` : ""} for question '${q.id}' (${where(request)})`;
+        if (r.spawnError) throw new DecisionFailure(`${who} could not start: ${r.spawnError.message}`, "host-failed");
+        if (request.signal.aborted) throw new DecisionFailure(`${who}: cancelled`, "host-failed");
+        if (r.timedOut) throw new DecisionFailure(`${who} gave no reply within ${timeout} ms`, "host-failed");
+        const read = scratch ? readPresetOutput(runner, r.stdout, who) : undefined;
+        usage = sumUsage(usage, read ? (read.ok ? read.report.usage : read.usage) : undefined);
+        if (r.code !== 0) {
+          const err = excerpt(r.stderr, 300);
+          throw new DecisionFailure(`${who} ${r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`}${err ? `; stderr: ${err}` : ""}`, "host-failed");
+        }
+        if (read && !read.ok) throw new DecisionFailure(read.error, "host-failed");
+        reply = read?.ok ? read.report.reply : r.stdout;
+        const label = parseHostReply(reply, q.labels);
+        if (label) return { label, ...(usage ? { usage } : {}) };
       }
-      reply = r.stdout;
-      const label = parseHostReply(reply, q.labels);
-      if (label) return label;
+    } finally {
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
     }
     throw new DecisionFailure(
       `D-20: the host's reply to question '${q.id}' (${where(request)}) could not be read as one label of ${q.labels.join(", ")} after 2 tries; last reply: '${excerpt(reply, 200)}'`,

@@ -14,8 +14,7 @@ export type PresetTurn = { ok: true; report: TurnReport } | { ok: false; error: 
 
 /** Reads the turn's stdout file; `runner` must have a preset other than generic. */
 export function readPresetTurn(runner: AgentRunnerConfig, stdoutFile: string): PresetTurn {
-  const preset = presetOf(runner);
-  const who = `agent runner "${runner.name}" (${preset.tool})`;
+  const who = `agent runner "${runner.name}" (${presetOf(runner).tool})`;
   let text: string;
   try {
     const size = statSync(stdoutFile).size;
@@ -24,8 +23,13 @@ export function readPresetTurn(runner: AgentRunnerConfig, stdoutFile: string): P
   } catch {
     text = "";
   }
-  const reader = READERS[preset.output as keyof typeof READERS];
+  return readPresetOutput(runner, text, `${who}`, ` (stdout: ${stdoutFile})`);
+}
+
+/** Reads what the tool printed, through its preset's reader; `who` starts an error, `where` ends it. */
+export function readPresetOutput(runner: AgentRunnerConfig, text: string, who: string, where = ""): PresetTurn {
+  const reader = READERS[presetOf(runner).output as keyof typeof READERS];
   const read = reader(text);
-  if (!read.ok) return { ok: false, error: `${who} ${read.error} (stdout: ${stdoutFile})`, ...(read.usage ? { usage: withCost(read.usage, runner) } : {}) };
+  if (!read.ok) return { ok: false, error: `${who} ${read.error}${where}`, ...(read.usage ? { usage: withCost(read.usage, runner) } : {}) };
   return { ok: true, report: { ...read.report, usage: withCost(read.report.usage, runner) } };
 }

@@ -5,7 +5,7 @@
 // ceiling ends the attempt as interrupted, so the run stops and `resume` picks up the next round.
 
 import type { TaskPlan } from "../../plan/plan.js";
-import type { Usage } from "../judge.js";
+import { sumUsage, type Usage } from "../judge.js";
 import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
 import { runCommand } from "./command.js";
 import { runAgent } from "./agent.js";
@@ -75,12 +75,3 @@ export async function runRevise(
   return { status: "failed", code: "revise-failed", error: `revise-failed: the reviewer did not accept within max_rounds = ${spec.max_rounds} rounds (T-5)` };
 }
 
-function sumUsage(a?: Usage, b?: Usage): Usage | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  const out: Usage = {};
-  for (const f of ["input_tokens", "output_tokens", "cost_usd"] as const) {
-    if (a[f] !== undefined || b[f] !== undefined) out[f] = (a[f] ?? 0) + (b[f] ?? 0);
-  }
-  return out;
-}
