@@ -150,3 +150,20 @@ test("issue 12: extra args and env are merged in; effort maps onto the tool's kn
     h.dir.cleanup();
   }
 });
+
+test("issue 12: a generic runner's tokens without a cost are priced by its price table", async () => {
+  const h = harness();
+  try {
+    const agentRunners = runners(
+      `[agents.default]\ncommand = ["sh", "-c", "printf '{\\"input_tokens\\": 2000000, \\"cached_input_tokens\\": 1000000, \\"output_tokens\\": 1000000}' > \\"$SWITCHYARD_USAGE\\""]\n` +
+        `price = { input_per_mtok = 1.0, output_per_mtok = 2.0, cached_input_per_mtok = 0.5 }\n`,
+    );
+    const { run, outcome } = await runPlan(h, plan([agent("fix", "hi")], { budget_usd: 100 }), { agentRunners });
+    assert.equal(outcome.status, "passed");
+    assert.deepEqual(usages(h, run)[""], { input_tokens: 2000000, cached_input_tokens: 1000000, output_tokens: 1000000, cost_usd: 1.0 + 0.5 + 2.0 });
+    assert.equal(foldEvents(h.store, run).spentUsd, 3.5);
+  } finally {
+    h.store.close();
+    h.dir.cleanup();
+  }
+});

@@ -14,7 +14,7 @@ import { runProcess } from "../process.js";
 import { renderPrompt } from "../template.js";
 import { checkEmits, isPlainObject } from "../values.js";
 import type { Usage } from "../judge.js";
-import { invocation, presetOf } from "../agent-presets/invocation.js";
+import { invocation, presetOf, withCost } from "../agent-presets/invocation.js";
 import { readPresetTurn } from "../agent-presets/turn.js";
 
 function readUsage(path: string): Usage | undefined {
@@ -22,7 +22,7 @@ function readUsage(path: string): Usage | undefined {
     const u: unknown = JSON.parse(readFileSync(path, "utf8"));
     if (!isPlainObject(u)) return undefined;
     const out: Usage = {};
-    for (const f of ["input_tokens", "output_tokens", "cost_usd"] as const) {
+    for (const f of ["input_tokens", "cached_input_tokens", "output_tokens", "cost_usd"] as const) {
       const v = u[f];
       if (typeof v === "number" && Number.isFinite(v) && v >= 0) out[f] = v;
     }
@@ -70,7 +70,8 @@ async function agentTurn(ctx: AttemptContext, input: InstanceInput, prepared?: A
   });
   const turn = stdoutFile && !r.spawnError ? readPresetTurn(runner, stdoutFile) : undefined;
   // What the tool reported is charged even when the turn failed (an error result still cost money).
-  const usage = turn ? (turn.ok ? turn.report.usage : turn.usage) : readUsage(usageFile);
+  const written = turn ? undefined : readUsage(usageFile);
+  const usage = turn ? (turn.ok ? turn.report.usage : turn.usage) : written && withCost(written, runner);
   if (r.spawnError) {
     return {
       status: "failed",
