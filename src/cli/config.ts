@@ -21,6 +21,8 @@ interface CheckOptions {
   config?: string;
   decide: string[];
   playbook?: string;
+  /** The repository `worktree` agents would work in, as `run --repo`. */
+  repo?: string;
   json?: boolean;
 }
 
@@ -152,7 +154,7 @@ export function checkConfig(pack: string | undefined, opts: CheckOptions): { rep
       report.types.push({ type, mode: formatMode(modeFor(type, config.decisions, overrides)), source: sourceOf(type), declared_by: declared.byType.get(type)! });
     }
     // The run's own preflight of agent work (issue 12), as errors and warnings of the check.
-    const agents = agentPreflight(declared.plans, config, { modeOf: (type) => modeFor(type, config.decisions, overrides), budgetUsd: declared.plans.find((p) => p.settings.budget_usd !== undefined)?.settings.budget_usd });
+    const agents = agentPreflight(declared.plans, config, { repo: opts.repo, modeOf: (type) => modeFor(type, config.decisions, overrides), budgetUsd: declared.plans.find((p) => p.settings.budget_usd !== undefined)?.settings.budget_usd });
     for (const message of agents.problems) {
       if (agents.local.includes(message)) report.warnings.push({ severity: "warning", code: "agent-preflight", message: `${message} (a run here would refuse)` });
       else report.errors.push({ severity: "error", code: "agent-preflight", message });
@@ -203,6 +205,7 @@ export function register(program: Command): void {
     .option("--config <file>", "machine config file (default: $SWITCHYARD_CONFIG, else .switchyard/config.toml here or above, else $XDG_CONFIG_HOME/switchyard/config.toml)")
     .option("--decide <type=mode>", "override a judgement type's mode, as `run` would (repeatable)", collect, [])
     .option("--playbook <name>", "check only this playbook of the pack")
+    .option("--repo <path>", "the git repository of worktree agents, as `run --repo` (default: the one containing the working directory)")
     .addHelpText("after", examples([["switchyard config check"], ["switchyard config check examples/cve-triage", "each judgement type's mode"], ["SWITCHYARD_CONFIG=ci.toml switchyard config check --json"]]))
     .option("--json", "machine-readable output")
     .action((pack: string | undefined, opts: CheckOptions) => {
