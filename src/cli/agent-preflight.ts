@@ -13,7 +13,7 @@ import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import type { AgentRunnerConfig } from "../run/agent-runner-config.js";
 import { canReportCost, presetOf } from "../run/agent-presets/invocation.js";
 import type { RunRepository } from "../run/events.js";
-import { probeRepository } from "../run/worktree.js";
+import { probeRepository, recordedRepositoryProblem } from "../run/worktree.js";
 
 export interface AgentPreflightOptions {
   /** --repo: where the repository of `worktree` tasks is (default: the working directory). */
@@ -25,8 +25,13 @@ export interface AgentPreflightOptions {
   env?: NodeJS.ProcessEnv;
   /** Whether a person can be asked at a terminal; by default, whether /dev/tty opens. */
   hasTerminal?: () => boolean;
-  /** Resume: the repository is already recorded; do not look for one. */
-  recordedRepo?: boolean;
+  /**
+   * Whether to refuse a "tty" host without a terminal (default true). Resume does not: most of a
+   * resumed run's decisions are usually recorded, and one that is not fails as it would have.
+   */
+  checkTerminal?: boolean;
+  /** Resume: the repository recorded when the run was admitted; it must still hold its base. */
+  recorded?: RunRepository;
 }
 
 export interface AgentPreflight {
@@ -100,7 +105,7 @@ export function agentPreflight(plans: Plan[], config: MachineConfig, opts: Agent
   const hostAsked = [...types].filter((ty) => opts.modeOf(ty).kind !== "model").sort();
   const host = config.decisions.host;
   if (types.size > 0 && host !== "tty" && Object.hasOwn(config.agents, host)) used.set(host, config.agents[host]);
-  if (hostAsked.length > 0 && host === "tty" && !(opts.hasTerminal ?? terminalOpens)()) {
+  if (hostAsked.length > 0 && host === "tty" && opts.checkTerminal !== false && !(opts.hasTerminal ?? terminalOpens)()) {
     const list = hostAsked.slice(0, 3).join(", ") + (hostAsked.length > 3 ? `, … (${hostAsked.length} types)` : "");
     local.push(`the host answers judgement type${hostAsked.length > 1 ? "s" : ""} ${list} (host or shadow mode), and the host is "tty", but switchyard has no terminal to ask at; set [decisions] host = "NAME" to an [agents.NAME] runner, or route the type to a model (--decide TYPE=PROVIDER/MODEL)`);
   }
@@ -118,7 +123,10 @@ export function agentPreflight(plans: Plan[], config: MachineConfig, opts: Agent
   }
 
   let repo: RunRepository | undefined;
-  if (worktreeTask !== undefined && !opts.recordedRepo) {
+  if (worktreeTask !== undefined && opts.recorded) {
+    const why = recordedRepositoryProblem(opts.recorded);
+    if (why) local.push(`agent task ${worktreeTask} works in a git worktree at the run's recorded base, but ${why}; restore the repository, or start a new run`);
+  } else if (worktreeTask !== undefined) {
     const probe = probeRepository(opts.repo ?? process.cwd());
     if (!probe.ok) local.push(`agent task ${worktreeTask} works in a git worktree (workspace = "worktree"), but ${probe.problem}; ${opts.repo === undefined ? "run from inside the repository or pass --repo PATH" : "fix --repo"}`);
     else repo = { path: probe.path, base: probe.head, keep_branches: opts.keepBranches === true };

@@ -3,7 +3,9 @@
 // decisions are never asked again. Flags may raise ceilings and change concurrency.
 
 import type { Command } from "commander";
-import { examples } from "./common.js";
+import { UsageError, examples } from "./common.js";
+import type { EventPayloads } from "../run/index.js";
+import { agentPreflight } from "./agent-preflight.js";
 import { addRunFlags, execute, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
 import { findRun } from "./run-lookup.js";
 import { recallInvocation } from "./run-invocation.js";
@@ -18,6 +20,20 @@ export function register(program: Command): void {
         const note = recallInvocation(store.stateDir, run, flags);
         if (note && !flags.json) process.stderr.write(`switchyard: ${note}\n`);
         const wiring = wire(flags, store.stateDir);
+        // The same agent preflight as `run`, against the recorded plan and repository (issue 12).
+        const events = store.events(run);
+        const first = events.next().value;
+        events.return?.(undefined);
+        if (first?.type === "plan_admitted") {
+          const admitted = first.payload as EventPayloads["plan_admitted"];
+          const budgetUsd = wiring.engineDeps.overrides?.budget_usd ?? admitted.settings.budget_usd;
+          const agents = agentPreflight([admitted.plan], wiring.config, { modeOf: wiring.modeOf, budgetUsd, checkTerminal: false, ...(admitted.repo ? { recorded: admitted.repo } : {}) });
+          if (agents.problems.length) {
+            await wiring.close();
+            throw new UsageError(`preflight: this run cannot resume its agent work:\n  ${agents.problems.join("\n  ")}`, "nothing was run or asked; fix the machine config (or pass --config) and resume again", "agent-preflight");
+          }
+          for (const w of agents.warnings) process.stderr.write(`switchyard: warning: ${w}\n`);
+        }
         await execute(store, run, true, flags, wiring, null);
       } finally {
         store.close();

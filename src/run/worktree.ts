@@ -60,6 +60,14 @@ export function probeRepository(dir: string): RepositoryProbe {
   return { ok: true, path: realpathSync(path), head: head.stdout.trim() };
 }
 
+/** Why a run's recorded repository can no longer be used (resume), or undefined. */
+export function recordedRepositoryProblem(repo: { path: string; base: string }): string | undefined {
+  if (!existsSync(repo.path)) return `the run's repository ${repo.path} no longer exists`;
+  const base = gitSync(repo.path, ["cat-file", "-e", `${repo.base}^{commit}`]);
+  if (!base.ok) return `the run's base commit ${repo.base.slice(0, 12)} is no longer in ${repo.path} (was the history rewritten?)`;
+  return undefined;
+}
+
 const queues = new Map<string, Promise<unknown>>();
 
 /** Runs `fn` after every earlier call for the same repository has finished. */

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { startSystemOneServer, systemOneProviderToml } from "../support/systemone-server.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
+import { Store } from "../../src/run/index.js";
 
 const BIN = resolve("bin/switchyard.js");
 const dir = mkdtempSync(join(tmpdir(), "sy-preflight-"));
@@ -127,3 +128,39 @@ for (const [i, c] of cases.entries()) {
     }
   });
 }
+
+test("issue 12 preflight on resume: a runner the config no longer defines, or a recorded repository that is gone, is refused before anything resumes", async () => {
+  const repo = gitRepo("resume-repo");
+  const p = join(dir, "resume-pack");
+  mkdirSync(p, { recursive: true });
+  writeFileSync(join(p, "main.star"), `playbook(description = "resume preflight fixture")
+fix = agent(name = "fix", runner = "claude", workspace = "worktree", prompt = "EDIT f.txt")
+`);
+  const state = join(dir, "resume-state");
+  const failing = join(dir, "resume-failing.toml");
+  writeFileSync(failing, `[agents.claude]\npreset = "claude-code"\nenv = { FAKE_AGENT_MODE = "error" }\n`);
+  const first = await sy(["run", p, "--state-dir", state, "--config", failing, "--repo", repo], dir);
+  assert.equal(first.code, 1, first.stderr);
+  const eventsNow = (): number => {
+    const store = new Store(state);
+    try {
+      return store.eventCount(store.latestRun()!);
+    } finally {
+      store.close();
+    }
+  };
+  const before = eventsNow();
+
+  const other = join(dir, "resume-other.toml");
+  writeFileSync(other, `[agents.claud]\npreset = "claude-code"\n`);
+  const r1 = await sy(["resume", "latest", "--state-dir", state, "--config", other], dir);
+  assert.equal(r1.code, 2, r1.stderr);
+  assert.match(r1.stderr, /error\[agent-preflight\]: preflight: this run cannot resume its agent work/);
+  assert.match(r1.stderr, /agent task fix uses runner "claude", which the machine config does not define \(did you mean "claud"\?\)/);
+
+  rmSync(repo, { recursive: true, force: true });
+  const r2 = await sy(["resume", "latest", "--state-dir", state, "--config", failing], dir);
+  assert.equal(r2.code, 2, r2.stderr);
+  assert.match(r2.stderr, /works in a git worktree at the run's recorded base, but the run's repository .*resume-repo no longer exists; restore the repository, or start a new run/);
+  assert.equal(eventsNow(), before, "nothing was run or recorded");
+});
