@@ -13,8 +13,11 @@ import { prepareAttempt, type AttemptFiles } from "./command.js";
 import { git, gitLocked, refComponent } from "../worktree.js";
 import type { RunRepository } from "../events.js";
 
-/** Runs (per repository and run) whose leftover worktrees were already swept by this process. */
-const swept = new Set<string>();
+/**
+ * Per repository and run, this process's sweep of leftover worktrees: every attempt awaits the
+ * same one, so none creates its worktree while the sweep could still list and remove it.
+ */
+const sweeps = new Map<string, Promise<void>>();
 
 function failed(error: string): Outcome {
   return { status: "failed", code: "worktree-failed", error: `worktree-failed: ${error}` };
@@ -26,10 +29,14 @@ const firstLine = (text: string): string => text.trim().split("\n").slice(-3).jo
  * Worktrees of this run left by an earlier process that was killed mid-turn (their folders are
  * under the run's work folder): removed once, before this process creates its first one.
  */
-async function sweep(repo: RunRepository, run: string, workDir: string): Promise<void> {
+function sweep(repo: RunRepository, run: string, workDir: string): Promise<void> {
   const id = `${repo.path}\0${run}`;
-  if (swept.has(id)) return;
-  swept.add(id);
+  let done = sweeps.get(id);
+  if (!done) sweeps.set(id, (done = sweepNow(repo, run, workDir)));
+  return done;
+}
+
+async function sweepNow(repo: RunRepository, run: string, workDir: string): Promise<void> {
   const list = await git(repo.path, ["worktree", "list", "--porcelain"]);
   for (const line of list.stdout.split("\n")) {
     if (!line.startsWith("worktree ")) continue;
