@@ -100,7 +100,7 @@ export const RUN_CODES: CodeEntry[] = [
     code: "agent-preflight",
     summary: "a run was refused before any work: its agent tasks cannot run",
     explain:
-      "Before the first decision or turn, `run` (and `config check PACK`) checks that every agent task names a runner defined in the machine config, that each runner's executable is on PATH (or at its path), that a host of \"tty\" has a terminal when some judgement type is answered by the host (host or shadow mode), and that a `workspace = \"worktree\"` task has a git repository without uncommitted changes (`--repo PATH`, default the one containing the working directory). Nothing was run, asked or recorded; each line of the message names the fix.",
+      "Before the first decision or turn, `run` (and `config check PACK`) checks that every agent task names a runner defined in the machine config, that each runner's executable is on PATH (or at its path), that a host of \"tty\" has a terminal when some judgement type is answered by the host (host or shadow mode), and that a `workspace = \"worktree\"` task has a git repository without uncommitted changes (`--repo PATH`, default the one containing the working directory). `resume` checks the same against the run's recorded plan (all but the terminal), and that the repository and base commit the run recorded still exist. Nothing was run, asked or recorded; each line of the message names the fix.",
   },
   {
     code: "worktree-failed",
