@@ -151,3 +151,30 @@ test("issue 12: a failed worktree turn — the worktree is removed; its change i
   assert.equal(worktrees.length, 1, `no stray worktree: ${worktrees.join(", ")}`);
   assert.equal(git(s.repo, "status", "--porcelain").trim(), "", "the repository's own checkout is untouched");
 });
+
+test("issue 12: two runs at once on the same repository, 10 worktree agents each at concurrency 4: no lock failure, nothing left behind", async () => {
+  const keys = KEYS.slice(0, 10);
+  const s = setup("two-runs", "", keys);
+  const runs = await Promise.all(
+    ["a", "b"].map((n) => sy(["run", s.pack, "--state-dir", `${s.state}-${n}`, "--config", s.config, "--repo", s.repo, "--json"]).done),
+  );
+  for (const [i, r] of runs.entries()) {
+    assert.equal(r.code, 0, r.stderr + r.stdout.slice(-2000));
+    const run = /"run":\s*"([^"]+)"/.exec(r.stdout)?.[1];
+    assert.ok(run);
+    const store = new Store(`${s.state}-${["a", "b"][i]}`);
+    try {
+      const show = showRun(store, run)!;
+      for (const k of keys) {
+        const out = show.tasks.fix!.instances![k]!.output as { files_changed: string[]; patch: string };
+        assert.deepEqual(out.files_changed, [`f${k}.txt`]);
+        git(s.repo, "apply", "--check", out.patch);
+      }
+    } finally {
+      store.close();
+    }
+  }
+  const worktrees = git(s.repo, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
+  assert.equal(worktrees.length, 1, `no stray worktree: ${worktrees.join(", ")}`);
+  assert.equal(git(s.repo, "branch", "--list", "switchyard/*").trim(), "");
+});
