@@ -9,6 +9,7 @@ import { showRun, type ShowJson } from "../run/index.js";
 import type { DecisionRecord, Receipt } from "../run/judge.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { nearestName } from "../lang/diagnostic.js";
+import { writeHtml } from "./show-html.js";
 
 interface ReceiptRow extends Receipt {
   task: string;
@@ -88,11 +89,16 @@ export function register(program: Command): void {
     .option("--state-dir <dir>", "the state folder")
     .option("--json", "print the run as one JSON object (shape in docs/runs.md)")
     .option("--receipts", "list decision fallback receipts (D-31)")
-    .action((id: string, flags: { task?: string; key?: string; stateDir?: string; json?: boolean; receipts?: boolean }) => {
+    .option("--html <file>", "write the run's web view as one self-contained HTML file (docs/ui.md)")
+    .action((id: string, flags: { task?: string; key?: string; stateDir?: string; json?: boolean; receipts?: boolean; html?: string }) => {
       const store = openForReading(flags.stateDir);
       if (!store) throw noRuns(flags.stateDir);
       try {
         const run = findRun(store, id);
+        if (flags.html !== undefined) {
+          writeHtml(store, run, flags.html);
+          return;
+        }
         if (flags.task !== undefined) {
           const names = store.tasks(run).map((t) => t.task);
           if (!names.includes(flags.task)) {
