@@ -50,7 +50,7 @@ const EMBEDDED_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 
 export function servedPage(): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>switchyard</title><link rel="stylesheet" href="/assets/app.css"></head>
+<title>switchyard</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/app.css"></head>
 <body><div id="app"></div><script type="module" src="/assets/app.js"></script></body></html>
 `;
 }
@@ -58,7 +58,7 @@ export function servedPage(): string {
 export function embeddedPage(data: EmbeddedRun, assets: Assets = loadAssets()): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${EMBEDDED_CSP}">
+<meta http-equiv="Content-Security-Policy" content="${EMBEDDED_CSP}"><link rel="icon" href="data:,">
 <title>switchyard run ${escapeHtml(data.run.run)} (${escapeHtml(data.run.playbook)})</title><style>${inlineSafe(assets.css, "style")}</style></head>
 <body><div id="app"></div>
 <script type="application/json" id="switchyard-data">${embedJson(data)}</script>

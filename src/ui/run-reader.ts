@@ -4,7 +4,7 @@
 // key is (run, seq)), so a page costs what that run holds, not what the folder holds.
 
 import type Database from "better-sqlite3";
-import { showRun, type Store } from "../run/index.js";
+import { showRun, type FoldSummary, type Store } from "../run/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { decisionsOf, routeCell } from "./decisions.js";
 import { STATUS_LETTER, type ApiEvent, type CellDoc, type GraphTask, type InstancePage, type GridDoc, type RunDoc, type RunListItem, type StatusName } from "./api-types.js";
@@ -57,7 +57,7 @@ export class RunReader {
     const db = store.db;
     this.q = {
       counts: db.prepare("SELECT run, status, COUNT(*) AS n FROM instances GROUP BY run, status"),
-      countsOf: db.prepare("SELECT status, COUNT(*) AS n FROM instances WHERE run = ? GROUP BY status"),
+      countsByTask: db.prepare("SELECT task, status, COUNT(*) AS n FROM instances WHERE run = ? GROUP BY task, status"),
       decisions: db.prepare("SELECT i.run AS run, COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE t.kind = 'route' AND i.status = 'passed' GROUP BY i.run"),
       decisionsOf: db.prepare("SELECT COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE i.run = ? AND t.kind = 'route' AND i.status = 'passed'"),
       plan: db.prepare("SELECT payload FROM events WHERE run = ? AND seq = 1"),
@@ -121,23 +121,38 @@ export class RunReader {
     return (this.q.lastSeq!.get(run) as { m: number | null }).m ?? 0;
   }
 
+  /**
+   * The run without mapped tasks' instances: those are read as the grid or in pages, so a run of
+   * 10,000 elements is not parsed whole here. Unmapped tasks are exactly as `show --json` has them.
+   */
   runDoc(run: string): RunDoc | undefined {
-    const shown = showRun(this.store, run);
+    const r = this.store.run(run);
     const plan = this.plan(run);
-    if (!shown || !plan) return undefined;
+    if (!r || !plan) return undefined;
     const counts: Record<string, number> = {};
-    for (const r of this.q.countsOf!.all(run) as Array<{ status: string; n: number }>) counts[r.status] = r.n;
+    const perTask = new Map<string, FoldSummary>();
+    for (const row of this.q.countsByTask!.all(run) as Array<{ task: string; status: string; n: number }>) {
+      counts[row.status] = (counts[row.status] ?? 0) + row.n;
+      let s = perTask.get(row.task);
+      if (!s) perTask.set(row.task, (s = { total: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 }));
+      if (row.status in s && row.status !== "total") s[row.status as Exclude<keyof FoldSummary, "total">] += row.n;
+    }
     const tasks: RunDoc["tasks"] = {};
-    for (const [name, t] of Object.entries(shown.tasks)) {
-      const { instances: _omitted, ...rest } = t;
-      tasks[name] = rest;
+    for (const t of this.store.tasks(run)) {
+      if (!t.mapped) {
+        tasks[t.task] = showRun(this.store, run, t.task)!.tasks[t.task]!;
+        continue;
+      }
+      const live = perTask.get(t.task) ?? { total: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 };
+      live.total = t.count ?? 0;
+      tasks[t.task] = { kind: t.kind, status: t.status, mapped: true, summary: (t.summary as FoldSummary | null) ?? live, ...(t.error ? { error: t.error } : {}) };
     }
     return {
-      run: shown.run,
-      status: shown.status,
-      playbook: shown.playbook,
-      started_at: shown.started_at,
-      finished_at: shown.finished_at,
+      run: r.run,
+      status: r.status,
+      playbook: r.playbook,
+      started_at: r.started_at,
+      finished_at: r.finished_at,
       tasks,
       listing: this.listing(run, counts, (this.q.decisionsOf!.get(run) as { n: number }).n)!,
       graph: graphOf(plan),

@@ -73,6 +73,8 @@ export class GridView {
       const cell = (e.target as HTMLElement).closest<HTMLElement>(".cell[data-task]");
       if (cell) this.onCell(cell.dataset.task!, this.model.keys[Number(cell.parentElement!.dataset.row)]!);
     });
+    // The first draw may happen before the grid is on the page (no height yet): redraw on resize.
+    new ResizeObserver(() => this.schedule()).observe(this.body);
     this.refilter();
   }
 
