@@ -38,7 +38,7 @@ class HttpError extends Error {
   }
 }
 
-const notFound = (what: string) => new HttpError(404, "not-found", what);
+const notFound = (what: string) => new HttpError(404, "ui-not-found", what);
 
 interface Ctx {
   req: IncomingMessage;
@@ -61,7 +61,7 @@ class StateSource {
   }
   need(): RunReader {
     const r = this.get();
-    if (!r) throw new HttpError(404, "no-runs", `no runs in ${this.dir} yet`);
+    if (!r) throw new HttpError(404, "ui-no-runs", `no runs in ${this.dir} yet`);
     return r;
   }
   close(): void {
@@ -83,7 +83,7 @@ function intParam(url: URL, name: string, dflt: number, min: number, max: number
   const v = url.searchParams.get(name);
   if (v === null) return dflt;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new HttpError(400, "bad-parameter", `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new HttpError(400, "ui-bad-parameter", `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -96,9 +96,9 @@ export function pathSegments(rawPath: string): string[] {
     try {
       d = decodeURIComponent(s);
     } catch {
-      throw new HttpError(400, "bad-path", "the path is not valid percent-encoding");
+      throw new HttpError(400, "ui-bad-path", "the path is not valid percent-encoding");
     }
-    if (d === "." || d === ".." || d === "" || /[/\\\0]/.test(d)) throw new HttpError(400, "path-refused", "paths with '.', '..', empty segments, slashes, backslashes or NUL are refused");
+    if (d === "." || d === ".." || d === "" || /[/\\\0]/.test(d)) throw new HttpError(400, "ui-path-refused", "paths with '.', '..', empty segments, slashes, backslashes or NUL are refused");
     return d;
   });
 }
@@ -201,9 +201,9 @@ export function createUiServer(opts: UiServerOptions): { server: Server; close: 
     try {
       if (LOOPBACK.has(opts.host)) {
         const host = (req.headers.host ?? "").replace(/:\d+$/, "");
-        if (!LOOPBACK.has(host)) throw new HttpError(421, "wrong-host", `this server answers to ${opts.host} only`);
+        if (!LOOPBACK.has(host)) throw new HttpError(421, "ui-wrong-host", `this server answers to ${opts.host} only`);
       }
-      if (req.method !== "GET" && req.method !== "HEAD") throw new HttpError(405, "read-only", "the web view is read-only: only GET and HEAD");
+      if (req.method !== "GET" && req.method !== "HEAD") throw new HttpError(405, "ui-read-only", "the web view is read-only: only GET and HEAD");
       const raw = req.url ?? "/";
       const q = raw.indexOf("?");
       const segs = pathSegments(q < 0 ? raw : raw.slice(0, q));
@@ -228,7 +228,7 @@ export function createUiServer(opts: UiServerOptions): { server: Server; close: 
       }
       // A bug in switchyard, not a bad request: the trace goes to the terminal, not the page.
       process.stderr.write(`switchyard ui: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      sendJson(res, { error: { code: "server-error", message: "the server failed; its terminal shows why" } }, 500);
+      sendJson(res, { error: { code: "ui-server-error", message: "the server failed; its terminal shows why" } }, 500);
     }
   };
 

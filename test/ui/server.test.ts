@@ -122,7 +122,7 @@ test("issue 14: path traversal is refused and nothing outside the state folder i
   for (const p of ["/api/runs/../../", "/api/runs/../../etc/passwd", "/api/runs/%2e%2e/%2e%2e/etc/passwd", "/assets/..%2f..%2fpackage.json", "/api/runs/a%00b", "/api/runs/..%5c..%5cx", "/labs/..", "/./api/runs"]) {
     const r = await raw(p);
     assert.equal(r.status, 400, `${p} -> ${r.status} ${r.body}`);
-    assert.equal(JSON.parse(r.body).error.code, "path-refused");
+    assert.equal(JSON.parse(r.body).error.code, "ui-path-refused");
   }
   const key = Object.keys(t.shown.tasks.deep!.instances!).find((k) => t.shown.tasks.deep!.instances![k]!.status === "passed")!;
   const ws = join(t.state, "runs", t.run, "work", "deep", `${keyDirName(key)}.a1`);
