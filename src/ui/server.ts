@@ -181,6 +181,11 @@ export function createUiServer(opts: UiServerOptions): { server: Server; close: 
       const attempt = intParam(ctx.url, "attempt", cell.attempts, 1, Math.max(1, cell.attempts));
       const f = workspaceFile(reader.store.runDir(id), cell.task, key, attempt, ctx.url.searchParams.get("path") ?? "");
       if (!f) throw notFound("no such file in the attempt's workspace (links are not followed)");
+      if (ctx.url.searchParams.get("format") === "text") {
+        // For people (the cell page links here): the bytes as plain text, in a sandbox.
+        send(ctx.res, 200, "text/plain; charset=utf-8", f.text + (f.truncated ? `\n… (${f.bytes} bytes; the first ${f.text.length} shown)\n` : ""), { "content-security-policy": "sandbox; default-src 'none'" });
+        return;
+      }
       sendJson(ctx.res, { path: ctx.url.searchParams.get("path"), bytes: f.bytes, truncated: f.truncated, text: f.text });
     }],
     [/^api\/labs$/, ({ res }) => {

@@ -108,6 +108,9 @@ test("issue 14: a cell has its decision, and an agent cell its input, prompt, lo
   assert.ok(a.files.some((f) => f.path === "RESULT.json"));
   const file = await json<{ text: string }>(`/api/runs/${t.run}/cells/deep/file?key=${encodeURIComponent(key)}&attempt=1&path=RESULT.json`);
   assert.deepEqual(JSON.parse(file.text), (cell.output as { files: Record<string, unknown> }).files["RESULT.json"]);
+  const plain = await get(new URL(`/api/runs/${t.run}/cells/deep/file?key=${encodeURIComponent(key)}&attempt=1&path=RESULT.json&format=text`, ui.url).href);
+  assert.match(plain.type, /^text\/plain/);
+  assert.equal(plain.text, file.text);
 
   const match = await json<CellDoc>(`/api/runs/${t.run}/cells/match?key=${encodeURIComponent(key)}`);
   const record = t.shown.tasks.match!.instances![key]!.output as Record<string, { probabilities: Record<string, number>; mode: string }>;

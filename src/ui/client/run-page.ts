@@ -88,7 +88,7 @@ export async function runPage(root: HTMLElement, source: Source, run: string, ce
       if (shown !== c) return;
       clear(panel);
       const fileLink = (attempt: number, path: string) =>
-        `/api/runs/${encodeURIComponent(run)}/cells/${encodeURIComponent(c.task)}/file?${new URLSearchParams({ ...(c.key === null ? {} : { key: c.key }), attempt: String(attempt), path })}`;
+        `/api/runs/${encodeURIComponent(run)}/cells/${encodeURIComponent(c.task)}/file?${new URLSearchParams({ ...(c.key === null ? {} : { key: c.key }), attempt: String(attempt), path, format: "text" })}`;
       panel.append(h("button", { class: "close", "aria-label": "close", onclick: () => go(null) }, "×"), cellView(d, source.live, fileLink));
       panel.hidden = false;
     } catch (err) {
