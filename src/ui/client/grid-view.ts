@@ -39,7 +39,6 @@ export class GridView {
     private readonly onCell: (task: string, key: string) => void,
     initial: Partial<GridFilter> = {},
   ) {
-    const routes = model.columns.filter((c) => c.kind === "route");
     this.filter = { column: "", status: "", label: "", maxConfidence: 1, search: "", sort: "key", ...initial };
     const columnSelect = h("select", { class: "f-column", "aria-label": "column", onchange: (e: Event) => this.set({ column: (e.target as HTMLSelectElement).value, label: "" }) },
       h("option", { value: "" }, "any task"),
@@ -60,7 +59,6 @@ export class GridView {
     );
     const search = h("input", { class: "f-search", type: "search", placeholder: "key contains…", "aria-label": "search keys", oninput: (e: Event) => this.set({ search: (e.target as HTMLInputElement).value }) });
     this.count = h("span", { class: "count" });
-    if (routes.length > 0 && !initial.column) columnSelect.value = "";
     const toolbar = h("div", { class: "toolbar" }, search, columnSelect, statusSelect, this.labelSelect, h("label", {}, "conf ≤ ", conf), sort, this.count);
     const head = h("div", { class: "grid-row grid-head" }, h("div", { class: "cell key" }, "key"), ...model.columns.map((c) => h("div", { class: `cell head k-${c.kind}`, title: c.kind }, c.name)));
     this.spacer = h("div", { class: "spacer" });
