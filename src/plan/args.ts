@@ -6,7 +6,7 @@ import { Dict, StarError, StarList, Tuple, typeName, unpackArgs, type CallContex
 import type { CompileContext } from "./context.js";
 import type { DeclRef } from "./declared.js";
 import { parseDuration } from "./duration.js";
-import { FieldRefValue, TaskValue } from "./values.js";
+import { FieldRefValue, holds, isBroken, TaskValue } from "./values.js";
 
 export interface Args {
   values: Record<string, Value>;
@@ -18,9 +18,9 @@ export interface Args {
  * dropped (or required ones relaxed), and unpacking retried, so the other arguments are still read.
  */
 export function unpack(ctx: CompileContext, call: CallContext, fn: string, args: Value[], kwargs: Array<[string, Value]>, params: string[], broken: Set<string>): Args {
-  let kw = kwargs;
-  let pos = args;
-  let ps = params;
+  let { pos, kw } = leaveOutUnknown(args, kwargs, params, broken);
+  // A required argument that was left out as unknown is not missing.
+  let ps = params.map((p) => (broken.has(p) ? p + "?" : p));
   for (let attempt = 0; attempt < 64; attempt++) {
     try {
       const a = unpackArgs(call, fn, pos, kw, ps);
@@ -58,6 +58,40 @@ export function unpack(ctx: CompileContext, call: CallContext, fn: string, args:
   broken.add("all");
   broken.add("when");
   return { values: {}, positions: {} };
+}
+
+/**
+ * Values loaded from a module with errors are unknown (the module's errors are reported there):
+ * an argument that is such a value is left out, and one holding some (in a list or dict) keeps
+ * only its known parts; either way the argument is marked broken, so the rules that need it are
+ * skipped and no follow-on problem is invented. An unknown argument name is kept, to be reported.
+ */
+function leaveOutUnknown(args: Value[], kwargs: Array<[string, Value]>, params: string[], broken: Set<string>): { pos: Value[]; kw: Array<[string, Value]> } {
+  if (!args.some((a) => holds(a, isBroken)) && !kwargs.some(([, v]) => holds(v, isBroken))) return { pos: args, kw: kwargs };
+  const names = params.map((p) => p.replace("?", ""));
+  // Positional arguments become keywords, so that an unknown one can be left out.
+  const given: Array<[string, Value]> = [...args.slice(0, names.length).map((v, i): [string, Value] => [names[i], v]), ...kwargs];
+  const kw: Array<[string, Value]> = [];
+  for (const [name, v] of given) {
+    if (!names.includes(name) || !holds(v, isBroken)) kw.push([name, v]);
+    else {
+      broken.add(name);
+      const known = knownPart(v);
+      if (known !== undefined) kw.push([name, known]);
+    }
+  }
+  return { pos: args.slice(names.length), kw };
+}
+
+/** The elements (entries) of a list (dict) that hold no unknown value; undefined for anything else. */
+function knownPart(v: Value): Value | undefined {
+  if (v instanceof StarList || v instanceof Tuple) return new StarList(v.elems.filter((x) => !holds(x, isBroken)));
+  if (v instanceof Dict) {
+    const d = new Dict();
+    for (const [k, x] of v.entries()) if (!holds(k, isBroken) && !holds(x, isBroken)) d.setFresh(k, x);
+    return d;
+  }
+  return undefined;
 }
 
 /** A dropped argument could have been a `when` only if it holds a field reference. */

@@ -90,6 +90,8 @@ function readCommon(r: Reader, t: DeclTask): void {
         w.otherwisePos = r.pos("otherwise");
       }
       t.when = w;
+    } else if (r.a.values.when instanceof FieldRefValue && r.a.values.when.producer) {
+      t.gateOnUnknownField = r.a.values.when.producer;
     }
   } else if (r.has("answers") || r.has("otherwise")) {
     t.strayGate = r.pos(r.has("answers") ? "answers" : "otherwise");
@@ -278,6 +280,7 @@ function questionBuiltin(ctx: CompileContext, kind: QuestionKind, params: string
     }
     read(r, q);
     q.valid = broken.size === 0;
+    if (kind !== "noul" && ["options", "levels", "all"].some((b) => broken.has(b))) q.labelsUnknown = true;
     return new QuestionValue(q);
   });
 }

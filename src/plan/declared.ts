@@ -29,6 +29,8 @@ export interface DeclQuestion {
   dropPos: Position;
   /** False when the question's own arguments had errors: coverage of it is not checked. */
   valid: boolean;
+  /** True when the options or levels could not be read in full: answers are not checked against the labels. */
+  labelsUnknown?: boolean;
 }
 
 export interface DeclWhen {
@@ -57,6 +59,8 @@ export interface DeclTask {
   when?: DeclWhen;
   /** `answers`/`otherwise` written without `when` (checked so the mistake is reported). */
   strayGate?: Position;
+  /** `when` named a field of this task that could not be resolved: only its coverage is unknown. */
+  gateOnUnknownField?: DeclTask;
   timeout_seconds: number;
   retries: number;
   emits: Record<string, FieldType>;
