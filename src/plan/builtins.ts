@@ -91,10 +91,11 @@ function readCommon(r: Reader, t: DeclTask): void {
       }
       t.when = w;
     } else if (r.a.values.when instanceof FieldRefValue && r.a.values.when.producer) {
-      t.gateOnUnknownField = r.a.values.when.producer;
+      t.gateCoverageUnknown = [r.a.values.when.producer];
     }
-  } else if (r.has("answers") || r.has("otherwise")) {
-    t.strayGate = r.pos(r.has("answers") ? "answers" : "otherwise");
+  } else {
+    if (r.a.gatesOn) t.gateCoverageUnknown = r.a.gatesOn;
+    if (r.has("answers") || r.has("otherwise")) t.strayGate = r.pos(r.has("answers") ? "answers" : "otherwise");
   }
   t.timeout_seconds = r.duration("timeout", 1800);
   t.retries = r.int("retries", 0, 0, 100);

@@ -59,8 +59,11 @@ export interface DeclTask {
   when?: DeclWhen;
   /** `answers`/`otherwise` written without `when` (checked so the mistake is reported). */
   strayGate?: Position;
-  /** `when` named a field of this task that could not be resolved: only its coverage is unknown. */
-  gateOnUnknownField?: DeclTask;
+  /**
+   * The task's gate could not be read, but it can only have named a question of these routes
+   * (a misspelt question, a misspelt `when` holding a reference): only their coverage is unknown.
+   */
+  gateCoverageUnknown?: DeclTask[];
   timeout_seconds: number;
   retries: number;
   emits: Record<string, FieldType>;

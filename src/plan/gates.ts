@@ -23,11 +23,11 @@ export function resolveGates(tasks: DeclTask[], opts: CheckOptions, flawed: Set<
   const out = new Map<DeclTask, Gate>();
   // A gate that could not be read at all might have named any question: no coverage is known.
   // A readable `when` with unreadable answers only leaves its own question unknown (below).
-  // A gate naming an unresolved field of a known route leaves only that route's coverage unknown.
+  // A gate that names a known route but could not be read leaves only that route's coverage unknown.
   let unreadableGate = !opts.evaluationComplete;
   const unknownCoverage = new Set<DeclTask>();
   for (const t of tasks) {
-    if (t.gateOnUnknownField) unknownCoverage.add(t.gateOnUnknownField);
+    if (t.gateCoverageUnknown) for (const r of t.gateCoverageUnknown) unknownCoverage.add(r);
     else if (!t.when && t.broken.has("when")) unreadableGate = true;
   }
 
