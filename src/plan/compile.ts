@@ -5,7 +5,7 @@ import { suggestBuiltin } from "./builtin-aliases.js";
 import { readFileSync } from "node:fs";
 import { relative, sep } from "node:path";
 import { errorAt, sortDiagnostics, type Diagnostic, type Position } from "../lang/diagnostic.js";
-import { execFile, Thread, type LoadResult, type Value } from "../lang/index.js";
+import { execFile, StarFunction, Thread, type LoadResult, type Value } from "../lang/index.js";
 import { CompileContext, playbookBuiltins } from "./builtins.js";
 import { checkTasks } from "./checks.js";
 import { displayPath, packDigest, readPackToml, resolveLoadPath, resolveTarget } from "./pack.js";
@@ -89,8 +89,10 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
   // for the module's names, so the rest of the playbook is still checked.
   const failed = (rel: string): LoadResult => {
     if (loading.length > 0) tainted.add(loading[loading.length - 1]);
+    // A helper called with tasks (or with a playbook function, which sees every task) may declare
+    // tasks gated on them.
     return { globals: new UnknownGlobals(rel, (args) => {
-      if (args.some((a) => holds(a, (x) => x instanceof TaskValue || x instanceof FieldRefValue))) ctx.unknownTasks = true;
+      if (args.some((a) => holds(a, (x) => x instanceof TaskValue || x instanceof FieldRefValue || x instanceof StarFunction))) ctx.unknownTasks = true;
     }) };
   };
   const load = (module: string, pos: Position): LoadResult => {
@@ -155,7 +157,6 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
     }
   }
   const tasks = ctx.topLevelTasks();
-  // A helper from a module with errors, called with tasks, may have declared tasks gated on them.
   const checked = checkTasks(tasks, { evaluationComplete: result.ok && !ctx.unknownTasks, playbook });
   diags.push(...checked.diagnostics);
   if (result.ok && ctx.tasks.length === 0 && !diags.some((d) => d.severity === "error")) {

@@ -76,6 +76,23 @@ b = command(name = "b", run = "true", retry = 3)
     BAD_MODULE,
   );
   assert.deepEqual(found(r), ["type-error @ lib/util.star:4", "unknown-argument @ main.star:5"]);
+  // A playbook function handed to the helper sees every route, so it could gate on any of them.
+  const viaCallback = compileSource(
+    `load("lib/util.star", "helper")
+${PREP}gate = route(name = "gate", depends_on = [prep], questions = {"q": noul(ask = "?")})
+def make(n):
+    return agent(name = n, depends_on = [gate], when = gate.q, answers = "yes", prompt = "p")
+h = helper("h", make)
+`,
+    BAD_MODULE,
+  );
+  assert.deepEqual(found(viaCallback), ["type-error @ lib/util.star:4"]);
+  // Called with plain values only, the helper can declare nothing gated on the playbook's routes.
+  const plain = compileSource(`load("lib/util.star", "helper")
+${PREP}gate = route(name = "gate", depends_on = [prep], questions = {"q": noul(ask = "?")})
+h = helper("h")
+`, BAD_MODULE);
+  assert.deepEqual(found(plain), ["type-error @ lib/util.star:4", "uncovered-label @ main.star:3"]);
 });
 
 test("L-3 (issue 18): where a name from a broken module cannot be used at all, checking stops there with a warning, not a second error", () => {
