@@ -23,7 +23,8 @@ export interface Args {
  * dropped (or required ones relaxed), and unpacking retried, so the other arguments are still read.
  */
 export function unpack(ctx: CompileContext, call: CallContext, fn: string, args: Value[], kwargs: Array<[string, Value]>, params: string[], broken: Set<string>): Args {
-  let { pos, kw } = leaveOutUnknown(args, kwargs, params, broken);
+  // Only a compilation with a failed load has unknown values to leave out.
+  let { pos, kw } = ctx.unknownValues ? leaveOutUnknown(args, kwargs, params, broken) : { pos: args, kw: kwargs };
   // A required argument that was left out as unknown is not missing.
   let ps = params.map((p) => (broken.has(p) ? p + "?" : p));
   // The tasks a dropped argument that may have been the gate refers to; undefined: any route.

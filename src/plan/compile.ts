@@ -89,6 +89,7 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
   // for the module's names, so the rest of the playbook is still checked.
   const failed = (rel: string): LoadResult => {
     if (loading.length > 0) tainted.add(loading[loading.length - 1]);
+    ctx.unknownValues = true;
     // A helper called with tasks (or with a playbook function, which sees every task) may declare
     // tasks gated on them.
     return { globals: new UnknownGlobals(rel, (args) => {
