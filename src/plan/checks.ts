@@ -198,7 +198,7 @@ function checkWhenShape(t: DeclTask, r: DeclRef, err: Report): void {
 
 interface PlaceholderScope {
   deps: DeclTask[];
-  /** depends_on could not be read in full: a name that is not among `deps` may still be one. */
+  /** depends_on, or a dependency's name, could not be read: a name not among `deps` may still be one. */
   depsUnknown: boolean;
   mapped: boolean;
   extra: string[];
@@ -210,10 +210,16 @@ function placeholderScope(t: DeclTask): PlaceholderScope {
     const deps = loop.depends_on.map((d) => d.task);
     const isBody = loop.revise?.body === t;
     if (!isBody && loop.revise) deps.push(loop.revise.body);
-    return { deps, depsUnknown: depsUnknown(loop), mapped: loop.over !== undefined || loop.broken.has("over"), extra: isBody ? ["feedback", "round"] : [] };
+    return { deps, depsUnknown: depsUnknown(loop) || namesUnknown(deps), mapped: loop.over !== undefined || loop.broken.has("over"), extra: isBody ? ["feedback", "round"] : [] };
   }
   // A task whose `over` could not be read may well be mapped: no follow-on error for {{key}}.
-  return { deps: t.depends_on.map((d) => d.task), depsUnknown: depsUnknown(t), mapped: t.over !== undefined || t.broken.has("over"), extra: [] };
+  const deps = t.depends_on.map((d) => d.task);
+  return { deps, depsUnknown: depsUnknown(t) || namesUnknown(deps), mapped: t.over !== undefined || t.broken.has("over"), extra: [] };
+}
+
+/** A dependency whose name could not be read may be the one a placeholder names. */
+function namesUnknown(deps: DeclTask[]): boolean {
+  return deps.some((d) => d.broken.has("name"));
 }
 
 /** T-2: every placeholder names the key, a direct dependency, or a field it declares. */
