@@ -167,8 +167,8 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     return javaStringHash(x);
   },
   int: (c, a, k) => {
-    const x = args(c, "int", a, k, ["x?", "base?"]);
-    if (!("x" in x)) return 0n;
+    // The spec's int(x[, base]) has no zero-argument form (unlike float(), bool(), str()).
+    const x = args(c, "int", a, k, ["x", "base?"]);
     const v = x.x;
     if (x.base !== undefined) {
       if (typeof v !== "string") throw typeError("int: can't convert non-string with explicit base");

@@ -135,15 +135,60 @@ function allChars(s: string, re: RegExp): boolean {
   return true;
 }
 
+/**
+ * Unicode has title-case letters (category Lt: the digraphs ǅ ǈ ǋ ǲ and Greek letters with
+ * prosgegrammeni) that JS's toUpperCase skips: upper("ǉ") is "Ǉ", but its title case is "ǈ".
+ * Maps every case form of such a letter to its title-case form.
+ */
+const TITLE_FORMS: Map<string, string> = (() => {
+  const m = new Map<string, string>();
+  const lt = /\p{Lt}/u;
+  for (let cp = 0x100; cp < 0x2000; cp++) {
+    const t = String.fromCodePoint(cp);
+    if (!lt.test(t)) continue;
+    for (const form of [t.toLowerCase(), t.toUpperCase()]) if ([...form].length === 1) m.set(form, t);
+    m.set(t, t);
+  }
+  return m;
+})();
+
+function toTitle(ch: string): string {
+  return TITLE_FORMS.get(ch) ?? ch.toUpperCase();
+}
+
+function isCased(ch: string): boolean {
+  return ch.toLowerCase() !== ch.toUpperCase() || TITLE_FORMS.has(ch);
+}
+
+/** A cased letter after an uncased character starts a word: it becomes title case, the rest lowercase. */
 function titleCase(s: string): string {
   let out = "";
   let prevCased = false;
   for (const ch of s) {
-    const isLetter = ch.toLowerCase() !== ch.toUpperCase();
-    out += isLetter ? (prevCased ? ch.toLowerCase() : ch.toUpperCase()) : ch;
-    prevCased = isLetter;
+    const cased = isCased(ch);
+    out += cased ? (prevCased ? ch.toLowerCase() : toTitle(ch)) : ch;
+    prevCased = cased;
   }
   return out;
+}
+
+/**
+ * At least one cased letter; a letter that begins a word is upper or title case ("Ǉa" and "ǈa"
+ * both qualify, as in Python and Go Starlark) and every other cased letter is lowercase.
+ */
+function isTitle(s: string): boolean {
+  let prevCased = false;
+  let any = false;
+  for (const ch of s) {
+    const cased = isCased(ch);
+    if (cased) {
+      any = true;
+      const lower = ch === ch.toLowerCase();
+      if (prevCased === !lower) return false;
+    }
+    prevCased = cased;
+  }
+  return any;
 }
 
 function find(s: string, call: CallContext, name: string, args: Value[], kwargs: Array<[string, Value]>, right: boolean): number {
@@ -154,6 +199,12 @@ function find(s: string, call: CallContext, name: string, args: Value[], kwargs:
   const k = right ? region.lastIndexOf(sub) : region.indexOf(sub);
   if (hi - lo < sub.length) return -1;
   return k < 0 ? -1 : k + lo;
+}
+
+function findOrFail(s: string, call: CallContext, name: string, args: Value[], kwargs: Array<[string, Value]>, right: boolean): number {
+  const i = find(s, call, name, args, kwargs, right);
+  if (i < 0) throw new StarError("runtime-error", `${name}: substring ${repr(margs(call, name, args, kwargs, ["sub", "start?", "end?"]).sub)} not found`);
+  return i;
 }
 
 const STRING_METHODS: Record<string, Method<string>> = {
@@ -177,16 +228,8 @@ const STRING_METHODS: Record<string, Method<string>> = {
   },
   find: (c, s, a, k) => BigInt(find(s, c, "find", a, k, false)),
   rfind: (c, s, a, k) => BigInt(find(s, c, "rfind", a, k, true)),
-  index: (c, s, a, k) => {
-    const i = find(s, c, "index", a, k, false);
-    if (i < 0) throw new StarError("runtime-error", `substring ${repr(a[0] ?? null)} not found`);
-    return BigInt(i);
-  },
-  rindex: (c, s, a, k) => {
-    const i = find(s, c, "rindex", a, k, true);
-    if (i < 0) throw new StarError("runtime-error", `substring ${repr(a[0] ?? null)} not found`);
-    return BigInt(i);
-  },
+  index: (c, s, a, k) => BigInt(findOrFail(s, c, "index", a, k, false)),
+  rindex: (c, s, a, k) => BigInt(findOrFail(s, c, "rindex", a, k, true)),
   format: (_c, s, a, k) => strFormat(s, a, k),
   isalnum: (c, s, a, k) => (noArgs(c, "isalnum", a, k), allChars(s, /[\p{L}\p{N}]/u)),
   isalpha: (c, s, a, k) => (noArgs(c, "isalpha", a, k), allChars(s, /\p{L}/u)),
@@ -194,7 +237,7 @@ const STRING_METHODS: Record<string, Method<string>> = {
   isspace: (c, s, a, k) => (noArgs(c, "isspace", a, k), allChars(s, /\s/u)),
   islower: (c, s, a, k) => (noArgs(c, "islower", a, k), s !== s.toUpperCase() && s === s.toLowerCase()),
   isupper: (c, s, a, k) => (noArgs(c, "isupper", a, k), s !== s.toLowerCase() && s === s.toUpperCase()),
-  istitle: (c, s, a, k) => (noArgs(c, "istitle", a, k), s !== s.toLowerCase() && titleCase(s) === s),
+  istitle: (c, s, a, k) => (noArgs(c, "istitle", a, k), isTitle(s)),
   join: (c, s, a, k) => {
     const x = margs(c, "join", a, k, ["iterable"]);
     const parts = iterableToArray(x.iterable, c.thread);
@@ -234,14 +277,17 @@ const STRING_METHODS: Record<string, Method<string>> = {
     const old = wantString(x.old, "replace: old");
     const nw = wantString(x.new, "replace: new");
     const count = optInt(x.count, "replace: count") ?? -1;
-    if (count < 0) {
+    // An empty `old` matches before every element and at the end: "ab".replace("", "-") == "-a-b-".
+    if (count < 0 && old !== "") {
       const parts = s.split(old);
       checkSequenceSize(s.length + (parts.length - 1) * nw.length);
       return parts.join(nw);
     }
+    const limit = count < 0 ? s.length + 1 : count;
+    checkSequenceSize(s.length + Math.min(limit, s.length + 1) * nw.length);
     let out = "";
     let rest = s;
-    for (let n = 0; n < count; n++) {
+    for (let n = 0; n < limit; n++) {
       const i = rest.indexOf(old);
       if (i < 0) break;
       out += rest.slice(0, i) + nw;
@@ -289,9 +335,9 @@ const STRING_METHODS: Record<string, Method<string>> = {
 
 const LIST_METHODS: Record<string, Method<StarList>> = {
   append: (c, l, a, k) => {
-    if (a.length !== 1 || k.length) margs(c, "append", a, k, ["x"]);
+    const x = a.length === 1 && k.length === 0 ? a[0] : margs(c, "append", a, k, ["x"]).x;
     l.checkMutable("append to");
-    l.elems.push(a[0]);
+    l.elems.push(x);
     return null;
   },
   clear: (c, l, a, k) => {
@@ -351,9 +397,10 @@ const LIST_METHODS: Record<string, Method<StarList>> = {
 const DICT_METHODS: Record<string, Method<Dict>> = {
   clear: (c, d, a, k) => (noArgs(c, "clear", a, k), d.clear(), null),
   get: (c, d, a, k) => {
-    if (a.length < 1 || a.length > 2 || k.length) margs(c, "get", a, k, ["key", "default?"]);
-    const v = d.get(a[0]);
-    return v === undefined ? (a.length > 1 ? a[1] : null) : v;
+    // The common one-argument call skips unpacking; every other form goes through it by name.
+    const x = a.length === 1 && k.length === 0 ? { key: a[0] } : margs(c, "get", a, k, ["key", "default?"]);
+    const v = d.get(x.key);
+    return v === undefined ? (x.default ?? null) : v;
   },
   items: (c, d, a, k) => (noArgs(c, "items", a, k), new StarList(d.entries().map(([key, v]) => new Tuple([key, v])))),
   keys: (c, d, a, k) => (noArgs(c, "keys", a, k), new StarList(d.keys())),
