@@ -1,12 +1,12 @@
 // The universe: built-in names present in every file (L-13): None True False len str repr int
 // float bool list dict tuple range enumerate zip sorted reversed min max any all hasattr getattr
-// dir type print fail struct, plus abs and hash from the Starlark spec.
+// dir type print fail struct, plus abs, hash and set from the Starlark spec.
 
 import { callValue } from "./eval.js";
 import { attrNames, getAttr, hasAttr, pairsOf } from "./methods.js";
 import { iterableToArray, seqLength, toFloat, toIndex } from "./ops.js";
 import {
-  Builtin, Dict, RangeValue, StarError, StarList, Struct, Tuple, compare, repr, str, truth, typeName, unpackArgs,
+  Builtin, Dict, RangeValue, StarError, StarList, StarSet, Struct, Tuple, compare, repr, str, truth, typeName, unpackArgs,
   type CallContext, type Value,
 } from "./values.js";
 
@@ -194,6 +194,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   len: (c, a, k) => {
     const x = args(c, "len", a, k, ["x"]).x;
     if (x instanceof RangeValue) return x.lengthBig;
+    if (x instanceof StarSet) return BigInt(x.size);
     const n = seqLength(x);
     if (n === undefined) throw typeError(`len: value of type ${typeName(x)} has no len`);
     return BigInt(n);
@@ -218,6 +219,10 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   },
   repr: (c, a, k) => repr(args(c, "repr", a, k, ["x"]).x),
   reversed: (c, a, k) => new StarList([...iterableToArray(args(c, "reversed", a, k, ["x"]).x, c.thread)].reverse()),
+  set: (c, a, k) => {
+    const x = args(c, "set", a, k, ["x?"]);
+    return new StarSet("x" in x ? iterableToArray(x.x, c.thread) : []);
+  },
   sorted: (c, a, k) => {
     const x = args(c, "sorted", a, k, ["x", "key?", "reverse?"]);
     const items = [...iterableToArray(x.x, c.thread)];

@@ -5,11 +5,11 @@
 
 import { nearestName, type Position, type StackFrame } from "./diagnostic.js";
 import type { Arg, CallExpr, Comprehension, Expr, FileAST, FuncInfo, Stmt } from "./ast.js";
-import { binaryOp, checkSequenceSize, index, iterableToArray, setIndex, slice, unaryOp } from "./ops.js";
+import { binaryOp, checkSequenceSize, index, iterableToArray, setIndex, setOp, slice, unaryOp } from "./ops.js";
 import { getAttr, callMethod, hasMethod } from "./methods.js";
 import { UNIVERSE } from "./builtins.js";
 import {
-  Builtin, Dict, RangeValue, StarError, StarFunction, StarList, Tuple, budgetError, freeze, truth, typeName,
+  Builtin, Dict, RangeValue, StarError, StarFunction, StarList, StarSet, Tuple, budgetError, freeze, truth, typeName,
   type CallContext, type Cell, type ModuleState, type Thread, type Value,
 } from "./values.js";
 
@@ -166,7 +166,7 @@ function execFor(s: Extract<Stmt, { kind: "for" }>, fr: Frame): number {
     }
     return NORMAL;
   }
-  const lockable = it instanceof StarList || it instanceof Dict ? it : undefined;
+  const lockable = it instanceof StarList || it instanceof Dict || it instanceof StarSet ? it : undefined;
   let elems: readonly Value[];
   try {
     elems = iterableToArray(it, thread);
@@ -281,6 +281,14 @@ function augmented(op: Parameters<typeof binaryOp>[0], old: Value, rhs: Value, t
     }
     checkSequenceSize(old.elems.length + add.length);
     for (const e of add) old.elems.push(e);
+    return old;
+  }
+  if (old instanceof StarSet && rhs instanceof StarSet && (op === "|" || op === "&" || op === "-" || op === "^")) {
+    // s |= t (and &=, -=, ^=) changes s in place, like the matching set methods.
+    old.checkMutable("update");
+    const result = setOp(op, old, rhs).elems();
+    old.clear();
+    for (const e of result) old.add(e);
     return old;
   }
   if (op === "|" && old instanceof Dict && rhs instanceof Dict) {
@@ -468,7 +476,7 @@ function compLoop(c: Comprehension, i: number, fr: Frame, emit: (fr: Frame) => v
   } catch (e) {
     throw annotate(e, fr, cl.iter);
   }
-  const lockable = it instanceof StarList || it instanceof Dict ? it : undefined;
+  const lockable = it instanceof StarList || it instanceof Dict || it instanceof StarSet ? it : undefined;
   if (lockable) lockable.iterating++;
   try {
     for (let k = 0; k < elems.length; k++) {
@@ -530,7 +538,7 @@ function evalCall(x: CallExpr, fr: Frame): Value {
         const v = evalExpr(a.value, fr);
         let elems: readonly Value[];
         try {
-          if (!(v instanceof StarList || v instanceof Tuple || v instanceof RangeValue || v instanceof Dict))
+          if (!(v instanceof StarList || v instanceof Tuple || v instanceof RangeValue || v instanceof Dict || v instanceof StarSet))
             throw new StarError("type-error", `argument after * must be iterable, not ${typeName(v)}`);
           elems = iterableToArray(v, thread);
         } catch (e) {

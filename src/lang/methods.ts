@@ -4,9 +4,10 @@
 
 import { nearestName, type Position } from "./diagnostic.js";
 import { checkSequenceSize, iterableToArray, toIndex } from "./ops.js";
+import { SET_METHODS } from "./set-methods.js";
 import { strFormat } from "./strfmt.js";
 import {
-  Builtin, Dict, HostObject, StarError, StarList, StringElems, Struct, Tuple, equals, repr, typeName, unpackArgs, type CallContext, type Value,
+  Builtin, Dict, HostObject, StarError, StarList, StarSet, StringElems, Struct, Tuple, equals, repr, typeName, unpackArgs, type CallContext, type Value,
 } from "./values.js";
 
 type Method<R> = (call: CallContext, recv: R, args: Value[], kwargs: Array<[string, Value]>) => Value;
@@ -454,6 +455,7 @@ function methodTable(v: Value): Record<string, Method<never>> | undefined {
   if (typeof v === "string") return STRING_METHODS as Record<string, Method<never>>;
   if (v instanceof StarList) return LIST_METHODS as Record<string, Method<never>>;
   if (v instanceof Dict) return DICT_METHODS as Record<string, Method<never>>;
+  if (v instanceof StarSet) return SET_METHODS as Record<string, Method<never>>;
   return undefined;
 }
 

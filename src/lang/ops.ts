@@ -5,7 +5,7 @@
 import type { BinaryOp } from "./ast.js";
 import { formatString } from "./strfmt.js";
 import {
-  Dict, RangeValue, StarError, StarList, StringElems, Tuple, compare, equals, hashKey, repr, truth, typeName, type Thread, type Value,
+  Dict, RangeValue, StarError, StarList, StarSet, StringElems, Tuple, compare, equals, hashKey, repr, truth, typeName, type Thread, type Value,
 } from "./values.js";
 
 /** Largest sequence a single operation may build; guards memory against `"x" * 10**12`. */
@@ -105,6 +105,7 @@ export function binaryOp(op: BinaryOp, x: Value, y: Value, thread?: Thread): Val
     case "-":
       if (typeof x === "bigint" && typeof y === "bigint") return x - y;
       if (isNum(x) && isNum(y)) return toFloat(x) - toFloat(y);
+      if (x instanceof StarSet && y instanceof StarSet) return setOp("-", x, y);
       throw unsupported("-", x, y);
     case "*":
       if (typeof x === "bigint" && typeof y === "bigint") return x * y;
@@ -149,12 +150,15 @@ export function binaryOp(op: BinaryOp, x: Value, y: Value, thread?: Thread): Val
         for (const [k, v] of y.entries()) d.setFresh(k, v);
         return d;
       }
+      if (x instanceof StarSet && y instanceof StarSet) return setOp("|", x, y);
       throw unsupported("|", x, y);
     case "&":
       if (typeof x === "bigint" && typeof y === "bigint") return x & y;
+      if (x instanceof StarSet && y instanceof StarSet) return setOp("&", x, y);
       throw unsupported("&", x, y);
     case "^":
       if (typeof x === "bigint" && typeof y === "bigint") return x ^ y;
+      if (x instanceof StarSet && y instanceof StarSet) return setOp("^", x, y);
       throw unsupported("^", x, y);
     case "<<":
     case ">>":
@@ -187,6 +191,25 @@ export function binaryOp(op: BinaryOp, x: Value, y: Value, thread?: Thread): Val
   }
 }
 
+/**
+ * Set union, intersection, difference and symmetric difference as a new set. Elements keep their
+ * order: those from the left operand first, then those only in the right one.
+ */
+export function setOp(op: "|" | "&" | "-" | "^", x: StarSet, y: StarSet): StarSet {
+  const left = x.elems();
+  const right = y.elems();
+  switch (op) {
+    case "|":
+      return new StarSet([...left, ...right]);
+    case "&":
+      return new StarSet(left.filter((e) => y.has(e)));
+    case "-":
+      return new StarSet(left.filter((e) => !y.has(e)));
+    case "^":
+      return new StarSet([...left.filter((e) => !y.has(e)), ...right.filter((e) => !x.has(e))]);
+  }
+}
+
 function repeat(x: string | StarList | Tuple, n: bigint, thread?: Thread): Value {
   if (typeof x === "string") return x.repeat(repeatCount(n, x.length, thread));
   const count = repeatCount(n, x.elems.length, thread);
@@ -204,7 +227,7 @@ export function contains(container: Value, x: Value): boolean {
     for (const e of container.elems) if (equals(e, x)) return true;
     return false;
   }
-  if (container instanceof Dict) {
+  if (container instanceof Dict || container instanceof StarSet) {
     hashKey(x);
     return container.has(x);
   }
@@ -216,7 +239,7 @@ export function contains(container: Value, x: Value): boolean {
     if (step > 0n ? v < start || v >= stop : v > start || v <= stop) return false;
     return (v - start) % step === 0n;
   }
-  throw typeError(`'in' is not supported on ${typeName(container)}`, "use 'in' with a string, list, tuple, dict, or range");
+  throw typeError(`'in' is not supported on ${typeName(container)}`, "use 'in' with a string, list, tuple, dict, set, or range");
 }
 
 export function unaryOp(op: "-" | "+" | "~" | "not", x: Value): Value {
@@ -343,6 +366,7 @@ export function slice(x: Value, lo: Value, hi: Value, step: Value): Value {
 export function iterableToArray(v: Value, thread?: Thread): readonly Value[] {
   if (v instanceof StarList || v instanceof Tuple) return v.elems;
   if (v instanceof Dict) return v.keys();
+  if (v instanceof StarSet) return v.elems();
   if (v instanceof RangeValue) {
     const n = v.length;
     if (n > MAX_SEQUENCE) throw new StarError("runtime-error", `range of ${n} elements is too large to materialize`);

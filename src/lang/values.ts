@@ -15,6 +15,7 @@ export type Value =
   | StarList
   | Tuple
   | Dict
+  | StarSet
   | StarFunction
   | Builtin
   | Struct
@@ -124,6 +125,48 @@ export class Dict {
     const d = new Dict();
     for (const [k, v] of entries) d.setFresh(k, v);
     return d;
+  }
+}
+
+/**
+ * set(x): an insertion-ordered collection of unique hashable values, with the same key identity as
+ * dicts (1 and 1.0 are one element). Mutable until frozen; unhashable itself, as in Go Starlark.
+ */
+export class StarSet {
+  private readonly map = new Map<string | number | boolean | bigint | null, Value>();
+  frozen = false;
+  iterating = 0;
+  constructor(elems: Iterable<Value> = []) {
+    for (const e of elems) {
+      const h = hashKey(e);
+      if (!this.map.has(h)) this.map.set(h, e);
+    }
+  }
+  get size(): number {
+    return this.map.size;
+  }
+  has(v: Value): boolean {
+    return this.map.has(hashKey(v));
+  }
+  add(v: Value): void {
+    this.checkMutable("insert into");
+    const h = hashKey(v);
+    if (!this.map.has(h)) this.map.set(h, v);
+  }
+  /** Removes v; returns whether it was there. */
+  delete(v: Value): boolean {
+    this.checkMutable("delete from");
+    return this.map.delete(hashKey(v));
+  }
+  clear(): void {
+    this.checkMutable("clear");
+    this.map.clear();
+  }
+  elems(): Value[] {
+    return [...this.map.values()];
+  }
+  checkMutable(verb = "modify"): void {
+    if (this.frozen || this.iterating > 0) throw mutationError("set", this, verb);
   }
 }
 
@@ -309,6 +352,7 @@ export function typeName(v: Value): string {
   if (v instanceof StarList) return "list";
   if (v instanceof Tuple) return "tuple";
   if (v instanceof Dict) return "dict";
+  if (v instanceof StarSet) return "set";
   if (v instanceof StarFunction) return "function";
   if (v instanceof Builtin) return "builtin_function_or_method";
   if (v instanceof Struct) return "struct";
@@ -331,6 +375,7 @@ export function truth(v: Value): boolean {
   if (v instanceof StarList) return v.elems.length > 0;
   if (v instanceof Tuple) return v.elems.length > 0;
   if (v instanceof Dict) return v.size > 0;
+  if (v instanceof StarSet) return v.size > 0;
   if (v instanceof RangeValue) return v.length > 0;
   if (v instanceof HostObject) return v.truth();
   return true;
@@ -398,6 +443,13 @@ function reprInto(v: Value, seen: Set<object>): string {
     seen.delete(v);
     return s;
   }
+  if (v instanceof StarSet) {
+    if (v.size === 0) return "set()";
+    seen.add(v);
+    const s = "set([" + v.elems().map((e) => reprInto(e, seen)).join(", ") + "])";
+    seen.delete(v);
+    return s;
+  }
   if (v instanceof Struct) {
     seen.add(v);
     const s = "struct(" + [...v.fields].map(([k, x]) => `${k} = ${reprInto(x, seen)}`).join(", ") + ")";
@@ -435,6 +487,11 @@ export function equals(a: Value, b: Value): boolean {
       const w = b.get(k);
       if (w === undefined || !equals(v, w)) return false;
     }
+    return true;
+  }
+  if (a instanceof StarSet && b instanceof StarSet) {
+    if (a.size !== b.size) return false;
+    for (const e of a.elems()) if (!b.has(e)) return false;
     return true;
   }
   if (a instanceof Struct && b instanceof Struct) {
@@ -572,6 +629,10 @@ export function freeze(root: Value): void {
       if (v.frozen) continue;
       v.frozen = true;
       for (const [k, x] of v.entries()) work.push(k, x);
+    } else if (v instanceof StarSet) {
+      if (v.frozen) continue;
+      v.frozen = true;
+      for (const e of v.elems()) work.push(e);
     } else if (v instanceof Tuple) {
       if (frozenTuples.has(v)) continue;
       frozenTuples.add(v);
@@ -613,6 +674,7 @@ export function toJSON(v: Value, depth = 0): unknown {
     return v;
   }
   if (v instanceof StarList || v instanceof Tuple) return v.elems.map((e) => toJSON(e, depth + 1));
+  if (v instanceof StarSet) return v.elems().map((e) => toJSON(e, depth + 1));
   if (v instanceof Dict) {
     const out: Record<string, unknown> = {};
     for (const [k, x] of v.entries()) {
