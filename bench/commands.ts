@@ -13,12 +13,10 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { scratchDir } from "./scratch.js";
-import type { Plan, TaskPlan } from "../src/plan/plan.js";
+import type { Plan } from "../src/plan/plan.js";
+import { task } from "./plan-task.js";
 import { admitRun, RunEngine, Store } from "../src/run/index.js";
 
-function task(name: string, kind: TaskPlan["kind"], extra: Partial<TaskPlan>): TaskPlan {
-  return { name, kind, depends_on: [], join: "all", aligned_with: [], keyed: [], timeout_seconds: 60, retries: 0, emits: {}, declared_at: { file: "bench.star", line: 1, col: 1 }, ...extra };
-}
 
 interface Figure {
   ms: number;

@@ -19,16 +19,14 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { loadMachineConfig } from "../src/decide/config.js";
 import { createJudge } from "../src/decide/router.js";
-import type { Plan, TaskPlan } from "../src/plan/plan.js";
+import type { Plan } from "../src/plan/plan.js";
+import { task } from "./plan-task.js";
 import { admitRun, RunEngine, Store } from "../src/run/index.js";
 import { scratchDir } from "./scratch.js";
 
 const CONCURRENCY = 32;
 const OPTIONS = { billing: "Payments, refunds, invoices", technical: "Bugs, outages, errors", other: "Anything else" };
 
-function task(name: string, kind: TaskPlan["kind"], extra: Partial<TaskPlan>): TaskPlan {
-  return { name, kind, depends_on: [], join: "all", aligned_with: [], keyed: [], timeout_seconds: 60, retries: 0, emits: {}, declared_at: { file: "bench.star", line: 1, col: 1 }, ...extra };
-}
 
 function benchPlan(n: number): Plan {
   return {

@@ -75,11 +75,14 @@ checks it is current. Edit the intro in scripts/docs.mjs, not here. -->
   \`resume\` print JSON lines (one event a line). The shapes of \`show --json\` and
   \`lab harvest --json\` are in [runs.md](runs.md) and [lab.md](lab.md).
 - **State.** Runs and labs live in a state folder: \`--state-dir DIR\`, else \`$SWITCHYARD_HOME\`,
-  else \`.switchyard/\` in the current directory. Commands that read runs take the same flag.
+  else the nearest \`.switchyard/\` in the current directory or a parent, else (for \`run\`) a new
+  \`./.switchyard/\`, or the per-user \`$XDG_STATE_HOME/switchyard\` ([runs.md](runs.md#the-state-folder)).
 - **\`latest\`.** Wherever a run id is expected, \`latest\` means the most recently started run in
-  the state folder (\`status\` without a run id means the same).
-- **Machine config.** \`run\`, \`resume\` and \`config check\` read \`--config FILE\`, else
+  the state folder (\`status\` without a run id means the same); a unique prefix of an id is enough.
+- **Machine config.** \`run\`, \`resume\`, \`rerun\` and \`config check\` read \`--config FILE\`, else
+  \`$SWITCHYARD_CONFIG\`, else \`config.toml\` in the nearest \`.switchyard/\`, else
   \`$XDG_CONFIG_HOME/switchyard/config.toml\` (see [decisions.md](decisions.md)).
+- **Completion.** \`source <(switchyard completion bash)\` (or \`zsh\`; \`fish\` pipes to \`source\`).
 `;
 
 export async function renderCliDoc() {

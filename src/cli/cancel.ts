@@ -3,6 +3,7 @@
 // killed), the run is marked cancelled in its log directly.
 
 import type { Command } from "commander";
+import { examples } from "./common.js";
 import { processAlive } from "../run/index.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 
@@ -10,6 +11,7 @@ export function register(program: Command): void {
   program
     .command("cancel")
     .description("cancel a running run (it can be resumed)")
+    .addHelpText("after", examples([["switchyard cancel latest"], ["switchyard cancel 20261202-1518", "a unique prefix of the id"], ["switchyard resume latest", "later: continue it"]]))
     .argument("<run>", "the run id, or `latest`")
     .option("--state-dir <dir>", "the state folder")
     .action(async (id: string, flags: { stateDir?: string }) => {

@@ -2,9 +2,9 @@
 // line; exit 1 if any is an error, 0 when clean (§8, §12).
 
 import type { Command } from "commander";
-import { formatDiagnostic, type Diagnostic } from "../lang/diagnostic.js";
+import type { Diagnostic } from "../lang/diagnostic.js";
 import { compilePath } from "../plan/index.js";
-import { compileFailureExit, setExitCode } from "./common.js";
+import { compileFailureExit, formatForPeople, setExitCode, examples } from "./common.js";
 
 export function summaryLine(diags: Diagnostic[]): string {
   const errors = diags.filter((d) => d.severity === "error").length;
@@ -17,6 +17,7 @@ export function register(program: Command): void {
   program
     .command("check")
     .description("check a pack, playbook (.star) or plan (.toml) and report every problem")
+    .addHelpText("after", examples([["switchyard check ."], ["switchyard check triage.star --json", "for editors and CI"]]))
     .argument("<path>", "pack folder, .star playbook or compiled plan .toml")
     .option("--playbook <name>", "which playbook of a pack with several")
     .option("--json", "print the diagnostics as JSON")
@@ -27,7 +28,7 @@ export function register(program: Command): void {
         process.stdout.write(JSON.stringify({ ok: !failed, playbook: result.plan?.playbook ?? null, tasks: result.plan?.tasks.length ?? null, diagnostics: result.diagnostics }, null, 2) + "\n");
       } else {
         const sources = (f: string) => result.sources.get(f);
-        for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d, sources) + "\n\n");
+        for (const d of result.diagnostics) process.stderr.write(formatForPeople(d, sources) + "\n\n");
         if (failed) process.stderr.write(`${path}: ${summaryLine(result.diagnostics)}\n`);
         else process.stdout.write(`${path}: ok: playbook '${result.plan!.playbook}', ${result.plan!.tasks.length} task${result.plan!.tasks.length === 1 ? "" : "s"}${result.diagnostics.length ? ` (${summaryLine(result.diagnostics)})` : ""}\n`);
       }

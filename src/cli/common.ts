@@ -1,8 +1,9 @@
 // What every command shares: exit codes (§12), where state lives (R-2), and turning errors into
 // messages for people. A user mistake never prints a stack trace; a bug in switchyard does.
 
-import { resolve } from "node:path";
 import { readFileSync } from "node:fs";
+import { locateState } from "./state-discovery.js";
+import { forPeople } from "./words.js";
 import { DiagnosticError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "../lang/diagnostic.js";
 
 export const EXIT_OK = 0;
@@ -54,12 +55,9 @@ export class CommandFailed extends Error {
   }
 }
 
-/** The state folder (R-2): --state-dir, else $SWITCHYARD_HOME, else ./.switchyard. */
+/** The state folder to read (R-2, issue 13): see locateState in state-discovery.ts. */
 export function stateDir(flag: string | undefined): string {
-  if (flag) return resolve(flag);
-  const env = process.env.SWITCHYARD_HOME;
-  if (env) return resolve(env);
-  return resolve(".switchyard");
+  return locateState(flag).dir;
 }
 
 /** Reads files for diagnostics' source lines; unreadable files just lose their excerpt. */
@@ -77,8 +75,13 @@ export function fileSources(): (file: string) => string | undefined {
   };
 }
 
+/** A diagnostic as a person reads it: its message and hint without rule-id citations (words.ts). */
+export function formatForPeople(d: Diagnostic, sources?: (file: string) => string | undefined): string {
+  return formatDiagnostic({ ...d, message: forPeople(d.message), ...(d.hint ? { hint: forPeople(d.hint) } : {}) }, sources);
+}
+
 export function printDiagnostics(list: Diagnostic[], sources = fileSources()): void {
-  for (const d of sortDiagnostics(list)) process.stderr.write(formatDiagnostic(d, sources) + "\n");
+  for (const d of sortDiagnostics(list)) process.stderr.write(formatForPeople(d, sources) + "\n");
 }
 
 /** Maps any error escaping a command to output and an exit code. */
@@ -88,15 +91,21 @@ export function reportError(err: unknown): number {
     return err.diagnostics.some((d) => d.code.startsWith("config") || d.code.startsWith("usage")) ? EXIT_USAGE : EXIT_FAILED;
   }
   if (err instanceof UsageError) {
-    process.stderr.write(`switchyard: error${err.code ? `[${err.code}]` : ""}: ${err.message}\n`);
-    if (err.hint) process.stderr.write(`help: ${err.hint}\n`);
+    process.stderr.write(`switchyard: error${err.code ? `[${err.code}]` : ""}: ${forPeople(err.message)}\n`);
+    if (err.hint) process.stderr.write(`help: ${forPeople(err.hint)}\n`);
     return EXIT_USAGE;
   }
   if (err instanceof CommandFailed) {
-    if (err.message) process.stderr.write(`switchyard: ${err.message}\n`);
+    if (err.message) process.stderr.write(`switchyard: ${forPeople(err.message)}\n`);
     return err.exitCode;
   }
   // Anything else is a bug in switchyard: show everything so it can be reported.
   process.stderr.write(`switchyard: internal error (please report): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   return 70;
+}
+
+/** The "Examples:" block that ends a command's --help (issue 13): `[command, comment?]` pairs. */
+export function examples(list: Array<[string, string?]>): string {
+  const width = Math.max(...list.map(([c]) => c.length));
+  return `\nExamples:\n${list.map(([c, note]) => `  ${note ? `${c.padEnd(width)}  # ${note}` : c}`).join("\n")}`;
 }

@@ -3,15 +3,15 @@
 
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { formatDiagnostic } from "../lang/diagnostic.js";
 import { compilePath, writePlanToml } from "../plan/index.js";
 import { summaryLine } from "./check.js";
-import { compileFailureExit, setExitCode, UsageError } from "./common.js";
+import { compileFailureExit, formatForPeople, setExitCode, UsageError, examples } from "./common.js";
 
 export function register(program: Command): void {
   program
     .command("compile")
     .description("compile a pack or playbook to its plan (TOML)")
+    .addHelpText("after", examples([["switchyard compile . -o plan.toml"], ["switchyard run plan.toml", "run exactly that plan"]]))
     .argument("<path>", "pack folder, .star playbook or compiled plan .toml")
     .option("--playbook <name>", "which playbook of a pack with several")
     .option("-o, --output <file>", "write the plan to FILE instead of stdout")
@@ -19,12 +19,12 @@ export function register(program: Command): void {
       const result = compilePath(path, { playbook: opts.playbook });
       const sources = (f: string) => result.sources.get(f);
       if (!result.plan) {
-        for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d, sources) + "\n\n");
+        for (const d of result.diagnostics) process.stderr.write(formatForPeople(d, sources) + "\n\n");
         process.stderr.write(`${path}: ${summaryLine(result.diagnostics)}; no plan written\n`);
         setExitCode(compileFailureExit(result.diagnostics));
         return;
       }
-      for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d, sources) + "\n\n");
+      for (const d of result.diagnostics) process.stderr.write(formatForPeople(d, sources) + "\n\n");
       const text = writePlanToml(result.plan);
       if (opts.output) {
         try {

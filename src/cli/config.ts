@@ -8,11 +8,12 @@ import type { Command } from "commander";
 import { DiagnosticError, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
 import { compilePath } from "../plan/index.js";
 import { playbooksIn } from "../plan/pack.js";
+import { locateConfig } from "./state-discovery.js";
 import { defaultConfigPath, loadMachineConfig, routeProblem } from "../decide/config.js";
 import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import { formatMode, modeFor, parseModeOverrides } from "../decide/mode.js";
 import { locateKeys, type KeyPositions } from "../decide/toml-positions.js";
-import { EXIT_FAILED, EXIT_USAGE, fileSources, printDiagnostics, setExitCode } from "./common.js";
+import { EXIT_FAILED, EXIT_USAGE, fileSources, printDiagnostics, setExitCode, examples } from "./common.js";
 
 interface CheckOptions {
   config?: string;
@@ -90,7 +91,7 @@ export function checkConfig(pack: string | undefined, opts: CheckOptions): { rep
   let config: MachineConfig;
   let overrides: Record<string, JudgementMode>;
   try {
-    config = loadMachineConfig(opts.config);
+    config = loadMachineConfig(locateConfig(opts.config));
     overrides = parseModeOverrides(opts.decide);
   } catch (err) {
     if (!(err instanceof DiagnosticError)) throw err;
@@ -184,13 +185,14 @@ function printReport(report: CheckReport): void {
 }
 
 export function register(program: Command): void {
-  const config = program.command("config").description("The machine config: providers, agent runners and judgement modes (D-50)");
+  const config = program.command("config").description("The machine config: providers, agent runners and judgement modes");
   config
     .command("check [pack]")
     .description(`Validate the machine config (default ${defaultConfigPath()}); with PACK, show each judgement type's mode and warn about routed types no playbook declares`)
-    .option("--config <file>", "machine config file (default $XDG_CONFIG_HOME/switchyard/config.toml)")
+    .option("--config <file>", "machine config file (default: $SWITCHYARD_CONFIG, else .switchyard/config.toml here or above, else $XDG_CONFIG_HOME/switchyard/config.toml)")
     .option("--decide <type=mode>", "override a judgement type's mode, as `run` would (repeatable)", collect, [])
     .option("--playbook <name>", "check only this playbook of the pack")
+    .addHelpText("after", examples([["switchyard config check"], ["switchyard config check examples/cve-triage", "each judgement type's mode"], ["SWITCHYARD_CONFIG=ci.toml switchyard config check --json"]]))
     .option("--json", "machine-readable output")
     .action((pack: string | undefined, opts: CheckOptions) => {
       const { report, exit } = checkConfig(pack, opts);

@@ -6,14 +6,15 @@ import { readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import type { Command } from "commander";
 import { DiagnosticError, StarError, Thread, execFile, type LoadResult, type Value } from "../lang/index.js";
-import { EXIT_FAILED, UsageError, printDiagnostics, setExitCode } from "./common.js";
+import { EXIT_FAILED, UsageError, printDiagnostics, setExitCode, examples } from "./common.js";
 
 export function register(program: Command): void {
   program
     .command("eval")
-    .description("evaluate a plain Starlark file (no playbook built-ins); print() goes to stdout (L-16)")
+    .description("evaluate a plain Starlark file (no playbook built-ins); print() goes to stdout")
+    .addHelpText("after", examples([["switchyard eval lib/helpers_test.star", "a helper's tests"], ["switchyard eval scratch.star --step-budget 1000"]]))
     .argument("<file>", "the .star file to evaluate")
-    .option("--step-budget <n>", "maximum evaluation steps (L-14)", "10000000")
+    .option("--step-budget <n>", "maximum evaluation steps (a runaway loop stops there)", "10000000")
     .action((file: string, opts: { stepBudget: string }) => {
       const budget = Number(opts.stepBudget);
       if (!Number.isInteger(budget) || budget <= 0) throw new UsageError(`--step-budget must be a positive integer, got ${JSON.stringify(opts.stepBudget)}`);

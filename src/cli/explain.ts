@@ -5,12 +5,13 @@ import type { Command } from "commander";
 import { nearestName } from "../lang/diagnostic.js";
 import { UsageError } from "./common.js";
 import { allCodes, findCode, renderErrorsDoc } from "./codes.js";
+import { forPeople, RULE_ID } from "./words.js";
 
 export function register(program: Command): void {
   program
     .command("explain")
-    .description("explain an error code: what it means and how to fix it")
-    .argument("[code]", "the code in error[CODE]; omit to list every code")
+    .description("explain an error code (or the rule behind it): what it means and how to fix it")
+    .argument("[code]", "the code in error[CODE], or a rule id such as G-8; omit to list every code")
     .option("--json", "print JSON")
     .option("--markdown", "print every entry as Markdown (docs/errors.md)")
     .action((code: string | undefined, opts: { json?: boolean; markdown?: boolean }) => {
@@ -30,6 +31,10 @@ export function register(program: Command): void {
       }
       const wanted = code.replace(/^error\[(.*)\]:?$/, "$1");
       const entry = findCode(wanted);
+      if (!entry && RULE_ID.test(wanted)) {
+        explainRule(wanted.toUpperCase().replace(/A$/, "a"), !!opts.json);
+        return;
+      }
       if (!entry) {
         const near = nearestName(wanted, allCodes().map((e) => e.code));
         throw new UsageError(`no error code '${wanted}'${near ? ` (did you mean '${near}'?)` : ""}`, "`switchyard explain` lists every code");
@@ -38,8 +43,30 @@ export function register(program: Command): void {
         process.stdout.write(JSON.stringify(entry, null, 2) + "\n");
         return;
       }
-      process.stdout.write(`error[${entry.code}]: ${entry.summary}${entry.rule ? ` (SPEC ${entry.rule})` : ""}\n\n${wrap(entry.explain, 96)}\n`);
-    });
+      process.stdout.write(`error[${entry.code}]: ${entry.summary}${entry.rule ? ` (rule ${entry.rule})` : ""}\n\n${wrap(forPeople(entry.explain), 96)}\n`);
+    })
+    .addHelpText(
+      "after",
+      `
+Examples:
+  switchyard explain unhandled-label      # the code in error[unhandled-label]
+  switchyard explain G-8                  # a rule id, as seen in a record or an issue
+  switchyard explain --json | jq -r '.[].code'`,
+    );
+}
+
+/** `explain G-8`: the codes that rule stands behind, each in words. */
+function explainRule(rule: string, json: boolean): void {
+  const entries = allCodes().filter((e) => e.rule !== undefined && e.rule.split(/[,\s]+/).includes(rule));
+  if (entries.length === 0) {
+    throw new UsageError(`no error comes from rule ${rule}`, "rule ids name the sections of switchyard's specification; the docs/ pages say what each does in words. `switchyard explain` lists every error code");
+  }
+  if (json) {
+    process.stdout.write(JSON.stringify({ rule, codes: entries }, null, 2) + "\n");
+    return;
+  }
+  process.stdout.write(`rule ${rule} is behind ${entries.length === 1 ? "this error" : `these ${entries.length} errors`}:\n`);
+  for (const e of entries) process.stdout.write(`\nerror[${e.code}]: ${e.summary}\n\n${wrap(forPeople(e.explain), 96)}\n`);
 }
 
 function wrap(text: string, width: number): string {

@@ -19,11 +19,14 @@ items = command(
 # A route asks a question once per element (over = ...). Here the labels were computed by the
 # producer (decide = "output"); to ask a decision model instead, drop \`decide\` and \`source\` and
 # route the judgement type "{{name}}.triage.size" in your machine config (docs/decisions.md).
+# The type is named after this pack, so it stays the same if the playbook file is renamed and
+# does not collide with another pack's "triage.size".
 triage = route(
     name = "triage", depends_on = [items],
     over = items.keys, max_fanout = 100,
     decide = "output", source = items.labels,
     questions = {"size": choice(
+        type = "{{name}}.triage.size",
         ask = "How much work does this item need?",
         options = {"small": "Done in one step", "large": "Needs a closer look", "skip": "Nothing to do"},
         drop = ["skip"],

@@ -4,13 +4,14 @@
 import type { Command } from "commander";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
-import { UsageError } from "./common.js";
+import { UsageError, examples } from "./common.js";
 import { PACK_FILES } from "./init-template.js";
 
 export function register(program: Command): void {
   program
     .command("init")
     .description("scaffold a new pack: a commented playbook that compiles and runs")
+    .addHelpText("after", examples([["switchyard init triage"], ["switchyard check triage && switchyard run triage"]]))
     .argument("[dir]", "the folder to create or fill (must be empty)", ".")
     .option("--force", "write into a folder that is not empty (existing files are never overwritten)")
     .action((dir: string, opts: { force?: boolean }) => {

@@ -4,7 +4,8 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { CommandFailed, stateDir, UsageError } from "./common.js";
+import { CommandFailed, stateDir, UsageError, examples } from "./common.js";
+import { locateState, prepareStateFolder } from "./state-discovery.js";
 import { labsDir, LabError, listLabs, newLab, pairsPath, resolveLab, type LabInfo } from "../lab/store.js";
 import { harvest, type HarvestReport } from "../lab/harvest.js";
 import { PairsFileError } from "../lab/pairs-reader.js";
@@ -50,15 +51,18 @@ function parseTarget(text: string): number {
 }
 
 export function register(program: Command): void {
-  const lab = program.command("lab").description("Shadow labs: record model-vs-host pairs and harvest their agreement (H-1, H-2)");
+  const lab = program.command("lab").description("Shadow labs: record model-vs-host pairs and harvest their agreement");
 
   lab
     .command("new")
     .description("Make a new lab and make it current; shadow pairs go to the current lab")
+    .addHelpText("after", examples([["switchyard lab new --note \"jev-2 on gate.depth\""]]))
     .option("--note <text>", "what this lab is for", "")
-    .option("--state-dir <dir>", "state folder (default $SWITCHYARD_HOME or ./.switchyard)")
+    .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .action((opts: { note: string; stateDir?: string }) => {
-      const dir = stateDir(opts.stateDir);
+      // Where the next run will put its state (a new ./.switchyard/ if none is found), so its pairs land in this lab.
+      const dir = locateState(opts.stateDir, { forNewRun: true }).dir;
+      prepareStateFolder(dir);
       const info = fsStep(`make a lab in ${labsDir(dir)}`, () => newLab(dir, opts.note));
       process.stdout.write(`${info.id}\n`);
       process.stderr.write(`made lab ${info.id} in ${labsDir(dir)}; it is now current\n`);
@@ -67,8 +71,9 @@ export function register(program: Command): void {
   lab
     .command("list")
     .description("List the labs, oldest first; * marks the current one")
+    .addHelpText("after", examples([["switchyard lab list"], ["switchyard lab list --json"]]))
     .option("--json", "machine-readable output")
-    .option("--state-dir <dir>", "state folder (default $SWITCHYARD_HOME or ./.switchyard)")
+    .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .action((opts: { json?: boolean; stateDir?: string }) => {
       const dir = stateDir(opts.stateDir);
       const labs = listLabs(dir);
@@ -94,11 +99,12 @@ export function register(program: Command): void {
   lab
     .command("harvest")
     .description("Report agreement, calibration and coverage by threshold of a lab's shadow pairs")
+    .addHelpText("after", examples([["switchyard lab harvest", "the current lab"], ["switchyard lab harvest --json | jq .types"]]))
     .argument("[lab]", "lab id (default: the current lab), or a path to a pairs.jsonl")
     .option("--json", "machine-readable output (shape in docs/lab.md)")
     .option("--html <file>", "also write a self-contained HTML report with the diagrams")
     .option("--target <fraction>", "agreement the recommended threshold must reach", "0.95")
-    .option("--state-dir <dir>", "state folder (default $SWITCHYARD_HOME or ./.switchyard)")
+    .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .action(async (labArg: string | undefined, opts: { json?: boolean; html?: string; target: string; stateDir?: string }) => {
       const target = parseTarget(opts.target);
       let file: string;

@@ -6,12 +6,15 @@ import { reportError, EXIT_USAGE, resetExitCode, currentExitCode } from "./commo
 import { VERSION } from "./version.js";
 import { register as registerCheck } from "./check.js";
 import { register as registerCompile } from "./compile.js";
+import { register as registerCompletion } from "./completion.js";
 import { register as registerConfig } from "./config.js";
 import { register as registerEval } from "./eval.js";
 import { register as registerExplain } from "./explain.js";
 import { register as registerInit } from "./init.js";
 import { register as registerLab } from "./lab.js";
+import { register as registerLogs } from "./logs.js";
 import { register as registerRun } from "./run.js";
+import { register as registerRerun } from "./rerun.js";
 import { register as registerResume } from "./resume.js";
 import { register as registerStatus } from "./status.js";
 import { register as registerShow } from "./show.js";
@@ -19,7 +22,7 @@ import { register as registerRuns } from "./runs.js";
 import { register as registerCancel } from "./cancel.js";
 
 // Command registrations, one file per command (keep this list sorted).
-const registrations: Array<(program: Command) => void> = [registerCancel, registerCheck, registerCompile, registerConfig, registerEval, registerExplain, registerInit, registerLab, registerResume, registerRun, registerRuns, registerShow, registerStatus];
+const registrations: Array<(program: Command) => void> = [registerCancel, registerCheck, registerCompile, registerCompletion, registerConfig, registerEval, registerExplain, registerInit, registerLab, registerLogs, registerRerun, registerResume, registerRun, registerRuns, registerShow, registerStatus];
 
 // `switchyard show latest | head`: a reader that stops early is not an error (no EPIPE trace).
 let brokenPipeGuarded = false;

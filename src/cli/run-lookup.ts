@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Store } from "../run/index.js";
 import { UsageError, stateDir } from "./common.js";
 import { nearestName } from "../lang/diagnostic.js";
+import { describeSearch } from "./state-discovery.js";
 
 /** `latest` (or no id at all) names the most recently started run. */
 export function findRun(store: Store, id: string | undefined): string {
@@ -15,6 +16,12 @@ export function findRun(store: Store, id: string | undefined): string {
   }
   if (store.run(id)) return id;
   const known = store.runs().map((r) => r.run);
+  // A unique prefix names a run, as git takes a short commit id.
+  const prefixed = known.filter((r) => r.startsWith(id));
+  if (prefixed.length === 1) return prefixed[0]!;
+  if (prefixed.length > 1) {
+    throw new UsageError(`the run id prefix ${id} is ambiguous: ${prefixed.length} runs start with it`, `say more of the id: ${prefixed.slice(-5).join(", ")}${prefixed.length > 5 ? ", …" : ""}`);
+  }
   const near = nearestName(id, known);
   throw new UsageError(`unknown-run: no run ${id} in ${store.stateDir}`, near ? `did you mean ${near}?` : known.length ? "list runs with `switchyard runs`" : "start one with `switchyard run PATH`");
 }
@@ -34,5 +41,5 @@ export function openForReading(flag: string | undefined): Store | null {
 }
 
 export function noRuns(flag: string | undefined): UsageError {
-  return new UsageError(`no runs in ${stateDir(flag)}`, "start one with `switchyard run PATH`, or point --state-dir (or $SWITCHYARD_HOME) at another state folder");
+  return new UsageError(`no runs in ${describeSearch(flag)}`, "start one with `switchyard run PATH`, run this from the folder you ran it in (or below it), or point --state-dir (or $SWITCHYARD_HOME) at the state folder");
 }

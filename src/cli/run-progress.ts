@@ -1,38 +1,99 @@
-// Live output of a run (R-30): on a terminal, per-task counts and a bar for mapped tasks,
-// redrawn in place at most every 100 ms; elsewhere one plain line per event; with --json, one
-// JSON object per line. At the end, a summary table and the run id.
+// Live output of a run (R-30, issue 13): on a terminal, a header with the elapsed time and cost
+// and per-task counts with a bar for mapped tasks, redrawn in place at most every 100 ms, each
+// line cut to the terminal's width (never wrapped), cleared while the \`tty\` host asks a
+// question; elsewhere one plain line per event; with --json, one JSON object per line; with
+// --quiet, nothing until the summary; with -v on a terminal, the event lines scroll above the
+// live block. At the end, a summary table and the run id.
+//
+// Libraries, for what they do well: log-update redraws a block in place (erasing exactly the
+// lines it drew, hiding the cursor, coping with a resized terminal); cli-truncate cuts a line to
+// a display width, counting wide characters and keeping colour codes whole; picocolors colours
+// text and decides whether to (NO_COLOR, FORCE_COLOR, --no-color, a non-TTY, TERM=dumb).
 
+import cliTruncate from "cli-truncate";
+import { createLogUpdate } from "log-update";
+import pc from "picocolors";
 import type { RunEvent, RunOutcome, TaskProgress } from "../run/index.js";
+import { formatElapsed } from "./run-lookup.js";
+import { forPeople } from "./words.js";
 
-export type ProgressMode = "tty" | "plain" | "json";
+export type ProgressMode = "tty" | "plain" | "json" | "quiet";
 
-export function progressMode(json: boolean | undefined): ProgressMode {
+export interface DisplayFlags {
+  json?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  /** false with --no-color. */
+  color?: boolean;
+}
+
+export function progressMode(json: boolean | undefined, quiet?: boolean): ProgressMode {
   if (json) return "json";
+  if (quiet) return "quiet";
   return process.stdout.isTTY ? "tty" : "plain";
 }
+
+/** What the live header shows besides the counts. */
+export interface LiveFigures {
+  run: string;
+  elapsedMs: () => number;
+  spentUsd: () => number;
+}
+
+type Colors = ReturnType<typeof pc.createColors>;
 
 const REDRAW_MS = 100;
 
 export class Progress {
-  private lines = 0;
   private timer: NodeJS.Timeout | null = null;
   private last = 0;
+  private paused = false;
+  private readonly colors: Colors;
+  private readonly live: ReturnType<typeof createLogUpdate> | null;
   constructor(
     private readonly mode: ProgressMode,
     private readonly snapshot: () => TaskProgress[],
     private readonly out: NodeJS.WriteStream = process.stdout,
-  ) {}
+    private readonly opts: { verbose?: boolean; color?: boolean; figures?: LiveFigures } = {},
+  ) {
+    this.colors = pc.createColors(opts.color !== false && mode === "tty" && pc.isColorSupported);
+    this.live = mode === "tty" ? createLogUpdate(out, { showCursor: false }) : null;
+  }
+
+  /** The terminal's width: what every live line is cut to. */
+  private width(): number {
+    return this.out.columns && this.out.columns > 0 ? this.out.columns : 80;
+  }
+
+  private fit(line: string): string {
+    return cliTruncate(line, this.width());
+  }
 
   event(e: RunEvent): void {
     if (this.mode === "json") {
       this.out.write(JSON.stringify({ run: e.run, seq: e.seq, time: e.time, type: e.type, task: e.task, key: e.key, payload: e.payload }) + "\n");
     } else if (this.mode === "plain") {
       this.out.write(plainLine(e) + "\n");
-    } else {
+    } else if (this.mode === "tty") {
+      if (this.opts.verbose && !this.paused) this.live!.persist(this.fit(plainLine(e)));
       const now = Date.now();
       if (now - this.last >= REDRAW_MS) this.redraw();
       else if (!this.timer) this.timer = setTimeout(() => this.redraw(), REDRAW_MS - (now - this.last));
     }
+  }
+
+  /** The \`tty\` host is about to ask a question at this terminal: clear the block and hold it. */
+  pause(): void {
+    if (this.mode !== "tty" || this.paused) return;
+    this.paused = true;
+    this.live!.clear();
+  }
+
+  /** The question was answered: draw again. */
+  resume(): void {
+    if (this.mode !== "tty" || !this.paused) return;
+    this.paused = false;
+    this.redraw();
   }
 
   private redraw(): void {
@@ -41,29 +102,40 @@ export class Progress {
       this.timer = null;
     }
     this.last = Date.now();
-    const rows = progressRows(this.snapshot());
-    let text = this.lines > 0 ? `\x1b[${this.lines}F` : "";
-    for (const r of rows) text += `\x1b[2K${r}\n`;
-    this.lines = rows.length;
-    this.out.write(text);
+    if (this.paused) return;
+    const c = this.colors;
+    const f = this.opts.figures;
+    const head = f ? [c.bold(`run ${f.run}`) + c.dim(`  ${formatElapsed(f.elapsedMs())}  $${f.spentUsd().toFixed(4)}  (Ctrl-C cancels; resume later)`)] : [];
+    const rows = progressRows(this.snapshot(), c);
+    this.live!([...head, ...rows].map((l) => this.fit(l)).join("\n"));
   }
 
-  finish(outcome: RunOutcome, tasks: TaskProgress[]): void {
+  finish(outcome: RunOutcome, tasks: TaskProgress[], honest?: { lines: string[]; json: object }): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.mode === "tty") this.redraw();
+    if (this.mode === "tty") {
+      this.paused = false;
+      this.redraw();
+      this.live!.done();
+    }
     if (this.mode === "json") {
-      this.out.write(JSON.stringify({ type: "summary", run: outcome.run, status: outcome.status, reason: outcome.reason ?? null, tasks: summaryObject(tasks) }) + "\n");
+      this.out.write(JSON.stringify({ type: "summary", run: outcome.run, status: outcome.status, reason: outcome.reason ?? null, tasks: summaryObject(tasks), ...honest?.json }) + "\n");
       return;
     }
-    this.out.write("\n" + summaryTable(tasks) + "\n");
+    // On a terminal every line fits its width; elsewhere (a file, a pipe) lines are whole.
+    const put = (l: string) => this.out.write((this.mode === "tty" ? this.fit(l) : l) + "\n");
+    this.out.write("\n");
+    for (const l of summaryTable(tasks).split("\n")) put(l);
     const savings = savingsLine(tasks);
-    if (savings) this.out.write(savings + "\n");
-    this.out.write(`run ${outcome.run}: ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ""}\n`);
+    if (savings) put(savings);
+    for (const l of honest?.lines ?? []) put(l.startsWith("WARNING") ? this.colors.yellow(this.colors.bold(l)) : l);
+    const status = outcome.status === "passed" ? this.colors.green(outcome.status) : this.colors.red(outcome.status);
+    put(`run ${outcome.run}: ${status}${outcome.reason ? ` (${forPeople(outcome.reason)})` : ""}`);
   }
 }
 
-function plainLine(e: RunEvent): string {
+/** One event as a line of text (plain progress, `show --follow`). */
+export function plainLine(e: RunEvent): string {
   const where = e.task ? (e.key !== null ? `${e.task}[${e.key}]` : e.task) : "";
   const p = e.payload as Record<string, unknown>;
   let detail = "";
@@ -103,10 +175,16 @@ function plainLine(e: RunEvent): string {
     case "plan_admitted":
       detail = String((p.plan as { playbook: string }).playbook);
       break;
+    case "instance_reset":
+      detail = `cleared (was ${(p.previous as { status: string }).status})`;
+      break;
+    case "rerun_requested":
+      detail = `${(p.tasks as string[]).join(", ")}: ${p.reset} instances cleared`;
+      break;
     default:
       break;
   }
-  return `${e.time.slice(11, 23)} ${e.type.padEnd(20)} ${where}${detail ? `  ${detail}` : ""}`;
+  return `${e.time.slice(11, 23)} ${e.type.padEnd(20)} ${where}${detail ? `  ${forPeople(detail)}` : ""}`;
 }
 
 function bar(done: number, total: number, width = 20): string {
@@ -114,13 +192,17 @@ function bar(done: number, total: number, width = 20): string {
   return "[" + "#".repeat(filled) + ".".repeat(width - filled) + "]";
 }
 
-export function progressRows(tasks: TaskProgress[]): string[] {
+const NO_COLORS = pc.createColors(false);
+
+export function progressRows(tasks: TaskProgress[], c: Colors = NO_COLORS): string[] {
   const w = Math.max(4, ...tasks.map((t) => t.task.length));
+  const tint = (status: string, text: string) =>
+    status === "passed" ? c.green(text) : status === "failed" || status === "blocked" ? c.red(text) : status === "running" ? c.cyan(text) : status === "not_taken" ? c.dim(text) : text;
   return tasks.map((t) => {
-    const c = t.counts;
-    const done = c.passed + c.failed + c.not_taken + c.blocked;
-    const head = `${t.task.padEnd(w)} ${t.status.padEnd(9)}`;
-    const counts = `passed ${c.passed}  failed ${c.failed}  not_taken ${c.not_taken}  blocked ${c.blocked}  running ${c.running}`;
+    const n = t.counts;
+    const done = n.passed + n.failed + n.not_taken + n.blocked;
+    const head = `${t.task.padEnd(w)} ${tint(t.status, t.status.padEnd(9))}`;
+    const counts = `passed ${n.passed}  ${n.failed ? c.red(`failed ${n.failed}`) : `failed ${n.failed}`}  not_taken ${n.not_taken}  blocked ${n.blocked}  running ${n.running}`;
     if (t.mapped && t.total !== null) return `${head} ${bar(done, t.total)} ${String(done).padStart(5)}/${t.total}  ${counts}`;
     return `${head} ${counts}`;
   });

@@ -9,8 +9,11 @@ import { openLabSink } from "../lab/store.js";
 import { loadEvaluator, parseDuration } from "../plan/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { RunEngine, RunRefused, Store, type RunOutcome, type SettingsOverrides } from "../run/index.js";
-import { CommandFailed, EXIT_FAILED, UsageError, setExitCode, stateDir } from "./common.js";
+import { CommandFailed, EXIT_FAILED, UsageError, setExitCode } from "./common.js";
+import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
 import { Progress, progressMode } from "./run-progress.js";
+import { RunTally } from "./run-summary.js";
+import { shareTerminal } from "../decide/providers/terminal-turns.js";
 
 export interface RunFlags {
   stateDir?: string;
@@ -21,18 +24,25 @@ export interface RunFlags {
   maxDuration?: string;
   budgetUsd?: string;
   json?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  /** false with --no-color. */
+  color?: boolean;
 }
 
 export function addRunFlags(cmd: Command): Command {
   return cmd
-    .option("--state-dir <dir>", "the state folder (default: $SWITCHYARD_HOME, else ./.switchyard)")
-    .option("--config <file>", "the machine config (default: $XDG_CONFIG_HOME/switchyard/config.toml)")
-    .option("--concurrency <n>", "most command/agent/evaluate instances at once (R-5)")
-    .option("--decision-concurrency <n>", "most decision requests at once (R-5)")
+    .option("--state-dir <dir>", "the state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
+    .option("--config <file>", "the machine config (default: $SWITCHYARD_CONFIG, else .switchyard/config.toml, else $XDG_CONFIG_HOME/switchyard/config.toml)")
+    .option("--concurrency <n>", "most command/agent/evaluate instances at once")
+    .option("--decision-concurrency <n>", "most decision requests at once")
     .option("--decide <type=mode>", "route a judgement type: host, shadow:PROVIDER/MODEL or PROVIDER/MODEL (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
-    .option("--max-duration <duration>", "the run's wall-clock ceiling, e.g. 90m or 2h (R-6)")
-    .option("--budget-usd <usd>", "the run's ceiling on agents' reported cost (R-6)")
-    .option("--json", "print events as JSON lines and a JSON summary");
+    .option("--max-duration <duration>", "the run's wall-clock ceiling, e.g. 90m or 2h")
+    .option("--budget-usd <usd>", "the run's ceiling on agents' reported cost")
+    .option("--json", "print events as JSON lines and a JSON summary")
+    .option("-q, --quiet", "print only the summary at the end")
+    .option("-v, --verbose", "on a terminal, also print each event above the live progress")
+    .option("--no-color", "no colour (also: NO_COLOR=1, or output that is not a terminal)");
 }
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {
@@ -61,8 +71,11 @@ export function overridesFrom(f: RunFlags): SettingsOverrides {
   return o;
 }
 
-export function openStore(flag: string | undefined): Store {
-  return new Store(stateDir(flag));
+/** The state folder for `run` (a new run may start a `./.switchyard/`) or for resume and rerun. */
+export function openStore(flag: string | undefined, opts: { forNewRun?: boolean } = {}): Store {
+  const { dir } = locateState(flag, opts);
+  prepareStateFolder(dir);
+  return new Store(dir);
 }
 
 /** The judgement types of the plan's model-decided routes (what preflight checks, D-30). */
@@ -81,7 +94,7 @@ export interface Wiring {
 /** Machine config (D-50), --decide overrides, the decision layer (D-1) and the lab sink (H-1). */
 export function wire(flags: RunFlags, state: string): Wiring {
   const overrides = overridesFrom(flags);
-  const config = loadMachineConfig(flags.config);
+  const config = loadMachineConfig(locateConfig(flags.config));
   const decide = parseModeOverrides(flags.decide);
   const pairs = openLabSink(state);
   const judge = createJudge({ config, overrides: decide, stateDir: state, pairs });
@@ -99,6 +112,7 @@ export function wire(flags: RunFlags, state: string): Wiring {
 /** Runs the engine with Ctrl-C handling and progress; sets the exit code from the outcome. */
 export async function execute(store: Store, run: string, resume: boolean, flags: RunFlags, wiring: Wiring, snapshot: { dir: string; plan: Plan } | null): Promise<RunOutcome> {
   let progress: Progress | null = null;
+  const tally = new RunTally();
   let engine: RunEngine;
   try {
     engine = new RunEngine({
@@ -110,13 +124,22 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
         const s = snapshot ?? { dir: engine.packDirectory, plan: engine.plan };
         return wiring.evaluators(s.dir, s.plan)(task);
       },
-      onEvent: (e) => progress?.event(e),
+      onEvent: (e) => {
+        tally.event(e);
+        progress?.event(e);
+      },
     });
   } catch (err) {
     if (err instanceof RunRefused) throw new CommandFailed(err.message, err.code === "unknown-run" ? 2 : EXIT_FAILED);
     throw err;
   }
-  progress = new Progress(progressMode(flags.json), () => engine.progress());
+  progress = new Progress(progressMode(flags.json, flags.quiet), () => engine.progress(), process.stdout, {
+    verbose: flags.verbose,
+    color: flags.color,
+    figures: { run, elapsedMs: () => engine.elapsedMs(), spentUsd: () => engine.spentUsd() },
+  });
+  const shown = progress;
+  shareTerminal({ pause: () => shown.pause(), resume: () => shown.resume() });
   let interrupts = 0;
   const onSigint = () => {
     interrupts += 1;
@@ -138,12 +161,13 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
       if (err instanceof RunRefused) throw new CommandFailed(err.message, err.code === "preflight" || err.code === "no-judge" ? 2 : EXIT_FAILED);
       throw err;
     }
-    progress.finish(outcome, engine.progress());
+    progress.finish(outcome, engine.progress(), { lines: tally.lines(run, engine.spentUsd()), json: tally.json(engine.spentUsd()) });
     if (outcome.status !== "passed") setExitCode(EXIT_FAILED);
     return outcome;
   } finally {
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
+    shareTerminal(null);
     await wiring.close();
   }
 }

@@ -4,7 +4,7 @@
 import type { Command } from "commander";
 import { compilePath } from "../plan/index.js";
 import { admitRun, SnapshotError } from "../run/index.js";
-import { CommandFailed, UsageError, compileFailureExit, printDiagnostics, setExitCode } from "./common.js";
+import { CommandFailed, UsageError, compileFailureExit, examples, printDiagnostics, setExitCode } from "./common.js";
 import { addRunFlags, execute, judgementTypes, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
 import { rememberInvocation } from "./run-invocation.js";
 
@@ -14,7 +14,8 @@ export function register(program: Command): void {
       .command("run")
       .description("compile and run a playbook: a pack folder, a .star file or a compiled plan .toml")
       .argument("<path>", "pack folder, .star playbook or compiled plan .toml")
-      .option("--playbook <name>", "which playbook of a pack with several"),
+      .option("--playbook <name>", "which playbook of a pack with several")
+      .addHelpText("after", examples([["switchyard run examples/cve-triage"], ["switchyard run . --decide triage.gate.depth=shadow:local/jev-1", "a model in shadow"], ["switchyard run . --max-duration 2h --budget-usd 20 --json > events.jsonl"]])),
   ).action(async (path: string, flags: RunFlags & { playbook?: string }) => {
     overridesFrom(flags); // usage errors before any work
     const compiled = compilePath(path, { playbook: flags.playbook });
@@ -24,7 +25,7 @@ export function register(program: Command): void {
       setExitCode(compileFailureExit(compiled.diagnostics));
       return;
     }
-    const store = openStore(flags.stateDir);
+    const store = openStore(flags.stateDir, { forNewRun: true });
     try {
       const wiring = wire(flags, store.stateDir);
       // Refuse before admitting, so a refused run leaves no run behind (D-30).
@@ -42,7 +43,7 @@ export function register(program: Command): void {
         throw err;
       }
       rememberInvocation(store.stateDir, run, flags);
-      if (!flags.json) process.stdout.write(`run ${run}: ${compiled.plan.playbook} (${compiled.plan.tasks.length} tasks)\n`);
+      if (!flags.json && !flags.quiet) process.stdout.write(`run ${run}: ${compiled.plan.playbook} (${compiled.plan.tasks.length} tasks)\n`);
       await execute(store, run, false, flags, wiring, null);
     } finally {
       store.close();

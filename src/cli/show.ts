@@ -6,9 +6,12 @@
 import type { Command } from "commander";
 import { UsageError } from "./common.js";
 import { showRun, type ShowJson } from "../run/index.js";
+import type { EarlierResult, ShownRerun } from "../run/show.js";
 import type { DecisionRecord, Receipt } from "../run/judge.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { nearestName } from "../lang/diagnostic.js";
+import { followRun } from "./follow.js";
+import { forPeople } from "./words.js";
 
 interface ReceiptRow extends Receipt {
   task: string;
@@ -45,6 +48,24 @@ function onlyKey(shown: ShowJson, key: string): void {
   }
 }
 
+/** A rerun as the command that made it, plus what it cleared. */
+function describeRerun(r: ShownRerun): string {
+  const flags = [...r.tasks.map((t) => `--task ${t}`), ...r.keys.map((k) => `--key ${k}`), ...(r.failed ? ["--failed"] : []), ...(r.downstream ? ["--downstream"] : []), ...(r.redecide ? ["--redecide"] : []), ...(r.refresh_pack ? ["--refresh-pack"] : [])];
+  return `${flags.join(" ")}: ${r.reset} instance${r.reset === 1 ? "" : "s"} cleared${r.snapshot ? `, pack copied again to ${r.snapshot}` : ""}`;
+}
+
+const STATUSES = ["passed", "failed", "not_taken", "blocked", "running", "pending"];
+
+/** Keeps only the instances, and unmapped tasks, with this status (mapped tasks keep their summary). */
+function onlyStatus(shown: ShowJson, status: string): void {
+  for (const [name, t] of Object.entries(shown.tasks)) {
+    if (t.instances) {
+      t.instances = Object.fromEntries(Object.entries(t.instances).filter(([, i]) => i.status === status));
+      if (Object.keys(t.instances).length === 0 && t.status !== status) delete shown.tasks[name];
+    } else if (t.status !== status) delete shown.tasks[name];
+  }
+}
+
 function isDecision(v: unknown): v is DecisionRecord[string] {
   return !!v && typeof v === "object" && typeof (v as { label?: unknown }).label === "string" && typeof (v as { mode?: unknown }).mode === "string";
 }
@@ -72,6 +93,16 @@ export function describeDecisions(output: unknown): { line: string; receipts: st
   return { line: parts.join("  "), receipts: receiptLines };
 }
 
+/** Lines for what reruns cleared (issue 13): the earlier status and output or answer, oldest first. */
+function earlierLines(kind: string, earlier: EarlierResult[] | undefined): string[] {
+  return (earlier ?? []).map((e) => {
+    const decided = kind === "route" && e.status === "passed" ? describeDecisions(e.output) : undefined;
+    const detail = e.status === "not_taken" ? (e.label ? `label ${e.label}` : "") : e.error ? e.error : decided ? decided.line : brief(e.output);
+    const how = e.reason === "rerun" ? "cleared by a rerun" : "cleared downstream of a rerun";
+    return `earlier (${how} at ${e.reset_at}${e.kept ? ", decision kept" : ""}): ${e.status}  ${detail}`.trimEnd();
+  });
+}
+
 function brief(v: unknown): string {
   if (v === null || v === undefined) return "";
   const s = JSON.stringify(v);
@@ -87,12 +118,30 @@ export function register(program: Command): void {
     .option("--key <key>", "only this element's instances (e.g. one ticket), and the unmapped tasks")
     .option("--state-dir <dir>", "the state folder")
     .option("--json", "print the run as one JSON object (shape in docs/runs.md)")
-    .option("--receipts", "list decision fallback receipts (D-31)")
-    .action((id: string, flags: { task?: string; key?: string; stateDir?: string; json?: boolean; receipts?: boolean }) => {
+    .option("--receipts", "list the decisions a model could not make and the host made instead, with the reasons")
+    .option("--status <status>", `only instances (and unmapped tasks) with this status: ${STATUSES.join(", ")}`)
+    .option("-f, --follow", "print the run's events as they happen, until it ends (from another terminal; reads only)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  switchyard show latest --status failed       # what failed, and why
+  switchyard show 20261202-1518 --key T7       # one ticket through every task
+  switchyard show latest --follow              # watch a run another terminal started`,
+    )
+    .action(async (id: string, flags: { task?: string; key?: string; stateDir?: string; json?: boolean; receipts?: boolean; status?: string; follow?: boolean }) => {
+      if (flags.status !== undefined && !STATUSES.includes(flags.status)) {
+        const near = nearestName(flags.status, STATUSES);
+        throw new UsageError(`--status must be one of ${STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`, near ? `did you mean ${near}?` : undefined);
+      }
       const store = openForReading(flags.stateDir);
       if (!store) throw noRuns(flags.stateDir);
       try {
         const run = findRun(store, id);
+        if (flags.follow) {
+          await followRun(store, run, !!flags.json);
+          return;
+        }
         if (flags.task !== undefined) {
           const names = store.tasks(run).map((t) => t.task);
           if (!names.includes(flags.task)) {
@@ -102,28 +151,32 @@ export function register(program: Command): void {
         }
         const shown = showRun(store, run, flags.task)!;
         if (flags.key !== undefined) onlyKey(shown, flags.key);
+        if (flags.status !== undefined) onlyStatus(shown, flags.status);
         if (flags.json) {
           const out: ShowJson & { receipts?: ReceiptRow[] } = flags.receipts ? { ...shown, receipts: receipts(shown) } : shown;
           process.stdout.write(JSON.stringify(out, null, 2) + "\n");
           return;
         }
         process.stdout.write(`run ${shown.run}  ${shown.playbook}  ${shown.status}\n`);
+        for (const r of shown.reruns ?? []) process.stdout.write(`rerun at ${r.time}: ${describeRerun(r)}\n`);
         for (const [name, t] of Object.entries(shown.tasks)) {
           if (t.mapped) {
             const s = t.summary!;
             process.stdout.write(`\n${name} (${t.kind}, mapped) ${t.status}: ${s.total} total, ${s.passed} passed, ${s.failed} failed, ${s.not_taken} not_taken, ${s.blocked} blocked\n`);
-            if (t.error) process.stdout.write(`  error: ${t.error}\n`);
+            if (t.error) process.stdout.write(`  error: ${forPeople(t.error)}\n`);
             for (const [key, i] of Object.entries(t.instances ?? {})) {
               const decided = t.kind === "route" && i.status === "passed" ? describeDecisions(i.output) : undefined;
               const detail = i.status === "not_taken" ? (i.label ? `label ${i.label}` : "") : i.error ? i.error : decided ? decided.line : brief(i.output);
-              process.stdout.write(`  ${name}[${key}]  ${i.status}${i.attempts > 1 ? ` (${i.attempts} attempts)` : ""}  ${detail}\n`);
+              process.stdout.write(`  ${name}[${key}]  ${i.status}${i.attempts > 1 ? ` (${i.attempts} attempts)` : ""}  ${forPeople(detail)}\n`);
               for (const r of decided?.receipts ?? []) process.stdout.write(`    ${r}\n`);
+              for (const l of earlierLines(t.kind, i.earlier)) process.stdout.write(`    ${l}\n`);
             }
           } else {
             const decided = t.kind === "route" && t.status === "passed" ? describeDecisions(t.output) : undefined;
             const detail = t.status === "not_taken" ? (t.label ? `label ${t.label}` : "") : t.error ? t.error : decided ? decided.line : brief(t.output);
-            process.stdout.write(`\n${name} (${t.kind}) ${t.status}  ${detail}\n`);
+            process.stdout.write(`\n${name} (${t.kind}) ${t.status}  ${forPeople(detail)}\n`);
             for (const r of decided?.receipts ?? []) process.stdout.write(`  ${r}\n`);
+            for (const l of earlierLines(t.kind, t.earlier)) process.stdout.write(`  ${l}\n`);
           }
         }
         if (flags.receipts) {

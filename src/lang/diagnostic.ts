@@ -104,17 +104,21 @@ export function nearestName(name: string, candidates: Iterable<string>): string 
   return bestDist <= limit ? best : undefined;
 }
 
+/** Edit distance counting a swap of two neighbours as one edit ("wrok" → "work"), as people type. */
 function editDistance(a: string, b: string): number {
-  const prev = new Array<number>(b.length + 1);
-  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  let before = new Array<number>(b.length + 1).fill(0); // row i - 2
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j); // row i - 1
   for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
+    const row = new Array<number>(b.length + 1);
+    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
+      row[j] = d;
     }
+    before = prev;
+    prev = row;
   }
-  return prev[b.length];
+  return prev[b.length]!;
 }

@@ -37,21 +37,32 @@ export function unpack(ctx: CompileContext, call: CallContext, fn: string, args:
         if (m) broken.add(m[1]);
         ps = ps.map((p) => (p.endsWith("?") ? p : p + "?"));
       } else if (e.code === "too-many-arguments") {
+        if (pos.slice(ps.length).some(mayBeGate)) broken.add("when");
         pos = pos.slice(0, ps.length);
         broken.add("all");
       } else {
         const idx = kw.findIndex(([k]) => samePos(call.kwargPositions[k], e.pos));
         const at = idx >= 0 ? idx : kw.findIndex(([k]) => e.message.includes(`'${k}'`));
         if (at < 0) break;
-        const name = kw[at][0];
-        // The argument it was probably meant to be is unknown now: skip rules that need it.
-        broken.add(nearestName(name, ps.map((p) => p.replace("?", ""))) ?? "all");
+        const [name, value] = kw[at];
+        // The argument it was probably meant to be is unknown now: skip rules that need it. With
+        // no close name, the task's other arguments are still good; only a field reference could
+        // have been a gate, and only then is the coverage of gates unknown (G-8).
+        const near = nearestName(name, ps.map((p) => p.replace("?", "")));
+        broken.add(near ?? "all");
+        if (near === undefined && mayBeGate(value)) broken.add("when");
         kw = kw.filter((_, i) => i !== at);
       }
     }
   }
   broken.add("all");
+  broken.add("when");
   return { values: {}, positions: {} };
+}
+
+/** A dropped argument could have been a `when` only if it holds a field reference. */
+function mayBeGate(v: Value): boolean {
+  return v instanceof FieldRefValue || (listItems(v)?.some((x) => x instanceof FieldRefValue) ?? false);
 }
 
 function samePos(a: Position | undefined, b: Position | undefined): boolean {

@@ -11,6 +11,7 @@ import { errorAt, nearestName, type Diagnostic, type Position } from "../lang/di
 import type { DeclQuestion, DeclRef, DeclTask } from "./declared.js";
 import { resolveGates } from "./gates.js";
 import { UNCERTAIN, type TaskPlan } from "./plan.js";
+import { PLACEHOLDER } from "./placeholders.js";
 import { hasType, isIdentifier, isLabel, refText, sameField, type Report } from "./refs.js";
 import { toTaskPlan } from "./to-plan.js";
 
@@ -201,9 +202,6 @@ function placeholderScope(t: DeclTask): { deps: DeclTask[]; mapped: boolean; ext
   // A task whose `over` could not be read may well be mapped: no follow-on error for {{key}}.
   return { deps: t.depends_on.map((d) => d.task), mapped: t.over !== undefined || t.broken.has("over"), extra: [] };
 }
-
-// The same shape the run engine substitutes (src/run/template.ts): other `{{...}}` text is left as is.
-const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}/g;
 
 /** T-2: every placeholder names the key, a direct dependency, or a field it declares. */
 function checkPrompt(t: DeclTask, prompt: string, pos: Position, scope: { deps: DeclTask[]; mapped: boolean; extra: string[] }, err: Report): void {

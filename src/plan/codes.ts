@@ -68,6 +68,8 @@ export const PLAN_CODES: readonly CodeEntry[] = [
     explain: "`keyed` narrows an object keyed by element to the instance's own entry; the producer must declare the field as `\"object\"`." },
   { code: "keyed-from-mapped", rule: "M-3", summary: "`keyed` names a field of a mapped task",
     explain: "`keyed` reads an object keyed by element from an unmapped dependency. A mapped producer's per-element output reaches an aligned dependent directly (M-2) and needs no `keyed`." },
+  { code: "unkeyed-object-read", rule: "M-3", summary: "warning: a mapped agent's prompt renders a producer's object field whole",
+    explain: "A warning, not an error. The prompt of a mapped agent (or of a mapped revise loop's agent) renders an `object` field of the producer it maps over whole — `{{inputs.prep.facts}}`, or `{{inputs.prep}}` — so every element's prompt carries the whole object: 10,000 elements reading a 10,000-entry object is 10,000 copies sent to agents. If the field is keyed by element, add `keyed = [prep.facts]`: the same placeholder then renders only the instance's own entry." },
   { code: "keyed-unmapped", rule: "M-3", summary: "`keyed` on a task that is not mapped",
     explain: "`keyed` narrows a field to the instance's element, so it needs `over`. Remove `keyed` or map the task." },
   { code: "options-wrong-type", rule: "Q-30", summary: "dynamic options name a field of the wrong declared type",

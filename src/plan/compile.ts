@@ -1,6 +1,7 @@
 // Compiling a playbook (C-1 … C-20): evaluate the playbook file with the playbook built-ins,
 // loading pack modules once each (L-3), then apply the graph rules and build the Plan.
 
+import { suggestBuiltin } from "./builtin-aliases.js";
 import { readFileSync } from "node:fs";
 import { relative, sep } from "node:path";
 import { errorAt, sortDiagnostics, type Diagnostic, type Position } from "../lang/diagnostic.js";
@@ -12,6 +13,7 @@ import type { Plan } from "./plan.js";
 import { readPlanToml } from "./toml.js";
 import { COMPILER_VERSION } from "./version.js";
 import { planCode } from "./codes.js";
+import { wholeReadWarnings } from "./whole-reads.js";
 
 export interface CompileResult {
   plan?: Plan;
@@ -41,7 +43,7 @@ export function compilePath(path: string, opts: CompileOptions = {}): CompileRes
     if (typeof code !== "string" || !/^E[A-Z]+$/.test(code)) throw e;
     return { diagnostics: [errorAt("pack-not-found", `cannot read ${path}: ${(e as Error).message}`, undefined)], sources: new Map(), packRoot: "" };
   }
-  return { ...r, diagnostics: r.diagnostics.map(citeRule) };
+  return { ...r, diagnostics: r.diagnostics.map(suggestBuiltin).map(citeRule) };
 }
 
 function compileTarget(path: string, opts: CompileOptions): CompileResult {
@@ -140,7 +142,8 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
   if (result.ok && ctx.tasks.length === 0 && !diags.some((d) => d.severity === "error")) {
     diags.push(errorAt("empty-playbook", `playbook '${playbook}' declares no task`, { file: display, line: 1, col: 1 }, "declare tasks with command(...), agent(...), route(...), evaluate(...) or revise(...)"));
   }
-  const sorted = sortDiagnostics(dedupe(diags).map(citeRule));
+  diags.push(...wholeReadWarnings(checked.tasks));
+  const sorted = sortDiagnostics(dedupe(diags).map(suggestBuiltin).map(citeRule));
   if (sorted.some((d) => d.severity === "error")) return { diagnostics: sorted, sources, packRoot: root };
   const plan: Plan = {
     playbook,

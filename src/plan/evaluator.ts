@@ -5,8 +5,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DiagnosticError, errorAt, type Position } from "../lang/diagnostic.js";
-import { callFunction, execFile, fromJSON, StarError, StarFunction, Thread, toJSON, Dict, typeName, type LoadResult } from "../lang/index.js";
+import { callFunction, execFile, StarError, StarFunction, Thread, toJSON, Dict, typeName, type LoadResult } from "../lang/index.js";
 import { inertBuiltins } from "./builtins.js";
+import { inputValue } from "./shared-input.js";
 import { resolveLoadPath } from "./pack.js";
 import type { Plan, TaskPlan } from "./plan.js";
 
@@ -86,7 +87,7 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
   return (input: unknown) => {
     let arg;
     try {
-      arg = fromJSON(input);
+      arg = inputValue(input);
     } catch (e) {
       return fail(`evaluate task '${t.name}': its input is not JSON: ${(e as Error).message}`);
     }

@@ -21,9 +21,10 @@ function questionOf(ref: DeclRef): DeclQuestion | undefined {
 /** Checks answers, applies the otherwise rule, checks coverage; returns each gated task's labels. */
 export function resolveGates(tasks: DeclTask[], opts: CheckOptions, flawed: Set<DeclQuestion>, err: Report): Map<DeclTask, Gate> {
   const out = new Map<DeclTask, Gate>();
-  // Questions of which some gate could not be read: their coverage is unknown.
+  // A gate that could not be read at all might have named any question: no coverage is known.
+  // A readable `when` with unreadable answers only leaves its own question unknown (below).
   let unreadableGate = !opts.evaluationComplete;
-  for (const t of tasks) if (t.broken.has("when") || t.broken.has("answers") || t.broken.has("otherwise") || t.broken.has("all")) unreadableGate = true;
+  for (const t of tasks) if (!t.when && t.broken.has("when")) unreadableGate = true;
 
   const byQuestion = new Map<DeclQuestion, DeclTask[]>();
   for (const t of tasks) {
@@ -45,7 +46,7 @@ export function resolveGates(tasks: DeclTask[], opts: CheckOptions, flawed: Set<
       for (const t of gated) {
         const w = t.when!;
         // A gate written wrongly (reported by checkWhenShape) says nothing reliable about coverage.
-        if ((w.answers !== undefined) === w.otherwise || t.broken.has("when") || t.broken.has("answers")) {
+        if ((w.answers !== undefined) === w.otherwise || ["when", "answers", "otherwise", "all"].some((a) => t.broken.has(a))) {
           gateErrors = true;
           continue;
         }

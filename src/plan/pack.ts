@@ -19,10 +19,25 @@ export interface PackTarget {
   playbook: string;
 }
 
+/** The entry beside a missing path whose name is nearest to it (a mistyped pack or playbook), if any. */
+function nearestSibling(abs: string): string | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(dirname(abs)).filter((n) => !n.startsWith("."));
+  } catch {
+    return undefined;
+  }
+  return nearestName(basename(abs), names);
+}
+
 /** Resolves what a user-given path names (L-2); diagnostics say why it names nothing usable. */
 export function resolveTarget(path: string, playbook?: string): { target?: PackTarget; diagnostics: Diagnostic[] } {
   const abs = resolve(path);
-  if (!existsSync(abs)) return { diagnostics: [errorAt("pack-not-found", `${path} does not exist`, undefined, "give a pack folder, a .star playbook or a compiled plan .toml")] };
+  if (!existsSync(abs)) {
+    const near = nearestSibling(abs);
+    const hint = near ? `did you mean ${join(dirname(path), near)}?` : "give a pack folder, a .star playbook or a compiled plan .toml";
+    return { diagnostics: [errorAt("pack-not-found", `${path} does not exist`, undefined, hint)] };
+  }
   const st = statSync(abs);
   if (st.isDirectory()) {
     const books = playbooksIn(abs);

@@ -169,6 +169,6 @@ export const RUN_CODES: CodeEntry[] = [
   {
     code: "unknown-run",
     summary: "no run with that id in the state folder",
-    explain: "List runs with `switchyard runs`. The state folder is --state-dir, else $SWITCHYARD_HOME, else ./.switchyard.",
+    explain: "List runs with `switchyard runs`; a unique prefix of an id is enough. The state folder is --state-dir, else $SWITCHYARD_HOME, else the nearest `.switchyard/` in the working directory or a parent, else the per-user folder ($XDG_STATE_HOME/switchyard, else ~/.local/state/switchyard).",
   },
 ];

@@ -454,6 +454,14 @@ export class RunEngine {
         closeInstance(ts, inst, d, this.emit);
         continue;
       }
+      if (rec?.kept !== undefined) {
+        // A rerun cleared this route instance but kept its decision (issue 13): its gate is open
+        // again, so the recorded answer is reused, never asked again.
+        inst.output = rec.kept;
+        this.emit("decision_recorded", ts.name, key, { attempt: inst.attempts, record: rec.kept as DecisionRecord, reused: true });
+        ts.setStatus(inst, "passed");
+        continue;
+      }
       ts.open += 1;
       this.enqueue(ts, inst);
     }
@@ -586,7 +594,7 @@ export class RunEngine {
         inst.rounds = [...inst.rounds, r];
         if (usage?.cost_usd) this.spent += usage.cost_usd;
         this.emit("revise_round", ts.name, inst.key, { attempt, round: r.round, body: r.body, verdict: r.verdict, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}), ...(usage ? { usage } : {}) });
-      });
+      }, () => !this.checkCeilings());
     } else p = Promise.resolve({ status: "failed", error: `unknown task kind ${kind}`, code: "bad-plan" } as Outcome);
     p.then(
       (out) => {

@@ -57,7 +57,7 @@ export interface EventPayloads {
   /** Not taken (G-3): a closed gate, or propagation through a join (G-5, G-6). */
   gate_closed: { label?: string; reason: string };
   /** A route instance's decision record (Q-20): its output; the instance passed. */
-  decision_recorded: { attempt: number; record: DecisionRecord };
+  decision_recorded: { attempt: number; record: DecisionRecord; reused?: boolean };
   /** One finished round of a revise loop (T-5). */
   revise_round: { attempt: number; round: number; body: unknown; verdict: string; feedback?: unknown; usage?: Usage };
   /** A mapped task settled: its fold's status and summary (G-7). */
@@ -70,6 +70,35 @@ export interface EventPayloads {
   run_cancelled: { reason: string };
   /** Every task settled. */
   run_finished: { status: "passed" | "failed" };
+  /** `switchyard rerun` (issue 13): what was asked for, before the resets it caused. */
+  rerun_requested: RerunRequest & { reset: number; pid: number };
+  /**
+   * An instance is cleared (issue 13): it runs again on resume. `previous` is what it had, so the
+   * log keeps an earlier answer beside the new one. `keep_decision`: a route's recorded decision
+   * is reused, not asked again, if its gate is still open.
+   */
+  instance_reset: { reason: "rerun" | "downstream"; previous: ResetPrevious; keep_decision?: boolean };
+  /** A task's settled status is cleared, so it settles (and records its fold) again. */
+  task_reset: { reason: "rerun" | "downstream" };
+  /** `rerun --refresh-pack`: a new snapshot of the pack's files, used from then on. */
+  pack_refreshed: { snapshot: SnapshotInfo; pack_digest: string };
+}
+
+export interface RerunRequest {
+  tasks: string[];
+  keys: string[];
+  failed: boolean;
+  downstream: boolean;
+  redecide: boolean;
+  refresh_pack: boolean;
+}
+
+export interface ResetPrevious {
+  status: InstanceStatus;
+  attempts: number;
+  output?: unknown;
+  error?: string;
+  label?: string;
 }
 
 export type EventType = keyof EventPayloads;
@@ -109,4 +138,8 @@ export const EVENT_TYPES: EventType[] = [
   "run_stopped",
   "run_cancelled",
   "run_finished",
+  "rerun_requested",
+  "instance_reset",
+  "task_reset",
+  "pack_refreshed",
 ];

@@ -97,6 +97,7 @@ export function foldEvents(store: Store, run: string): FoldedRun {
         const r = rec(e.task!, e.key);
         r.status = "passed";
         r.output = p.record;
+        r.kept = undefined;
         r.attempts = Math.max(r.attempts, p.attempt);
         break;
       }
@@ -118,6 +119,23 @@ export function foldEvents(store: Store, run: string): FoldedRun {
         r.output = undefined;
         break;
       }
+      case "instance_reset": {
+        const p = e.payload as EventPayloads["instance_reset"];
+        const r = rec(e.task!, e.key);
+        r.kept = p.keep_decision && p.previous.status === "passed" ? p.previous.output : undefined;
+        r.status = "pending";
+        r.output = r.error = r.label = undefined;
+        r.rounds = [];
+        break;
+      }
+      case "task_reset": {
+        const x = tr(e.task!);
+        x.settled = x.failed = undefined;
+        break;
+      }
+      case "pack_refreshed":
+        packDir = (e.payload as EventPayloads["pack_refreshed"]).snapshot.dir;
+        break;
       case "revise_round": {
         const p = e.payload as EventPayloads["revise_round"];
         const r = rec(e.task!, e.key);

@@ -11,3 +11,6 @@ export type { EvaluatorFactory, InstanceInput } from "./kinds/context.js";
 export { showRun, type ShowJson } from "./show.js";
 export { SnapshotError } from "./snapshot.js";
 export { RUN_CODES } from "./codes.js";
+export { planRerun, recordRerun, assertNotBusy, samePlan, foldRunPlan, RerunError, type RerunPlan, type InstanceReset } from "./rerun.js";
+export { snapshotPack } from "./snapshot.js";
+export type { RerunRequest } from "./events.js";

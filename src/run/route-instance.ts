@@ -9,7 +9,8 @@ import { outputDecision, resolveQuestions, RouteError } from "./kinds/route.js";
 import { OptionsError } from "./dynamic-options.js";
 import { InputError, readRef } from "./instance-input.js";
 import { UNMAPPED, type TaskState } from "./task-state.js";
-import { errorText, isPlainObject, stableStringify } from "./values.js";
+import { errorText, isPlainObject } from "./values.js";
+import { stateJson } from "./shared-json.js";
 
 /** A `decide = "output"` route instance: the label its producer computed, with probability 1. */
 export function outputRoute(ts: TaskState, key: string | null, input: InstanceInput, tasks: ReadonlyMap<string, TaskState>): Outcome {
@@ -67,7 +68,7 @@ export async function decideModelRoute(ts: TaskState, key: string | null, input:
       task: ts.name,
       key,
       state,
-      state_text: stableStringify(state),
+      state_text: stateJson.input(state),
       questions,
       signal: c.signal,
     });

@@ -2,7 +2,7 @@
 // shape (docs/runs.md): keep it stable, add fields only.
 
 import type { Store } from "./store.js";
-import type { FoldSummary } from "./events.js";
+import type { EventPayloads, FoldSummary, RerunRequest } from "./events.js";
 
 export interface ShownInstance {
   status: string;
@@ -11,6 +11,27 @@ export interface ShownInstance {
   attempts: number;
   /** Only for not_taken: the label that closed the gate (absent when none applies). */
   label?: string;
+  /** What a rerun cleared, oldest first (issue 13): the earlier status and output or answer. */
+  earlier?: EarlierResult[];
+}
+
+export interface EarlierResult {
+  reset_at: string;
+  reason: "rerun" | "downstream";
+  status: string;
+  output?: unknown;
+  error?: string;
+  label?: string;
+  /** A route's decision kept through the reset (reused if its gate opened again). */
+  kept?: boolean;
+}
+
+/** One `switchyard rerun` of the run (issue 13). */
+export interface ShownRerun extends RerunRequest {
+  time: string;
+  reset: number;
+  /** The new pack snapshot, for --refresh-pack. */
+  snapshot?: string;
 }
 
 export interface ShownTask {
@@ -22,6 +43,8 @@ export interface ShownTask {
   error?: string | null;
   /** Unmapped and not taken: the label that closed the gate. */
   label?: string;
+  /** Unmapped: what reruns cleared, oldest first. */
+  earlier?: EarlierResult[];
   instances?: Record<string, ShownInstance>;
 }
 
@@ -32,12 +55,39 @@ export interface ShowJson {
   started_at: string;
   finished_at: string | null;
   tasks: Record<string, ShownTask>;
+  /** Only when the run was rerun. */
+  reruns?: ShownRerun[];
+}
+
+/** The reruns of a run and, per instance ("task\0key"), what they cleared, from the event log. */
+function rerunHistory(store: Store, run: string, only?: string) {
+  const reruns: ShownRerun[] = [];
+  const earlier = new Map<string, EarlierResult[]>();
+  const rows = store.db
+    .prepare("SELECT time, type, task, key, payload FROM events WHERE run = ? AND type IN ('rerun_requested', 'pack_refreshed', 'instance_reset') ORDER BY seq")
+    .all(run) as Array<{ time: string; type: string; task: string | null; key: string | null; payload: string }>;
+  for (const r of rows) {
+    if (r.type === "rerun_requested") {
+      const { pid: _, ...req } = JSON.parse(r.payload) as EventPayloads["rerun_requested"];
+      reruns.push({ time: r.time, ...req });
+    } else if (r.type === "pack_refreshed") {
+      const last = reruns[reruns.length - 1];
+      if (last) last.snapshot = (JSON.parse(r.payload) as EventPayloads["pack_refreshed"]).snapshot.dir;
+    } else if (only === undefined || r.task === only) {
+      const p = JSON.parse(r.payload) as EventPayloads["instance_reset"];
+      const id = `${r.task}\u0000${r.key ?? ""}`;
+      const list = earlier.get(id) ?? earlier.set(id, []).get(id)!;
+      list.push({ reset_at: r.time, reason: p.reason, status: p.previous.status, ...(p.previous.output !== undefined ? { output: p.previous.output } : {}), ...(p.previous.error !== undefined ? { error: p.previous.error } : {}), ...(p.previous.label !== undefined ? { label: p.previous.label } : {}), ...(p.keep_decision ? { kept: true } : {}) });
+    }
+  }
+  return { reruns, earlier };
 }
 
 export function showRun(store: Store, run: string, only?: string): ShowJson | undefined {
   const r = store.run(run);
   if (!r) return undefined;
   const tasks: Record<string, ShownTask> = {};
+  const history = rerunHistory(store, run, only);
   const rows = store.instances(run, only);
   const byTask = new Map<string, typeof rows>();
   for (const row of rows) {
@@ -54,6 +104,8 @@ export function showRun(store: Store, run: string, only?: string): ShowJson | un
       for (const i of insts) {
         const shown: ShownInstance = { status: i.status, output: i.output, error: i.error, attempts: i.attempts };
         if (i.status === "not_taken" && i.label !== null) shown.label = i.label;
+        const before = history.earlier.get(`${t.task}\u0000${i.key}`);
+        if (before) shown.earlier = before;
         instances[i.key!] = shown;
         if (i.status in summary && i.status !== "total") summary[i.status as keyof Omit<FoldSummary, "total">] += 1;
       }
@@ -74,8 +126,9 @@ export function showRun(store: Store, run: string, only?: string): ShowJson | un
         output: i?.output ?? null,
         error: i?.error ?? t.error ?? null,
         ...(i?.status === "not_taken" && i.label !== null ? { label: i.label } : {}),
+        ...(history.earlier.has(`${t.task}\u0000`) ? { earlier: history.earlier.get(`${t.task}\u0000`) } : {}),
       };
     }
   }
-  return { run: r.run, status: r.status, playbook: r.playbook, started_at: r.started_at, finished_at: r.finished_at, tasks };
+  return { run: r.run, status: r.status, playbook: r.playbook, started_at: r.started_at, finished_at: r.finished_at, tasks, ...(history.reruns.length ? { reruns: history.reruns } : {}) };
 }

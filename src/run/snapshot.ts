@@ -1,10 +1,16 @@
 // The pack snapshot (R-1): every file of the pack folder, hidden folders and node_modules
 // excepted, copied into the run folder. Commands and agents see the copy as $SWITCHYARD_PACK, and
 // every later step of the run (resume included) uses it, never the current files.
+// A switchyard state folder inside the pack (a non-hidden --state-dir, say) is never copied,
+// whatever its name: it is recognised by its database, and copying it would snapshot every earlier
+// snapshot and the live database into each run.
 
-import { copyFileSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { SnapshotInfo } from "./events.js";
+
+/** The file name of the state folder's database (store.ts opens it). */
+export const STATE_DATABASE = "switchyard.db";
 
 export const SNAPSHOT_LIMIT_BYTES = 50 * 1024 * 1024;
 
@@ -31,12 +37,17 @@ function collect(root: string, dir: string, out: Entry[]): void {
       if (st.isDirectory()) continue; // linked folders could loop or leave the pack
     }
     if (st.isDirectory()) {
-      if (name.startsWith(".") || name === "node_modules") continue;
+      if (name.startsWith(".") || name === "node_modules" || isStateFolder(from)) continue;
       collect(root, from, out);
     } else if (st.isFile()) {
       out.push({ from, rel: relative(root, from), size: st.size });
     }
   }
+}
+
+/** A switchyard state folder (R-2): it holds the run database. */
+function isStateFolder(dir: string): boolean {
+  return existsSync(join(dir, STATE_DATABASE));
 }
 
 /** Copies the pack at `packDir` into `dest`; throws SnapshotError over 50 MB before copying. */

@@ -342,6 +342,8 @@ function prepare(db: DB) {
       "UPDATE runs SET status = 'running', finished_at = NULL, stop_reason = NULL, pid = ?, prior_ms = prior_ms + (inv_last - inv_start), inv_start = ?, inv_last = ? WHERE run = ?",
     ),
     endRun: db.prepare("UPDATE runs SET status = ?, stop_reason = ?, finished_at = ?, pid = NULL WHERE run = ?"),
+    rerunRun: db.prepare("UPDATE runs SET status = 'running', finished_at = NULL, stop_reason = NULL, pid = ? WHERE run = ?"),
+    taskReset: db.prepare("UPDATE tasks SET status = 'pending', summary = NULL, error = NULL WHERE run = ? AND task = ?"),
     charge: db.prepare("UPDATE runs SET spent_usd = spent_usd + ? WHERE run = ?"),
     insertTask: db.prepare("INSERT INTO tasks (run, task, ord, kind, mapped, status) VALUES (?, ?, ?, ?, ?, 'pending')"),
     taskExpanded: db.prepare("UPDATE tasks SET count = ?, status = 'running' WHERE run = ? AND task = ?"),
@@ -499,6 +501,16 @@ class Projection {
         break;
       case "run_finished":
         s.endRun.run((r.payload as EventPayloads["run_finished"]).status, null, r.time, r.run);
+        break;
+      case "rerun_requested":
+        s.rerunRun.run((r.payload as EventPayloads["rerun_requested"]).pid, r.run);
+        break;
+      case "instance_reset":
+        this.upsert({ run: r.run, task, key, status: "pending", attempts: 0, output: null, error: null, label: null });
+        break;
+      case "task_reset":
+        s.taskReset.run(r.run, task);
+        this.running.delete(`${r.run}\u0000${task}`);
         break;
     }
   }

@@ -18,6 +18,8 @@ export interface Recorded {
   error?: string;
   attempts: number;
   rounds: ReviseRound[];
+  /** Reset by a rerun, its decision kept (issue 13): reused if the gate is still open. */
+  kept?: unknown;
 }
 
 /** What the log says about a task as a whole (folded from its events). */

@@ -60,7 +60,10 @@ function sortKeys(v: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(v).sort()) {
       const x = v[k];
-      if (x !== undefined) out[k] = sortKeys(x);
+      // defineProperty: plain assignment of "__proto__" would set the prototype and drop the key.
+      if (x === undefined) continue;
+      if (k === "__proto__") Object.defineProperty(out, k, { value: sortKeys(x), enumerable: true, writable: true, configurable: true });
+      else out[k] = sortKeys(x);
     }
     return out;
   }

@@ -63,7 +63,7 @@ test("D-50: config check PACK lists each declared type's mode and warns about a 
   assert.match(r.stdout, /main\.gate\.exploitable\s+shadow:local\/decider-2b\s+\[decisions\.types\]/);
   assert.match(r.stdout, /triage\.size\s+host\s+\[decisions\] default/);
   assert.match(r.stdout, /ok, with 1 warning/);
-  assert.match(r.stderr, /typo\.toml:16:1: warning\[config-undeclared-type\]: D-50: judgement type "main\.gate\.exploitabel" is routed by \[decisions\.types\] but no playbook of .* declares it \(likely a typo; did you mean "main\.gate\.exploitable"\?\)/);
+  assert.match(r.stderr, /typo\.toml:16:1: warning\[config-undeclared-type\]: judgement type "main\.gate\.exploitabel" is routed by \[decisions\.types\] but no playbook of .* declares it \(likely a typo; did you mean "main\.gate\.exploitable"\?\)/);
 
   const j = sy(["config", "check", pack, "--config", file, "--json", "--decide", "triage.size=local/decider-2b"], { LOCAL_KEY: "set" });
   assert.equal(j.code, 0, j.stderr);
@@ -98,7 +98,7 @@ deny_vendors = ["acme"]
 `);
   const r = sy(["config", "check", "--config", file]);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /deny\.toml:17:27: error\[config-denied-vendor\]: D-30: judgement type "main\.gate\.exploitable" \(\[decisions\.types\]\) is routed to acme\/a1, but provider "acme" is of vendor "acme", which \[decisions\] deny_vendors denies/);
+  assert.match(r.stderr, /deny\.toml:17:27: error\[config-denied-vendor\]: judgement type "main\.gate\.exploitable" \(\[decisions\.types\]\) is routed to acme\/a1, but provider "acme" is of vendor "acme", which \[decisions\] deny_vendors denies/);
   assert.match(r.stderr, /warning\[config-key-unset\]: judgement type "triage\.size" .* \$LOCAL_KEY, where provider "local" reads its key, is not set here/);
 });
 

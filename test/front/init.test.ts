@@ -2,7 +2,7 @@
 // the example's lib helper test runs with `switchyard eval` (L-16).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { readFileSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
@@ -35,6 +35,10 @@ test("init: a new pack checks (exit 0) and runs to passed with its gated rows no
     assert.equal(large.gamma.label, "skip", "gamma's answer was dropped");
     const helper = sy(join(dir, "mypack"), "eval", "lib/helpers_test.star");
     assert.equal(helper.status, 0, helper.stderr);
+    // Issue 13: the judgement type is namespaced by the pack's name, and the comment names the real one.
+    const plan = sy(dir, "compile", "mypack").stdout;
+    assert.match(plan, /^type = "mypack\.triage\.size"$/m);
+    assert.match(readFileSync(join(dir, "mypack", "main.star"), "utf8"), /# route the judgement type "mypack\.triage\.size" in your machine config/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,8 +3,9 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { harness, plan, command, agent, mapped, ref, runPlan, resumePlan, runner, writeJson, type Harness } from "./helpers.js";
+import { harness, plan, command, agent, evaluate, mapped, ref, runPlan, resumePlan, runner, writeJson, type Harness } from "./helpers.js";
 import type { ShowJson } from "../../src/run/index.js";
+import type { TaskPlan } from "../../src/plan/index.js";
 
 const AGENT = `#!/bin/sh
 cat > /dev/null
@@ -80,5 +81,39 @@ test("R-6: max_duration (summed over invocations) stops the run; resume with a r
       h.store.close();
       h.dir.cleanup();
     }
+  }
+});
+
+// Issue 18: a revise round is new work, so the ceilings are checked before each round.
+const COSTLY_DRAFT = `#!/bin/sh
+cat > /dev/null
+printf '{"cost_usd": 0.60}' > "$SWITCHYARD_USAGE"
+printf '{"text":"round %s"}' "$(node -e 'console.log(require(process.env.SWITCHYARD_INPUT).round || 1)')" > "$SWITCHYARD_OUTPUT"
+`;
+
+test("R-6 (issue 18): budget_usd is checked before each revise round; resume with a raised budget continues from the last finished round", async () => {
+  const h = harness();
+  try {
+    const body = agent("draft", "Write. Feedback: {{feedback}}", { emits: { text: "string" } });
+    const reviewer = evaluate("critic", { emits: { verdict: "string", feedback: "string" } });
+    const loop: TaskPlan = { ...command("loop", "unused"), kind: "revise", command: undefined, revise: { body, reviewer, max_rounds: 5 }, emits: { text: "string", rounds: "number" } };
+    let reviews = 0;
+    const fns = { critic: (i: { round: number }) => (reviews++, i.round < 4 ? { verdict: "revise", feedback: "again" } : { verdict: "accept", feedback: "" }) };
+    const agentRunners = runner("default", [h.dir.file("draft.sh", COSTLY_DRAFT, 0o755)]);
+    const stopped = await runPlan(h, plan([loop], { budget_usd: 1.0 }), { agentRunners, fns });
+    assert.equal(stopped.outcome.status, "stopped");
+    assert.match(stopped.outcome.reason!, /^ceiling-reached: budget_usd of \$1 reached/);
+    assert.equal(h.store.run(stopped.run)!.spent_usd.toFixed(2), "1.20", "two rounds ran, the third never started");
+    const rounds = () => [...h.store.events(stopped.run)].filter((e) => e.type === "revise_round").length;
+    assert.equal(rounds(), 2);
+    assert.equal(reviews, 2);
+    const resumed = await resumePlan(h, stopped.run, { agentRunners, fns, overrides: { budget_usd: 10 } });
+    assert.equal(resumed.outcome.status, "passed", JSON.stringify(resumed.show.tasks.loop));
+    assert.deepEqual(resumed.show.tasks.loop!.output, { text: "round 4", rounds: 4 });
+    assert.equal(rounds(), 4, "rounds 1 and 2 were not run again");
+    assert.equal(h.store.run(stopped.run)!.spent_usd.toFixed(2), "2.40");
+  } finally {
+    h.store.close();
+    h.dir.cleanup();
   }
 });

@@ -5,7 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TempDir } from "./helpers.js";
+import { TempDir, plan, command, runPlan, writeJson } from "./helpers.js";
+import { Store } from "../../src/run/index.js";
 import { snapshotPack, SnapshotError } from "../../src/run/snapshot.js";
 
 test("R-1: the snapshot holds every pack file but hidden folders and node_modules", () => {
@@ -42,6 +43,28 @@ test("R-1: a pack over 50 MB is an error naming the size and the largest files, 
     );
     assert.ok(!existsSync(join(dir.path, "copy")));
   } finally {
+    dir.cleanup();
+  }
+});
+
+test("R-1 (issue 18): a switchyard state folder inside the pack, whatever its name, is never snapshotted", async () => {
+  const dir = new TempDir("sy-snap-");
+  // The state folder is the pack's non-hidden "runs-here": each run would otherwise copy every
+  // earlier snapshot and the live database.
+  const store = new Store(join(dir.path, "pack", "runs-here"));
+  try {
+    dir.file("pack/main.star", "x = 1\n");
+    const h = { dir, state: join(dir.path, "pack", "runs-here"), pack: join(dir.path, "pack"), store };
+    const p = plan([command("hello", writeJson({ ok: true }), { emits: { ok: "bool" } })]);
+    const first = await runPlan(h, p);
+    const second = await runPlan(h, p);
+    assert.equal(second.outcome.status, "passed");
+    const info = (run: string) => [...store.events(run)].find((e) => e.type === "plan_admitted")!.payload as { snapshot: { files: number; dir: string } };
+    assert.equal(info(first.run).snapshot.files, 1);
+    assert.equal(info(second.run).snapshot.files, 1, "the second run's snapshot holds no part of the first run");
+    assert.ok(!existsSync(join(info(second.run).snapshot.dir, "runs-here")));
+  } finally {
+    store.close();
     dir.cleanup();
   }
 });

@@ -13,6 +13,7 @@ import { DecisionFailure, type ResolvedQuestion } from "../../run/judge.js";
 import { excerpt } from "../http.js";
 import type { Provider, ProviderRequest, ProviderResponse, RawAnswer } from "../provider.js";
 import { runWithInput } from "./command.js";
+import { atTerminal } from "./terminal-turns.js";
 
 export interface HostOptions {
   /** An agent runner (D-40) answers: the prompt on its stdin, its reply on stdout. */
@@ -207,7 +208,7 @@ export class HostProvider implements Provider {
   }
 
   private askTty(q: ResolvedQuestion, request: ProviderRequest): Promise<string> {
-    const turn = ttyQueue.then(() => this.ttyDialogue(q, request));
+    const turn = ttyQueue.then(() => atTerminal(() => this.ttyDialogue(q, request)));
     ttyQueue = turn.catch(() => undefined);
     return turn;
   }

@@ -1,5 +1,5 @@
 // The `openai` provider (D-21): OpenAI's Decisions API (`POST {base_url}/v1/decisions`) through the
-// official `openai` package's `client.decisions.create`; models listed in `logprob_models` are asked
+// official `openai` package (its generic `client.post`, as `client.decisions.create` does); models listed in `logprob_models` are asked
 // through Chat Completions instead, each label scored by its first token's log-probability (see
 // docs/providers.md for the method and its limits) — which also serves OpenAI-compatible local
 // servers (vLLM, llama.cpp, Ollama). The SDK does the timeouts and retries (honouring retry-after
@@ -224,6 +224,22 @@ export function parseLogprobCompletion(q: ResolvedQuestion, body: unknown, what:
 }
 
 let sdkModule: typeof import("openai") | undefined;
+let keeping: typeof OpenAI | undefined;
+
+/**
+ * The client, keeping a non-2xx JSON body that is not OpenAI's `{"error": …}` envelope (a proxy's
+ * or a local server's `{"detail": …}`) as the error's `error`, so the message can quote it: openai
+ * 6 keeps only the envelope's member (openai 7 keeps either, but declares Node >= 22).
+ */
+function keepingErrorBodies(sdk: typeof import("openai")): typeof OpenAI {
+  keeping ??= class extends sdk.OpenAI {
+    protected override makeStatusError(status: number, error: object, message: string | undefined, headers: Headers) {
+      const envelope = error && typeof error === "object" && !Array.isArray(error) && "error" in error ? error : error ? { error } : error;
+      return super.makeStatusError(status, envelope, message, headers);
+    }
+  };
+  return keeping;
+}
 
 export class OpenAIProvider implements Provider {
   readonly name: string;
@@ -237,7 +253,7 @@ export class OpenAIProvider implements Provider {
 
   private async sdk(): Promise<OpenAI> {
     sdkModule ??= await import("openai");
-    this.client ??= new sdkModule.OpenAI({
+    this.client ??= new (keepingErrorBodies(sdkModule))({
       apiKey: KEY_PLACEHOLDER,
       baseURL: `${apiRoot(this.config.base_url ?? "https://api.openai.com")}/v1`,
       organization: null,
@@ -269,15 +285,17 @@ export class OpenAIProvider implements Provider {
   }
 
   private async askDecisions(request: ProviderRequest, who: string): Promise<{ answers: Record<string, RawAnswer>; usage: Usage | null }> {
-    const response = await (await this.sdk()).decisions
-      .create(
-        {
+    // The package's generic request method (its `decisions.create` is the same POST, but only
+    // in openai 7, which declares Node >= 22: see package.json's engines).
+    const response = await (await this.sdk())
+      .post("/decisions", {
+        body: {
           model: request.model,
           input: wireInput(request.state, request.state_text),
           questions: request.questions.map(decisionQuestion),
         },
-        { signal: request.signal },
-      )
+        signal: request.signal,
+      })
       .asResponse();
     const body = parseJsonBody(await response.text(), `${who}: the HTTP 200 body`);
     return parseDecisionResponse(body, request.questions, `${who}: the response`);

@@ -40,7 +40,8 @@ export async function runAgent(ctx: AttemptContext, input: InstanceInput): Promi
   }
   const files = await prepareAttempt(ctx.dir, input);
   const promptFile = `${ctx.dir}.prompt.txt`;
-  writeFileSync(promptFile, renderPrompt(spec.prompt, input));
+  const routes = new Set(ctx.env.plan.tasks.filter((t) => t.kind === "route").map((t) => t.name));
+  writeFileSync(promptFile, renderPrompt(spec.prompt, input, routes));
   const usageFile = `${ctx.dir}.usage.json`;
   const env = instanceEnv(ctx, files, { ...runner.env, SWITCHYARD_EFFORT: spec.effort, SWITCHYARD_USAGE: usageFile });
   const r = await runProcess({

@@ -8,6 +8,7 @@ import { dirname } from "node:path";
 import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
 import { runProcess, type ProcessResult } from "../process.js";
 import { checkEmits, isPlainObject } from "../values.js";
+import { inputJson } from "../shared-json.js";
 import type { FieldType } from "../../plan/plan.js";
 
 export interface AttemptFiles {
@@ -57,7 +58,7 @@ export async function prepareAttempt(stem: string, input: InstanceInput): Promis
       mkdirSync(stem);
     } else throw err;
   }
-  writeFileSync(files.input, JSON.stringify(input));
+  writeFileSync(files.input, inputJson.input(input));
   closeSync(openSync(files.log, "w"));
   return files;
 }

@@ -1,6 +1,8 @@
 // `revise` loops (T-5): body, then reviewer on the body's output, until the reviewer accepts or
 // max_rounds rounds have run. Each finished round is recorded (revise_round) before the next
 // starts, so a resumed loop continues after the last finished round instead of starting over.
+// A round is new work: the run's ceilings (R-6) are checked before each one, and a reached
+// ceiling ends the attempt as interrupted, so the run stops and `resume` picks up the next round.
 
 import type { TaskPlan } from "../../plan/plan.js";
 import type { Usage } from "../judge.js";
@@ -39,12 +41,14 @@ export async function runRevise(
   input: InstanceInput,
   prior: ReviseRound[],
   recordRound: (r: ReviseRound, usage: Usage | undefined) => void,
+  mayStartRound: () => boolean = () => true,
 ): Promise<Outcome> {
   const spec = ctx.task.revise!;
   const last = prior[prior.length - 1];
   if (last?.verdict === "accept") return { status: "passed", output: withOutput(last.body, last.round) };
   let feedback = last?.feedback;
   for (let round = prior.length + 1; round <= spec.max_rounds; round++) {
+    if (!mayStartRound()) return { status: "interrupted" };
     const bodyInput: InstanceInput = round > 1 ? { ...input, feedback: feedback ?? null, round } : input;
     const sub = (task: TaskPlan, part: string): AttemptContext => ({ ...ctx, task, dir: `${ctx.dir}-r${round}-${part}` });
     const body = await runLeaf(sub(spec.body, "body"), bodyInput);

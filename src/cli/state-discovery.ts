@@ -1,0 +1,89 @@
+// Finding the state folder and the machine config from any folder (issue 13, R-2), as git finds
+// `.git`: the flag, else the environment variable, else the nearest `.switchyard/` in the working
+// directory or a parent, else a default. The rules are written out in docs/runs.md ("The state
+// folder") and docs/providers.md ("Where the machine config is read from").
+
+import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+
+export const STATE_FOLDER = ".switchyard";
+
+export type StateSource = "flag" | "env" | "found" | "new" | "user";
+
+export interface StateLocation {
+  dir: string;
+  /** How it was chosen: --state-dir, $SWITCHYARD_HOME, a `.switchyard/` found upward, a new `./.switchyard/`, the per-user folder. */
+  source: StateSource;
+}
+
+/** The per-user state folder: `$XDG_STATE_HOME/switchyard`, else `~/.local/state/switchyard`. */
+export function userStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_STATE_HOME;
+  return xdg ? join(resolve(xdg), "switchyard") : join(homedir(), ".local", "state", "switchyard");
+}
+
+/** The nearest `.switchyard/` folder in `from` or one of its parents. */
+export function nearestStateFolder(from = process.cwd()): string | undefined {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    const candidate = join(dir, STATE_FOLDER);
+    try {
+      if (statSync(candidate).isDirectory()) return candidate;
+    } catch {
+      // not here; look in the parent
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where the state is. Commands that only read take the per-user folder when nothing is found;
+ * `run` (forNewRun) starts a `./.switchyard/` in the working directory instead, unless that is
+ * the home folder, the filesystem root or not writable.
+ */
+export function locateState(flag: string | undefined, opts: { forNewRun?: boolean } = {}, env: NodeJS.ProcessEnv = process.env): StateLocation {
+  if (flag) return { dir: resolve(flag), source: "flag" };
+  if (env.SWITCHYARD_HOME) return { dir: resolve(env.SWITCHYARD_HOME), source: "env" };
+  const found = nearestStateFolder();
+  if (found) return { dir: found, source: "found" };
+  const cwd = process.cwd();
+  if (opts.forNewRun && cwd !== homedir() && dirname(cwd) !== cwd && writable(cwd)) return { dir: join(cwd, STATE_FOLDER), source: "new" };
+  return { dir: userStateDir(env), source: "user" };
+}
+
+/** Creates the state folder if it is new, with a `.gitignore` of `*` so it is never committed. */
+export function prepareStateFolder(dir: string): void {
+  if (existsSync(dir)) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, ".gitignore"), "# switchyard's state (runs, events, labs): never committed\n*\n");
+}
+
+/** Where `no runs` looked, for the message. */
+export function describeSearch(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const loc = locateState(flag, {}, env);
+  if (loc.source === "flag") return `--state-dir ${loc.dir}`;
+  if (loc.source === "env") return `$SWITCHYARD_HOME (${loc.dir})`;
+  if (loc.source === "found") return loc.dir;
+  return `${loc.dir} (no ${STATE_FOLDER}/ in ${process.cwd()} or its parents, and $SWITCHYARD_HOME is not set)`;
+}
+
+/**
+ * The machine config to read: --config, else $SWITCHYARD_CONFIG, else `config.toml` in the nearest
+ * `.switchyard/`, else undefined (the per-user `$XDG_CONFIG_HOME/switchyard/config.toml`).
+ */
+export function locateConfig(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (flag) return flag;
+  if (env.SWITCHYARD_CONFIG) return env.SWITCHYARD_CONFIG;
+  const found = nearestStateFolder();
+  if (found && existsSync(join(found, "config.toml"))) return join(found, "config.toml");
+  return undefined;
+}

@@ -1,0 +1,52 @@
+// Issue 13, item 6: `switchyard completion bash|zsh|fish`. The bash script loads in a real bash
+// and completes commands, subcommands, a command's flags and run ids from the state here.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const BIN = join(process.cwd(), "bin", "switchyard.js");
+
+test("issue 13 completion: the bash script loads and completes commands, flags and run ids; zsh and fish scripts are printed", () => {
+  const dir = mkdtempSync(join(tmpdir(), "sy-compl-"));
+  try {
+    mkdirSync(join(dir, "bin"));
+    symlinkSync(BIN, join(dir, "bin", "switchyard"));
+    writeFileSync(join(dir, "tiny.star"), `playbook(description = "tiny")\nhello = command(name = "hello", run = "true")\n`);
+    const env = { ...process.env, PATH: `${join(dir, "bin")}:${process.env.PATH}`, SWITCHYARD_HOME: join(dir, "state"), XDG_CONFIG_HOME: join(dir, "xdg") };
+    const run = spawnSync(process.execPath, [BIN, "run", "tiny.star"], { cwd: dir, env, encoding: "utf8" });
+    assert.equal(run.status, 0, run.stderr);
+    const id = /run (\S+): passed/.exec(run.stdout)![1]!;
+
+    const complete = (...words: string[]) => {
+      const script = `source <(switchyard completion bash) || exit 9
+COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _switchyard; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const r = spawnSync("bash", ["-c", script], { cwd: dir, env, encoding: "utf8" });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stderr, "");
+      return r.stdout.trim().split("\n").filter(Boolean);
+    };
+    assert.deepEqual(complete("switchyard", "re"), ["rerun", "resume"]);
+    assert.deepEqual(complete("switchyard", "rerun", id, "--re"), ["--redecide", "--refresh-pack"]);
+    assert.deepEqual(complete("switchyard", "lab", "ha"), ["harvest"]);
+    assert.deepEqual(complete("switchyard", "show", id.slice(0, 8)), [id], "run ids from the state folder");
+    assert.ok(complete("switchyard", "completion", "").includes("--help"));
+
+    const zsh = spawnSync(process.execPath, [BIN, "completion", "zsh"], { encoding: "utf8" });
+    assert.equal(zsh.status, 0);
+    assert.match(zsh.stdout, /^#compdef switchyard\n/);
+    assert.equal(spawnSync("bash", ["-n"], { input: zsh.stdout }).status, 0, "the zsh script parses");
+    const fish = spawnSync(process.execPath, [BIN, "completion", "fish"], { encoding: "utf8" });
+    assert.equal(fish.status, 0);
+    for (const cmd of ["run", "rerun", "logs", "show", "completion"]) assert.match(fish.stdout, new RegExp(`-a ${cmd} -d `));
+    assert.match(fish.stdout, /__fish_seen_subcommand_from rerun" -l downstream/);
+    const bad = spawnSync(process.execPath, [BIN, "completion", "tcsh"], { encoding: "utf8" });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /no completion for the shell "tcsh"\nhelp: choose one of bash, zsh, fish/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
