@@ -6,7 +6,7 @@ import { callValue } from "./eval.js";
 import { attrNames, getAttr, hasAttr, pairsOf } from "./methods.js";
 import { iterableToArray, seqLength, toFloat, toIndex } from "./ops.js";
 import {
-  Builtin, Dict, RangeValue, StarError, StarList, StarSet, Struct, Tuple, compare, repr, str, truth, typeName, unpackArgs,
+  Builtin, Dict, RangeValue, StarError, StarList, StarSet, Struct, Tuple, compare, rejectKwargs, repr, str, truth, typeName, unpackArgs,
   type CallContext, type Value,
 } from "./values.js";
 
@@ -16,10 +16,6 @@ function typeError(msg: string, hint?: string): StarError {
 
 function args(call: CallContext, name: string, a: Value[], k: Array<[string, Value]>, params: string[]): Record<string, Value> {
   return unpackArgs(call, name, a, k, params).values;
-}
-
-function noKwargs(call: CallContext, name: string, k: Array<[string, Value]>): void {
-  if (k.length > 0) unpackArgs(call, name, [], k, []);
 }
 
 function callKey(call: CallContext, key: Value, x: Value): Value {
@@ -210,7 +206,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     return null;
   },
   range: (c, a, k) => {
-    noKwargs(c, "range", k);
+    rejectKwargs(c, "range", k);
     if (a.length < 1 || a.length > 3) throw new StarError(a.length ? "too-many-arguments" : "missing-argument", `range() takes 1 to 3 arguments (${a.length} given)`);
     for (const v of a) if (typeof v !== "bigint") throw typeError(`range: arguments must be ints, got ${typeName(v)}`);
     const [start, stop, step] = a.length === 1 ? [0n, a[0] as bigint, 1n] : [a[0] as bigint, a[1] as bigint, (a[2] ?? 1n) as bigint];
@@ -224,6 +220,8 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     return new StarSet("x" in x ? iterableToArray(x.x, c.thread) : []);
   },
   sorted: (c, a, k) => {
+    // key and reverse are named parameters only (the spec's "optional named parameter").
+    if (a.length > 1) throw new StarError("too-many-arguments", `sorted() accepts 1 positional argument (${a.length} given)`, c.argPositions[1] ?? c.pos, "pass key and reverse by name: sorted(x, key = f, reverse = True)");
     const x = args(c, "sorted", a, k, ["x", "key?", "reverse?"]);
     const items = [...iterableToArray(x.x, c.thread)];
     const key = x.key ?? null;
@@ -248,7 +246,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   },
   type: (c, a, k) => typeName(args(c, "type", a, k, ["x"]).x),
   zip: (c, a, k) => {
-    noKwargs(c, "zip", k);
+    rejectKwargs(c, "zip", k);
     const seqs = a.map((v) => iterableToArray(v, c.thread));
     const n = seqs.length ? Math.min(...seqs.map((s) => s.length)) : 0;
     const out: Value[] = [];

@@ -7,7 +7,7 @@ import { checkSequenceSize, iterableToArray, toIndex } from "./ops.js";
 import { SET_METHODS } from "./set-methods.js";
 import { strFormat } from "./strfmt.js";
 import {
-  Builtin, Dict, HostObject, StarError, StarList, StarSet, StringElems, Struct, Tuple, equals, repr, typeName, unpackArgs, type CallContext, type Value,
+  Builtin, Dict, HostObject, StarError, StarList, StarSet, StringElems, Struct, Tuple, equals, repr, truth, typeName, unpackArgs, type CallContext, type Value,
 } from "./values.js";
 
 type Method<R> = (call: CallContext, recv: R, args: Value[], kwargs: Array<[string, Value]>) => Value;
@@ -314,7 +314,8 @@ const STRING_METHODS: Record<string, Method<string>> = {
     return new StarList(parts);
   },
   splitlines: (c, s, a, k) => {
-    const keep = margs(c, "splitlines", a, k, ["keepends?"]).keepends === true;
+    const keepends = margs(c, "splitlines", a, k, ["keepends?"]).keepends;
+    const keep = keepends !== undefined && truth(keepends);
     const out: string[] = [];
     const re = /\r\n|\r|\n/g;
     let last = 0;

@@ -2,13 +2,13 @@
 // (which need a set on both sides), the methods accept any iterable as their other operands.
 
 import { iterableToArray } from "./ops.js";
-import { StarError, StarSet, repr, unpackArgs, type CallContext, type Value } from "./values.js";
+import { StarError, StarSet, rejectKwargs, repr, unpackArgs, type CallContext, type Value } from "./values.js";
 
 type Method = (call: CallContext, recv: StarSet, args: Value[], kwargs: Array<[string, Value]>) => Value;
 
 /** set.m(*others): no keyword arguments; each positional argument is an iterable. */
 function others(call: CallContext, name: string, args: Value[], kwargs: Array<[string, Value]>): StarSet[] {
-  if (kwargs.length > 0) unpackArgs(call, name, [], kwargs, []);
+  rejectKwargs(call, name, kwargs);
   return args.map((a) => (a instanceof StarSet ? a : new StarSet(iterableToArray(a, call.thread))));
 }
 

@@ -722,7 +722,7 @@ export function unpackArgs(
   if (args.length > n) {
     throw new StarError(
       "too-many-arguments",
-      `${fnName}() accepts at most ${n} positional argument${n === 1 ? "" : "s"} (${args.length} given)`,
+      n === 0 ? `${fnName}() takes no arguments (${args.length} given)` : `${fnName}() accepts at most ${n} positional argument${n === 1 ? "" : "s"} (${args.length} given)`,
       call.argPositions[n] ?? call.pos,
       n > 0 ? `it accepts: ${paramNames(params).join(", ")}; pass the others by name` : undefined,
     );
@@ -744,11 +744,12 @@ export function unpackArgs(
       }
     }
     if (!found) {
+      if (n === 0) throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; it takes no arguments`, kpos);
       const names = paramNames(params);
       const near = nearestName(key, names);
       throw new StarError(
         "unknown-argument",
-        `${fnName}() got an unexpected keyword argument '${key}'${near ? ` (did you mean '${near}'?)` : ""}; it accepts: ${names.join(", ") || "no arguments"}`,
+        `${fnName}() got an unexpected keyword argument '${key}'${near ? ` (did you mean '${near}'?)` : ""}; it accepts: ${names.join(", ")}`,
         kpos,
       );
     }
@@ -763,6 +764,13 @@ export function unpackArgs(
     }
   }
   return { values, positions };
+}
+
+/** For built-ins whose arguments are positional only (range, zip, the set methods taking *others). */
+export function rejectKwargs(call: CallContext, fnName: string, kwargs: Array<[string, Value]>): void {
+  if (kwargs.length === 0) return;
+  const [key] = kwargs[0];
+  throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; its arguments are positional only`, call.kwargPositions[key] ?? call.pos, `pass the value without '${key} ='`);
 }
 
 function paramName(p: string): string {
