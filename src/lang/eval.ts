@@ -570,6 +570,12 @@ function evalCall(x: CallExpr, fr: Frame): Value {
     if (methodName !== undefined) return callMethod(recv!, methodName, makeContext(x, fr, callPos, dynamicPositions), args, kwargs);
     return callValue(fn!, args, kwargs, thread, () => makeContext(x, fr, callPos, dynamicPositions));
   } catch (e) {
+    if (e instanceof StarError && !e.pos && e.argument && !dynamicPositions) {
+      // A bad argument to a def or lambda: point at that argument rather than at the callee.
+      const { keyword, index } = e.argument;
+      const a = keyword !== undefined ? x.args.find((g) => g.kind === "named" && g.name === keyword) : x.args.filter((g) => g.kind === "pos")[index!];
+      if (a) e.pos = posOf(fr, a.line, a.col);
+    }
     throw annotate(e, fr, x);
   }
 }
@@ -617,6 +623,11 @@ export function callValue(fn: Value, args: Value[], kwargs: Array<[string, Value
   throw new StarError("type-error", `${typeName(fn)} value is not callable`);
 }
 
+function argumentError(e: StarError, argument: StarError["argument"]): StarError {
+  e.argument = argument;
+  return e;
+}
+
 export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<[string, Value]>, thread: Thread): Value {
   const code = fn.code;
   if (thread.active.has(code)) {
@@ -628,7 +639,7 @@ export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<
   const name = fn.name;
   if (args.length > np) {
     if (code.varargsSlot < 0)
-      throw new StarError("too-many-arguments", `${name}() accepts ${np === 0 ? "no" : `at most ${np}`} positional argument${np === 1 ? "" : "s"} (${args.length} given)`);
+      throw argumentError(new StarError("too-many-arguments", `${name}() accepts ${np === 0 ? "no" : `at most ${np}`} positional argument${np === 1 ? "" : "s"} (${args.length} given)`), { index: np });
     locals[code.varargsSlot] = new Tuple(args.slice(np));
     for (let i = 0; i < np; i++) locals[i] = args[i];
   } else {
@@ -644,14 +655,17 @@ export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<
     const [key, v] = kwargs[k];
     const idx = code.paramNames.indexOf(key);
     if (idx >= 0) {
-      if (locals[idx] !== undefined) throw new StarError("duplicate-argument", `${name}() got multiple values for parameter '${key}'`);
+      if (locals[idx] !== undefined) throw argumentError(new StarError("duplicate-argument", `${name}() got multiple values for parameter '${key}'`), { keyword: key });
       locals[idx] = v;
     } else if (extra) {
-      if (extra.has(key)) throw new StarError("duplicate-argument", `${name}() got multiple values for keyword argument '${key}'`);
+      if (extra.has(key)) throw argumentError(new StarError("duplicate-argument", `${name}() got multiple values for keyword argument '${key}'`), { keyword: key });
       extra.setFresh(key, v);
     } else {
       const near = nearestName(key, code.paramNames);
-      throw new StarError("unknown-argument", `${name}() got an unexpected keyword argument '${key}'${near ? ` (did you mean '${near}'?)` : ""}`, undefined, `it accepts: ${code.paramNames.join(", ") || "no keyword arguments"}`);
+      throw argumentError(
+        new StarError("unknown-argument", `${name}() got an unexpected keyword argument '${key}'${near ? ` (did you mean '${near}'?)` : ""}`, undefined, `it accepts: ${code.paramNames.join(", ") || "no keyword arguments"}`),
+        { keyword: key },
+      );
     }
   }
   for (let i = 0; i < nParams; i++) {

@@ -4,7 +4,7 @@
 
 import { errorAt, type Diagnostic } from "./diagnostic.js";
 import type { Arg, BinaryOp, Clause, Comprehension, Expr, FuncInfo, Ident, LoadStmt, Node, Param, Stmt } from "./ast.js";
-import { scan, type Token } from "./scanner.js";
+import { RESERVED_WORDS, scan, type Token } from "./scanner.js";
 
 class ParseError extends Error {
   constructor(
@@ -35,6 +35,7 @@ export function newFuncInfo(name: string, line: number, col: number, params: Par
 export function parse(file: string, src: string): ParseResult {
   const { tokens, diagnostics } = scan(file, src);
   const p = new Parser(file, tokens, diagnostics);
+  for (const t of tokens) if (t.kind === "ident" && RESERVED_WORDS.has(t.text)) p.recoveredNames.add(t.text);
   const stmts = p.parseFile();
   return { stmts, diagnostics, recoveredNames: p.recoveredNames };
 }
@@ -131,6 +132,8 @@ class Parser {
     if (this.diagnostics.some((d) => d.pos?.line === e.tok.line)) return;
     // at the end of the file after an unclosed bracket, the bracket error says it all
     if (this.atEndOfFile(e.tok) && this.diagnostics.some((d) => d.message.endsWith("was never closed"))) return;
+    // a missing closing bracket after a bracket reported as never closed is the same error
+    if (/^expected '[)\]}]'/.test(e.message) && this.diagnostics.some((d) => d.message.endsWith("was never closed") && d.pos !== undefined && (d.pos.line < e.tok.line || (d.pos.line === e.tok.line && d.pos.col < e.tok.col)))) return;
     this.diagnostics.push(errorAt("syntax-error", e.message, { file: this.file, line: e.tok.line, col: e.tok.col }, e.hint));
   }
 

@@ -30,6 +30,9 @@ const RESERVED: Record<string, string> = {
   while: "Starlark has no while loops; use `for i in range(n):` with a bound (L-11)", with: "", yield: "",
 };
 
+/** The reserved words (each already reported by the scanner, so not again as undefined names). */
+export const RESERVED_WORDS: ReadonlySet<string> = new Set(Object.keys(RESERVED));
+
 const CLOSE: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
 
 const OPERATORS = [

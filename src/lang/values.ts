@@ -28,6 +28,8 @@ export class StarError extends Error {
   pos?: Position;
   hint?: string;
   stack_?: StackFrame[];
+  /** For an argument error raised without a position: the argument at fault, so the caller can point at it. */
+  argument?: { keyword?: string; index?: number };
   constructor(code: string, message: string, pos?: Position, hint?: string) {
     super(message);
     this.code = code;
