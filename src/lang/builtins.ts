@@ -6,7 +6,7 @@ import { callValue } from "./eval.js";
 import { attrNames, getAttr, hasAttr, pairsOf } from "./methods.js";
 import { iterableToArray, seqLength, toFloat, toIndex } from "./ops.js";
 import {
-  Builtin, Dict, RangeValue, StarError, StarList, StarSet, Struct, Tuple, compare, rejectKwargs, repr, str, truth, typeName, unpackArgs,
+  Builtin, DICT_ENTRY_COST, Dict, RangeValue, StarError, StarList, StarSet, Struct, Tuple, compare, rejectKwargs, repr, str, truth, typeName, unpackArgs,
   type CallContext, type Value,
 } from "./values.js";
 
@@ -87,6 +87,18 @@ function minMax(call: CallContext, name: "min" | "max", a: Value[], k: Array<[st
   return best;
 }
 
+/** A fresh array of `items`, counted against the allocation budget. */
+function copied(call: CallContext, items: readonly Value[]): Value[] {
+  call.thread.alloc(items.length);
+  return [...items];
+}
+
+/** A string result, counted against the allocation budget. */
+function charged(call: CallContext, s: string): string {
+  call.thread.allocString(s.length);
+  return s;
+}
+
 function javaStringHash(s: string): bigint {
   let h = 0;
   for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
@@ -109,7 +121,9 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   dict: (c, a, k) => {
     if (a.length > 1) throw new StarError("too-many-arguments", `dict() accepts at most 1 positional argument (${a.length} given)`);
     const d = new Dict();
-    if (a.length === 1) for (const [key, v] of pairsOf(a[0], "dict", c)) d.setFresh(key, v);
+    const pairs = a.length === 1 ? pairsOf(a[0], "dict", c) : [];
+    c.thread.alloc(DICT_ENTRY_COST * (pairs.length + k.length));
+    for (const [key, v] of pairs) d.setFresh(key, v);
     for (const [key, v] of k) d.setFresh(key, v);
     return d;
   },
@@ -119,7 +133,9 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     let i = x.start === undefined ? 0n : x.start;
     if (typeof i !== "bigint") throw typeError(`enumerate: start must be an int, not ${typeName(i)}`);
     const out: Value[] = [];
-    for (const e of iterableToArray(x.x, c.thread)) out.push(new Tuple([i++, e]));
+    const items = iterableToArray(x.x, c.thread);
+    c.thread.alloc(3 * items.length);
+    for (const e of items) out.push(new Tuple([i++, e]));
     return new StarList(out);
   },
   fail: (c, a, k) => {
@@ -197,7 +213,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   },
   list: (c, a, k) => {
     const x = args(c, "list", a, k, ["x?"]);
-    return new StarList("x" in x ? [...iterableToArray(x.x, c.thread)] : []);
+    return new StarList("x" in x ? copied(c, iterableToArray(x.x, c.thread)) : []);
   },
   max: (c, a, k) => minMax(c, "max", a, k),
   min: (c, a, k) => minMax(c, "min", a, k),
@@ -213,17 +229,17 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     if (step === 0n) throw new StarError("runtime-error", "range: step argument must not be zero");
     return new RangeValue(start, stop, step);
   },
-  repr: (c, a, k) => repr(args(c, "repr", a, k, ["x"]).x),
-  reversed: (c, a, k) => new StarList([...iterableToArray(args(c, "reversed", a, k, ["x"]).x, c.thread)].reverse()),
+  repr: (c, a, k) => charged(c, repr(args(c, "repr", a, k, ["x"]).x)),
+  reversed: (c, a, k) => new StarList(copied(c, iterableToArray(args(c, "reversed", a, k, ["x"]).x, c.thread)).reverse()),
   set: (c, a, k) => {
     const x = args(c, "set", a, k, ["x?"]);
-    return new StarSet("x" in x ? iterableToArray(x.x, c.thread) : []);
+    return new StarSet("x" in x ? copied(c, iterableToArray(x.x, c.thread)) : []);
   },
   sorted: (c, a, k) => {
     // key and reverse are named parameters only (the spec's "optional named parameter").
     if (a.length > 1) throw new StarError("too-many-arguments", `sorted() accepts 1 positional argument (${a.length} given)`, c.argPositions[1] ?? c.pos, "pass key and reverse by name: sorted(x, key = f, reverse = True)");
     const x = args(c, "sorted", a, k, ["x", "key?", "reverse?"]);
-    const items = [...iterableToArray(x.x, c.thread)];
+    const items = copied(c, iterableToArray(x.x, c.thread));
     const key = x.key ?? null;
     const keys = key === null ? items : items.map((v) => callKey(c, key, v));
     const idx = items.map((_, i) => i);
@@ -232,7 +248,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     idx.sort((i, j) => (rev ? compare(keys[j], keys[i]) : compare(keys[i], keys[j])));
     return new StarList(idx.map((i) => items[i]));
   },
-  str: (c, a, k) => str(args(c, "str", a, k, ["x"]).x),
+  str: (c, a, k) => charged(c, str(args(c, "str", a, k, ["x"]).x)),
   struct: (c, a, k) => {
     if (a.length > 0) throw new StarError("too-many-arguments", "struct() accepts only keyword arguments", c.argPositions[0]);
     const fields = new Map<string, Value>();
@@ -242,13 +258,14 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   tuple: (c, a, k) => {
     const x = args(c, "tuple", a, k, ["x?"]);
     if (!("x" in x)) return new Tuple([]);
-    return x.x instanceof Tuple ? x.x : new Tuple([...iterableToArray(x.x, c.thread)]);
+    return x.x instanceof Tuple ? x.x : new Tuple(copied(c, iterableToArray(x.x, c.thread)));
   },
   type: (c, a, k) => typeName(args(c, "type", a, k, ["x"]).x),
   zip: (c, a, k) => {
     rejectKwargs(c, "zip", k);
     const seqs = a.map((v) => iterableToArray(v, c.thread));
     const n = seqs.length ? Math.min(...seqs.map((s) => s.length)) : 0;
+    c.thread.alloc(n * (seqs.length + 1));
     const out: Value[] = [];
     for (let i = 0; i < n; i++) out.push(new Tuple(seqs.map((s) => s[i])));
     return new StarList(out);

@@ -9,7 +9,7 @@ import { binaryOp, checkSequenceSize, index, iterableToArray, setIndex, setOp, s
 import { getAttr, callMethod, hasMethod } from "./methods.js";
 import { UNIVERSE } from "./builtins.js";
 import {
-  Builtin, Dict, RangeValue, StarError, StarFunction, StarList, StarSet, Tuple, budgetError, freeze, truth, typeName,
+  Builtin, DICT_ENTRY_COST, Dict, RangeValue, StarError, StarFunction, StarList, StarSet, Tuple, budgetError, freeze, truth, typeName,
   type CallContext, type Cell, type ModuleState, type Thread, type Value,
 } from "./values.js";
 
@@ -230,6 +230,7 @@ function assign(lhs: Expr, v: Value, fr: Frame): void {
       const x = evalExpr(lhs.x, fr);
       const k = evalExpr(lhs.index, fr);
       try {
+        if (x instanceof Dict) fr.thread.alloc(DICT_ENTRY_COST);
         setIndex(x, k, v);
       } catch (e) {
         throw annotate(e, fr, lhs);
@@ -280,6 +281,7 @@ function augmented(op: Parameters<typeof binaryOp>[0], old: Value, rhs: Value, t
       throw new StarError("type-error", `unsupported operand types for +=: list and ${typeName(rhs)}`);
     }
     checkSequenceSize(old.elems.length + add.length);
+    thread.alloc(add.length);
     for (const e of add) old.elems.push(e);
     return old;
   }
@@ -287,12 +289,14 @@ function augmented(op: Parameters<typeof binaryOp>[0], old: Value, rhs: Value, t
     // s |= t (and &=, -=, ^=) changes s in place, like the matching set methods.
     old.checkMutable("update");
     const result = setOp(op, old, rhs).elems();
+    thread.alloc(rhs.size);
     old.clear();
     for (const e of result) old.add(e);
     return old;
   }
   if (op === "|" && old instanceof Dict && rhs instanceof Dict) {
     old.checkMutable("update");
+    thread.alloc(DICT_ENTRY_COST * rhs.size);
     for (const [k, v] of rhs.entries()) old.set(k, v);
     return old;
   }
@@ -350,22 +354,28 @@ export function evalExpr(x: Expr, fr: Frame): Value {
       const hi = x.hi ? evalExpr(x.hi, fr) : null;
       const st = x.step ? evalExpr(x.step, fr) : null;
       try {
-        return slice(v, lo, hi, st);
+        const out = slice(v, lo, hi, st);
+        if (typeof out === "string") fr.thread.allocString(out.length);
+        else if (out instanceof StarList || out instanceof Tuple) fr.thread.alloc(out.elems.length);
+        return out;
       } catch (e) {
         throw annotate(e, fr, x);
       }
     }
     case "list": {
+      allocAt(fr, x, x.elems.length);
       const out: Value[] = new Array(x.elems.length);
       for (let i = 0; i < x.elems.length; i++) out[i] = evalExpr(x.elems[i], fr);
       return new StarList(out);
     }
     case "tuple": {
+      allocAt(fr, x, x.elems.length);
       const out: Value[] = new Array(x.elems.length);
       for (let i = 0; i < x.elems.length; i++) out[i] = evalExpr(x.elems[i], fr);
       return new Tuple(out);
     }
     case "dict": {
+      allocAt(fr, x, DICT_ENTRY_COST * x.entries.length);
       const d = new Dict();
       for (const [kx, vx] of x.entries) {
         const k = evalExpr(kx, fr);
@@ -439,14 +449,26 @@ function evalComprehension(c: Comprehension, fr: Frame): Value {
       } catch (e) {
         throw annotate(e, frame, c.key!);
       }
+      allocAt(frame, c, DICT_ENTRY_COST);
     });
     return d;
   }
   const out: Value[] = [];
   compLoop(c, 0, fr, (frame) => {
-    out.push(evalExpr(c.body, frame));
+    const v = evalExpr(c.body, frame);
+    allocAt(frame, c, 1);
+    out.push(v);
   });
   return new StarList(out);
+}
+
+/** Counts n new elements made by the expression `at`; a budget error points at it. */
+function allocAt(fr: Frame, at: { line: number; col: number }, n: number): void {
+  try {
+    fr.thread.alloc(n);
+  } catch (e) {
+    throw annotate(e, fr, at);
+  }
 }
 
 function compLoop(c: Comprehension, i: number, fr: Frame, emit: (fr: Frame) => void): void {

@@ -7,7 +7,7 @@ import { checkSequenceSize, iterableToArray, toIndex } from "./ops.js";
 import { SET_METHODS } from "./set-methods.js";
 import { strFormat } from "./strfmt.js";
 import {
-  Builtin, Dict, HostObject, StarError, StarList, StarSet, StringElems, Struct, Tuple, equals, repr, truth, typeName, unpackArgs, type CallContext, type Value,
+  Builtin, DICT_ENTRY_COST, Dict, HostObject, StarError, StarList, StarSet, StringElems, Struct, Tuple, equals, repr, truth, typeName, unpackArgs, type CallContext, type Value,
 } from "./values.js";
 
 type Method<R> = (call: CallContext, recv: R, args: Value[], kwargs: Array<[string, Value]>) => Value;
@@ -231,7 +231,11 @@ const STRING_METHODS: Record<string, Method<string>> = {
   rfind: (c, s, a, k) => BigInt(find(s, c, "rfind", a, k, true)),
   index: (c, s, a, k) => BigInt(findOrFail(s, c, "index", a, k, false)),
   rindex: (c, s, a, k) => BigInt(findOrFail(s, c, "rindex", a, k, true)),
-  format: (_c, s, a, k) => strFormat(s, a, k),
+  format: (c, s, a, k) => {
+    const out = strFormat(s, a, k);
+    c.thread.allocString(out.length);
+    return out;
+  },
   isalnum: (c, s, a, k) => (noArgs(c, "isalnum", a, k), allChars(s, /[\p{L}\p{N}]/u)),
   isalpha: (c, s, a, k) => (noArgs(c, "isalpha", a, k), allChars(s, /\p{L}/u)),
   isdigit: (c, s, a, k) => (noArgs(c, "isdigit", a, k), allChars(s, /\p{Nd}/u)),
@@ -242,10 +246,16 @@ const STRING_METHODS: Record<string, Method<string>> = {
   join: (c, s, a, k) => {
     const x = margs(c, "join", a, k, ["iterable"]);
     const parts = iterableToArray(x.iterable, c.thread);
-    return parts.map((p, i) => {
+    let size = s.length * Math.max(parts.length - 1, 0);
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i];
       if (typeof p !== "string") throw typeError(`join: element ${i} is a ${typeName(p)}, not a string`, "convert elements with str() first");
-      return p;
-    }).join(s);
+      size += p.length;
+    }
+    checkSequenceSize(size);
+    c.thread.charge(size >> 4);
+    c.thread.allocString(size);
+    return (parts as string[]).join(s);
   },
   lower: (c, s, a, k) => (noArgs(c, "lower", a, k), s.toLowerCase()),
   upper: (c, s, a, k) => (noArgs(c, "upper", a, k), s.toUpperCase()),
@@ -281,11 +291,14 @@ const STRING_METHODS: Record<string, Method<string>> = {
     // An empty `old` matches before every element and at the end: "ab".replace("", "-") == "-a-b-".
     if (count < 0 && old !== "") {
       const parts = s.split(old);
-      checkSequenceSize(s.length + (parts.length - 1) * nw.length);
+      const size = s.length + (parts.length - 1) * (nw.length - old.length);
+      checkSequenceSize(size);
+      c.thread.allocString(size);
       return parts.join(nw);
     }
     const limit = count < 0 ? s.length + 1 : count;
     checkSequenceSize(s.length + Math.min(limit, s.length + 1) * nw.length);
+    c.thread.allocString(s.length + Math.min(limit, s.length + 1) * nw.length);
     let out = "";
     let rest = s;
     for (let n = 0; n < limit; n++) {
@@ -305,12 +318,14 @@ const STRING_METHODS: Record<string, Method<string>> = {
     const x = margs(c, "split", a, k, ["sep?", "maxsplit?"]);
     const max = optInt(x.maxsplit, "maxsplit") ?? -1;
     const parts = x.sep === undefined || x.sep === null ? splitWhitespace(s, max, false) : splitSep(s, wantString(x.sep, "separator"), max, false);
+    c.thread.alloc(parts.length);
     return new StarList(parts);
   },
   rsplit: (c, s, a, k) => {
     const x = margs(c, "rsplit", a, k, ["sep?", "maxsplit?"]);
     const max = optInt(x.maxsplit, "maxsplit") ?? -1;
     const parts = x.sep === undefined || x.sep === null ? splitWhitespace(s, max, true) : splitSep(s, wantString(x.sep, "separator"), max, true);
+    c.thread.alloc(parts.length);
     return new StarList(parts);
   },
   splitlines: (c, s, a, k) => {
@@ -325,6 +340,7 @@ const STRING_METHODS: Record<string, Method<string>> = {
       last = m.index + m[0].length;
     }
     if (last < s.length) out.push(s.slice(last));
+    c.thread.alloc(out.length);
     return new StarList(out);
   },
   startswith: (c, s, a, k) => {
@@ -339,6 +355,7 @@ const LIST_METHODS: Record<string, Method<StarList>> = {
   append: (c, l, a, k) => {
     const x = a.length === 1 && k.length === 0 ? a[0] : margs(c, "append", a, k, ["x"]).x;
     l.checkMutable("append to");
+    c.thread.alloc(1);
     l.elems.push(x);
     return null;
   },
@@ -354,6 +371,7 @@ const LIST_METHODS: Record<string, Method<StarList>> = {
     const add = iterableToArray(x.iterable, c.thread);
     checkSequenceSize(l.elems.length + add.length);
     c.thread.charge(add.length >> 4);
+    c.thread.alloc(add.length);
     for (const e of add === l.elems ? [...add] : add) l.elems.push(e);
     return null;
   },
@@ -373,6 +391,7 @@ const LIST_METHODS: Record<string, Method<StarList>> = {
     let i = toIndex(x.index, "insert index");
     if (i < 0) i += n;
     i = Math.min(Math.max(i, 0), n);
+    c.thread.alloc(1);
     l.elems.splice(i, 0, x.x);
     return null;
   },
@@ -404,9 +423,9 @@ const DICT_METHODS: Record<string, Method<Dict>> = {
     const v = d.get(x.key);
     return v === undefined ? (x.default ?? null) : v;
   },
-  items: (c, d, a, k) => (noArgs(c, "items", a, k), new StarList(d.entries().map(([key, v]) => new Tuple([key, v])))),
-  keys: (c, d, a, k) => (noArgs(c, "keys", a, k), new StarList(d.keys())),
-  values: (c, d, a, k) => (noArgs(c, "values", a, k), new StarList(d.values())),
+  items: (c, d, a, k) => (noArgs(c, "items", a, k), c.thread.alloc(3 * d.size), new StarList(d.entries().map(([key, v]) => new Tuple([key, v])))),
+  keys: (c, d, a, k) => (noArgs(c, "keys", a, k), c.thread.alloc(d.size), new StarList(d.keys())),
+  values: (c, d, a, k) => (noArgs(c, "values", a, k), c.thread.alloc(d.size), new StarList(d.values())),
   pop: (c, d, a, k) => {
     const x = margs(c, "pop", a, k, ["key", "default?"]);
     d.checkMutable("pop from");
@@ -428,13 +447,16 @@ const DICT_METHODS: Record<string, Method<Dict>> = {
     const v = d.get(x.key);
     if (v !== undefined) return v;
     const dv = "default" in x ? x.default : null;
+    c.thread.alloc(DICT_ENTRY_COST);
     d.set(x.key, dv);
     return dv;
   },
   update: (c, d, a, k) => {
     if (a.length > 1) margs(c, "update", a, [], ["pairs?"]);
     d.checkMutable("update");
-    if (a.length === 1 && a[0] !== null) for (const [key, v] of pairsOf(a[0], "update", c)) d.set(key, v);
+    const pairs = a.length === 1 && a[0] !== null ? pairsOf(a[0], "update", c) : [];
+    c.thread.alloc(DICT_ENTRY_COST * (pairs.length + k.length));
+    for (const [key, v] of pairs) d.set(key, v);
     for (const [key, v] of k) d.set(key, v);
     return null;
   },

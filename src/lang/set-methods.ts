@@ -9,13 +9,19 @@ type Method = (call: CallContext, recv: StarSet, args: Value[], kwargs: Array<[s
 /** set.m(*others): no keyword arguments; each positional argument is an iterable. */
 function others(call: CallContext, name: string, args: Value[], kwargs: Array<[string, Value]>): StarSet[] {
   rejectKwargs(call, name, kwargs);
-  return args.map((a) => (a instanceof StarSet ? a : new StarSet(iterableToArray(a, call.thread))));
+  return args.map((a) => charged(call, a instanceof StarSet ? a : new StarSet(iterableToArray(a, call.thread))));
+}
+
+/** Counts an operand's elements against the allocation budget (they may all join the result). */
+function charged(call: CallContext, s: StarSet): StarSet {
+  call.thread.alloc(s.size);
+  return s;
 }
 
 /** set.m(x): exactly one iterable, positional or by name. */
 function one(call: CallContext, name: string, args: Value[], kwargs: Array<[string, Value]>): StarSet {
   const x = unpackArgs(call, name, args, kwargs, ["x"]).values.x;
-  return x instanceof StarSet ? x : new StarSet(iterableToArray(x, call.thread));
+  return charged(call, x instanceof StarSet ? x : new StarSet(iterableToArray(x, call.thread)));
 }
 
 function elem(call: CallContext, name: string, args: Value[], kwargs: Array<[string, Value]>): Value {
@@ -32,6 +38,7 @@ function replaceWith(s: StarSet, keep: Value[], verb: string): void {
 export const SET_METHODS: Record<string, Method> = {
   add: (c, s, a, k) => {
     const x = elem(c, "add", a, k);
+    c.thread.alloc(1);
     s.add(x);
     return null;
   },

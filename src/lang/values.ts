@@ -306,6 +306,17 @@ export interface CallContext {
 
 export const DEFAULT_STEP_BUDGET = 10_000_000;
 
+/**
+ * How many collection elements (list, tuple and set elements, dict entries as three; 16 string
+ * characters count as one) one evaluation may create in all (L-14). A million small ints take about 50 MB, so the
+ * default stops a runaway comprehension such as `[i for i in range(10**8)]` at a few hundred MB,
+ * long before the step budget would; ordinary playbooks create far fewer.
+ */
+export const DEFAULT_ALLOC_BUDGET = 5_000_000;
+
+/** A dict entry holds a key, a value and the entry itself: it counts as three elements. */
+export const DICT_ENTRY_COST = 3;
+
 export class Thread {
   /** Free slot for the embedder (src/plan stores its compilation context here). */
   local = new Map<string, unknown>();
@@ -313,11 +324,15 @@ export class Thread {
   readonly callStack: StackFrame[] = [];
   stepBudget: number;
   steps = 0;
+  allocBudget: number;
+  /** Collection elements created so far (see DEFAULT_ALLOC_BUDGET). */
+  allocated = 0;
   print: (msg: string) => void;
   /** Functions currently executing, for the no-recursion rule. */
   readonly active = new Set<FuncInfo>();
-  constructor(opts?: { stepBudget?: number; print?: (msg: string) => void }) {
+  constructor(opts?: { stepBudget?: number; allocBudget?: number; print?: (msg: string) => void }) {
     this.stepBudget = opts?.stepBudget ?? DEFAULT_STEP_BUDGET;
+    this.allocBudget = opts?.allocBudget ?? DEFAULT_ALLOC_BUDGET;
     this.print = opts?.print ?? ((msg) => process.stdout.write(msg + "\n"));
   }
   /** Charges n steps of the budget (L-14). */
@@ -325,6 +340,24 @@ export class Thread {
     this.steps += n;
     if (this.steps > this.stepBudget) throw budgetError(this.stepBudget);
   }
+  /** Counts n new collection elements against the allocation budget (L-14). */
+  alloc(n: number): void {
+    this.allocated += n;
+    if (this.allocated > this.allocBudget) throw allocBudgetError(this.allocBudget);
+  }
+  /** Counts a new string of the given length (16 characters as one element). */
+  allocString(length: number): void {
+    if (length >= 16) this.alloc(length >> 4);
+  }
+}
+
+export function allocBudgetError(budget: number): StarError {
+  return new StarError(
+    "alloc-budget",
+    `evaluation created more than ${budget.toLocaleString("en-US")} list, tuple, dict and set elements`,
+    undefined,
+    "look for a comprehension or loop that builds far larger collections than intended",
+  );
 }
 
 export function budgetError(budget: number): StarError {
@@ -618,36 +651,47 @@ function subHash(v: Value): string {
 // Freezing and JSON
 
 export function freeze(root: Value): void {
-  // Iterative, so arbitrarily deep values cannot overflow the JS stack.
-  const work: Value[] = [root];
+  // Iterative, so arbitrarily deep values cannot overflow the JS stack; each object is queued at
+  // most once, so a list holding one value ten million times does not queue it ten million times.
+  const work: object[] = [];
+  const queued = new Set<object>();
+  const push = (e: Value | undefined) => {
+    if (e !== null && e !== undefined && typeof e === "object" && !queued.has(e)) {
+      queued.add(e);
+      work.push(e);
+    }
+  };
+  push(root);
   while (work.length > 0) {
     const v = work.pop()!;
-    if (v === null || typeof v !== "object") continue;
     if (v instanceof StarList) {
       if (v.frozen) continue;
       v.frozen = true;
-      for (const e of v.elems) work.push(e);
+      for (const e of v.elems) push(e);
     } else if (v instanceof Dict) {
       if (v.frozen) continue;
       v.frozen = true;
-      for (const [k, x] of v.entries()) work.push(k, x);
+      for (const [k, x] of v.entries()) {
+        push(k);
+        push(x);
+      }
     } else if (v instanceof StarSet) {
       if (v.frozen) continue;
       v.frozen = true;
-      for (const e of v.elems()) work.push(e);
+      for (const e of v.elems()) push(e);
     } else if (v instanceof Tuple) {
       if (frozenTuples.has(v)) continue;
       frozenTuples.add(v);
-      for (const e of v.elems) work.push(e);
+      for (const e of v.elems) push(e);
     } else if (v instanceof Struct) {
       if (frozenTuples.has(v)) continue;
       frozenTuples.add(v);
-      for (const e of v.fields.values()) work.push(e);
+      for (const e of v.fields.values()) push(e);
     } else if (v instanceof StarFunction) {
       if (frozenFns.has(v)) continue;
       frozenFns.add(v);
-      for (const d of v.defaults) if (d !== undefined) work.push(d);
-      for (const c of v.freevars) if (c.v !== undefined) work.push(c.v);
+      for (const d of v.defaults) push(d);
+      for (const c of v.freevars) push(c.v);
     } else if (v instanceof HostObject) {
       v.freeze();
     }
