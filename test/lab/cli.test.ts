@@ -93,7 +93,7 @@ test("H-2: lab harvest prints per-type tables, --json and --html, for the curren
         ["t.b", 0],
       ],
     );
-    assert.match(readFileSync(html, "utf8"), /<svg class="reliability"/);
+    assert.match(readFileSync(html, "utf8"), /<svg class="reliability before"/);
     // The other lab is empty; a path to a pairs file works too.
     const other = JSON.parse(sy(["lab", "harvest", first, "--json", "--state-dir", dir]).stdout) as { overall: { pairs: number } };
     assert.equal(other.overall.pairs, 0);
