@@ -30,6 +30,13 @@ function section(r: TypeReport, target: number): string[] {
   const out: string[] = [];
   const models = r.models.map((m) => m.model).join(", ") || "no model";
   out.push(r.type === "(overall)" ? "overall" : `judgement type ${r.type}`);
+  if (r.pairs === 0 && r.audit) {
+    // Turned on and audited, shadowed by nothing: the audit is all there is to read.
+    out.push("  no shadow pairs: the type is turned on, and only its audit pairs are here");
+    if (r.calibration) out.push(`  ${calibrationSentence(r.calibration, target)}`);
+    out.push(`  ${auditSentence(r.audit)}`);
+    return out;
+  }
   out.push(`  ${r.kinds.join("/") || "–"} · ${models}`);
   const reasons = Object.entries(r.skipped.by_reason)
     .map(([k, v]) => `${k} ${v}`)
