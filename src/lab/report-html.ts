@@ -113,10 +113,10 @@ function section(r: TypeReport, target: number): string {
     .map(([k, v]) => `${escapeHtml(k)} ${v}`)
     .join(", ");
   const rec = r.recommended
-    ? `min_confidence <b>${r.recommended.threshold.toFixed(2)}</b> reaches ${pct(target)}: the model decides ${pct(r.recommended.coverage)} (${r.recommended.covered} of ${r.answered}) at ${pct(r.recommended.agreement)} agreement`
+    ? `min_confidence <b>${r.recommended.threshold.toFixed(2)}</b> reaches ${pct(target)}: the model decides ${pct(r.recommended.coverage)} (${r.recommended.covered} of ${r.answered}) at ${pct(r.recommended.agreement)} agreement${r.recommended.small_sample ? "*" : ""}`
     : `no threshold reaches ${pct(target)} agreement`;
   const bandRows = r.bands
-    .map((b) => `<tr><td>${escapeHtml(b.band)}</td><td>${b.n}</td><td>${b.agree}</td><td>${pct(b.agreement)}</td><td>${num(b.mean_confidence)}</td></tr>`)
+    .map((b) => `<tr><td>${escapeHtml(b.band)}</td><td>${b.n}</td><td>${b.agree}</td><td>${pct(b.agreement)}${b.small_sample && b.n > 0 ? "*" : ""}</td><td>${num(b.mean_confidence)}</td></tr>`)
     .join("");
   const c = r.confusion;
   const confusion = !c ? "" :
@@ -129,7 +129,7 @@ function section(r: TypeReport, target: number): string {
 <h2>${escapeHtml(title)}</h2>
 <p class="meta">${escapeHtml(r.kinds.join("/") || "–")} · ${escapeHtml(r.models.map((m) => m.model).join(", ") || "no model")}</p>
 <p>pairs ${r.pairs} · answered ${r.answered} · skipped ${r.skipped.total}${reasons ? ` (${reasons})` : ""} · abstained ${r.abstained.total}<br>
-agreement <b>${pct(r.agreement.rate)}</b> (${r.agreement.agree}/${r.answered}) · ECE ${num(r.ece)} · Brier ${num(r.brier)}<br>${rec}</p>
+agreement <b>${pct(r.agreement.rate)}</b> (${r.agreement.agree}/${r.answered})${r.agreement.small_sample && r.answered > 0 ? "*" : ""} · ECE ${num(r.ece)} · Brier ${num(r.brier)}<br>${rec}</p>
 <div class="charts"><figure>${reliabilitySvg(r)}<figcaption>Reliability: each point is a confidence band (mean confidence, observed agreement); the diagonal is perfect calibration.</figcaption></figure>
 ${r.calibration && r.calibration.calibrated > 0 ? `<figure>${reliabilitySvg(r, r.calibration.bands, "after")}<figcaption>After calibration (${escapeHtml(r.calibration.method)} ${escapeHtml(r.calibration.id)}): the same answers, their confidence mapped.</figcaption></figure>\n` : ""}<figure>${coverageSvg(r, target)}<figcaption><span class="k cov"></span>coverage <span class="k agr"></span>agreement <span class="k tgt"></span>target${r.recommended ? ` <span class="k pk"></span>pick` : ""}</figcaption></figure></div>
 ${r.score ? `<p class="score">levels: mean absolute distance ${num(r.score.mean_abs_level_distance)} · quadratic-weighted kappa ${num(r.score.quadratic_kappa)}</p>` : ""}${r.calibration ? `<p class="calibration">${escapeHtml(calibrationSentence(r.calibration, target))}</p>` : ""}${r.audit ? `<p class="audit${r.audit.drift ? " drift" : ""}">${escapeHtml(auditSentence(r.audit))}</p>` : ""}

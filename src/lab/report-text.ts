@@ -45,11 +45,11 @@ function section(r: TypeReport, target: number): string[] {
     `  pairs ${r.pairs} · answered ${r.answered} · skipped ${r.skipped.total}${reasons ? ` (${reasons})` : ""} · abstained ${r.abstained.total}` +
       (r.abstained.total > 0 ? ` (refused ${r.abstained.refused}, no label ${r.abstained.no_label})` : ""),
   );
-  out.push(`  agreement ${pct(r.agreement.rate)} (${r.agreement.agree}/${r.answered}) · ECE ${fmt(r.ece)} · Brier ${fmt(r.brier)}`);
+  out.push(`  agreement ${pct(r.agreement.rate)} (${r.agreement.agree}/${r.answered})${r.agreement.small_sample && r.answered > 0 ? FEW : ""} · ECE ${fmt(r.ece)} · Brier ${fmt(r.brier)}`);
   if (r.recommended) {
     const rec = r.recommended;
     out.push(
-      `  min_confidence for ${pct(target)} agreement: ${rec.threshold.toFixed(2)} — the model decides ${pct(rec.coverage)} (${rec.covered}/${r.answered}) at ${pct(rec.agreement)} agreement`,
+      `  min_confidence for ${pct(target)} agreement: ${rec.threshold.toFixed(2)} — the model decides ${pct(rec.coverage)} (${rec.covered}/${r.answered}) at ${pct(rec.agreement)} agreement${rec.small_sample ? FEW : ""}`,
     );
   } else {
     out.push(`  min_confidence for ${pct(target)} agreement: none — no threshold reaches it`);
@@ -71,7 +71,7 @@ function figures(r: TypeReport): string[] {
   out.push(
     ...table([
       ["confidence", "answers", "agree", "agreement", "mean conf"],
-      ...r.bands.map((b) => [b.band, String(b.n), String(b.agree), pct(b.agreement), fmt(b.mean_confidence)]),
+      ...r.bands.map((b) => [b.band, String(b.n), String(b.agree), pct(b.agreement) + (b.small_sample && b.n > 0 ? "*" : ""), fmt(b.mean_confidence)]),
     ]),
   );
   out.push("");

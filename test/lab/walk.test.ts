@@ -29,6 +29,17 @@ interface Shown {
   tasks: Record<string, { instances?: Record<string, { status: string; output?: { depth?: Decision } | null }> }>;
 }
 
+/** Logs "RUN TASK KEY" for each decision the host is asked, then answers as the example agent does. */
+const COUNTING_AGENT = `import { appendFileSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+const input = readFileSync(0, "utf8");
+const m = /^You are answering one decision for switchyard \\(run ([^,]+), task ([^\\[\\)]+)(?:\\[([^\\]]*)\\])?\\)/.exec(input);
+if (m) appendFileSync(process.env.COUNT_LOG, m[1] + " " + m[2] + " " + (m[3] ?? "") + "\\n");
+const r = spawnSync(process.execPath, [fileURLToPath(new URL("./example-agent.mjs", import.meta.url))], { input, stdio: ["pipe", "inherit", "inherit"] });
+process.exit(r.status ?? 1);
+`;
+
 test("issue 16 (docs/lab.md walk): shadow → harvest → calibrate → turn on with an audit → drift check, on the example pack", { timeout: 300_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-walk-"));
   try {
@@ -81,7 +92,16 @@ test("issue 16 (docs/lab.md walk): shadow → harvest → calibrate → turn on 
     // 4. Turn on with an audit: the example's own line, naming the map just fitted.
     const text = readFileSync(config, "utf8");
     assert.match(text, /"triage\.gate\.depth" = \{ mode = "example\/decider", calibration = "lab\/calibration\.json", min_confidence = 0\.9, audit = 0\.25 \}/);
-    writeFileSync(config, text.replace('calibration = "lab/calibration.json"', `calibration = ${JSON.stringify(join(labFolder, "calibration.json"))}`));
+    // The host runner counts the decisions it is asked (D-20 prompts name the run, task and key).
+    writeFileSync(join(pack, "agents", "counting-agent.mjs"), COUNTING_AGENT);
+    writeFileSync(
+      config,
+      text
+        .replace('calibration = "lab/calibration.json"', `calibration = ${JSON.stringify(join(labFolder, "calibration.json"))}`)
+        .replace('command = ["node", "./agents/example-agent.mjs"]', 'command = ["node", "./agents/counting-agent.mjs"]'),
+    );
+    const asked = join(dir, "asked.log");
+    env.COUNT_LOG = asked;
     const onRun = sy("run", pack, "--config", config);
     assert.equal(onRun.code, 0, onRun.stderr);
     const shown = JSON.parse(sy("show", "latest", "--json").stdout) as Shown;
@@ -105,6 +125,8 @@ test("issue 16 (docs/lab.md walk): shadow → harvest → calibrate → turn on 
     const audits = pairs.filter((p) => p.kind === "audit" && p.run === shown.run);
     assert.deepEqual(audits.map((p) => p.key).sort(), decided.filter((k) => auditSampled(0.25, shown.run, "gate", k, "depth")).sort(), "one audit pair per sampled decision");
     assert.ok(audits.length > 0);
+    const hostAsked = readFileSync(asked, "utf8").trim().split("\n").filter((l) => l.startsWith(`${shown.run} gate `)).map((l) => l.split(" ")[2]!);
+    assert.deepEqual(hostAsked.sort(), audits.map((p) => p.key).sort(), "the host was asked about the sampled gate decisions, once each, and no other");
 
     // 5. Drift check: audit agreement against this lab's shadow agreement; no drift, exit 0.
     const check = sy("lab", "harvest", "--check", "--json", "--config", config);
