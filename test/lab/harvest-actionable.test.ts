@@ -4,7 +4,7 @@
 // summary table — through the harvest API and the CLI.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawnSync } from "node:child_process";
@@ -166,5 +166,32 @@ test("issue 16: the first table gives pairs, agreement with its Wilson interval,
     assert.match(lines[head + 2], /^\s+t\.poor\s+40\s+50\.0% \(35\.2%–64\.8%\)\s+–\s+–\s+none\s+–\s+not reaching target$/);
     assert.match(lines[head + 3], /^\s+t\.ready\s+60\s+100\.0% \(94\.0%–100\.0%\)\s+0\.00\s+100\.0%\s+none\s+–\s+ready$/);
     assert.match(text, /to turn a type on, paste its line into \[decisions\.types\] of your machine config:\n {2}"t\.few" = .*# more pairs needed \(20\)\n {2}"t\.ready" = \{ mode = "sys1\/jev", min_confidence = 0\.00, audit = 0\.1 \}\n/);
+  });
+});
+
+test("issue 16: no pooled confusion matrix across types whose labels differ, in --json, text or HTML; one when they agree", async () => {
+  const pairs = [
+    pair({ type: "t.yn", key: "a", host: "yes", model: "yes" }),
+    pair({ type: "t.abc", key: "b", labels: ["a", "b", "c"], host: "a", model: "b" }),
+  ];
+  await withFile(pairs, async (file) => {
+    const html = file.replace(/pairs\.jsonl$/, "r.html");
+    const r = spawnSync(process.execPath, [BIN, "lab", "harvest", file, "--json", "--html", html], { encoding: "utf8" });
+    const rep = JSON.parse(r.stdout) as { overall: { confusion: unknown }; types: Array<{ confusion: unknown }> };
+    assert.equal(rep.overall.confusion, null);
+    assert.ok(rep.types.every((t) => t.confusion !== null), "each type keeps its own");
+    const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
+    const overall = text.slice(text.indexOf("\noverall\n"));
+    assert.ok(overall.length > 10 && !overall.includes("confusion"), overall);
+    assert.equal((text.match(/confusion \(rows: host label/g) ?? []).length, 2, "one matrix per type");
+    const page = readFileSync(html, "utf8");
+    const overallSection = page.slice(page.indexOf('data-type="(overall)"'));
+    assert.ok(!overallSection.includes('class="confusion"'), "the HTML's overall section has no matrix");
+    assert.equal((page.match(/<table class="confusion">/g) ?? []).length, 2);
+  });
+  // Types with the same labels may pool.
+  await withFile([pair({ type: "t.one", key: "a", host: "yes", model: "yes" }), pair({ type: "t.two", key: "b", host: "no", model: "yes" })], async (file) => {
+    const rep = (await harvest(file)).overall.confusion;
+    assert.deepEqual(rep?.counts, [[1, 0, 0], [1, 0, 0]]);
   });
 });
