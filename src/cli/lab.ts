@@ -2,14 +2,16 @@
 // between a shadow model and the host out of a lab's pairs.jsonl.
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import type { Command } from "commander";
 import { CommandFailed, stateDir, UsageError, examples } from "./common.js";
 import { locateState, prepareStateFolder } from "./state-discovery.js";
 import { labsDir, LabError, listLabs, newLab, pairsPath, resolveLab, type LabInfo } from "../lab/store.js";
 import { harvest, type HarvestReport, type KnownCalibration } from "../lab/harvest.js";
 import { calibrate, DEFAULT_METHOD } from "../lab/calibrate.js";
-import { checkCalibrationFile, CALIBRATION_METHODS, type CalibrationMethod } from "../decide/calibration-map.js";
+import { CALIBRATION_METHODS, type CalibrationMethod } from "../decide/calibration-map.js";
+import { loadMachineConfig } from "../decide/config.js";
+import { appliedCalibrations, defaultCalibrationFile, readCalibrations } from "../lab/known-calibrations.js";
 import { parseSince, type PairFilters } from "../lab/pair-filter.js";
 import { PairsFileError } from "../lab/pairs-reader.js";
 import { renderText, table } from "../lab/report-text.js";
@@ -112,12 +114,15 @@ export function register(program: Command): void {
     .option("--since <when>", "only pairs since an ISO 8601 date or an age such as 7d")
     .option("--all", "count duplicate pairs (same type, state, host label and model) too")
     .option("--calibration <file>", "the calibration file to report on (default: calibration.json in the lab folder)")
+    .option("--config <file>", "a machine config: the calibrations it applies are reported as applied, and audits compared with them")
     .option("--check", "exit 1 when an audited type's agreement has drifted below its shadow agreement")
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
-    .action(async (labArg: string | undefined, opts: FilterFlags & { json?: boolean; html?: string; target: string; calibration?: string; check?: boolean; stateDir?: string }) => {
+    .action(async (labArg: string | undefined, opts: FilterFlags & { json?: boolean; html?: string; target: string; calibration?: string; config?: string; check?: boolean; stateDir?: string }) => {
       const target = parseTarget(opts.target);
       const { file, labId } = pairsFileOf(labArg, opts.stateDir);
-      const calibrations = knownCalibrations(opts.calibration ?? join(dirname(file), "calibration.json"), labId, opts.calibration !== undefined);
+      const calibrations = knownCalibrations(opts.calibration ?? defaultCalibrationFile(file), labId, opts.calibration !== undefined);
+      // What the machine config applies wins over a file merely fitted for the lab.
+      if (opts.config !== undefined) Object.assign(calibrations, appliedCalibrations(loadMachineConfig(opts.config)));
       let report: HarvestReport;
       try {
         report = await harvest(file, { target, lab: labId, calibrations, ...filtersOf(opts) });
@@ -180,8 +185,11 @@ export function register(program: Command): void {
       process.stdout.write(`calibration of ${labId ?? file} (held-out figures, ${folds}-fold cross-validation):\n`);
       process.stdout.write(table(rows, "  ", [0, 2, 3, 4, 5]).join("\n") + "\n");
       if (fitted === 0) throw new CommandFailed("no map was fitted, so no calibration file was written");
-      const out = resolve(opts.output ?? join(dirname(file), "calibration.json"));
-      const text = JSON.stringify(result.file, null, 2) + "\n";
+      const out = resolve(opts.output ?? defaultCalibrationFile(file));
+      // Pairs in the calibration file's own folder are named relative to it, so the two move together.
+      const near = relative(dirname(out), file);
+      const named = near !== "" && !near.startsWith(".." + sep) && near !== ".." ? near : file;
+      const text = JSON.stringify({ ...result.file, pairs_file: named }, null, 2) + "\n";
       fsStep(`write ${out}`, () => writeFileSync(out, text));
       if (opts.json) process.stdout.write(text);
       process.stderr.write(`wrote ${out}; name it in the machine config: "TYPE" = { mode = "PROVIDER/MODEL", calibration = "${out}", min_confidence = … } (lab harvest suggests the threshold)\n`);
@@ -218,7 +226,7 @@ function pairsFileOf(labArg: string | undefined, state: string | undefined): { f
     // A path to a pairs file (a copy, or one from another machine) rather than a lab id.
     const file = resolve(labArg);
     if (!existsSync(file)) throw new UsageError(`no pairs file ${file}`, "name a lab id (`switchyard lab list`) or an existing pairs.jsonl");
-    return { file, labId: null };
+    return { file, labId: labIdBeside(file) };
   }
   const dir = stateDir(state);
   let info: LabInfo;
@@ -232,20 +240,21 @@ function pairsFileOf(labArg: string | undefined, state: string | undefined): { f
   return { file, labId: info.id };
 }
 
+/** The id in the lab.json beside a pairs file (a copied lab folder), else null. */
+function labIdBeside(file: string): string | null {
+  try {
+    const info = JSON.parse(readFileSync(join(dirname(file), "lab.json"), "utf8")) as { id?: unknown };
+    return typeof info.id === "string" ? info.id : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The maps of a calibration file, by type; a missing default file means none. */
 function knownCalibrations(file: string, labId: string | null, given: boolean): Record<string, KnownCalibration> {
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    if (!given && (err as NodeJS.ErrnoException).code === "ENOENT") return {};
-    throw new UsageError(`cannot read the calibration file ${file}: ${(err as Error).message}`, "write one with `switchyard lab calibrate`");
-  }
-  const checked = checkCalibrationFile(value);
-  if ("error" in checked) throw new UsageError(`${file} is not a calibration file: ${checked.error}`, "write one with `switchyard lab calibrate`");
-  const out: Record<string, KnownCalibration> = {};
-  for (const [type, c] of Object.entries(checked.types)) out[type] = { calibration: { ...c, type }, file, lab: checked.lab ?? labId, applied: false };
-  return out;
+  const known = readCalibrations(file, labId, given);
+  if ("error" in known) throw new UsageError(known.error, "write one with `switchyard lab calibrate`");
+  return known.calibrations;
 }
 
 function humanBytes(n: number): string {

@@ -42,7 +42,16 @@ export interface CalibrateResult {
 }
 
 interface Collected {
-  models: Map<string, { c: number[]; y: number[]; answered: number; agree: number; digest: ReturnType<typeof createHash> }>;
+  models: Map<string, { c: number[]; y: number[]; order: string[]; answered: number; agree: number; digest: ReturnType<typeof createHash> }>;
+}
+
+/**
+ * Where a pair sorts before the fit and the fold assignment: a digest of what it is about, so
+ * the map and the cross-validation do not depend on the order concurrent runs appended pairs in.
+ */
+function orderKey(pair: ShadowPair): string {
+  // The element first (hashed, so folds mix keys), then the state: the same tickets order alike in every lab.
+  return createHash("sha256").update(JSON.stringify([pair.task, pair.key, pair.question.id])).digest("hex").slice(0, 16) + " " + pair.state_digest + " " + pair.host_label;
 }
 
 export async function calibrate(pairsFile: string, options: CalibrateOptions = {}): Promise<CalibrateResult> {
@@ -57,7 +66,7 @@ export async function calibrate(pairsFile: string, options: CalibrateOptions = {
     if (!t) byType.set(pair.type, (t = { models: new Map() }));
     const who = pairModel(pair);
     let m = t.models.get(who);
-    if (!m) t.models.set(who, (m = { c: [], y: [], answered: 0, agree: 0, digest: createHash("sha256") }));
+    if (!m) t.models.set(who, (m = { c: [], y: [], order: [], answered: 0, agree: 0, digest: createHash("sha256") }));
     m.answered++;
     const label = modelLabel(pair);
     const agrees = label !== null && label === pair.host_label;
@@ -65,6 +74,7 @@ export async function calibrate(pairsFile: string, options: CalibrateOptions = {
     if (label === null) return;
     m.c.push(pair.model.confidence);
     m.y.push(agrees ? 1 : 0);
+    m.order.push(orderKey(pair));
     m.digest.update(JSON.stringify([pair.run, pair.task, pair.key, pair.question.id, pair.state_digest, pair.host_label, who, label, pair.model.confidence]) + "\n");
   });
   const outcomes: TypeOutcome[] = [];
@@ -94,7 +104,8 @@ export async function calibrate(pairsFile: string, options: CalibrateOptions = {
       outcomes.push({ type, fitted: false, pairs: n, reason: `all ${n} answers ${agreeing === 0 ? "disagree" : "agree"} with the host: there is nothing to calibrate against` });
       continue;
     }
-    const obs = { c: Float64Array.from(m.c), y: Uint8Array.from(m.y) };
+    const sorted = [...m.c.keys()].sort((i, j) => (m.order[i] < m.order[j] ? -1 : m.order[i] > m.order[j] ? 1 : m.c[i] - m.c[j]));
+    const obs = { c: Float64Array.from(sorted, (i) => m.c[i]), y: Uint8Array.from(sorted, (i) => m.y[i]) };
     const cv = crossValidate(method, obs, Math.min(folds, n));
     const entry: Omit<TypeCalibration, "id"> = {
       type,

@@ -238,7 +238,8 @@ export interface AuditReport {
 }
 
 export interface Verdict {
-  status: "ready" | "more pairs needed" | "not reaching target";
+  /** `audited`: a turned-on type with audit pairs only, where drift (not readiness) is the question. */
+  status: "ready" | "more pairs needed" | "not reaching target" | "audited";
   /** For `more pairs needed`: about how many more pairs. */
   needed: number | null;
   text: string;
@@ -457,11 +458,11 @@ export async function harvest(pairsFile: string, options: HarvestOptions = {}): 
     if (st.shadow.pairs > 0) labelSets.add(JSON.stringify(r.confusion?.model_labels));
     r.calibration = calibrationReport(st, options.lab ?? null, target);
     const rec = r.calibration && r.calibration.status !== "stale" ? r.calibration.recommended : r.recommended;
-    r.verdict = verdict(r, rec);
+    r.audit = auditReport(st);
+    r.verdict = r.pairs === 0 && r.audit ? audited(r.audit) : verdict(r, rec);
     r.config_line = configLine(name, r, rec);
     r.disagreements = { total: st.disagreeing, listed: st.disagreements };
     r.score = st.levels ? scoreFigures(st.shadow, st.levels) : null;
-    r.audit = auditReport(st);
     types.push(r);
   }
   const pooled = report(OVERALL, overall, target);
@@ -514,6 +515,10 @@ function verdict(r: TypeReport, rec: TypeReport["recommended"]): Verdict {
   // The threshold must have SMALL_SAMPLE answers above it; at its coverage that takes this many more.
   if (rec.covered < SMALL_SAMPLE) return more(Math.ceil((SMALL_SAMPLE - rec.covered) / Math.max(rec.coverage, 1e-9)));
   return { status: "ready", needed: null, text: "ready" };
+}
+
+function audited(a: AuditReport): Verdict {
+  return { status: "audited", needed: null, text: a.drift ? "audited: drift" : a.baseline ? "audited: holding" : "audited: no baseline" };
 }
 
 /** The `[decisions.types]` line that turns the type on at the recommended threshold, with an audit. */

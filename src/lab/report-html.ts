@@ -3,8 +3,8 @@
 // the diagonal of perfect calibration), the coverage/agreement curve over thresholds, the band
 // table and the confusion matrix.
 
-import type { HarvestReport, TypeReport } from "./harvest.js";
-import { summaryRows } from "./report-text.js";
+import type { BandReport, HarvestReport, TypeReport } from "./harvest.js";
+import { auditSentence, calibrationSentence, summaryRows } from "./report-text.js";
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
@@ -40,16 +40,19 @@ function axes(xLabel: string, yLabel: string): string {
   );
 }
 
-/** Reliability diagram: one point per non-empty band at (mean confidence, agreement). */
-export function reliabilitySvg(r: TypeReport): string {
-  const bars = r.bands
+/**
+ * Reliability diagram: one point per non-empty band at (mean confidence, agreement). `stage` is
+ * "before" for the model's own confidences, "after" for the same answers through a calibration.
+ */
+export function reliabilitySvg(r: TypeReport, bandsIn: BandReport[] = r.bands, stage: "before" | "after" = "before"): string {
+  const bars = bandsIn
     .filter((b) => b.n > 0 && b.agreement !== null)
     .map((b) => {
       const h = (b.agreement as number) * S;
       return `<rect class="bar" x="${px(b.lo)}" y="${py(b.agreement as number)}" width="${((b.hi - b.lo) * S).toFixed(1)}" height="${h.toFixed(1)}"/>`;
     })
     .join("");
-  const points = r.bands
+  const points = bandsIn
     .filter((b) => b.n > 0 && b.agreement !== null && b.mean_confidence !== null)
     .map(
       (b) =>
@@ -58,8 +61,8 @@ export function reliabilitySvg(r: TypeReport): string {
     )
     .join("");
   return (
-    `<svg class="reliability" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="reliability diagram for ${escapeHtml(r.type)}">` +
-    axes("model confidence", "agreement with host") +
+    `<svg class="reliability ${stage}" data-stage="${stage}" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="reliability diagram ${stage === "after" ? "after calibration " : ""}for ${escapeHtml(r.type)}">` +
+    axes(stage === "after" ? "calibrated confidence" : "model confidence", "agreement with host") +
     bars +
     `<line class="diagonal" x1="${px(0)}" y1="${py(0)}" x2="${px(1)}" y2="${py(1)}"/>` +
     points +
@@ -110,10 +113,10 @@ function section(r: TypeReport, target: number): string {
     .map(([k, v]) => `${escapeHtml(k)} ${v}`)
     .join(", ");
   const rec = r.recommended
-    ? `min_confidence <b>${r.recommended.threshold.toFixed(2)}</b> reaches ${pct(target)}: the model decides ${pct(r.recommended.coverage)} (${r.recommended.covered} of ${r.answered}) at ${pct(r.recommended.agreement)} agreement`
+    ? `min_confidence <b>${r.recommended.threshold.toFixed(2)}</b> reaches ${pct(target)}: the model decides ${pct(r.recommended.coverage)} (${r.recommended.covered} of ${r.answered}) at ${pct(r.recommended.agreement)} agreement${r.recommended.small_sample ? "*" : ""}`
     : `no threshold reaches ${pct(target)} agreement`;
   const bandRows = r.bands
-    .map((b) => `<tr><td>${escapeHtml(b.band)}</td><td>${b.n}</td><td>${b.agree}</td><td>${pct(b.agreement)}</td><td>${num(b.mean_confidence)}</td></tr>`)
+    .map((b) => `<tr><td>${escapeHtml(b.band)}</td><td>${b.n}</td><td>${b.agree}</td><td>${pct(b.agreement)}${b.small_sample && b.n > 0 ? "*" : ""}</td><td>${num(b.mean_confidence)}</td></tr>`)
     .join("");
   const c = r.confusion;
   const confusion = !c ? "" :
@@ -126,10 +129,11 @@ function section(r: TypeReport, target: number): string {
 <h2>${escapeHtml(title)}</h2>
 <p class="meta">${escapeHtml(r.kinds.join("/") || "–")} · ${escapeHtml(r.models.map((m) => m.model).join(", ") || "no model")}</p>
 <p>pairs ${r.pairs} · answered ${r.answered} · skipped ${r.skipped.total}${reasons ? ` (${reasons})` : ""} · abstained ${r.abstained.total}<br>
-agreement <b>${pct(r.agreement.rate)}</b> (${r.agreement.agree}/${r.answered}) · ECE ${num(r.ece)} · Brier ${num(r.brier)}<br>${rec}</p>
+agreement <b>${pct(r.agreement.rate)}</b> (${r.agreement.agree}/${r.answered})${r.agreement.small_sample && r.answered > 0 ? "*" : ""} · ECE ${num(r.ece)} · Brier ${num(r.brier)}<br>${rec}</p>
 <div class="charts"><figure>${reliabilitySvg(r)}<figcaption>Reliability: each point is a confidence band (mean confidence, observed agreement); the diagonal is perfect calibration.</figcaption></figure>
-<figure>${coverageSvg(r, target)}<figcaption><span class="k cov"></span>coverage <span class="k agr"></span>agreement <span class="k tgt"></span>target${r.recommended ? ` <span class="k pk"></span>pick` : ""}</figcaption></figure></div>
-${disagreements(r)}${r.audit ? `<p class="audit">audit: ${r.audit.answered} answered, agreement ${pct(r.audit.agreement.rate)}${r.audit.baseline ? ` vs ${r.audit.baseline.source} ${pct(r.audit.baseline.rate)}` : ""}${r.audit.drift ? " — <b>drift</b>" : ""}</p>` : ""}
+${r.calibration && r.calibration.calibrated > 0 ? `<figure>${reliabilitySvg(r, r.calibration.bands, "after")}<figcaption>After calibration (${escapeHtml(r.calibration.method)} ${escapeHtml(r.calibration.id)}): the same answers, their confidence mapped.</figcaption></figure>\n` : ""}<figure>${coverageSvg(r, target)}<figcaption><span class="k cov"></span>coverage <span class="k agr"></span>agreement <span class="k tgt"></span>target${r.recommended ? ` <span class="k pk"></span>pick` : ""}</figcaption></figure></div>
+${r.score ? `<p class="score">levels: mean absolute distance ${num(r.score.mean_abs_level_distance)} · quadratic-weighted kappa ${num(r.score.quadratic_kappa)}</p>` : ""}${r.calibration ? `<p class="calibration">${escapeHtml(calibrationSentence(r.calibration, target))}</p>` : ""}${r.audit ? `<p class="audit${r.audit.drift ? " drift" : ""}">${escapeHtml(auditSentence(r.audit))}</p>` : ""}
+${disagreements(r)}
 <div class="tables"><table class="bands"><tr><th>confidence</th><th>answers</th><th>agree</th><th>agreement</th><th>mean conf</th></tr>${bandRows}</table>
 ${confusion}</div>
 </section>`;
@@ -146,7 +150,7 @@ th:first-child,td:first-child{text-align:left}.tables{display:flex;flex-wrap:wra
 .coverage{fill:none;stroke:#1f5fbf;stroke-width:2}.agreement{fill:none;stroke:#2d8a46;stroke-width:2}
 .target{stroke:#c0392b;stroke-dasharray:5 3}.pick{stroke:#e08e0b;stroke-width:1.5}
 .k{display:inline-block;width:14px;height:3px;vertical-align:middle;margin:0 4px 0 8px}.cov{background:#1f5fbf}.agr{background:#2d8a46}.tgt{background:#c0392b}.pk{background:#e08e0b}
-.warn{color:#9a5b00}`;
+.warn{color:#9a5b00}.drift{color:#b03a2e;font-weight:600}`;
 
 export function renderHtml(report: HarvestReport): string {
   const name = report.lab ?? report.file;

@@ -1,6 +1,6 @@
 // The harvest as plain text for a terminal: per judgement type, then overall, aligned tables.
 
-import { SMALL_SAMPLE, type HarvestReport, type ThresholdPoint, type TypeReport } from "./harvest.js";
+import { SMALL_SAMPLE, type AuditReport, type CalibrationReport, type HarvestReport, type ThresholdPoint, type TypeReport } from "./harvest.js";
 
 const fmt = (x: number | null, digits = 3): string => (x === null ? "–" : x.toFixed(digits));
 const pct = (x: number | null): string => (x === null ? "–" : `${(x * 100).toFixed(1)}%`);
@@ -30,6 +30,13 @@ function section(r: TypeReport, target: number): string[] {
   const out: string[] = [];
   const models = r.models.map((m) => m.model).join(", ") || "no model";
   out.push(r.type === "(overall)" ? "overall" : `judgement type ${r.type}`);
+  if (r.pairs === 0 && r.audit) {
+    // Turned on and audited, shadowed by nothing: the audit is all there is to read.
+    out.push("  no shadow pairs: the type is turned on, and only its audit pairs are here");
+    if (r.calibration) out.push(`  ${calibrationSentence(r.calibration, target)}`);
+    out.push(`  ${auditSentence(r.audit)}`);
+    return out;
+  }
   out.push(`  ${r.kinds.join("/") || "–"} · ${models}`);
   const reasons = Object.entries(r.skipped.by_reason)
     .map(([k, v]) => `${k} ${v}`)
@@ -38,21 +45,33 @@ function section(r: TypeReport, target: number): string[] {
     `  pairs ${r.pairs} · answered ${r.answered} · skipped ${r.skipped.total}${reasons ? ` (${reasons})` : ""} · abstained ${r.abstained.total}` +
       (r.abstained.total > 0 ? ` (refused ${r.abstained.refused}, no label ${r.abstained.no_label})` : ""),
   );
-  out.push(`  agreement ${pct(r.agreement.rate)} (${r.agreement.agree}/${r.answered}) · ECE ${fmt(r.ece)} · Brier ${fmt(r.brier)}`);
+  out.push(`  agreement ${pct(r.agreement.rate)} (${r.agreement.agree}/${r.answered})${r.agreement.small_sample && r.answered > 0 ? FEW : ""} · ECE ${fmt(r.ece)} · Brier ${fmt(r.brier)}`);
   if (r.recommended) {
     const rec = r.recommended;
     out.push(
-      `  min_confidence for ${pct(target)} agreement: ${rec.threshold.toFixed(2)} — the model decides ${pct(rec.coverage)} (${rec.covered}/${r.answered}) at ${pct(rec.agreement)} agreement`,
+      `  min_confidence for ${pct(target)} agreement: ${rec.threshold.toFixed(2)} — the model decides ${pct(rec.coverage)} (${rec.covered}/${r.answered}) at ${pct(rec.agreement)} agreement${rec.small_sample ? FEW : ""}`,
     );
   } else {
     out.push(`  min_confidence for ${pct(target)} agreement: none — no threshold reaches it`);
   }
-  if (r.answered === 0) return out;
-  out.push("");
+  if (r.answered > 0) out.push(...figures(r));
+  if (r.calibration) out.push(`  ${calibrationSentence(r.calibration, target)}`);
+  if (r.score) out.push(`  levels: mean absolute distance ${fmt(r.score.mean_abs_level_distance)} · quadratic-weighted kappa ${fmt(r.score.quadratic_kappa)}`);
+  if (r.audit) out.push(`  ${auditSentence(r.audit)}`);
+  if (r.disagreements && r.disagreements.total > 0) {
+    out.push(`  disagreements: ${r.disagreements.total}${r.disagreements.total > r.disagreements.listed.length ? ` (first ${r.disagreements.listed.length} listed)` : ""}`);
+    out.push(...table([["host", "model", "conf", "run", "key"], ...r.disagreements.listed.map((d) => [d.host_label, d.model_label, d.confidence.toFixed(3), d.run, d.key ?? "–"])], "    ", [0, 1, 3, 4]));
+  }
+  return out;
+}
+
+/** The band table, the threshold table and the confusion matrix of a type with answers. */
+function figures(r: TypeReport): string[] {
+  const out: string[] = [""];
   out.push(
     ...table([
       ["confidence", "answers", "agree", "agreement", "mean conf"],
-      ...r.bands.map((b) => [b.band, String(b.n), String(b.agree), pct(b.agreement), fmt(b.mean_confidence)]),
+      ...r.bands.map((b) => [b.band, String(b.n), String(b.agree), pct(b.agreement) + (b.small_sample && b.n > 0 ? "*" : ""), fmt(b.mean_confidence)]),
     ]),
   );
   out.push("");
@@ -69,17 +88,24 @@ function section(r: TypeReport, target: number): string[] {
     out.push("  confusion (rows: host label, columns: model label)");
     out.push(...table([["host \\ model", ...c.model_labels], ...c.host_labels.map((h, i) => [h, ...c.counts[i].map(String)])], "    "));
   }
-  if (r.score) out.push(`  levels: mean absolute distance ${fmt(r.score.mean_abs_level_distance)} · quadratic-weighted kappa ${fmt(r.score.quadratic_kappa)}`);
-  if (r.audit) {
-    const a = r.audit;
-    out.push(`  audit: ${a.answered} answered, agreement ${pct(a.agreement.rate)} (${pct(a.agreement.wilson.lo)}–${pct(a.agreement.wilson.hi)})${a.agreement.small_sample ? FEW : ""}` +
-      (a.baseline ? ` vs ${a.baseline.source} ${pct(a.baseline.rate)}; difference ${a.difference ? `${pct(a.difference.d)} (${pct(a.difference.lo)} … ${pct(a.difference.hi)})` : "–"}${a.drift ? " — DRIFT" : ""}` : " (no shadow baseline)"));
-  }
-  if (r.disagreements && r.disagreements.total > 0) {
-    out.push(`  disagreements: ${r.disagreements.total}${r.disagreements.total > r.disagreements.listed.length ? ` (first ${r.disagreements.listed.length} listed)` : ""}`);
-    out.push(...table([["host", "model", "conf", "run", "key"], ...r.disagreements.listed.map((d) => [d.host_label, d.model_label, d.confidence.toFixed(3), d.run, d.key ?? "–"])], "    ", [0, 1, 3, 4]));
-  }
   return out;
+}
+
+/** What a type's calibration is and does to these pairs; shared by the text and HTML reports. */
+export function calibrationSentence(c: CalibrationReport, target: number): string {
+  const rec = c.recommended;
+  return `calibration: ${c.status} ${c.method} ${c.id} (${c.file}), fitted on ${c.fitted_pairs} pairs of ${c.model}; held-out ECE ${fmt(c.cv.ece_before)} → ${fmt(c.cv.ece_after)}, Brier ${fmt(c.cv.brier_before)} → ${fmt(c.cv.brier_after)}` +
+    (c.calibrated > 0
+      ? `; these ${c.calibrated} answers mapped: ECE ${fmt(c.ece)}, Brier ${fmt(c.brier)}, min_confidence for ${pct(target)} ${rec ? `${rec.threshold.toFixed(2)} (decides ${pct(rec.coverage)})` : "none"}`
+      : "");
+}
+
+/** The audit's agreement against its baseline, and whether it drifted; shared by text and HTML. */
+export function auditSentence(a: AuditReport): string {
+  return `audit: ${a.answered} answered, agreement ${pct(a.agreement.rate)} (${pct(a.agreement.wilson.lo)}–${pct(a.agreement.wilson.hi)})${a.agreement.small_sample ? FEW : ""}` +
+    (a.baseline
+      ? ` vs ${a.baseline.source} ${pct(a.baseline.rate)}; difference ${a.difference ? `${pct(a.difference.d)} (${pct(a.difference.lo)} … ${pct(a.difference.hi)})` : "–"}${a.drift ? " — DRIFT" : ", within chance"}`
+      : " (no shadow baseline)");
 }
 
 /** Marks a figure resting on fewer than SMALL_SAMPLE pairs. */
@@ -87,7 +113,7 @@ const FEW = " (few pairs)";
 
 /** The first table: one line per type, what a team decides on. */
 export function summaryRows(report: HarvestReport): string[][] {
-  const rows = [["type", "pairs", "agreement (95% CI)", "threshold", "coverage", "calibration", "verdict"]];
+  const rows = [["type", "pairs", "agreement (95% CI)", "threshold", "coverage", "calibration", "audit", "verdict"]];
   for (const r of report.types) {
     const cal = r.calibration && r.calibration.status !== "stale" ? r.calibration : null;
     const rec = cal ? cal.recommended : r.recommended;
@@ -99,6 +125,7 @@ export function summaryRows(report: HarvestReport): string[][] {
       rec ? rec.threshold.toFixed(2) + (cal ? " cal" : "") : "–",
       rec ? pct(rec.coverage) + (rec.covered < SMALL_SAMPLE ? "*" : "") : "–",
       r.calibration ? `${r.calibration.status} ${r.calibration.method}` : "none",
+      r.audit ? `${pct(r.audit.agreement.rate)} of ${r.audit.answered}${r.audit.agreement.small_sample ? "*" : ""}${r.audit.drift ? " DRIFT" : ""}` : "–",
       r.verdict?.text ?? "–",
     ]);
   }
@@ -112,7 +139,7 @@ export function renderText(report: HarvestReport): string {
   for (const w of report.warnings) out.push(`warning: ${w}`);
   if (report.types.length > 0) {
     out.push("");
-    out.push(...table(summaryRows(report), "  ", [0, 5, 6]));
+    out.push(...table(summaryRows(report), "  ", [0, 5, 7]));
     out.push(`  * fewer than ${SMALL_SAMPLE} pairs behind this figure: weak evidence`);
     const lines = report.types.filter((t) => t.config_line);
     if (lines.length > 0) {

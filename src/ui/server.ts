@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { Store } from "../run/index.js";
 import { harvest } from "../lab/harvest.js";
 import { renderHtml } from "../lab/report-html.js";
+import { defaultCalibrationFile, readCalibrations } from "../lab/known-calibrations.js";
 import { listLabs, pairsPath } from "../lab/store.js";
 import type { LabItem } from "./api-types.js";
 import { RunReader } from "./run-reader.js";
@@ -197,7 +198,11 @@ export function createUiServer(opts: UiServerOptions): { server: Server; close: 
       if (!lab) throw notFound(`no lab ${params[0]} in ${opts.stateDir}`);
       const file = pairsPath(opts.stateDir, lab.id);
       if (!existsSync(file)) throw notFound(`lab ${lab.id} has no pairs yet`);
-      const html = renderHtml(await harvest(file, { target: 0.95, lab: lab.id }));
+      // The lab folder's calibration.json, as `lab harvest` reads it: a broken one is a warning here.
+      const known = readCalibrations(defaultCalibrationFile(file), lab.id, false);
+      const report = await harvest(file, { target: 0.95, lab: lab.id, calibrations: "error" in known ? {} : known.calibrations });
+      if ("error" in known) report.warnings.push(known.error);
+      const html = renderHtml(report);
       send(res, 200, "text/html; charset=utf-8", html, { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" });
     }],
   ];

@@ -77,7 +77,7 @@ test("H-2: lab harvest prints per-type tables, --json and --html, for the curren
     assert.match(text.stdout, /judgement type t\.a\n/);
     assert.match(text.stdout, /agreement 50\.0% \(1\/2\)/);
     assert.match(text.stdout, /min_confidence for 95\.0% agreement: 0\.61 /);
-    assert.match(text.stdout, /\n {2}≥0\.95 +1 +1 +100\.0% +0\.970\n/);
+    assert.match(text.stdout, /\n {2}≥0\.95 +1 +1 +100\.0%\* +0\.970\n/);
     assert.match(text.stdout, /\noverall\n/);
     const html = join(dir, "report.html");
     const json = sy(["lab", "harvest", id, "--json", "--target", "0.5", "--html", html, "--state-dir", dir]);
@@ -93,7 +93,7 @@ test("H-2: lab harvest prints per-type tables, --json and --html, for the curren
         ["t.b", 0],
       ],
     );
-    assert.match(readFileSync(html, "utf8"), /<svg class="reliability"/);
+    assert.match(readFileSync(html, "utf8"), /<svg class="reliability before"/);
     // The other lab is empty; a path to a pairs file works too.
     const other = JSON.parse(sy(["lab", "harvest", first, "--json", "--state-dir", dir]).stdout) as { overall: { pairs: number } };
     assert.equal(other.overall.pairs, 0);

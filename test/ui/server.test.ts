@@ -5,8 +5,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
-import { mkdirSync, rmSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { get, runTriage, SECRET, startUi, type Triage, type Ui } from "./support.js";
 import type { ApiEvent, CellDoc, GridDoc, InstancePage, RunDoc, RunListItem } from "../../src/ui/api-types.js";
 import { keyDirName } from "../../src/run/keys.js";
@@ -178,4 +178,29 @@ test("issue 14: /events after SEQ as JSON, and as server-sent events", async () 
   const data = JSON.parse(/data: (.*)\n/.exec(text)![1]!) as ApiEvent[];
   assert.deepEqual(data.map((e) => e.seq), [all.last_seq - 1, all.last_seq]);
   assert.match(text, new RegExp(`id: ${all.last_seq}\\n`));
+});
+
+test("issue 16: a lab's page reports the calibration.json in its folder, as `lab harvest` does; a broken one is a warning", async () => {
+  const { labs } = await json<{ labs: Array<{ id: string }> }>("/api/labs");
+  const id = labs[0]!.id;
+  const file = join(t.state, "labs", id, "calibration.json");
+  const page = async (): Promise<string> => {
+    const r = await get(new URL(`/labs/${id}`, ui.url).href);
+    assert.equal(r.status, 200, r.text);
+    return r.text;
+  };
+  try {
+    assert.doesNotMatch(await page(), /cal-[0-9a-f]{12}/, "no calibration file, none reported");
+    // The example's own map for gate.depth: the run's gate decisions are audited against its baseline.
+    copyFileSync(resolve("examples/cve-triage/lab/calibration.json"), file);
+    const shipped = JSON.parse(readFileSync(file, "utf8")) as { types: Record<string, { id: string }> };
+    const html = await page();
+    assert.match(html, /<tr><td>triage\.gate\.depth<\/td>(<td>[^<]*<\/td>){4}<td>fitted platt<\/td>/);
+    assert.ok(html.includes(shipped.types["triage.gate.depth"]!.id), "names the map");
+    assert.match(html, /<p class="audit">audit: \d+ answered, agreement [\d.]+% .* vs calibration 90\.3%/);
+    writeFileSync(file, "{ not json");
+    assert.match(await page(), /<p class="warn">warning: cannot read the calibration file .*calibration\.json/);
+  } finally {
+    rmSync(file, { force: true });
+  }
 });
