@@ -9,7 +9,7 @@ import { binaryOp, checkSequenceSize, index, iterableToArray, setIndex, slice, u
 import { getAttr, callMethod, hasMethod } from "./methods.js";
 import { UNIVERSE } from "./builtins.js";
 import {
-  Builtin, Dict, RangeValue, StarError, StarFunction, StarList, Tuple, budgetError, freeze, truth, typeName,
+  Builtin, Dict, HostObject, RangeValue, StarError, StarFunction, StarList, Tuple, budgetError, freeze, truth, typeName,
   type CallContext, type Cell, type ModuleState, type Thread, type Value,
 } from "./values.js";
 
@@ -606,6 +606,7 @@ export function callValue(fn: Value, args: Value[], kwargs: Array<[string, Value
     const v = fn.impl(ctx(), args, kwargs);
     return v === undefined ? null : v; // an embedder built-in that returns nothing returns None
   }
+  if (fn instanceof HostObject && fn.call) return fn.call(ctx(), args, kwargs);
   throw new StarError("type-error", `${typeName(fn)} value is not callable`);
 }
 
