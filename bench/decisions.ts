@@ -8,9 +8,13 @@
 // HTTP loop (node:http Agent, keepAlive, 32 requests in flight) sending the same requests to the
 // same server. Targets: ≥ 1,500 decisions/s and ≥ 50 % of the plain loop's rate.
 //
-// usage: node dist/bench/decisions.js [N] [--rounds R] [--engine-only]   (default N = 10000, R = 3;
-//        the best round of each is reported, the machine being shared; --engine-only skips the
-//        plain loop, to profile the engine's side alone with node --cpu-prof)
+// Each round also runs the engine with every request sent through the official System One client
+// (none directly, see src/decide/providers/systemone-direct.ts), for comparison in the same run.
+//
+// usage: node dist/bench/decisions.js [N] [--rounds R] [--engine-only] [--no-client-only]
+//        (default N = 10000, R = 3; the best round of each is reported, the machine being shared;
+//        --engine-only skips the plain loop, to profile the engine's side alone with node
+//        --cpu-prof; --no-client-only skips the official-client-only runs)
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +23,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { loadMachineConfig } from "../src/decide/config.js";
 import { createJudge } from "../src/decide/router.js";
+import { createProvider } from "../src/decide/providers/index.js";
 import type { Plan } from "../src/plan/plan.js";
 import { task } from "./plan-task.js";
 import { admitRun, RunEngine, Store } from "../src/run/index.js";
@@ -124,16 +129,17 @@ async function plainLoop(url: string, n: number): Promise<{ rate: number; cpuUs:
 }
 
 /** The engine: admit, execute, check every element was decided by the model. */
-async function engineRun(url: string, n: number): Promise<{ rate: number; seconds: number; routeSeconds: number; rssMb: number; cpuUs: number }> {
+async function engineRun(url: string, n: number, clientOnly = false): Promise<{ rate: number; seconds: number; routeSeconds: number; rssMb: number; cpuUs: number }> {
   const dir = scratchDir("sy-bench-decisions-");
   try {
     const pack = join(dir, "pack");
     mkdirSync(pack);
     writeFileSync(join(pack, "bench.star"), "# bench\n");
     const configPath = join(dir, "config.toml");
-    writeFileSync(configPath, `[providers.s1]\nkind = "systemone"\nvendor = "typesafe"\nbase_url = "${url}"\nmodels = ["jev-1"]\nmax_retries = 0\n\n[decisions]\ndefault = "s1/jev-1"\n`);
+    writeFileSync(configPath, `[providers.s1]\nkind = "systemone"\nvendor = "typesafe"\nbase_url = "${url}"\nmodels = ["jev-1"]\n\n[decisions]\ndefault = "s1/jev-1"\n`);
     const config = loadMachineConfig(configPath, {});
-    const judge = createJudge({ config, stateDir: join(dir, "state") });
+    const providers = clientOnly ? { s1: createProvider(config.providers.s1!, { clientOnly }) } : undefined;
+    const judge = createJudge({ config, stateDir: join(dir, "state"), providers });
     const store = new Store(join(dir, "state"));
     const data = tickets(n);
     const run = admitRun(store, { plan: benchPlan(n), packDir: pack, sourcePath: pack });
@@ -177,23 +183,35 @@ async function main(): Promise<void> {
   const ei = args.indexOf("--engine-only");
   const engineOnly = ei >= 0;
   if (engineOnly) args.splice(ei, 1);
+  const ci = args.indexOf("--no-client-only");
+  const clientToo = ci < 0;
+  if (!clientToo) args.splice(ci, 1);
   const n = Number(args[0] ?? 10000);
   const { url, child } = await startServer();
   try {
     if (!engineOnly) await plainLoop(url, 500); // warm both ends up
     await engineRun(url, 200);
     let plain = { rate: 0, cpuUs: 0 };
-    let best = { rate: 0, seconds: 0, routeSeconds: 0, rssMb: 0, cpuUs: 0 };
+    const none = { rate: 0, seconds: 0, routeSeconds: 0, rssMb: 0, cpuUs: 0 };
+    let best = none;
+    let client = none;
     for (let r = 0; r < rounds; r++) {
       const p = engineOnly ? plain : await plainLoop(url, n);
       if (p.rate > plain.rate) plain = p;
       const e = await engineRun(url, n);
       if (e.rate > best.rate) best = e;
+      if (clientToo) {
+        const c = await engineRun(url, n, true);
+        if (c.rate > client.rate) client = c;
+      }
     }
     const share = best.rate / plain.rate;
-    console.log(`decisions: ${n} route instances, decision_concurrency ${CONCURRENCY}, System One server process at ${url}`);
+    const line = (v: typeof best) =>
+      `${v.rate.toFixed(0)} decisions/s over the route's ${v.routeSeconds.toFixed(2)} s (${(n / v.seconds).toFixed(0)}/s over the whole run's ${v.seconds.toFixed(2)} s, ${v.rssMb.toFixed(0)} MB RSS; CPU ${v.cpuUs.toFixed(0)} µs per decision, engine + router + provider + store)`;
+    console.log(`decisions: ${n} route instances, decision_concurrency ${CONCURRENCY}, System One server process at ${url} (best of ${rounds})`);
     if (!engineOnly) console.log(`  plain keep-alive loop:   ${plain.rate.toFixed(0)} requests/s (client CPU ${plain.cpuUs.toFixed(0)} µs per request)`);
-    console.log(`  switchyard run:          ${best.rate.toFixed(0)} decisions/s over the route's ${best.routeSeconds.toFixed(2)} s (${(n / best.seconds).toFixed(0)}/s over the whole run's ${best.seconds.toFixed(2)} s, ${best.rssMb.toFixed(0)} MB RSS; CPU ${best.cpuUs.toFixed(0)} µs per decision, engine + router + provider + store)`);
+    console.log(`  switchyard run:          ${line(best)}`);
+    if (clientToo) console.log(`  the same, every request through the official client: ${line(client)}${engineOnly ? "" : `; ${((client.rate / plain.rate) * 100).toFixed(0)} % of the loop`}`);
     if (!engineOnly) console.log(`  share of the plain loop: ${(share * 100).toFixed(0)} %`);
     console.log(`  targets: >= 1500 decisions/s ${best.rate >= 1500 ? "met" : "MISSED"}${engineOnly ? "" : `; >= 50 % of the plain loop ${share >= 0.5 ? "met" : "MISSED"}`}`);
   } finally {

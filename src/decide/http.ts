@@ -15,6 +15,8 @@ export interface HttpTuning {
   /** First backoff delay; doubled per retry up to backoffMaxMs, minus up to 25 % jitter. */
   backoffInitialMs?: number;
   backoffMaxMs?: number;
+  /** systemone: send every request through the official client, none directly (comparison). */
+  clientOnly?: boolean;
 }
 
 export const DEFAULT_BACKOFF_INITIAL_MS = 500;
@@ -155,6 +157,25 @@ interface Target {
   options: RequestOptions;
 }
 
+/** One HTTP exchange, its body read whole. */
+export interface Exchange {
+  status: number;
+  statusText: string;
+  /** Lower-case names, one string per name, minus those describing the raw body. */
+  headers: Record<string, string>;
+  /** The body, decoded (gzip, deflate, br). */
+  payload: Buffer;
+  /** The URL, normalised. */
+  url: string;
+}
+
+/**
+ * Sends one request and reads the whole response. Rejects with a TransportError (code
+ * `ETIMEDOUT` when `timeoutMs` passed before the whole body arrived) or with the signal's reason.
+ * `headers` gets the content-length.
+ */
+export type Send = (href: string, method: string, headers: Record<string, string>, body: Buffer | undefined, signal?: AbortSignal, timeoutMs?: number) => Promise<Exchange>;
+
 /**
  * A response whose body is already in memory, for an SDK that only reads it whole (`text()`,
  * `json()`, `arrayBuffer()`, status and headers): it answers `body` with null — there is nothing
@@ -193,14 +214,11 @@ class BufferedResponse {
 }
 
 /**
- * One HTTP exchange over node:http with keep-alive, the whole body read before it resolves. It is
+ * HTTP exchanges over node:http with keep-alive, the whole body read before they resolve. It is
  * several times cheaper per request than the global fetch (undici), which dominated the cost of a
- * decision against a fast local server; the SDKs take it through their `fetch` option.
+ * decision against a fast local server.
  */
-function nodeFetch(
-  agents: { http: HttpAgent; https: HttpsAgent },
-  buffered: boolean,
-): (input: string | URL | Request, init: RequestInit, headers: Record<string, string>) => Promise<Response> {
+function nodeSend(agents: { http: HttpAgent; https: HttpsAgent }): Send {
   const targets = new Map<string, Target>();
   const targetOf = (href: string): Target => {
     let t = targets.get(href);
@@ -214,20 +232,20 @@ function nodeFetch(
     }
     return t;
   };
-  return async (input, init, headers) => {
-    const target = targetOf(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
-    const signal = init.signal ?? undefined;
-    if (signal?.aborted) throw abortError(signal);
-    const body = await bodyBytes(init.body);
+  return (href, method, headers, body, signal, timeoutMs) => {
+    const target = targetOf(href);
+    if (signal?.aborted) return Promise.reject(abortError(signal));
     if (body !== undefined) headers["content-length"] = String(body.length);
     const secure = target.secure;
-    const options: RequestOptions = { ...target.options, method: init.method ?? "GET", headers, agent: secure ? agents.https : agents.http };
-    return new Promise<Response>((resolve, reject) => {
+    const options: RequestOptions = { ...target.options, method, headers, agent: secure ? agents.https : agents.http };
+    return new Promise<Exchange>((resolve, reject) => {
       let settled = false;
+      let timer: NodeJS.Timeout | undefined;
       const done = (f: () => void) => {
         if (settled) return;
         settled = true;
         signal?.removeEventListener("abort", onAbort);
+        if (timer) clearTimeout(timer);
         f();
       };
       const req = (secure ? httpsRequest : httpRequest)(options, (res) => {
@@ -248,16 +266,10 @@ function nodeFetch(
           } catch (e) {
             return done(() => reject(new TransportError(`the response body could not be decoded (${(e as Error).message})`, "EDECODE")));
           }
-          const out = responseHeaders(res.headers);
           const status = res.statusCode ?? 0;
           if (status < 200 || status > 599) return done(() => reject(new TransportError(`the server answered with HTTP status ${status}`, "EBADSTATUS")));
-          if (status >= 400) out["x-should-retry"] = isRetryableStatus(status) ? "true" : "false";
-          const empty = payload.length === 0 || status === 204 || status === 304;
-          const statusText = res.statusMessage ?? "";
-          const response = buffered
-            ? (new BufferedResponse(empty ? null : payload, status, statusText, new BufferedHeaders(out), target.href) as unknown as Response)
-            : new Response(empty ? null : payload, { status, statusText, headers: out });
-          done(() => resolve(response));
+          const exchange: Exchange = { status, statusText: res.statusMessage ?? "", headers: responseHeaders(res.headers), payload, url: target.href };
+          done(() => resolve(exchange));
         });
         res.on("error", () => done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET"))));
         res.on("aborted", () => done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET"))));
@@ -267,6 +279,12 @@ function nodeFetch(
         req.destroy();
       };
       signal?.addEventListener("abort", onAbort, { once: true });
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          done(() => reject(new TransportError(`no complete response within ${timeoutMs} ms`, "ETIMEDOUT")));
+          req.destroy();
+        }, timeoutMs);
+      }
       req.on("error", (err: NodeJS.ErrnoException) => {
         const code = err.code ?? "ECONNECTION";
         const text =
@@ -283,21 +301,62 @@ function nodeFetch(
 }
 
 /**
- * The fetch both SDKs are given. It sets the Authorization header from the environment at call
- * time (never stored in a client), reads the whole body under the attempt's signal — so a body
- * cut short or stalled is a connection error the SDK retries or times out — and marks each
- * failed status with `x-should-retry` so that both SDKs follow the retry rule above.
- * `buffered`: hand over a BufferedResponse (for a client that reads bodies whole only).
+ * A fetch for an SDK over `send`: each failed status is marked with `x-should-retry` so that
+ * both SDKs follow the retry rule above. `buffered`: hand over a BufferedResponse (for a client
+ * that reads bodies whole only).
  */
-export function providerFetch(config: ProviderConfig, opts: { buffered?: boolean } = {}): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
-  const transport = nodeFetch({ http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) }, opts.buffered ?? false);
-  return async (input, init = {}) => {
-    const headers = plainHeaders(init);
-    const key = config.api_key_env ? process.env[config.api_key_env]?.trim() : undefined;
-    if (key) headers.authorization = `Bearer ${key}`;
-    else delete headers.authorization;
+function hrefOf(input: string | URL | Request): string {
+  return typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+}
+
+function sdkFetch(send: Send, buffered: boolean): (input: string | URL | Request, init: RequestInit, headers: Record<string, string>) => Promise<Response> {
+  return async (input, init, headers) => {
+    const x = await send(hrefOf(input), init.method ?? "GET", headers, await bodyBytes(init.body), init.signal ?? undefined);
+    const out = x.headers;
+    const status = x.status;
+    if (status >= 400) out["x-should-retry"] = isRetryableStatus(status) ? "true" : "false";
+    const empty = x.payload.length === 0 || status === 204 || status === 304;
+    return buffered
+      ? (new BufferedResponse(empty ? null : x.payload, status, x.statusText, new BufferedHeaders(out), x.url) as unknown as Response)
+      : new Response(empty ? null : x.payload, { status, statusText: x.statusText, headers: out });
+  };
+}
+
+/** The Authorization header for the provider's key, read from the environment at call time. */
+export function authorize(config: ProviderConfig, headers: Record<string, string>): Record<string, string> {
+  const key = config.api_key_env ? process.env[config.api_key_env]?.trim() : undefined;
+  if (key) headers.authorization = `Bearer ${key}`;
+  else delete headers.authorization;
+  return headers;
+}
+
+/** A provider's transport: `send` for requests made directly, `fetch` for its official client. */
+export interface ProviderTransport {
+  send: Send;
+  /**
+   * The fetch the SDKs are given. It sets the Authorization header from the environment at call
+   * time (never stored in a client) and reads the whole body under the attempt's signal — so a
+   * body cut short or stalled is a connection error the SDK retries or times out.
+   */
+  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  /** Like `fetch`, with `edit` applied to the request's headers (lower-case names) first. */
+  fetchWith(edit: (headers: Record<string, string>, href: string) => void): (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+}
+
+export function providerTransport(config: ProviderConfig, opts: { buffered?: boolean } = {}): ProviderTransport {
+  const send = nodeSend({ http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) });
+  const transport = sdkFetch(send, opts.buffered ?? false);
+  const fetchWith: ProviderTransport["fetchWith"] = (edit) => async (input, init = {}) => {
+    const headers = authorize(config, plainHeaders(init));
+    edit(headers, hrefOf(input));
     return transport(input, init, headers);
   };
+  return { send, fetch: async (input, init = {}) => transport(input, init, authorize(config, plainHeaders(init))), fetchWith };
+}
+
+/** The fetch both SDKs are given (ProviderTransport.fetch). */
+export function providerFetch(config: ProviderConfig, opts: { buffered?: boolean } = {}): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+  return providerTransport(config, opts).fetch;
 }
 
 /** A short, single-line excerpt of a body or stderr for messages. */

@@ -72,6 +72,16 @@ export function buildSystemOneRequest(model: string, state: unknown, stateText: 
   return { state: wireState(state, stateText), model, questions: wire };
 }
 
+/**
+ * The JSON text of a request built by buildSystemOneRequest, with the state written as its
+ * deterministic serialisation `stateText` (R-21) instead of being serialised again: the same
+ * JSON value, object keys in sorted order.
+ */
+export function systemOneRequestText(request: SystemOneRequest, state: unknown, stateText: string): string {
+  const text = typeof state === "string" || state === null || typeof state !== "object" ? JSON.stringify(request.state) : stateText;
+  return `{"state":${text},"model":${JSON.stringify(request.model)},"questions":${JSON.stringify(request.questions)}}`;
+}
+
 
 /** Maps one System One answer to a raw answer over the question's labels. */
 export function systemOneAnswer(q: ResolvedQuestion, answer: unknown, what: string): RawAnswer {

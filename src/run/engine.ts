@@ -32,7 +32,7 @@ import { runEvaluate } from "./kinds/evaluate.js";
 import { runRevise } from "./kinds/revise.js";
 import type { Store } from "./store.js";
 import { errorText, isPlainObject } from "./values.js";
-import { Launcher } from "./launcher.js";
+import { Launcher, type LauncherDialect } from "./launcher.js";
 import { ceilingReached, type Halt } from "./ceilings.js";
 import { foldEvents } from "./fold-events.js";
 import { closeInstance, disposition, sharedDisposition, type Emit } from "./gating.js";
@@ -60,6 +60,8 @@ export interface EngineOptions {
   retryBaseMs?: number;
   /** Spawn every command from Node instead of through launcher shells (tests, comparison). */
   directSpawn?: boolean;
+  /** Use only this launcher (tests, comparison); by default the first one present. */
+  launcherDialect?: LauncherDialect;
 }
 
 export interface RunOutcome {
@@ -226,7 +228,7 @@ export class RunEngine {
       ...(this.repo ? { repo: this.repo } : {}),
       launcher: () => {
         if (this.launcher === undefined) {
-          const l = new Launcher(baseEnv);
+          const l = new Launcher(baseEnv, this.opts.launcherDialect);
           this.launcher = l.available && this.opts.directSpawn !== true ? l : null;
         }
         return this.launcher;

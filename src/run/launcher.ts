@@ -1,10 +1,15 @@
-// A pool of small launcher shells for command instances. Forking a large Node process for every
-// command is several times slower than forking a shell (what `xargs` does), so each concurrency
-// slot keeps one `/bin/sh` reading jobs on its stdin; a job runs in its own session and process
-// group via `setsid` (so a timeout or cancel still kills the whole group, and the command has no
-// controlling terminal), with its environment exported, its working folder, stdin, stdout and
-// stderr redirected; the shell reports its pid, its exit status and whether it left an output
-// file. Where `setsid` is missing, callers spawn directly from Node (process.ts).
+// A pool of small launcher processes for command instances. Forking a large Node process for
+// every command is several times slower than forking a small program (what `xargs` does), so each
+// concurrency slot keeps one launcher reading jobs on its stdin; a job runs in its own session and
+// process group (so a timeout or cancel still kills the whole group, and the command has no
+// controlling terminal), with its environment, its working folder, stdin, stdout and stderr
+// redirected; the launcher reports the pid, the exit status and whether the job left an output
+// file. Two launchers, the first one present is used:
+// - "perl": a system Perl running launcher-perl.ts, which calls setsid() itself between fork and
+//   exec (one fork and one exec per command, as xargs);
+// - "sh": `/bin/sh` running each job through `setsid` (a subshell, then an exec of setsid, then
+//   the exec of the command: about 1.4× the CPU of the Perl launcher per short command).
+// Where neither works (no perl and no `setsid`), callers spawn directly from Node (process.ts).
 //
 // (A bash launcher with job control, `set -m` and `wait -f`, would save the `setsid` exec per
 // command, but bash 5.2's `wait -f` can spin forever on a job already reaped: not used.)
@@ -13,6 +18,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { constants } from "node:os";
 import { resolve } from "node:path";
 import type { ProcessResult, ProcessSpec } from "./process.js";
+import { PERL_LAUNCHER, setsidSyscall } from "./launcher-perl.js";
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const KILL_GRACE_MS = 1000;
@@ -21,20 +27,70 @@ function q(s: string): string {
   return "'" + s.replace(/'/g, "'\\''") + "'";
 }
 
-let setsidPath: string | null | undefined;
-function findSetsid(): string | null {
-  if (setsidPath === undefined) {
-    const r = spawnSync("/bin/sh", ["-c", "command -v setsid"], { encoding: "utf8" });
-    const p = r.status === 0 ? r.stdout.trim() : "";
-    setsidPath = p.startsWith("/") ? p : null;
+export type LauncherDialect = "perl" | "sh";
+
+/** A process to run: the launcher's environment plus `extraEnv` replaces `env`. */
+export type LaunchSpec = Omit<ProcessSpec, "env">;
+
+/** Where this machine's `setsid` and a Perl with POSIX are (null: missing); probed once. */
+let tools: { setsid: string | null; perl: string | null } | undefined;
+function findTools(): { setsid: string | null; perl: string | null } {
+  if (tools === undefined) {
+    const probe = 'p=$(command -v setsid) && echo "setsid $p"; p=$(command -v perl) && "$p" -MPOSIX -e 1 2>/dev/null && echo "perl $p"';
+    const r = spawnSync("/bin/sh", ["-c", probe], { encoding: "utf8" });
+    const found = new Map<string, string>();
+    for (const line of (r.stdout ?? "").split("\n")) {
+      const sp = line.indexOf(" ");
+      if (sp > 0 && line[sp + 1] === "/") found.set(line.slice(0, sp), line.slice(sp + 1));
+    }
+    tools = { setsid: found.get("setsid") ?? null, perl: found.get("perl") ?? null };
   }
-  return setsidPath;
+  return tools;
+}
+
+/** How a launcher program is started and how one job is written to its stdin. */
+interface LaunchProgram {
+  file: string;
+  args: string[];
+  job(spec: LaunchSpec): string | Buffer;
+}
+
+function shProgram(setsid: string): LaunchProgram {
+  return {
+    file: "/bin/sh",
+    args: [],
+    job: (s) => {
+      const exports = Object.entries(s.extraEnv ?? {})
+        .map(([k, v]) => `${k}=${q(v)}`)
+        .join(" ");
+      const argv = s.argv.map(q).join(" ");
+      const output = s.outputFile !== undefined ? `[ -e ${q(resolve(s.outputFile))} ] && o=1; ` : "";
+      return (
+        `( cd ${q(resolve(s.cwd))} || exit 127; ${exports ? `export ${exports}; ` : ""}exec ${q(setsid)} ${argv} ) <${q(resolve(s.stdinFile ?? "/dev/null"))} >>${q(resolve(s.logFile))} 2>&1 &\n` +
+        `echo "P $!"; wait $!; s=$?; o=0; ${output}echo "X $s $o"\n`
+      );
+    },
+  };
+}
+
+function perlProgram(perl: string): LaunchProgram {
+  const sys = setsidSyscall();
+  return {
+    file: perl,
+    args: ["-e", PERL_LAUNCHER, "--", ...(sys !== null ? [String(sys)] : [])],
+    job: (s) => {
+      const env = Object.entries(s.extraEnv ?? {});
+      const fields = [resolve(s.cwd), resolve(s.logFile), resolve(s.stdinFile ?? "/dev/null"), s.outputFile !== undefined ? resolve(s.outputFile) : "", String(env.length), ...env.flat(), ...s.argv];
+      const body = Buffer.from(fields.join("\0"));
+      return Buffer.concat([Buffer.from(`J ${body.length}\n`), body]);
+    },
+  };
 }
 
 const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.signals).map(([name, n]) => [n as number, name as NodeJS.Signals]));
 
 interface Job {
-  spec: ProcessSpec;
+  spec: LaunchSpec;
   resolve: (r: ProcessResult) => void;
   pid?: number;
   /** Called once the pid is known (a stop asked for earlier is carried out then). */
@@ -48,10 +104,10 @@ class LauncherShell {
   dead = false;
   constructor(
     env: NodeJS.ProcessEnv,
-    private readonly setsid: string,
+    private readonly program: LaunchProgram,
     onExit: (s: LauncherShell) => void,
   ) {
-    this.proc = spawn("/bin/sh", [], { stdio: ["pipe", "pipe", "ignore"], env });
+    this.proc = spawn(program.file, program.args, { stdio: ["pipe", "pipe", "ignore"], env });
     this.proc.stdout!.setEncoding("utf8");
     this.proc.stdout!.on("data", (d: string) => this.data(d));
     this.proc.on("exit", () => {
@@ -97,47 +153,51 @@ class LauncherShell {
 
   start(job: Job): void {
     this.job = job;
-    const s = job.spec;
-    const exports = Object.entries(s.extraEnv ?? {})
-      .map(([k, v]) => `${k}=${q(v)}`)
-      .join(" ");
-    const argv = s.argv.map(q).join(" ");
-    const output = s.outputFile !== undefined ? `[ -e ${q(resolve(s.outputFile))} ] && o=1; ` : "";
-    const script =
-      `( cd ${q(resolve(s.cwd))} || exit 127; ${exports ? `export ${exports}; ` : ""}exec ${q(this.setsid)} ${argv} ) <${q(resolve(s.stdinFile ?? "/dev/null"))} >>${q(resolve(s.logFile))} 2>&1 &\n` +
-      `echo "P $!"; wait $!; s=$?; o=0; ${output}echo "X $s $o"\n`;
-    this.proc.stdin!.write(script);
+    this.proc.stdin!.write(this.program.job(job.spec));
   }
 }
 
-/** Runs processes through a pool of launcher shells (one per concurrency slot). */
+/** Runs processes through a pool of launchers (one per concurrency slot). */
 export class Launcher {
   private idle: LauncherShell[] = [];
   private all = new Set<LauncherShell>();
-  private readonly setsid: string | null;
-  constructor(private readonly env: NodeJS.ProcessEnv) {
-    this.setsid = findSetsid();
+  private readonly program: LaunchProgram | null;
+  /** The launcher in use, or null when none works here. */
+  readonly dialect: LauncherDialect | null;
+  /** `only` restricts the choice to one launcher (tests, benchmarks). */
+  constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    only?: LauncherDialect,
+  ) {
+    const { perl, setsid } = findTools();
+    if (perl && only !== "sh") [this.program, this.dialect] = [perlProgram(perl), "perl"];
+    else if (setsid && only !== "perl") [this.program, this.dialect] = [shProgram(setsid), "sh"];
+    else [this.program, this.dialect] = [null, null];
   }
 
   get available(): boolean {
-    return this.setsid !== null;
+    return this.program !== null;
   }
 
-  /** Whether a job adding these variables to the launcher's environment can run here. */
-  accepts(extraEnv: Record<string, string>): boolean {
-    for (const k of Object.keys(extraEnv)) {
-      if (!IDENT.test(k)) return false;
+  /**
+   * Whether a job adding these variables to the launcher's environment can run here: names must
+   * be identifiers (the shell exports them) and no text may hold a NUL (it separates the Perl
+   * launcher's fields; Node refuses it too).
+   */
+  accepts(extraEnv: Record<string, string>, argv: string[] = []): boolean {
+    for (const [k, v] of Object.entries(extraEnv)) {
+      if (!IDENT.test(k) || v.includes("\0")) return false;
     }
-    return true;
+    return !argv.some((a) => a.includes("\0"));
   }
 
-  /** Like runProcess, but `spec.env` must be the launcher's env plus `spec.extraEnv`. */
-  run(spec: ProcessSpec): Promise<ProcessResult> {
-    if (!this.accepts(spec.extraEnv ?? {})) return Promise.reject(new Error(`internal: the launcher cannot pass these environment variables: ${Object.keys(spec.extraEnv ?? {}).join(", ")}`));
+  /** Like runProcess, with the launcher's env plus `spec.extraEnv` as the environment. */
+  run(spec: LaunchSpec): Promise<ProcessResult> {
+    if (!this.program || !this.accepts(spec.extraEnv ?? {}, spec.argv)) return Promise.reject(new Error(`internal: the launcher cannot pass these environment variables: ${Object.keys(spec.extraEnv ?? {}).join(", ")}`));
     let shell = this.idle.pop();
     while (shell && shell.dead) shell = this.idle.pop();
     if (!shell) {
-      shell = new LauncherShell(this.env, this.setsid!, (s) => this.all.delete(s));
+      shell = new LauncherShell(this.env, this.program, (s) => this.all.delete(s));
       this.all.add(shell);
     }
     const sh = shell;

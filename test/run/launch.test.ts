@@ -1,15 +1,18 @@
 // T-1 / R-4: how command attempts are prepared and launched — a fresh workspace even when an
-// attempt number is reused after a crash, and the launcher shells giving each command its own
-// process group with no controlling terminal, its environment, working folder, stdin and log, and
-// killing the whole group on timeout or cancel.
+// attempt number is reused after a crash, and the launchers (Perl, and the shell with `setsid`,
+// issue 10 item 4) giving each command its own session and process group with no controlling
+// terminal, its environment, working folder, stdin and log, and killing the whole group on
+// timeout or cancel.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { TempDir, command, evaluate, harness, mapped, plan, ref, runPlan } from "./helpers.js";
 import { prepareAttempt } from "../../src/run/kinds/command.js";
-import { Launcher } from "../../src/run/launcher.js";
+import { Launcher, type LauncherDialect } from "../../src/run/launcher.js";
+import { PERL_LAUNCHER } from "../../src/run/launcher-perl.js";
 import type { ProcessSpec } from "../../src/run/process.js";
 
 /** Running (a zombie waiting for its reaper counts as ended). */
@@ -47,14 +50,15 @@ test("T-1, R-4: an attempt folder that already exists (its start never recorded)
 });
 
 const env: NodeJS.ProcessEnv = { ...process.env };
-{
-  const launcher = new Launcher(env);
-  const skip = launcher.available ? false : "no setsid on this machine";
+const DIALECTS: LauncherDialect[] = ["perl", "sh"];
+for (const dialect of DIALECTS) {
+  const launcher = new Launcher(env, dialect);
+  const skip = launcher.dialect === dialect ? false : `no ${dialect === "perl" ? "perl" : "setsid"} on this machine`;
   launcher.close();
 
-  test(`T-1: the launcher runs a command in its own process group, without a terminal, with its env, folder, stdin and log`, { skip }, async () => {
+  test(`T-1: the ${dialect} launcher runs a command in its own process group, without a terminal, with its env, folder, stdin and log`, { skip }, async () => {
     const dir = new TempDir("sy-launch-");
-    const l = new Launcher(env);
+    const l = new Launcher(env, dialect);
     try {
       const work = join(dir.path, "ws");
       mkdirSync(work);
@@ -62,7 +66,7 @@ const env: NodeJS.ProcessEnv = { ...process.env };
       const log = join(dir.path, "a.log");
       const out = join(dir.path, "out.json");
       // Fields 5-7 of /proc/PID/stat (after the name): pgrp, session, tty_nr.
-      const run = `read -r s < /proc/$$/stat; set -- \${s##*) }; echo "pid=$$ pgrp=$3 tty=$5 cwd=$(pwd) v=$SY_V"; cat; echo '{}' > ${JSON.stringify(out)}; echo err >&2`;
+      const run = `read -r s < /proc/$$/stat; set -- \${s##*) }; echo "pid=$$ pgrp=$3 sid=$4 tty=$5 cwd=$(pwd) v=$SY_V"; cat; echo '{}' > ${JSON.stringify(out)}; echo err >&2`;
       const spec: ProcessSpec = {
         argv: ["/bin/sh", "-c", run],
         cwd: work,
@@ -78,12 +82,13 @@ const env: NodeJS.ProcessEnv = { ...process.env };
       assert.equal(r.code, 0);
       assert.equal(r.outputExists, true);
       const text = readFileSync(log, "utf8");
-      const m = /pid=(\d+) pgrp=(\d+) tty=(\d+) cwd=(\S+) v=(.*)\n/.exec(text);
+      const m = /pid=(\d+) pgrp=(\d+) sid=(\d+) tty=(\d+) cwd=(\S+) v=(.*)\n/.exec(text);
       assert.ok(m, text);
       assert.equal(m[1], m[2], "the command leads its own process group");
-      assert.equal(m[3], "0", "no controlling terminal");
-      assert.equal(m[4], work);
-      assert.equal(m[5], "it's a \"value\"");
+      assert.equal(m[1], m[3], "and its own session");
+      assert.equal(m[4], "0", "no controlling terminal");
+      assert.equal(m[5], work);
+      assert.equal(m[6], "it's a \"value\"");
       assert.match(text, /hello\nerr\n$/);
       const again = await l.run({ ...spec, argv: ["/bin/sh", "-c", "exit 3"], outputFile: join(dir.path, "none.json") });
       assert.equal(again.code, 3);
@@ -94,9 +99,9 @@ const env: NodeJS.ProcessEnv = { ...process.env };
     }
   });
 
-  test(`T-1: the launcher kills the whole process group on timeout and on a cancel given before the start`, { skip }, async () => {
+  test(`T-1: the ${dialect} launcher kills the whole process group on timeout and on a cancel given before the start`, { skip }, async () => {
     const dir = new TempDir("sy-launch-");
-    const l = new Launcher(env);
+    const l = new Launcher(env, dialect);
     try {
       const pids = join(dir.path, "pids");
       const spec: ProcessSpec = {
@@ -129,7 +134,7 @@ const env: NodeJS.ProcessEnv = { ...process.env };
   });
 }
 
-test("R-20, T-1: through the engine every mapped instance gets its own fresh workspace, input, log and the task's env", async () => {
+for (const launcherDialect of DIALECTS) test(`R-20, T-1: through the engine every mapped instance gets its own fresh workspace, input, log and the task's env (${launcherDialect} launcher)`, async () => {
   const h = harness();
   try {
     const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
@@ -144,7 +149,7 @@ test("R-20, T-1: through the engine every mapped instance gets its own fresh wor
     );
     p.tasks[1]!.command!.env = { SECONDS: "7", SY_OTHER: "x y 'z'" };
     p.tasks[2]!.command!.env = { SY_OTHER: "plain" };
-    const { show } = await runPlan(h, p, { fns: { list: () => ({ keys }) } });
+    const { show } = await runPlan(h, p, { launcherDialect, fns: { list: () => ({ keys }) } });
     for (const task of ["each", "plain"]) {
       const inst = show.tasks[task]!.instances!;
       assert.deepEqual(Object.keys(inst).sort(), [...keys].sort());
@@ -167,12 +172,40 @@ test("R-20, T-1: through the engine every mapped instance gets its own fresh wor
   }
 });
 
-test("T-1: the launcher takes only environment variable names that are identifiers", () => {
+test("T-1: the launcher takes only environment variable names that are identifiers, and no text holding a NUL", () => {
   const l = new Launcher(env);
   try {
-    assert.equal(l.accepts({ SY_A: "1", PATH: "/bin", SECONDS: "7" }), true);
+    assert.equal(l.accepts({ SY_A: "1", PATH: "/bin", SECONDS: "7" }, ["/bin/sh", "-c", "true"]), true);
     assert.equal(l.accepts({ "A-B": "1" }), false);
+    assert.equal(l.accepts({ SY_A: "a\0b" }), false);
+    assert.equal(l.accepts({}, ["/bin/sh", "-c", "echo a\0b"]), false);
   } finally {
     l.close();
   }
 });
+
+{
+  const perl = new Launcher(env, "perl");
+  const skip = perl.dialect === "perl" ? false : "no perl on this machine";
+  perl.close();
+  test("T-1, issue 10: the Perl launcher makes the command a session leader with POSIX when given no usable system call number", { skip }, () => {
+    const dir = new TempDir("sy-launch-");
+    try {
+      const log = join(dir.path, "a.log");
+      const run = "read -r s < /proc/$$/stat; set -- ${s##*) }; echo \"pid=$$ pgrp=$3 sid=$4\"";
+      const fields = [dir.path, log, "/dev/null", "", "0", "/bin/sh", "-c", run];
+      const job = Buffer.from(fields.join("\0"));
+      for (const args of [[], ["999999"], ["-1"]]) {
+        writeFileSync(log, "");
+        const r = spawnSync("perl", ["-e", PERL_LAUNCHER, "--", ...args], { input: Buffer.concat([Buffer.from(`J ${job.length}\n`), job]), encoding: "utf8" });
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, /^P \d+\nX 0 0\n$/);
+        const m = /pid=(\d+) pgrp=(\d+) sid=(\d+)/.exec(readFileSync(log, "utf8"));
+        assert.ok(m, `${args}: ${readFileSync(log, "utf8")}`);
+        assert.deepEqual([m[2], m[3]], [m[1], m[1]], `${args}: its own group and session`);
+      }
+    } finally {
+      dir.cleanup();
+    }
+  });
+}

@@ -1,8 +1,11 @@
-// The `systemone` provider (D-21): `POST {base_url}/v1/systemone` through the official
-// @typesafe-ai/sdk client. The SDK serves: base URL override, per-attempt timeout covering the
-// whole body, retries with backoff + jitter on 408/429/5xx (529 included) and connection errors,
-// retry-after / retry-after-ms honoured up to a cap, typed errors. We add the key read at call time,
-// our own JSON parsing (for precise messages) and the wire validation.
+// The `systemone` provider (D-21): `POST {base_url}/v1/systemone`. The official @typesafe-ai/sdk
+// client sends a provider's first request and every retry; the requests in between are sent
+// once directly, with the client's URL and headers, and handed to the client only when that
+// attempt fails (systemone-direct.ts says why and how). The SDK serves: base URL override,
+// per-attempt timeout covering the whole body, retries with backoff + jitter on 408/429/5xx (529
+// included) and connection errors, retry-after / retry-after-ms honoured up to a cap, typed
+// errors. We add the key read at call time, our own JSON parsing (for precise messages) and the
+// wire validation.
 
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, TypeSafeClient, type Questions, type SystemOneRequest as SdkRequest } from "@typesafe-ai/sdk";
 import type { ProviderConfig } from "../config-types.js";
@@ -17,17 +20,26 @@ import {
   describeStatusBody,
   isRetryableStatus,
   parseJsonBody,
-  providerFetch,
+  providerTransport,
   readApiKey,
   redact,
   type HttpTuning,
+  type Send,
 } from "../http.js";
 import { ProviderError, type Provider, type ProviderRequest, type ProviderResponse } from "../provider.js";
-import { buildSystemOneRequest, parseSystemOneResponse } from "../systemone-wire.js";
+import { buildSystemOneRequest, parseSystemOneResponse, systemOneRequestText, type SystemOneRequest } from "../systemone-wire.js";
+import { directAttempt, firstRetryDelayMs, RETRY_COUNT, templateOf, wait, type WireTemplate } from "./systemone-direct.js";
 
 export class SystemOneProvider implements Provider {
   readonly name: string;
   private readonly client: TypeSafeClient;
+  /** The client that sends the retries after a failed direct attempt (none without retries). */
+  private readonly retryClient: TypeSafeClient | null;
+  private readonly send: Send;
+  private readonly backoffInitialMs: number;
+  private readonly backoffMaxMs: number;
+  /** The URL and headers of the client's first request; until then every request goes through it. */
+  private template: WireTemplate | null = null;
 
   constructor(
     private readonly config: ProviderConfig,
@@ -35,24 +47,47 @@ export class SystemOneProvider implements Provider {
   ) {
     if (!config.base_url) throw new ProviderError(`provider '${config.name}' (systemone) has no base_url`);
     this.name = config.name;
-    this.client = new TypeSafeClient({
-      apiKey: KEY_PLACEHOLDER,
-      baseURL: apiRoot(config.base_url),
-      logLevel: "off", // its debug level would log bodies (the state)
-      timeout: config.timeout_ms,
-      retry: {
-        maxRetries: config.max_retries,
-        backoffInitialMs: tuning.backoffInitialMs ?? DEFAULT_BACKOFF_INITIAL_MS,
-        backoffMaxMs: tuning.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS,
-        backoffJitter: 0.25,
-        maxRetryAfterMs: MAX_RETRY_AFTER_MS,
-        respectRetryAfter: true,
-        apiConnectionError: true,
-        apiTimeoutError: true,
-      },
-      // The SDK reads bodies whole (it drains a clone, then we call text()): no web streams needed.
-      fetch: providerFetch(config, { buffered: true }),
-    });
+    this.backoffInitialMs = tuning.backoffInitialMs ?? DEFAULT_BACKOFF_INITIAL_MS;
+    this.backoffMaxMs = tuning.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS;
+    // The SDK reads bodies whole (it drains a clone, then we call text()): no web streams needed.
+    const transport = providerTransport(config, { buffered: true });
+    this.send = transport.send;
+    const client = (maxRetries: number, backoffInitialMs: number, fetch: typeof transport.fetch) =>
+      new TypeSafeClient({
+        apiKey: KEY_PLACEHOLDER,
+        baseURL: apiRoot(config.base_url!),
+        logLevel: "off", // its debug level would log bodies (the state)
+        timeout: config.timeout_ms,
+        retry: {
+          maxRetries,
+          backoffInitialMs,
+          backoffMaxMs: this.backoffMaxMs,
+          backoffJitter: 0.25,
+          maxRetryAfterMs: MAX_RETRY_AFTER_MS,
+          respectRetryAfter: true,
+          apiConnectionError: true,
+          apiTimeoutError: true,
+        },
+        fetch,
+      });
+    this.client = client(
+      config.max_retries,
+      this.backoffInitialMs,
+      transport.fetchWith((headers, url) => {
+        if (!this.template && !tuning.clientOnly && headers[RETRY_COUNT] === undefined) this.template = templateOf(headers, url);
+      }),
+    );
+    // Its attempts are retries 1, 2, … of a request whose first try was direct.
+    this.retryClient =
+      config.max_retries > 0
+        ? client(
+            config.max_retries - 1,
+            this.backoffInitialMs * 2,
+            transport.fetchWith((headers) => {
+              headers[RETRY_COUNT] = String(Number(headers[RETRY_COUNT] ?? 0) + 1);
+            }),
+          )
+        : null;
   }
 
   async ask(request: ProviderRequest): Promise<ProviderResponse> {
@@ -62,10 +97,7 @@ export class SystemOneProvider implements Provider {
     const started = performance.now();
     let text: string;
     try {
-      const response = await this.client
-        .systemOne(body as unknown as SdkRequest<Questions>, { signal: request.signal })
-        .asResponse();
-      text = await response.text();
+      text = this.template ? await this.direct(this.template, body, request) : await this.viaClient(this.client, body, request.signal);
     } catch (err) {
       throw this.failure(err, who, key);
     }
@@ -78,6 +110,20 @@ export class SystemOneProvider implements Provider {
       if (err instanceof ProviderError) throw new ProviderError(redact(err.message, key), false);
       throw err;
     }
+  }
+
+  private async viaClient(client: TypeSafeClient, body: SystemOneRequest, signal: AbortSignal): Promise<string> {
+    const response = await client.systemOne(body as unknown as SdkRequest<Questions>, { signal }).asResponse();
+    return response.text();
+  }
+
+  /** One direct attempt; on a retryable failure, the client's first wait and then its retries. */
+  private async direct(template: WireTemplate, body: SystemOneRequest, request: ProviderRequest): Promise<string> {
+    const r = await directAttempt(this.send, this.config, template, systemOneRequestText(body, request.state, request.state_text), request.signal);
+    if (r.ok) return r.text;
+    if (!r.retryable || !this.retryClient) throw r.error;
+    await wait(firstRetryDelayMs(r.headers, this.backoffInitialMs, this.backoffMaxMs), request.signal);
+    return this.viaClient(this.retryClient, body, request.signal);
   }
 
   private failure(err: unknown, who: string, key: string | undefined): ProviderError {

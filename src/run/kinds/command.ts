@@ -138,7 +138,6 @@ export async function runCommand(ctx: AttemptContext, input: InstanceInput, prep
   const proc = {
     argv: ["/bin/sh", "-c", spec.run],
     cwd: files.workspace,
-    env: { ...ctx.env.baseEnv, ...extraEnv },
     extraEnv,
     logFile: files.log,
     outputFile: files.output,
@@ -146,7 +145,8 @@ export async function runCommand(ctx: AttemptContext, input: InstanceInput, prep
     signal: ctx.signal,
   };
   const launcher = ctx.env.launcher?.();
-  const r = launcher && launcher.accepts(extraEnv) ? await launcher.run(proc) : await runProcess(proc);
+  // A launcher adds extraEnv to its own environment: the whole one is built only to spawn here.
+  const r = launcher && launcher.accepts(extraEnv, proc.argv) ? await launcher.run(proc) : await runProcess({ ...proc, env: { ...ctx.env.baseEnv, ...extraEnv } });
   const problem = processProblem(r, "the command", ctx, files.log);
   if (problem) return problem;
   const out = await readOutput(files.output, ctx.task.emits, "the command", false, r.outputExists);
