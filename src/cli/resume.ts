@@ -4,12 +4,14 @@
 
 import type { Command } from "commander";
 import { examples } from "./common.js";
-import { addRunFlags, execute, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
+import { addRunFlags, execute, FORCE_HELP, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
 import { findRun } from "./run-lookup.js";
 import { recallInvocation } from "./run-invocation.js";
 
 export function register(program: Command): void {
-  addRunFlags(program.command("resume").description("continue a stopped, cancelled, failed or interrupted run").argument("<run>", "the run id (or a unique prefix; see `switchyard runs`), or `latest`").addHelpText("after", examples([["switchyard resume latest"], ["switchyard resume 20261202-1518 --max-duration 4h", "raise a ceiling"], ["switchyard resume latest --decide triage.match.package=host"]]))).action(
+  addRunFlags(program.command("resume").description("continue a stopped, cancelled, failed or interrupted run").argument("<run>", "the run id (or a unique prefix; see `switchyard runs`), or `latest`").addHelpText("after", examples([["switchyard resume latest"], ["switchyard resume 20261202-1518 --max-duration 4h", "raise a ceiling"], ["switchyard resume latest --decide triage.match.package=host"]])))
+    .option("--force", FORCE_HELP)
+    .action(
     async (id: string, flags: RunFlags) => {
       overridesFrom(flags);
       const store = openStore(flags.stateDir);

@@ -8,7 +8,7 @@ import { createJudge } from "../decide/router.js";
 import { openLabSink } from "../lab/store.js";
 import { loadEvaluator, parseDuration } from "../plan/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
-import { RunEngine, RunRefused, Store, type RunOutcome, type SettingsOverrides } from "../run/index.js";
+import { RunEngine, RunRefused, Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
 import { CommandFailed, EXIT_FAILED, UsageError, setExitCode } from "./common.js";
 import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
 import { Progress, progressMode } from "./run-progress.js";
@@ -28,6 +28,8 @@ export interface RunFlags {
   verbose?: boolean;
   /** false with --no-color. */
   color?: boolean;
+  /** resume and rerun: take over a run whose recorded process cannot be verified. */
+  force?: boolean;
 }
 
 export function addRunFlags(cmd: Command): Command {
@@ -44,6 +46,9 @@ export function addRunFlags(cmd: Command): Command {
     .option("-v, --verbose", "on a terminal, also print each event above the live progress")
     .option("--no-color", "no colour (also: NO_COLOR=1, or output that is not a terminal)");
 }
+
+/** `--force` of resume and rerun. */
+export const FORCE_HELP = "take the run over when the process recorded as executing it cannot be verified (another host, or no /proc to compare its start time); never needed for a process that is gone";
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -71,6 +76,15 @@ export function overridesFrom(f: RunFlags): SettingsOverrides {
   return o;
 }
 
+/** $SWITCHYARD_MAX_FILE_MB: the most megabytes read from one file an instance leaves. */
+function maxFileBytesFrom(env: NodeJS.ProcessEnv): number | undefined {
+  const v = env.SWITCHYARD_MAX_FILE_MB;
+  if (v === undefined || v === "") return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0 || n > 4096) throw new UsageError(`SWITCHYARD_MAX_FILE_MB must be a number of megabytes above 0 and at most 4096, got ${JSON.stringify(v)}`);
+  return Math.round(n * 1024 * 1024);
+}
+
 /** The state folder for `run` (a new run may start a `./.switchyard/`) or for resume and rerun. */
 export function openStore(flag: string | undefined, opts: { forNewRun?: boolean } = {}): Store {
   const { dir } = locateState(flag, opts);
@@ -86,7 +100,7 @@ export function judgementTypes(plan: Plan): string[] {
 }
 
 export interface Wiring {
-  engineDeps: Pick<ConstructorParameters<typeof RunEngine>[0], "agentRunners" | "judge" | "secretEnv" | "overrides">;
+  engineDeps: Pick<ConstructorParameters<typeof RunEngine>[0], "agentRunners" | "judge" | "secretEnv" | "overrides" | "maxFileBytes">;
   close: () => Promise<void>;
   evaluators: (snapshotDir: string, plan: Plan) => (task: TaskPlan) => (input: unknown) => unknown;
 }
@@ -94,13 +108,14 @@ export interface Wiring {
 /** Machine config (D-50), --decide overrides, the decision layer (D-1) and the lab sink (H-1). */
 export function wire(flags: RunFlags, state: string): Wiring {
   const overrides = overridesFrom(flags);
+  const maxFileBytes = maxFileBytesFrom(process.env);
   const config = loadMachineConfig(locateConfig(flags.config));
   const decide = parseModeOverrides(flags.decide);
   const pairs = openLabSink(state);
   const judge = createJudge({ config, overrides: decide, stateDir: state, pairs });
   const secretEnv = secretEnvNames(config);
   return {
-    engineDeps: { agentRunners: config.agents, judge, secretEnv, overrides },
+    engineDeps: { agentRunners: config.agents, judge, secretEnv, overrides, ...(maxFileBytes !== undefined ? { maxFileBytes } : {}) },
     close: async () => {
       await judge.close();
       pairs.close();
@@ -110,7 +125,7 @@ export function wire(flags: RunFlags, state: string): Wiring {
 }
 
 /** Runs the engine with Ctrl-C handling and progress; sets the exit code from the outcome. */
-export async function execute(store: Store, run: string, resume: boolean, flags: RunFlags, wiring: Wiring, snapshot: { dir: string; plan: Plan } | null): Promise<RunOutcome> {
+export async function execute(store: Store, run: string, resume: boolean, flags: RunFlags, wiring: Wiring, snapshot: { dir: string; plan: Plan } | null, owner?: RunOwnership): Promise<RunOutcome> {
   let progress: Progress | null = null;
   const tally = new RunTally();
   let engine: RunEngine;
@@ -120,6 +135,8 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
       run,
       resume,
       ...wiring.engineDeps,
+      force: flags.force,
+      ...(owner ? { owner } : {}),
       evaluators: (task) => {
         const s = snapshot ?? { dir: engine.packDirectory, plan: engine.plan };
         return wiring.evaluators(s.dir, s.plan)(task);

@@ -57,7 +57,13 @@ export const RUN_CODES: CodeEntry[] = [
     rule: "T-12",
     summary: "an output is not a JSON object, or a declared field is missing or has the wrong type",
     explain:
-      "Every field declared in `emits` must be present with its declared type (string, number, bool, list, object, any) when the producer finishes. Extra fields are kept. Fix what the task writes to $SWITCHYARD_OUTPUT, or its `emits`.",
+      "Every field declared in `emits` must be present with its declared type (string, number, bool, list, object, any) when the producer finishes. Extra fields are kept. The JSON must be UTF-8 text (a leading byte-order mark is accepted), nest arrays and objects at most 256 deep, and hold no integer beyond 2^53 (9007199254740991), which a number cannot keep exactly: write such an id as a string. Fix what the task writes to $SWITCHYARD_OUTPUT, or its `emits`.",
+  },
+  {
+    code: "file-rejected",
+    summary: "a file a command or agent left is not a regular file inside its workspace, or is too large",
+    explain:
+      "Files that commands and agents leave ($SWITCHYARD_OUTPUT, $SWITCHYARD_USAGE, an agent's `files`) are untrusted. The engine reads only a regular file at the path it named, or inside the instance's workspace (a symlink is followed only when it resolves inside the workspace), at most 16 MB by default (set SWITCHYARD_MAX_FILE_MB to change the limit). A FIFO, a device, a socket, a folder, a symlink to nothing or out of the workspace, or a larger file fails that element only; nothing of it is recorded. Write a regular file into the workspace (copy, do not link).",
   },
   {
     code: "command-failed",
@@ -154,7 +160,8 @@ export const RUN_CODES: CodeEntry[] = [
     code: "run-busy",
     rule: "R-4",
     summary: "another process is executing the run",
-    explain: "A run is executed by one process at a time. Wait for it, or stop it with `switchyard cancel RUN`, then resume.",
+    explain:
+      "A run is executed by one process at a time; `run`, `resume` and `rerun` claim it before they read its log, and the losers of a race exit 1 having changed nothing. The owner is recorded by pid, process start time, boot id and host. If it is alive, wait for it or stop it with `switchyard cancel RUN`, then resume. A recorded owner whose pid is gone or was reused by another program never blocks a resume. One that cannot be verified (recorded on another host, or no /proc to compare start times) does: if no switchyard process is executing the run, `switchyard resume RUN --force` takes it over.",
   },
   {
     code: "bad-plan",

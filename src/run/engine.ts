@@ -37,7 +37,7 @@ import { ceilingReached, type Halt } from "./ceilings.js";
 import { foldEvents } from "./fold-events.js";
 import { closeInstance, disposition, sharedDisposition, type Emit } from "./gating.js";
 import { buildInput, InputError, taskFold } from "./instance-input.js";
-import { processAlive } from "./process-alive.js";
+import { claimRun, type RunOwnership } from "./ownership.js";
 import { decideModelRoute, outputRoute } from "./route-instance.js";
 import { RunRefused } from "./run-refused.js";
 import { UNMAPPED, TaskState, taskStatus, type Inst, type Recorded, type TaskRecord } from "./task-state.js";
@@ -60,6 +60,12 @@ export interface EngineOptions {
   retryBaseMs?: number;
   /** Spawn every command from Node instead of through launcher shells (tests, comparison). */
   directSpawn?: boolean;
+  /** Take over a run whose recorded owner cannot be verified (`resume --force`, ownership.ts). */
+  force?: boolean;
+  /** A claim already made by the caller (rerun claims before it records anything). */
+  owner?: RunOwnership;
+  /** Most bytes read from one file an instance leaves (default 16 MB, untrusted-file.ts). */
+  maxFileBytes?: number;
 }
 
 export interface RunOutcome {
@@ -131,18 +137,21 @@ export class RunEngine {
   private done: ((o: RunOutcome) => void) | null = null;
   private failure: ((e: unknown) => void) | null = null;
   private finished = false;
+  /** This process's claim on the run, made before the log is folded (one owner per run). */
+  private readonly owner: RunOwnership | undefined;
 
   constructor(opts: EngineOptions) {
     this.opts = opts;
     this.store = opts.store;
     this.run = opts.run;
-    if (opts.resume) {
-      const row = this.store.run(opts.run);
-      if (row && row.status === "running" && processAlive(row.pid)) {
-        throw new RunRefused(`run-busy: run ${opts.run} is being executed by process ${row.pid}; cancel it first (switchyard cancel ${opts.run})`, "run-busy");
-      }
+    this.owner = opts.owner ?? (this.store.run(opts.run) ? claimRun(this.store, opts.run, { force: opts.force }) : undefined);
+    let folded: ReturnType<typeof foldEvents>;
+    try {
+      folded = foldEvents(this.store, this.run);
+    } catch (err) {
+      this.owner?.release();
+      throw err;
     }
-    const folded = foldEvents(this.store, this.run);
     this.plan = folded.plan;
     this.packDir = folded.packDir;
     this.recorded = folded.recorded;
@@ -158,7 +167,7 @@ export class RunEngine {
     for (const ts of this.order) {
       for (const d of ts.plan.depends_on) {
         const dep = this.tasks.get(d);
-        if (!dep) throw new RunRefused(`the plan's task ${ts.name} depends on unknown task ${d}`, "bad-plan");
+        if (!dep) this.refuse(new RunRefused(`the plan's task ${ts.name} depends on unknown task ${d}`, "bad-plan"));
         ts.deps.push(dep);
         dep.dependents.push(ts);
         (ts.plan.aligned_with.includes(d) && ts.mapped && dep.mapped ? ts.aligned : ts.others).push(dep);
@@ -198,10 +207,10 @@ export class RunEngine {
     }
     if (types.size > 0) {
       if (!this.opts.judge) {
-        throw new RunRefused("no-judge: the plan has model-decided routes but no decision layer was given (D-1)", "no-judge");
+        this.refuse(new RunRefused("no-judge: the plan has model-decided routes but no decision layer was given (D-1)", "no-judge"));
       }
       const problems = this.opts.judge.preflight?.([...types].sort()) ?? [];
-      if (problems.length) throw new RunRefused(`preflight: the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`, "preflight");
+      if (problems.length) this.refuse(new RunRefused(`preflight: the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`, "preflight"));
     }
     for (const ts of this.order) {
       const r = this.taskRecords.get(ts.name);
@@ -221,6 +230,7 @@ export class RunEngine {
       packDir: this.packDir,
       baseEnv,
       agentRunners: this.opts.agentRunners ?? {},
+      ...(this.opts.maxFileBytes !== undefined ? { maxFileBytes: this.opts.maxFileBytes } : {}),
       launcher: () => {
         if (this.launcher === undefined) {
           const l = new Launcher(baseEnv);
@@ -245,11 +255,18 @@ export class RunEngine {
     return new Promise<RunOutcome>((resolve, reject) => {
       // Attempt files still being prepared (for instances that will not start now) are finished
       // before the run returns, so nothing writes into the state folder afterwards.
-      const settled = () => Promise.allSettled([...this.preparing]);
+      // The claim is given up only then.
+      const settled = () => Promise.allSettled([...this.preparing]).then(() => this.owner?.release());
       this.done = (o) => void settled().then(() => resolve(o));
       this.failure = (e) => void settled().then(() => reject(e));
       this.schedulePump();
     });
+  }
+
+  /** Refuses to run: the claim is given up first. */
+  private refuse(err: RunRefused): never {
+    this.owner?.release();
+    throw err;
   }
 
   // ---- events ----

@@ -102,7 +102,8 @@ class LauncherShell {
       .map(([k, v]) => `${k}=${q(v)}`)
       .join(" ");
     const argv = s.argv.map(q).join(" ");
-    const output = s.outputFile !== undefined ? `[ -e ${q(resolve(s.outputFile))} ] && o=1; ` : "";
+    // A symlink counts even when it points at nothing: the engine then says what is wrong with it.
+    const output = s.outputFile !== undefined ? `{ [ -e ${q(resolve(s.outputFile))} ] || [ -L ${q(resolve(s.outputFile))} ]; } && o=1; ` : "";
     const script =
       `( cd ${q(resolve(s.cwd))} || exit 127; ${exports ? `export ${exports}; ` : ""}exec ${q(this.setsid)} ${argv} ) <${q(resolve(s.stdinFile ?? "/dev/null"))} >>${q(resolve(s.logFile))} 2>&1 &\n` +
       `echo "P $!"; wait $!; s=$?; o=0; ${output}echo "X $s $o"\n`;

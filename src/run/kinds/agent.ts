@@ -3,18 +3,27 @@
 // output is what it wrote to $SWITCHYARD_OUTPUT (may be absent) plus `files`. Usage written to
 // $SWITCHYARD_USAGE is charged to the run's budget, whether the turn passed or not.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
-import { instanceEnv, prepareAttempt, processProblem, readOutput } from "./command.js";
+import { fileRules, instanceEnv, prepareAttempt, processProblem, readOutput, rejected, type AttemptFiles } from "./command.js";
 import { runProcess } from "../process.js";
 import { renderPrompt } from "../template.js";
 import { checkEmits, isPlainObject } from "../values.js";
 import type { Usage } from "../judge.js";
+import { readUntrustedFile } from "../untrusted-file.js";
+import { parseUntrustedJson } from "../untrusted-json.js";
 
-function readUsage(path: string): Usage | undefined {
+/**
+ * What the agent reported in $SWITCHYARD_USAGE (undefined when absent or malformed: usage is
+ * advisory). A file that must not be read at all (a FIFO, a symlink out of the workspace, too
+ * large) fails the turn: an UntrustedFileError is thrown.
+ */
+async function readUsage(path: string, ctx: AttemptContext, files: AttemptFiles): Promise<Usage | undefined> {
+  const text = await readUntrustedFile(path, fileRules(ctx, files, "$SWITCHYARD_USAGE", true));
+  if (text === undefined) return undefined;
   try {
-    const u: unknown = JSON.parse(readFileSync(path, "utf8"));
+    const u: unknown = parseUntrustedJson(text, "$SWITCHYARD_USAGE");
     if (!isPlainObject(u)) return undefined;
     const out: Usage = {};
     for (const f of ["input_tokens", "output_tokens", "cost_usd"] as const) {
@@ -53,7 +62,13 @@ export async function runAgent(ctx: AttemptContext, input: InstanceInput): Promi
     timeoutMs: ctx.task.timeout_seconds * 1000,
     signal: ctx.signal,
   });
-  const usage = readUsage(usageFile);
+  let usage: Usage | undefined;
+  try {
+    usage = await readUsage(usageFile, ctx, files);
+  } catch (err) {
+    if (r.aborted) return { status: "interrupted" };
+    return rejected(err);
+  }
   if (r.spawnError) {
     return {
       status: "failed",
@@ -64,25 +79,20 @@ export async function runAgent(ctx: AttemptContext, input: InstanceInput): Promi
   }
   const problem = processProblem(r, `agent runner "${spec.runner}"`, ctx, files.log);
   if (problem) return { ...problem, usage };
-  const out = await readOutput(files.output, {}, `agent runner "${spec.runner}"`, true);
+  const out = await readOutput(files.output, {}, `agent runner "${spec.runner}"`, true, undefined, fileRules(ctx, files, `agent runner "${spec.runner}"'s $SWITCHYARD_OUTPUT`, true));
   if (out.status !== "passed") return { ...out, usage };
   const output = out.output as Record<string, unknown>;
   if (spec.files.length > 0) {
     const collected: Record<string, unknown> = {};
     for (const name of spec.files) {
-      let text: string;
+      let text: string | undefined;
       try {
-        text = readFileSync(join(files.workspace, name), "utf8");
-      } catch {
-        return { status: "failed", code: "agent-file-missing", usage, error: `agent-file-missing: the agent did not leave ${name} in its workspace (T-2)` };
+        text = await readUntrustedFile(join(files.workspace, name), fileRules(ctx, files, `the agent's file ${name}`));
+        if (text !== undefined) collected[name] = name.endsWith(".json") ? parseUntrustedJson(text, name) : text;
+      } catch (err) {
+        return { ...rejected(err), usage };
       }
-      if (name.endsWith(".json")) {
-        try {
-          collected[name] = JSON.parse(text);
-        } catch (err) {
-          return { status: "failed", code: "output-invalid", usage, error: `output-invalid: ${name} is not valid JSON: ${(err as Error).message} (T-2)` };
-        }
-      } else collected[name] = text;
+      if (text === undefined) return { status: "failed", code: "agent-file-missing", usage, error: `agent-file-missing: the agent did not leave ${name} in its workspace (T-2)` };
     }
     output.files = collected;
   }

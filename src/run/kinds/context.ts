@@ -26,6 +26,8 @@ export interface KindEnv {
   evaluatorFor: (task: TaskPlan) => (input: unknown) => unknown;
   /** The launcher shells for commands, or null where `setsid` is missing (spawn directly). */
   launcher?: () => Launcher | null;
+  /** Most bytes read from one file an instance leaves (untrusted-file.ts; default 16 MB). */
+  maxFileBytes?: number;
 }
 
 export interface AttemptContext {
