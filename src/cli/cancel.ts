@@ -4,7 +4,7 @@
 
 import type { Command } from "commander";
 import { CommandFailed, examples } from "./common.js";
-import { claimRun, RunRefused, runOwner } from "../run/index.js";
+import { claimRun, RunRefused, runOwner, stopOrphanedGroups } from "../run/index.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 
 export function register(program: Command): void {
@@ -53,6 +53,8 @@ export function register(program: Command): void {
           throw err;
         }
         try {
+          // What the dead owner started may still run: stop it first.
+          await stopOrphanedGroups(store, run, claim.identity.token, claim.previous);
           for (const i of store.instances(run)) {
             if (i.status === "running") store.append(run, "instance_interrupted", i.task, i.key, { attempt: i.attempts });
           }

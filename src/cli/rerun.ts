@@ -94,7 +94,7 @@ Examples:
           if (err instanceof RerunError) throw new UsageError(err.message, err.hint);
           throw err;
         }
-        const note = recallInvocation(store.stateDir, run, flags);
+        const note = recallInvocation(store, run, flags);
         if (note && !flags.json) process.stderr.write(`switchyard: ${note}\n`);
         const wiring = wire(flags, store.stateDir); // a bad machine config fails before anything is recorded
         let refreshed: EventPayloads["pack_refreshed"] | undefined;

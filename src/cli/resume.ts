@@ -17,7 +17,7 @@ export function register(program: Command): void {
       const store = openStore(flags.stateDir);
       try {
         const run = findRun(store, id);
-        const note = recallInvocation(store.stateDir, run, flags);
+        const note = recallInvocation(store, run, flags);
         if (note && !flags.json) process.stderr.write(`switchyard: ${note}\n`);
         const wiring = wire(flags, store.stateDir);
         await execute(store, run, true, flags, wiring, null);

@@ -8,6 +8,7 @@ import { createJudge } from "../decide/router.js";
 import { openLabSink } from "../lab/store.js";
 import { loadEvaluator, parseDuration } from "../plan/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
+import { StorageFault } from "../run/storage-fault.js";
 import { RunEngine, RunRefused, Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
 import { CommandFailed, EXIT_FAILED, UsageError, setExitCode } from "./common.js";
 import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
@@ -158,11 +159,19 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
   const shown = progress;
   shareTerminal({ pause: () => shown.pause(), resume: () => shown.resume() });
   let interrupts = 0;
-  const onSigint = () => {
+  // Ctrl-C, SIGTERM and SIGHUP (the terminal closed) all cancel: running instances are stopped
+  // and recorded as interrupted, so nothing is left running and the run can be resumed.
+  const onSigint = (sig: NodeJS.Signals) => {
     interrupts += 1;
+    if (sig === "SIGHUP") {
+      // The terminal is gone: writing to it fails from now on, which must not end the process.
+      process.stdout.on("error", () => undefined);
+      process.stderr.on("error", () => undefined);
+    }
     if (interrupts === 1) {
-      process.stderr.write("\nswitchyard: cancelling: stopping running instances (Ctrl-C again to exit at once)\n");
-      engine.cancel("cancelled by Ctrl-C");
+      const by = sig === "SIGINT" ? "Ctrl-C" : sig === "SIGHUP" ? "SIGHUP (the terminal closed)" : sig;
+      process.stderr.write(`\nswitchyard: cancelling: stopping running instances (${sig === "SIGINT" ? "Ctrl-C" : "the signal"} again to exit at once)\n`);
+      engine.cancel(`cancelled by ${by}`);
     } else {
       store.flush();
       process.exit(130);
@@ -170,12 +179,14 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
   };
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigint);
+  process.on("SIGHUP", onSigint);
   try {
     let outcome: RunOutcome;
     try {
       outcome = await engine.execute();
     } catch (err) {
       if (err instanceof RunRefused) throw new CommandFailed(err.message, err.code === "preflight" || err.code === "no-judge" ? 2 : EXIT_FAILED);
+      if (err instanceof StorageFault) err.run = run;
       throw err;
     }
     progress.finish(outcome, engine.progress(), { lines: tally.lines(run, engine.spentUsd()), json: tally.json(engine.spentUsd()) });
@@ -184,6 +195,7 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
   } finally {
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
+    process.off("SIGHUP", onSigint);
     shareTerminal(null);
     await wiring.close();
   }

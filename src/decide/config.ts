@@ -259,6 +259,10 @@ class Validator {
         if (typeof val !== "string") {
           this.wrongType([...path, "env", k], val, "a string");
           ok = false;
+        } else if (!ENV_NAME.test(k)) {
+          // A name with "=" or a space cannot be set in a process's environment as written.
+          this.error("config-bad-value", [...path, "env", k], `agents.${name}.env has ${JSON.stringify(k)}, which is not an environment variable name`, "use letters, digits and _, not starting with a digit", true);
+          ok = false;
         } else env[k] = val;
       }
     }

@@ -1,7 +1,11 @@
 // Harvest (H-2, H-3): agreement between the model and the host, per judgement type and overall,
 // out of fixed-size counters. Pairs stream past once; each type keeps 101 confidence buckets
 // (agree / total / sum of confidence), a capped confusion matrix and a few totals, so memory does
-// not grow with the number of pairs. Every definition here is written down in docs/lab.md.
+// not grow with the number of pairs — except for one number per decision, to count each
+// element's question once per run (issue 9 item 6): a run killed after a pair was written but
+// before its decision was committed asks that element again on resume, and the second pair of the
+// same run, task, element and question (pairs that carry the instance's `attempt`) is a
+// duplicate, skipped with a warning. Every definition here is written down in docs/lab.md.
 
 import type { ShadowPair } from "../decide/pair.js";
 import type { QuestionKind } from "../plan/plan.js";
@@ -281,13 +285,39 @@ export interface HarvestOptions {
   lab?: string | null;
 }
 
+/**
+ * A 52-bit FNV-1a hash of (run, task, key, question): a number, so the set of decisions seen
+ * costs tens of bytes per decision (two such hashes colliding is about 1 in 10^4 for 10^6 pairs).
+ */
+function decisionHash(p: ShadowPair): number {
+  const text = `${p.run}\u0000${p.task}\u0000${p.key ?? "\u0001"}\u0000${p.question.id}`;
+  let lo = 0x811c9dc5;
+  let hi = 0x050c5d1f;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    lo = Math.imul(lo ^ c, 0x01000193) >>> 0;
+    hi = Math.imul(hi ^ c ^ (lo >>> 24), 0x01000193) >>> 0;
+  }
+  return (hi & 0xfffff) * 2 ** 32 + lo;
+}
+
 /** Harvests one pairs file in one pass and bounded memory. Throws PairsFileError on a bad middle line. */
 export async function harvest(pairsFile: string, options: HarvestOptions = {}): Promise<HarvestReport> {
   const target = options.target ?? 0.95;
   if (!(target > 0 && target <= 1)) throw new RangeError(`target must be in (0, 1], got ${target}`);
   const tallies = new Map<string, Tally>();
   const folded: string[] = [];
+  const seen = new Set<number>();
+  let duplicates = 0;
   const scan = await scanPairs(pairsFile, (pair) => {
+    if (typeof pair.attempt === "number") {
+      const id = decisionHash(pair);
+      if (seen.has(id)) {
+        duplicates++;
+        return;
+      }
+      seen.add(id);
+    }
     let type = pair.type;
     let tally = tallies.get(type);
     if (!tally) {
@@ -313,7 +343,11 @@ export async function harvest(pairsFile: string, options: HarvestOptions = {}): 
     lab: options.lab ?? null,
     target,
     lines: scan.lines,
-    warnings: [...scan.warnings, ...folded],
+    warnings: [
+      ...scan.warnings,
+      ...folded,
+      ...(duplicates ? [`${duplicates} duplicate pair${duplicates === 1 ? "" : "s"} (the same run, task, element and question again, as after a crash and resume) counted once`] : []),
+    ],
     types,
     overall: report(OVERALL, overall, target),
   };

@@ -17,6 +17,7 @@
 // route-instance.ts; the ceilings, ceilings.ts; the per-task state, task-state.ts.
 
 import { setMaxListeners } from "node:events";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import type { AgentRunnerConfig } from "./agent-runner-config.js";
@@ -38,6 +39,8 @@ import { foldEvents } from "./fold-events.js";
 import { closeInstance, disposition, sharedDisposition, type Emit } from "./gating.js";
 import { buildInput, InputError, taskFold } from "./instance-input.js";
 import { claimRun, type RunOwnership } from "./ownership.js";
+import { GroupRecorder, stopOrphanedGroups } from "./process-groups.js";
+import type { StorageFault } from "./storage-fault.js";
 import { decideModelRoute, outputRoute } from "./route-instance.js";
 import { RunRefused } from "./run-refused.js";
 import { UNMAPPED, TaskState, taskStatus, type Inst, type Recorded, type TaskRecord } from "./task-state.js";
@@ -139,6 +142,10 @@ export class RunEngine {
   private finished = false;
   /** This process's claim on the run, made before the log is folded (one owner per run). */
   private readonly owner: RunOwnership | undefined;
+  /** Records the process group of every running command and agent (process-groups.ts). */
+  private groups: GroupRecorder | undefined;
+  /** The state database stopped taking events: nothing new starts, the run ends with this. */
+  private storageFault: StorageFault | null = null;
 
   constructor(opts: EngineOptions) {
     this.opts = opts;
@@ -151,6 +158,15 @@ export class RunEngine {
     } catch (err) {
       this.owner?.release();
       throw err;
+    }
+    if (!existsSync(folded.packDir)) {
+      // Every step runs from the snapshot (R-1): without it the run cannot go on faithfully.
+      this.refuse(
+        new RunRefused(
+          `snapshot-missing: run ${opts.run}'s pack snapshot ${folded.packDir} is missing (was the run folder ${this.store.runDir(opts.run)} deleted?); the run cannot continue without it. Start a new run with \`switchyard run ${this.store.run(opts.run)?.source ?? "PACK"}\``,
+          "snapshot-missing",
+        ),
+      );
     }
     this.plan = folded.plan;
     this.packDir = folded.packDir;
@@ -256,10 +272,26 @@ export class RunEngine {
       // Attempt files still being prepared (for instances that will not start now) are finished
       // before the run returns, so nothing writes into the state folder afterwards.
       // The claim is given up only then.
-      const settled = () => Promise.allSettled([...this.preparing]).then(() => this.owner?.release());
+      const settled = () =>
+        Promise.allSettled([...this.preparing]).then(() => {
+          this.store.onFault = null;
+          this.owner?.release();
+        });
+      // A commit that fails (a full disk, ...) stops the run as a cancel does (issue 9 item 5).
+      this.store.onFault = (f) => {
+        this.storageFault ??= f;
+        this.cancel(`the state database cannot be written`);
+      };
       this.done = (o) => void settled().then(() => resolve(o));
       this.failure = (e) => void settled().then(() => reject(e));
-      this.schedulePump();
+      // A dead owner's instances may still run: they are stopped before anything runs again.
+      const owner = this.owner;
+      if (!owner) return this.schedulePump();
+      this.groups = new GroupRecorder(this.store, this.run, owner.identity.token);
+      stopOrphanedGroups(this.store, this.run, owner.identity.token, owner.previous).then(
+        () => this.schedulePump(),
+        (err) => this.fail(err),
+      );
     });
   }
 
@@ -378,8 +410,9 @@ export class RunEngine {
       this.finished = true;
       if (this.halt.kind === "cancelled") this.emit("run_cancelled", null, null, { reason: this.halt.reason });
       else this.emit("run_stopped", null, null, { ceiling: this.halt.ceiling, reason: this.halt.reason });
-      this.store.flush();
-      this.done?.({ run: this.run, status: this.halt.kind, reason: this.halt.reason });
+      this.store.flush(); // after a storage fault, one more try: what can be recorded is
+      if (this.storageFault) this.failure?.(this.storageFault);
+      else this.done?.({ run: this.run, status: this.halt.kind, reason: this.halt.reason });
       return;
     }
     const queued = this.expandQueue.length + (this.inlineQueue.length - this.inlineHead) + (this.workQueue.length - this.workHead) + (this.decisionQueue.length - this.decisionHead);
@@ -394,7 +427,8 @@ export class RunEngine {
     const status = failed ? "failed" : "passed";
     this.emit("run_finished", null, null, { status });
     this.store.flush();
-    this.done?.({ run: this.run, status });
+    if (this.storageFault) this.failure?.(this.storageFault);
+    else this.done?.({ run: this.run, status });
   }
 
   // ---- ceilings (R-6) ----
@@ -591,6 +625,7 @@ export class RunEngine {
         tasks: this.tasks,
         signal: this.abort.signal,
         cancelled: () => this.halt?.kind === "cancelled",
+        attempt,
       }).then(
         (out) => {
           this.decisionRunning -= 1;
@@ -635,6 +670,7 @@ export class RunEngine {
       key: inst.key,
       dir: ts.plan.kind === "evaluate" ? "" : this.attemptDir(ts, inst),
       signal: this.abort.signal,
+      ...(this.groups ? { groups: this.groups.hooks(ts.name, inst.key, inst.attempts) } : {}),
     };
   }
 

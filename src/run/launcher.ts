@@ -182,6 +182,7 @@ export class Launcher {
         spec,
         // A stop asked for before the pid was known: send its SIGTERM now (the grace runs on).
         onPid: () => {
+          spec.groups?.started(job.pid!);
           if (stopping) kill("SIGTERM");
         },
         resolve: (r) => {
@@ -190,6 +191,7 @@ export class Launcher {
           spec.signal.removeEventListener("abort", onAbort);
           // The job was reaped: only what is left of its group may be signalled.
           if (timedOut || aborted) kill("SIGKILL", false);
+          if (job.pid) spec.groups?.ended(job.pid);
           if (!sh.dead) this.idle.push(sh);
           resolve({ ...r, timedOut, aborted });
         },

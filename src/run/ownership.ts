@@ -69,7 +69,8 @@ export function currentIdentity(): OwnerIdentity {
   return self;
 }
 
-function pidExists(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, owned by someone else). */
+export function pidExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

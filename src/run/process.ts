@@ -4,6 +4,7 @@
 
 import { spawn } from "node:child_process";
 import { open } from "node:fs/promises";
+import type { GroupHooks } from "./process-groups.js";
 
 export interface ProcessResult {
   code: number | null;
@@ -29,6 +30,8 @@ export interface ProcessSpec {
   outputFile?: string;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Told the process group once it exists and once it is done (process-groups.ts). */
+  groups?: GroupHooks;
 }
 
 const KILL_GRACE_MS = 1000;
@@ -58,6 +61,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       if (timer) clearTimeout(timer);
       if (grace) clearTimeout(grace);
       spec.signal.removeEventListener("abort", onAbort);
+      if (child.pid !== undefined) spec.groups?.ended(child.pid);
       resolve(r);
     };
     const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
@@ -68,6 +72,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     });
     void logHandle.close();
     void stdinHandle?.close();
+    if (child.pid !== undefined) spec.groups?.started(child.pid);
     const stop = () => {
       if (child.pid === undefined) return;
       killGroup(child.pid, "SIGTERM");

@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { TempDir } from "../run/helpers.js";
+import { until } from "../support/assertions.js";
 import { processStartTime } from "../../src/run/ownership.js";
 import { Store } from "../../src/run/index.js";
 
@@ -36,14 +37,6 @@ function child(args: string[], cmd = CHILD, env: NodeJS.ProcessEnv = process.env
 }
 
 const lines = (p: string) => (existsSync(p) ? readFileSync(p, "utf8").split("\n").filter(Boolean) : []);
-
-async function until(what: string, cond: () => boolean, ms = 60000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 function events(state: string, run: string) {
   const store = new Store(state);

@@ -61,6 +61,7 @@ export async function runAgent(ctx: AttemptContext, input: InstanceInput): Promi
     stdinFile: promptFile,
     timeoutMs: ctx.task.timeout_seconds * 1000,
     signal: ctx.signal,
+    ...(ctx.groups ? { groups: ctx.groups } : {}),
   });
   let usage: Usage | undefined;
   try {

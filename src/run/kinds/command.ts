@@ -160,6 +160,7 @@ export async function runCommand(ctx: AttemptContext, input: InstanceInput, prep
     outputFile: files.output,
     timeoutMs: ctx.task.timeout_seconds * 1000,
     signal: ctx.signal,
+    ...(ctx.groups ? { groups: ctx.groups } : {}),
   };
   const launcher = ctx.env.launcher?.();
   const r = launcher && launcher.accepts(extraEnv) ? await launcher.run(proc) : await runProcess(proc);

@@ -4,6 +4,7 @@ import type { Plan, TaskPlan } from "../../plan/plan.js";
 import type { AgentRunnerConfig } from "../agent-runner-config.js";
 import type { Usage } from "../judge.js";
 import type { Launcher } from "../launcher.js";
+import type { GroupHooks } from "../process-groups.js";
 
 /** The instance's input. */
 export interface InstanceInput {
@@ -40,6 +41,8 @@ export interface AttemptContext {
   /** Folder for this attempt's files (workspace, input, output, log). */
   dir: string;
   signal: AbortSignal;
+  /** Records the attempt's process group while it runs (process-groups.ts). */
+  groups?: GroupHooks;
 }
 
 export type Outcome =
