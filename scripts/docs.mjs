@@ -66,7 +66,8 @@ checks it is current. Edit the intro in scripts/docs.mjs, not here. -->
 \`switchyard COMMAND --help\` prints the same text as each section below.
 
 - **Exit codes.** \`0\` success; \`1\` the run or the check failed (a failed or blocked task, a
-  compile error, a playbook's \`fail()\` in \`eval\`); \`2\` a usage or machine-config mistake (an
+  compile error, a playbook's \`fail()\` in \`eval\`, a run another process executes:
+  \`run-busy\`); \`2\` a usage or machine-config mistake (an
   unknown flag, a missing file, a bad \`--config\`, an unknown run id or error code). User mistakes
   print \`switchyard: error: …\` and a \`help:\` line, never a stack trace. (\`check\` of a path
   that does not exist reports \`error[pack-not-found]\` and exits 1, like any failed check.)

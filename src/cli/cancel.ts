@@ -1,10 +1,10 @@
-// `switchyard cancel RUN` (R-7): asks the process executing the run to cancel (as Ctrl-C does:
+// `switchyard cancel RUN` (R-7): asks the process verified to be executing the run to cancel (as Ctrl-C does:
 // running instances are stopped, the run can be resumed). If no process is executing it (it was
 // killed), the run is marked cancelled in its log directly.
 
 import type { Command } from "commander";
-import { examples } from "./common.js";
-import { processAlive } from "../run/index.js";
+import { CommandFailed, examples } from "./common.js";
+import { claimRun, RunRefused, runOwner, stopOrphanedGroups } from "../run/index.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 
 export function register(program: Command): void {
@@ -14,7 +14,8 @@ export function register(program: Command): void {
     .addHelpText("after", examples([["switchyard cancel latest"], ["switchyard cancel 20261202-1518", "a unique prefix of the id"], ["switchyard resume latest", "later: continue it"]]))
     .argument("<run>", "the run id, or `latest`")
     .option("--state-dir <dir>", "the state folder")
-    .action(async (id: string, flags: { stateDir?: string }) => {
+    .option("--force", "record the cancel when the process recorded as executing the run cannot be verified (it is not signalled)")
+    .action(async (id: string, flags: { stateDir?: string; force?: boolean }) => {
       const store = openForReading(flags.stateDir);
       if (!store) throw noRuns(flags.stateDir);
       try {
@@ -24,8 +25,10 @@ export function register(program: Command): void {
           process.stdout.write(`run ${run} is not running (${r.status}); nothing to cancel\n`);
           return;
         }
-        if (processAlive(r.pid)) {
-          process.kill(r.pid!, "SIGINT");
+        // Only a process verified to be the run's owner (pid, start time, host) is ever signalled.
+        const owner = runOwner(store, run);
+        if (owner?.state === "alive") {
+          process.kill(owner.owner.pid, "SIGINT");
           const t0 = Date.now();
           while (Date.now() - t0 < 15000) {
             await new Promise((res) => setTimeout(res, 100));
@@ -34,12 +37,32 @@ export function register(program: Command): void {
           process.stdout.write(`run ${run}: ${store.run(run)!.status}\n`);
           return;
         }
-        // Nobody executes it: record what a cancel would have recorded.
-        for (const i of store.instances(run)) {
-          if (i.status === "running") store.append(run, "instance_interrupted", i.task, i.key, { attempt: i.attempts });
+        if (owner?.state === "unverifiable" && !flags.force) {
+          throw new CommandFailed(
+            `run ${run} is recorded as executed by process ${owner.owner.pid} on ${owner.owner.host}, which cannot be verified (${owner.why}); it was not signalled. ` +
+              `If no switchyard process is executing the run, record the cancel with \`switchyard cancel ${run} --force\``,
+          );
         }
-        store.append(run, "run_cancelled", null, null, { reason: "cancelled (its process was gone)" });
-        store.flush();
+        // Nobody executes it: claim it (so no resume starts meanwhile) and record what a cancel
+        // would have recorded.
+        let claim;
+        try {
+          claim = claimRun(store, run, { force: flags.force });
+        } catch (err) {
+          if (err instanceof RunRefused) throw new CommandFailed(err.message);
+          throw err;
+        }
+        try {
+          // What the dead owner started may still run: stop it first.
+          await stopOrphanedGroups(store, run, claim.identity.token, claim.previous);
+          for (const i of store.instances(run)) {
+            if (i.status === "running") store.append(run, "instance_interrupted", i.task, i.key, { attempt: i.attempts });
+          }
+          store.append(run, "run_cancelled", null, null, { reason: "cancelled (its process was gone)" });
+          store.flush();
+        } finally {
+          claim.release();
+        }
         process.stdout.write(`run ${run}: cancelled (no process was executing it); resume with: switchyard resume ${run}\n`);
       } finally {
         store.close();

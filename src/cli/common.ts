@@ -2,9 +2,10 @@
 // messages for people. A user mistake never prints a stack trace; a bug in switchyard does.
 
 import { readFileSync } from "node:fs";
-import { locateState } from "./state-discovery.js";
+import { locateState, StateFolderError } from "./state-discovery.js";
 import { forPeople } from "./words.js";
 import { DiagnosticError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "../lang/diagnostic.js";
+import { storageFault } from "../run/storage-fault.js";
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1; // the run or check failed
@@ -95,9 +96,21 @@ export function reportError(err: unknown): number {
     if (err.hint) process.stderr.write(`help: ${forPeople(err.hint)}\n`);
     return EXIT_USAGE;
   }
+  if (err instanceof StateFolderError) {
+    process.stderr.write(`switchyard: error: ${forPeople(err.message)}\nhelp: point --state-dir (or $SWITCHYARD_HOME) at a folder that can be made\n`);
+    return EXIT_USAGE;
+  }
   if (err instanceof CommandFailed) {
     if (err.message) process.stderr.write(`switchyard: ${forPeople(err.message)}\n`);
     return err.exitCode;
+  }
+  // A full disk, a read-only or corrupt state database: the person's to fix, never a stack.
+  const fault = storageFault(err);
+  if (fault) {
+    const [code, ...rest] = fault.message.split(": ");
+    process.stderr.write(`switchyard: error[${code}]: ${rest.join(": ")}\n`);
+    if (fault.code === "state-unwritable") process.stderr.write(`help: what was recorded is kept; free space or fix the file's permissions, then \`switchyard resume ${fault.run ?? "RUN"}\` continues the run\n`);
+    return EXIT_FAILED;
   }
   // Anything else is a bug in switchyard: show everything so it can be reported.
   process.stderr.write(`switchyard: internal error (please report): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -2,7 +2,7 @@
 // terminal, until the run ends — reading the event log only, never writing. A run whose process
 // died while running ends the follow with a note saying how to resume it.
 
-import { processAlive, type RunEvent, type Store } from "../run/index.js";
+import { ownerGone, type RunEvent, type Store } from "../run/index.js";
 import { plainLine } from "./run-progress.js";
 
 const POLL_MS = 200;
@@ -34,7 +34,7 @@ export async function followRun(store: Store, run: string, json: boolean, out: N
     const row = store.run(run);
     if (!row || row.status !== "running") return;
     if (ENDS.has(lastType)) continue; // a later invocation has begun: read on
-    if (!processAlive(row.pid) && row.pid !== null) {
+    if (ownerGone(store, run)) {
       if (!json) out.write(`switchyard: the process executing run ${run} (${row.pid}) is gone; continue it with \`switchyard resume ${run}\`\n`);
       return;
     }

@@ -7,10 +7,10 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { compilePath } from "../plan/index.js";
-import { assertNotBusy, foldRunPlan, planRerun, recordRerun, RerunError, RunRefused, samePlan, snapshotPack, SnapshotError, type RerunRequest, type Store } from "../run/index.js";
+import { claimRun, foldRunPlan, planRerun, recordRerun, RerunError, RunRefused, samePlan, snapshotPack, SnapshotError, type RerunRequest, type RunOwnership, type Store } from "../run/index.js";
 import type { EventPayloads } from "../run/index.js";
 import { CommandFailed, UsageError, printDiagnostics } from "./common.js";
-import { addRunFlags, execute, openStore, overridesFrom, wire, type RunFlags } from "./run-wiring.js";
+import { addRunFlags, execute, FORCE_HELP, openStore, overridesFrom, wire, type RunFlags } from "./run-wiring.js";
 import { findRun } from "./run-lookup.js";
 import { recallInvocation } from "./run-invocation.js";
 
@@ -62,7 +62,8 @@ export function register(program: Command): void {
       .option("--failed", "only the instances that failed")
       .option("--downstream", "also clear what read them: per element along aligned edges, the whole task for folds and unmapped tasks")
       .option("--redecide", "ask the decisions of the routes named by --task again (the record keeps the earlier answer)")
-      .option("--refresh-pack", "copy the pack's files again first, so a fixed script or helper is used (the plan must not change)"),
+      .option("--refresh-pack", "copy the pack's files again first, so a fixed script or helper is used (the plan must not change)")
+      .option("--force", FORCE_HELP),
   )
     .addHelpText(
       "after",
@@ -75,10 +76,12 @@ Examples:
     .action(async (id: string, flags: RerunFlags) => {
       overridesFrom(flags);
       const store = openStore(flags.stateDir);
+      let owner: RunOwnership | undefined;
       try {
         const run = findRun(store, id);
+        // Claimed before anything is recorded, and handed to the engine that resumes the run.
         try {
-          assertNotBusy(store, run);
+          owner = claimRun(store, run, { force: flags.force });
         } catch (err) {
           if (err instanceof RunRefused) throw new CommandFailed(err.message);
           throw err;
@@ -91,7 +94,7 @@ Examples:
           if (err instanceof RerunError) throw new UsageError(err.message, err.hint);
           throw err;
         }
-        const note = recallInvocation(store.stateDir, run, flags);
+        const note = recallInvocation(store, run, flags);
         if (note && !flags.json) process.stderr.write(`switchyard: ${note}\n`);
         const wiring = wire(flags, store.stateDir); // a bad machine config fails before anything is recorded
         let refreshed: EventPayloads["pack_refreshed"] | undefined;
@@ -112,8 +115,9 @@ Examples:
           );
           if (planned.untouchedDependents.length) process.stderr.write(`switchyard: note: ${planned.untouchedDependents.join(", ")} read what was cleared and keep their results; add --downstream to run them again too\n`);
         }
-        await execute(store, run, true, flags, wiring, null);
+        await execute(store, run, true, flags, wiring, null, owner);
       } finally {
+        owner?.release();
         store.close();
       }
     });

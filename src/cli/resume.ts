@@ -6,18 +6,20 @@ import type { Command } from "commander";
 import { UsageError, examples } from "./common.js";
 import type { EventPayloads } from "../run/index.js";
 import { agentPreflight } from "./agent-preflight.js";
-import { addRunFlags, execute, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
+import { addRunFlags, execute, FORCE_HELP, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
 import { findRun } from "./run-lookup.js";
 import { recallInvocation } from "./run-invocation.js";
 
 export function register(program: Command): void {
-  addRunFlags(program.command("resume").description("continue a stopped, cancelled, failed or interrupted run").argument("<run>", "the run id (or a unique prefix; see `switchyard runs`), or `latest`").addHelpText("after", examples([["switchyard resume latest"], ["switchyard resume 20261202-1518 --max-duration 4h", "raise a ceiling"], ["switchyard resume latest --decide triage.match.package=host"]]))).action(
+  addRunFlags(program.command("resume").description("continue a stopped, cancelled, failed or interrupted run").argument("<run>", "the run id (or a unique prefix; see `switchyard runs`), or `latest`").addHelpText("after", examples([["switchyard resume latest"], ["switchyard resume 20261202-1518 --max-duration 4h", "raise a ceiling"], ["switchyard resume latest --decide triage.match.package=host"]])))
+    .option("--force", FORCE_HELP)
+    .action(
     async (id: string, flags: RunFlags) => {
       overridesFrom(flags);
       const store = openStore(flags.stateDir);
       try {
         const run = findRun(store, id);
-        const note = recallInvocation(store.stateDir, run, flags);
+        const note = recallInvocation(store, run, flags);
         if (note && !flags.json) process.stderr.write(`switchyard: ${note}\n`);
         const wiring = wire(flags, store.stateDir);
         // The same agent preflight as `run`, against the recorded plan and repository (issue 12).

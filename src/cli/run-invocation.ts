@@ -4,6 +4,7 @@
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { Store } from "../run/index.js";
 import type { RunFlags } from "./run-wiring.js";
 
 interface Invocation {
@@ -11,28 +12,45 @@ interface Invocation {
   decide: string[];
 }
 
+// Kept in the state database (so a deleted run folder does not make a resume silently use
+// another machine config), and as invocation.json in the run folder for people and older runs.
+const SCHEMA = "CREATE TABLE IF NOT EXISTS invocations (run TEXT PRIMARY KEY, config TEXT, decide TEXT NOT NULL) WITHOUT ROWID";
+
 function file(stateDir: string, run: string): string {
   return join(stateDir, "runs", run, "invocation.json");
 }
 
-export function rememberInvocation(stateDir: string, run: string, flags: RunFlags): void {
+export function rememberInvocation(store: Store, run: string, flags: RunFlags): void {
   const inv: Invocation = { config: flags.config ? resolve(flags.config) : null, decide: flags.decide };
-  writeFileSync(file(stateDir, run), JSON.stringify(inv, null, 2) + "\n");
+  store.db.exec(SCHEMA);
+  store.db.prepare("INSERT OR REPLACE INTO invocations (run, config, decide) VALUES (?, ?, ?)").run(run, inv.config, JSON.stringify(inv.decide));
+  writeFileSync(file(store.stateDir, run), JSON.stringify(inv, null, 2) + "\n");
+}
+
+function stored(store: Store, run: string): Invocation | null {
+  try {
+    store.db.exec(SCHEMA);
+    const row = store.db.prepare("SELECT config, decide FROM invocations WHERE run = ?").get(run) as { config: string | null; decide: string } | undefined;
+    if (row) return { config: row.config, decide: JSON.parse(row.decide) as string[] };
+  } catch {
+    // a read-only database: the file below may still say
+  }
+  const path = file(store.stateDir, run);
+  if (!existsSync(path)) return null;
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as Invocation;
+  } catch {
+    return null; // a damaged note only loses the convenience; the flags still work
+  }
 }
 
 /**
  * Fills in --config and --decide from the run's own invocation where the resume command gave
  * none. Returns a note for the user naming what was reused, or null.
  */
-export function recallInvocation(stateDir: string, run: string, flags: RunFlags): string | null {
-  const path = file(stateDir, run);
-  if (!existsSync(path)) return null;
-  let inv: Invocation;
-  try {
-    inv = JSON.parse(readFileSync(path, "utf8")) as Invocation;
-  } catch {
-    return null; // a damaged note only loses the convenience; the flags still work
-  }
+export function recallInvocation(store: Store, run: string, flags: RunFlags): string | null {
+  const inv = stored(store, run);
+  if (!inv) return null;
   const reused: string[] = [];
   if (flags.config === undefined && inv.config) {
     flags.config = inv.config;

@@ -9,7 +9,8 @@ import { createJudge } from "../decide/router.js";
 import { openLabSink } from "../lab/store.js";
 import { loadEvaluator, parseDuration } from "../plan/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
-import { RunEngine, RunRefused, Store, type RunOutcome, type SettingsOverrides } from "../run/index.js";
+import { StorageFault } from "../run/storage-fault.js";
+import { RunEngine, RunRefused, Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
 import { CommandFailed, EXIT_FAILED, UsageError, setExitCode } from "./common.js";
 import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
 import { Progress, progressMode } from "./run-progress.js";
@@ -29,6 +30,8 @@ export interface RunFlags {
   verbose?: boolean;
   /** false with --no-color. */
   color?: boolean;
+  /** resume and rerun: take over a run whose recorded process cannot be verified. */
+  force?: boolean;
 }
 
 export function addRunFlags(cmd: Command): Command {
@@ -45,6 +48,9 @@ export function addRunFlags(cmd: Command): Command {
     .option("-v, --verbose", "on a terminal, also print each event above the live progress")
     .option("--no-color", "no colour (also: NO_COLOR=1, or output that is not a terminal)");
 }
+
+/** `--force` of resume and rerun. */
+export const FORCE_HELP = "take the run over when the process recorded as executing it cannot be verified (another host, or no /proc to compare its start time); never needed for a process that is gone";
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -72,6 +78,15 @@ export function overridesFrom(f: RunFlags): SettingsOverrides {
   return o;
 }
 
+/** $SWITCHYARD_MAX_FILE_MB: the most megabytes read from one file an instance leaves. */
+function maxFileBytesFrom(env: NodeJS.ProcessEnv): number | undefined {
+  const v = env.SWITCHYARD_MAX_FILE_MB;
+  if (v === undefined || v === "") return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0 || n > 4096) throw new UsageError(`SWITCHYARD_MAX_FILE_MB must be a number of megabytes above 0 and at most 4096, got ${JSON.stringify(v)}`);
+  return Math.round(n * 1024 * 1024);
+}
+
 /** The state folder for `run` (a new run may start a `./.switchyard/`) or for resume and rerun. */
 export function openStore(flag: string | undefined, opts: { forNewRun?: boolean } = {}): Store {
   const { dir } = locateState(flag, opts);
@@ -87,7 +102,7 @@ export function judgementTypes(plan: Plan): string[] {
 }
 
 export interface Wiring {
-  engineDeps: Pick<ConstructorParameters<typeof RunEngine>[0], "agentRunners" | "judge" | "secretEnv" | "overrides">;
+  engineDeps: Pick<ConstructorParameters<typeof RunEngine>[0], "agentRunners" | "judge" | "secretEnv" | "overrides" | "maxFileBytes">;
   close: () => Promise<void>;
   /** The machine config and --decide overrides, for the agent preflight (issue 12). */
   config: MachineConfig;
@@ -98,13 +113,14 @@ export interface Wiring {
 /** Machine config (D-50), --decide overrides, the decision layer (D-1) and the lab sink (H-1). */
 export function wire(flags: RunFlags, state: string): Wiring {
   const overrides = overridesFrom(flags);
+  const maxFileBytes = maxFileBytesFrom(process.env);
   const config = loadMachineConfig(locateConfig(flags.config));
   const decide = parseModeOverrides(flags.decide);
   const pairs = openLabSink(state);
   const judge = createJudge({ config, overrides: decide, stateDir: state, pairs });
   const secretEnv = secretEnvNames(config);
   return {
-    engineDeps: { agentRunners: config.agents, judge, secretEnv, overrides },
+    engineDeps: { agentRunners: config.agents, judge, secretEnv, overrides, ...(maxFileBytes !== undefined ? { maxFileBytes } : {}) },
     config,
     modeOf: (type) => modeFor(type, config.decisions, decide),
     close: async () => {
@@ -116,7 +132,7 @@ export function wire(flags: RunFlags, state: string): Wiring {
 }
 
 /** Runs the engine with Ctrl-C handling and progress; sets the exit code from the outcome. */
-export async function execute(store: Store, run: string, resume: boolean, flags: RunFlags, wiring: Wiring, snapshot: { dir: string; plan: Plan } | null): Promise<RunOutcome> {
+export async function execute(store: Store, run: string, resume: boolean, flags: RunFlags, wiring: Wiring, snapshot: { dir: string; plan: Plan } | null, owner?: RunOwnership): Promise<RunOutcome> {
   let progress: Progress | null = null;
   const tally = new RunTally();
   let engine: RunEngine;
@@ -126,6 +142,8 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
       run,
       resume,
       ...wiring.engineDeps,
+      force: flags.force,
+      ...(owner ? { owner } : {}),
       evaluators: (task) => {
         const s = snapshot ?? { dir: engine.packDirectory, plan: engine.plan };
         return wiring.evaluators(s.dir, s.plan)(task);
@@ -147,11 +165,19 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
   const shown = progress;
   shareTerminal({ pause: () => shown.pause(), resume: () => shown.resume() });
   let interrupts = 0;
-  const onSigint = () => {
+  // Ctrl-C, SIGTERM and SIGHUP (the terminal closed) all cancel: running instances are stopped
+  // and recorded as interrupted, so nothing is left running and the run can be resumed.
+  const onSigint = (sig: NodeJS.Signals) => {
     interrupts += 1;
+    if (sig === "SIGHUP") {
+      // The terminal is gone: writing to it fails from now on, which must not end the process.
+      process.stdout.on("error", () => undefined);
+      process.stderr.on("error", () => undefined);
+    }
     if (interrupts === 1) {
-      process.stderr.write("\nswitchyard: cancelling: stopping running instances (Ctrl-C again to exit at once)\n");
-      engine.cancel("cancelled by Ctrl-C");
+      const by = sig === "SIGINT" ? "Ctrl-C" : sig === "SIGHUP" ? "SIGHUP (the terminal closed)" : sig;
+      process.stderr.write(`\nswitchyard: cancelling: stopping running instances (${sig === "SIGINT" ? "Ctrl-C" : "the signal"} again to exit at once)\n`);
+      engine.cancel(`cancelled by ${by}`);
     } else {
       store.flush();
       process.exit(130);
@@ -159,12 +185,14 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
   };
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigint);
+  process.on("SIGHUP", onSigint);
   try {
     let outcome: RunOutcome;
     try {
       outcome = await engine.execute();
     } catch (err) {
       if (err instanceof RunRefused) throw new CommandFailed(err.message, err.code === "preflight" || err.code === "no-judge" ? 2 : EXIT_FAILED);
+      if (err instanceof StorageFault) err.run = run;
       throw err;
     }
     progress.finish(outcome, engine.progress(), { lines: tally.lines(run, engine.spentUsd()), json: tally.json(engine.spentUsd()) });
@@ -173,6 +201,7 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
   } finally {
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
+    process.off("SIGHUP", onSigint);
     shareTerminal(null);
     await wiring.close();
   }

@@ -52,7 +52,7 @@ export function register(program: Command): void {
         if (err instanceof SnapshotError) throw new CommandFailed(err.message);
         throw err;
       }
-      rememberInvocation(store.stateDir, run, flags);
+      rememberInvocation(store, run, flags);
       if (!flags.json && !flags.quiet) process.stdout.write(`run ${run}: ${compiled.plan.playbook} (${compiled.plan.tasks.length} tasks)\n`);
       await execute(store, run, false, flags, wiring, null);
     } finally {

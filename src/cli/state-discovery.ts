@@ -62,9 +62,40 @@ export function locateState(flag: string | undefined, opts: { forNewRun?: boolea
 
 /** Creates the state folder if it is new, with a `.gitignore` of `*` so it is never committed. */
 export function prepareStateFolder(dir: string): void {
-  if (existsSync(dir)) return;
-  mkdirSync(dir, { recursive: true });
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) throw new StateFolderError(`the state folder ${dir} is a file, not a folder`);
+    return;
+  }
+  makeFolder(dir);
   writeFileSync(join(dir, ".gitignore"), "# switchyard's state (runs, events, labs): never committed\n*\n");
+}
+
+/** A state folder that cannot be made; the CLI reports it as a usage error. */
+export class StateFolderError extends Error {}
+
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdir never returns under /proc, and fails
+ * with a bare ENOTDIR under a regular file; here either is a clear error naming the culprit.
+ */
+function makeFolder(dir: string): void {
+  const missing: string[] = [];
+  let d = resolve(dir);
+  while (!existsSync(d)) {
+    missing.push(d);
+    const parent = dirname(d);
+    if (parent === d) break;
+    d = parent;
+  }
+  if (existsSync(d) && !statSync(d).isDirectory()) throw new StateFolderError(`the state folder ${dir} cannot be made: ${d} is a file, not a folder`);
+  for (const m of missing.reverse()) {
+    try {
+      mkdirSync(m);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EEXIST") continue;
+      throw new StateFolderError(`the state folder ${dir} cannot be made: creating ${m} failed (${code})${m.startsWith("/proc/") || m.startsWith("/sys/") ? `; ${m.split("/")[1] === "proc" ? "/proc" : "/sys"} is a virtual filesystem` : ""}`);
+    }
+  }
 }
 
 /** Where `no runs` looked, for the message. */

@@ -3,7 +3,7 @@
 // `--exit-status` exits 1 unless the run passed, as `gh run view --exit-status` does.
 
 import type { Command } from "commander";
-import { processAlive, type Store } from "../run/index.js";
+import { ownerGone, type Store } from "../run/index.js";
 import { EXIT_FAILED, setExitCode } from "./common.js";
 import { findRun, noRuns, openForReading, formatElapsed } from "./run-lookup.js";
 import { table } from "./run-progress.js";
@@ -87,7 +87,7 @@ Examples:
             shown = out;
           }
           const row = store.run(run)!;
-          if (flags.watch && r.status === "running" && row.pid !== null && !processAlive(row.pid)) {
+          if (flags.watch && r.status === "running" && ownerGone(store, run)) {
             process.stderr.write(`switchyard: the process executing run ${run} (${row.pid}) is gone; continue it with \`switchyard resume ${run}\`\n`);
             if (flags.exitStatus) setExitCode(EXIT_FAILED);
             return;

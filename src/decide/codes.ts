@@ -10,7 +10,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   { code: "config-not-found", rule: "D-50", summary: "the machine config file given with --config does not exist",
     explain: "`--config FILE` must name an existing TOML file. Without `--config`, switchyard reads `$XDG_CONFIG_HOME/switchyard/config.toml` (else `~/.config/switchyard/config.toml`), and a missing default file simply means every default applies. Check the path, or drop `--config`." },
   { code: "config-unreadable", rule: "D-50", summary: "the machine config file exists but cannot be read",
-    explain: "The file could not be read (permissions, or it is a folder). Make it a readable TOML file." },
+    explain: "The file could not be read: permissions, or it is not a regular file (a folder, a FIFO, a device: it is never waited on), larger than 1 MB, or not UTF-8 text. Make it a readable UTF-8 TOML file (a symlink to one is fine)." },
   { code: "config-syntax", rule: "D-50", summary: "the machine config is not valid TOML",
     explain: "The file failed to parse as TOML 1.0 at the position shown: a missing quote, a duplicate key, or a table defined twice are the usual causes. Fix the syntax there." },
   { code: "config-unknown-key", rule: "D-50", summary: "the machine config has a key switchyard does not know",

@@ -6,7 +6,6 @@
 // FILE:LINE:COL (found by scanning the text, see toml-positions.ts), what was wrong, and what is
 // accepted ("did you mean …" where a near name exists).
 
-import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
@@ -17,6 +16,10 @@ import type { DecisionsConfig, JudgementMode, MachineConfig, ProviderConfig, Pro
 import { formatMode, MODE_FORMS, parseMode } from "./mode.js";
 import { locateKeys, type KeyPositions } from "./toml-positions.js";
 import { typeEntry } from "./type-entry.js";
+import { readRegularFileSync } from "../run/untrusted-file.js";
+
+/** A machine config is a small text file; anything larger is not one. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 // `--decide TYPE=MODE` flags are parsed beside the modes themselves; re-exported for callers that
 // load the config and its command-line overrides together.
@@ -61,8 +64,8 @@ export function loadMachineConfig(path?: string, env: NodeJS.ProcessEnv = proces
   const file = path ?? defaultConfigPath(env);
   let text: string;
   try {
-    if (statSync(file).isDirectory()) throw Object.assign(new Error("is a folder"), { code: "EISDIR" });
-    text = readFileSync(file, "utf8");
+    // Only a regular file, opened non-blocking: a FIFO or a device must not hang `config check`.
+    text = readRegularFileSync(file, MAX_CONFIG_BYTES);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") {
@@ -73,7 +76,7 @@ export function loadMachineConfig(path?: string, env: NodeJS.ProcessEnv = proces
       );
     }
     throw new DiagnosticError(
-      errorAt("config-unreadable", `machine config ${file} cannot be read (${code ?? (err as Error).message})`, undefined,
+      errorAt("config-unreadable", `machine config ${file} cannot be read (${code === "ENOTREG" || code === "EFBIG" || code === "EILSEQ" ? `it ${(err as Error).message}` : (code ?? (err as Error).message)})`, undefined,
         "make it a readable TOML file"),
     );
   }
@@ -269,7 +272,10 @@ class Validator {
     if (envTable) {
       for (const [k, val] of Object.entries(envTable)) {
         if (typeof val !== "string") this.wrongType([...path, "env", k], val, "a string");
-        else env[k] = val;
+        else if (!ENV_NAME.test(k)) {
+          // A name with "=" or a space cannot be set in a process's environment as written.
+          this.error("config-bad-value", [...path, "env", k], `agents.${name}.env has ${JSON.stringify(k)}, which is not an environment variable name`, "use letters, digits and _, not starting with a digit", true);
+        } else env[k] = val;
       }
     }
     const price = this.price(body, [...path, "price"]);

@@ -21,6 +21,11 @@ export interface HttpTuning {
 
 export const DEFAULT_BACKOFF_INITIAL_MS = 500;
 export const DEFAULT_BACKOFF_MAX_MS = 8_000;
+/**
+ * The most bytes of a reply body read (before and after decompression), as the `command`
+ * provider caps its stdout: a runaway or hostile server cannot grow the engine without bound.
+ */
+export const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 /** A retry-after longer than this is not waited for: the ordinary backoff applies instead. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
@@ -96,14 +101,15 @@ async function bodyBytes(body: RequestInit["body"]): Promise<Buffer | undefined>
 }
 
 function decode(body: Buffer, encoding: string | undefined): Buffer {
+  const limit = { maxOutputLength: MAX_REPLY_BYTES };
   switch ((encoding ?? "").trim().toLowerCase()) {
     case "gzip":
     case "x-gzip":
-      return gunzipSync(body);
+      return gunzipSync(body, limit);
     case "deflate":
-      return inflateSync(body);
+      return inflateSync(body, limit);
     case "br":
-      return brotliDecompressSync(body);
+      return brotliDecompressSync(body, limit);
     default:
       return body;
   }
@@ -254,6 +260,11 @@ function nodeSend(agents: { http: HttpAgent; https: HttpsAgent }): Send {
         res.on("data", (c: Buffer) => {
           chunks.push(c);
           received += c.length;
+          if (received > MAX_REPLY_BYTES) {
+            chunks.length = 0;
+            req.destroy();
+            done(() => reject(new TransportError(`the reply body is larger than ${MAX_REPLY_BYTES / (1024 * 1024)} MB, the limit; stopped reading it`, "ETOOLARGE")));
+          }
         });
         res.on("end", () => {
           const expected = Number(res.headers["content-length"]);

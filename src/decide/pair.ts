@@ -13,6 +13,12 @@ export interface ShadowPair {
   type: string; // judgement type
   task: string;
   key: string | null;
+  /**
+   * The attempt of the route instance that asked. Pairs that carry it are counted once per
+   * (run, task, key, question) by harvest: a crash before the decision was committed asks the
+   * element again on resume, and writes a second pair (issue 9 item 6).
+   */
+  attempt?: number;
   question: { id: string; kind: QuestionKind; labels: string[] };
   state_digest: string; // "sha256:<hex>" of the serialised state
   host_label: string;

@@ -212,6 +212,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       type: q.type,
       task: req.task,
       key: req.key,
+      ...(req.attempt !== undefined ? { attempt: req.attempt } : {}),
       question: { id: q.id, kind: q.kind, labels: [...q.labels] },
       state_digest: `sha256:${createHash("sha256").update(req.state_text).digest("hex")}`,
       host_label: hostLabel,
@@ -243,6 +244,19 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     } catch (err) {
       warn(`could not record the ${audit ? "audit" : "shadow"} pair of ${req.task}${req.key === null ? "" : `[${req.key}]`} question '${q.id}': ${messageOf(err)}`);
     }
+  }
+
+  /**
+   * The host failed while answering for turned-on models that had failed: the element's error
+   * keeps why each model could not answer (no receipt exists, since nothing was decided).
+   */
+  function withModelReasons(err: unknown, reasons: Map<string, string>, modes: Map<string, JudgementMode>): unknown {
+    if (!(err instanceof DecisionFailure) || reasons.size === 0) return err;
+    const why = [...reasons].map(([id, r]) => {
+      const m = modes.get(id) as { provider?: string; model?: string } | undefined;
+      return `question '${id}': ${m?.provider ?? "the model"}/${m?.model ?? "?"} failed first (${r})`;
+    });
+    return new DecisionFailure(`${err.message}; the host was answering in place of the model: ${why.join("; ")}`, err.code);
   }
 
   function record(q: ResolvedQuestion, a: ResolvedAnswer, mode: QuestionDecision["mode"], provider: string, model: string, latency: number, usage: Usage | null): QuestionDecision {
@@ -354,7 +368,10 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
         warn(`the host could not answer the audit of ${req.task}${req.key === null ? "" : `[${req.key}]`}: ${messageOf(settled[0].reason)}`);
         settled[0] = { status: "fulfilled", value: new Map() };
       }
-      for (const s of settled) if (s.status === "rejected") throw s.reason;
+      // A host that failed while answering in place of failed models: the error keeps their reasons.
+      const reasonsOf = (asked: (id: string) => boolean) => new Map([...fallbackReasons].filter(([id]) => asked(id)));
+      if (settled[0].status === "rejected") throw withModelReasons(settled[0].reason, reasonsOf((id) => audited.has(id)), modes);
+      if (settled[1].status === "rejected") throw withModelReasons(settled[1].reason, reasonsOf((id) => !audited.has(id)), modes);
       for (const s of shadowSettled) if (s.status === "fulfilled") for (const [id, o] of s.value) shadowOutcomes.set(id, o);
       const hostAnswers = (settled[0] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;
       const fallbackAnswers = (settled[1] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;

@@ -65,6 +65,7 @@ export function pairLine(pair: ShadowPair): string {
     type: pair.type,
     task: pair.task,
     key: pair.key ?? null,
+    ...(typeof pair.attempt === "number" ? { attempt: pair.attempt } : {}),
     question: { id: pair.question.id, kind: pair.question.kind, labels: [...pair.question.labels] },
     state_digest: pair.state_digest,
     host_label: pair.host_label,

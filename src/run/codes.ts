@@ -57,7 +57,13 @@ export const RUN_CODES: CodeEntry[] = [
     rule: "T-12",
     summary: "an output is not a JSON object, or a declared field is missing or has the wrong type",
     explain:
-      "Every field declared in `emits` must be present with its declared type (string, number, bool, list, object, any) when the producer finishes. Extra fields are kept. Fix what the task writes to $SWITCHYARD_OUTPUT, or its `emits`.",
+      "Every field declared in `emits` must be present with its declared type (string, number, bool, list, object, any) when the producer finishes. Extra fields are kept. The JSON must be UTF-8 text (a leading byte-order mark is accepted), nest arrays and objects at most 256 deep, and hold no integer beyond 2^53 (9007199254740991), which a number cannot keep exactly: write such an id as a string. Fix what the task writes to $SWITCHYARD_OUTPUT, or its `emits`.",
+  },
+  {
+    code: "file-rejected",
+    summary: "a file a command or agent left is not a regular file inside its workspace, or is too large",
+    explain:
+      "Files that commands and agents leave ($SWITCHYARD_OUTPUT, $SWITCHYARD_USAGE, an agent's `files`) are untrusted. The engine reads only a regular file at the path it named, or inside the instance's workspace (a symlink is followed only when it resolves inside the workspace), at most 16 MB by default (set SWITCHYARD_MAX_FILE_MB to change the limit). A FIFO, a device, a socket, a folder, a symlink to nothing or out of the workspace, or a larger file fails that element only; nothing of it is recorded. Write a regular file into the workspace (copy, do not link).",
   },
   {
     code: "command-failed",
@@ -173,7 +179,27 @@ export const RUN_CODES: CodeEntry[] = [
     code: "run-busy",
     rule: "R-4",
     summary: "another process is executing the run",
-    explain: "A run is executed by one process at a time. Wait for it, or stop it with `switchyard cancel RUN`, then resume.",
+    explain:
+      "A run is executed by one process at a time; `run`, `resume` and `rerun` claim it before they read its log, and the losers of a race exit 1 having changed nothing. The owner is recorded by pid, process start time, boot id and host. If it is alive, wait for it or stop it with `switchyard cancel RUN`, then resume. A recorded owner whose pid is gone or was reused by another program never blocks a resume. One that cannot be verified (recorded on another host, or no /proc to compare start times) does: if no switchyard process is executing the run, `switchyard resume RUN --force` takes it over.",
+  },
+  {
+    code: "snapshot-missing",
+    rule: "R-1",
+    summary: "a run's pack snapshot is gone, so it cannot be resumed",
+    explain:
+      "A run executes the copy of the pack taken when it was admitted (runs/RUN/pack), never the current files. If the run folder was deleted, the run cannot continue faithfully, and `resume` refuses instead of guessing (the machine config the run was started with is kept in the state database, so it is never silently swapped either). Start a new run from the pack.",
+  },
+  {
+    code: "state-unwritable",
+    summary: "the state database cannot be written (disk full, a file-size limit, read-only)",
+    explain:
+      "A commit to switchyard.db failed. The run stops as a cancel does: nothing new starts, running instances are stopped, and everything recorded before stays recorded (the events of the failed commit are tried once more at the end). The command exits 1 naming the file and the fault. Free space, lift the limit or fix the permissions, then `switchyard resume RUN` continues the run.",
+  },
+  {
+    code: "state-corrupt",
+    summary: "the state database is corrupt, truncated or not a database",
+    explain:
+      "Every command that opens switchyard.db says so instead of failing with a stack. The event log in it is the record of every run: restore the file from a backup if you have one. `switchyard runs --rebuild` rebuilds the runs, tasks and instances tables from the events, so it repairs damage to those tables only, never to the events themselves. To start afresh, move switchyard.db (and its -wal and -shm files) aside; the run folders stay, but a run is resumable only with its events.",
   },
   {
     code: "bad-plan",

@@ -17,6 +17,7 @@
 // route-instance.ts; the ceilings, ceilings.ts; the per-task state, task-state.ts.
 
 import { setMaxListeners } from "node:events";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import type { AgentRunnerConfig } from "./agent-runner-config.js";
@@ -37,7 +38,9 @@ import { ceilingReached, type Halt } from "./ceilings.js";
 import { foldEvents } from "./fold-events.js";
 import { closeInstance, disposition, sharedDisposition, type Emit } from "./gating.js";
 import { buildInput, InputError, taskFold } from "./instance-input.js";
-import { processAlive } from "./process-alive.js";
+import { claimRun, type RunOwnership } from "./ownership.js";
+import { GroupRecorder, stopOrphanedGroups } from "./process-groups.js";
+import type { StorageFault } from "./storage-fault.js";
 import { decideModelRoute, outputRoute } from "./route-instance.js";
 import { RunRefused } from "./run-refused.js";
 import { UNMAPPED, TaskState, taskStatus, type Inst, type Recorded, type TaskRecord } from "./task-state.js";
@@ -62,6 +65,12 @@ export interface EngineOptions {
   directSpawn?: boolean;
   /** Use only this launcher (tests, comparison); by default the first one present. */
   launcherDialect?: LauncherDialect;
+  /** Take over a run whose recorded owner cannot be verified (`resume --force`, ownership.ts). */
+  force?: boolean;
+  /** A claim already made by the caller (rerun claims before it records anything). */
+  owner?: RunOwnership;
+  /** Most bytes read from one file an instance leaves (default 16 MB, untrusted-file.ts). */
+  maxFileBytes?: number;
 }
 
 export interface RunOutcome {
@@ -134,18 +143,34 @@ export class RunEngine {
   private done: ((o: RunOutcome) => void) | null = null;
   private failure: ((e: unknown) => void) | null = null;
   private finished = false;
+  /** This process's claim on the run, made before the log is folded (one owner per run). */
+  private readonly owner: RunOwnership | undefined;
+  /** Records the process group of every running command and agent (process-groups.ts). */
+  private groups: GroupRecorder | undefined;
+  /** The state database stopped taking events: nothing new starts, the run ends with this. */
+  private storageFault: StorageFault | null = null;
 
   constructor(opts: EngineOptions) {
     this.opts = opts;
     this.store = opts.store;
     this.run = opts.run;
-    if (opts.resume) {
-      const row = this.store.run(opts.run);
-      if (row && row.status === "running" && processAlive(row.pid)) {
-        throw new RunRefused(`run-busy: run ${opts.run} is being executed by process ${row.pid}; cancel it first (switchyard cancel ${opts.run})`, "run-busy");
-      }
+    this.owner = opts.owner ?? (this.store.run(opts.run) ? claimRun(this.store, opts.run, { force: opts.force }) : undefined);
+    let folded: ReturnType<typeof foldEvents>;
+    try {
+      folded = foldEvents(this.store, this.run);
+    } catch (err) {
+      this.owner?.release();
+      throw err;
     }
-    const folded = foldEvents(this.store, this.run);
+    if (!existsSync(folded.packDir)) {
+      // Every step runs from the snapshot (R-1): without it the run cannot go on faithfully.
+      this.refuse(
+        new RunRefused(
+          `snapshot-missing: run ${opts.run}'s pack snapshot ${folded.packDir} is missing (was the run folder ${this.store.runDir(opts.run)} deleted?); the run cannot continue without it. Start a new run with \`switchyard run ${this.store.run(opts.run)?.source ?? "PACK"}\``,
+          "snapshot-missing",
+        ),
+      );
+    }
     this.plan = folded.plan;
     this.packDir = folded.packDir;
     this.repo = folded.repo;
@@ -162,7 +187,7 @@ export class RunEngine {
     for (const ts of this.order) {
       for (const d of ts.plan.depends_on) {
         const dep = this.tasks.get(d);
-        if (!dep) throw new RunRefused(`the plan's task ${ts.name} depends on unknown task ${d}`, "bad-plan");
+        if (!dep) this.refuse(new RunRefused(`the plan's task ${ts.name} depends on unknown task ${d}`, "bad-plan"));
         ts.deps.push(dep);
         dep.dependents.push(ts);
         (ts.plan.aligned_with.includes(d) && ts.mapped && dep.mapped ? ts.aligned : ts.others).push(dep);
@@ -202,10 +227,10 @@ export class RunEngine {
     }
     if (types.size > 0) {
       if (!this.opts.judge) {
-        throw new RunRefused("no-judge: the plan has model-decided routes but no decision layer was given (D-1)", "no-judge");
+        this.refuse(new RunRefused("no-judge: the plan has model-decided routes but no decision layer was given (D-1)", "no-judge"));
       }
       const problems = this.opts.judge.preflight?.([...types].sort()) ?? [];
-      if (problems.length) throw new RunRefused(`preflight: the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`, "preflight");
+      if (problems.length) this.refuse(new RunRefused(`preflight: the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`, "preflight"));
     }
     for (const ts of this.order) {
       const r = this.taskRecords.get(ts.name);
@@ -226,6 +251,7 @@ export class RunEngine {
       baseEnv,
       agentRunners: this.opts.agentRunners ?? {},
       ...(this.repo ? { repo: this.repo } : {}),
+      ...(this.opts.maxFileBytes !== undefined ? { maxFileBytes: this.opts.maxFileBytes } : {}),
       launcher: () => {
         if (this.launcher === undefined) {
           const l = new Launcher(baseEnv, this.opts.launcherDialect);
@@ -250,11 +276,34 @@ export class RunEngine {
     return new Promise<RunOutcome>((resolve, reject) => {
       // Attempt files still being prepared (for instances that will not start now) are finished
       // before the run returns, so nothing writes into the state folder afterwards.
-      const settled = () => Promise.allSettled([...this.preparing]);
+      // The claim is given up only then.
+      const settled = () =>
+        Promise.allSettled([...this.preparing]).then(() => {
+          this.store.onFault = null;
+          this.owner?.release();
+        });
+      // A commit that fails (a full disk, ...) stops the run as a cancel does (issue 9 item 5).
+      this.store.onFault = (f) => {
+        this.storageFault ??= f;
+        this.cancel(`the state database cannot be written`);
+      };
       this.done = (o) => void settled().then(() => resolve(o));
       this.failure = (e) => void settled().then(() => reject(e));
-      this.schedulePump();
+      // A dead owner's instances may still run: they are stopped before anything runs again.
+      const owner = this.owner;
+      if (!owner) return this.schedulePump();
+      this.groups = new GroupRecorder(this.store, this.run, owner.identity.token);
+      stopOrphanedGroups(this.store, this.run, owner.identity.token, owner.previous).then(
+        () => this.schedulePump(),
+        (err) => this.fail(err),
+      );
     });
+  }
+
+  /** Refuses to run: the claim is given up first. */
+  private refuse(err: RunRefused): never {
+    this.owner?.release();
+    throw err;
   }
 
   // ---- events ----
@@ -366,8 +415,9 @@ export class RunEngine {
       this.finished = true;
       if (this.halt.kind === "cancelled") this.emit("run_cancelled", null, null, { reason: this.halt.reason });
       else this.emit("run_stopped", null, null, { ceiling: this.halt.ceiling, reason: this.halt.reason });
-      this.store.flush();
-      this.done?.({ run: this.run, status: this.halt.kind, reason: this.halt.reason });
+      this.store.flush(); // after a storage fault, one more try: what can be recorded is
+      if (this.storageFault) this.failure?.(this.storageFault);
+      else this.done?.({ run: this.run, status: this.halt.kind, reason: this.halt.reason });
       return;
     }
     const queued = this.expandQueue.length + (this.inlineQueue.length - this.inlineHead) + (this.workQueue.length - this.workHead) + (this.decisionQueue.length - this.decisionHead);
@@ -382,7 +432,8 @@ export class RunEngine {
     const status = failed ? "failed" : "passed";
     this.emit("run_finished", null, null, { status });
     this.store.flush();
-    this.done?.({ run: this.run, status });
+    if (this.storageFault) this.failure?.(this.storageFault);
+    else this.done?.({ run: this.run, status });
   }
 
   // ---- ceilings (R-6) ----
@@ -579,6 +630,7 @@ export class RunEngine {
         tasks: this.tasks,
         signal: this.abort.signal,
         cancelled: () => this.halt?.kind === "cancelled",
+        attempt,
       }).then(
         (out) => {
           this.decisionRunning -= 1;
@@ -623,6 +675,7 @@ export class RunEngine {
       key: inst.key,
       dir: ts.plan.kind === "evaluate" ? "" : this.attemptDir(ts, inst),
       signal: this.abort.signal,
+      ...(this.groups ? { groups: this.groups.hooks(ts.name, inst.key, inst.attempts) } : {}),
     };
   }
 

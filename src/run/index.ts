@@ -3,7 +3,8 @@
 export { admitRun, applyOverrides, newRunId, type AdmitOptions, type SettingsOverrides } from "./admit.js";
 export { RunEngine, type EngineOptions, type RunOutcome, type TaskProgress } from "./engine.js";
 export { RunRefused } from "./run-refused.js";
-export { processAlive } from "./process-alive.js";
+export { stopOrphanedGroups } from "./process-groups.js";
+export { claimRun, runOwner, ownerGone, RunOwnership, type OwnerCheck, type OwnerIdentity } from "./ownership.js";
 export { Store, type RunRow, type TaskRow, type InstanceRow } from "./store.js";
 export type { RunEvent, EventType, EventPayloads, RunStatus, InstanceStatus, Settings, FoldSummary } from "./events.js";
 export { EVENT_TYPES } from "./events.js";
@@ -11,6 +12,6 @@ export type { EvaluatorFactory, InstanceInput } from "./kinds/context.js";
 export { showRun, type ShowJson } from "./show.js";
 export { SnapshotError } from "./snapshot.js";
 export { RUN_CODES } from "./codes.js";
-export { planRerun, recordRerun, assertNotBusy, samePlan, foldRunPlan, RerunError, type RerunPlan, type InstanceReset } from "./rerun.js";
+export { planRerun, recordRerun, samePlan, foldRunPlan, RerunError, type RerunPlan, type InstanceReset } from "./rerun.js";
 export { snapshotPack } from "./snapshot.js";
 export type { RerunRequest } from "./events.js";

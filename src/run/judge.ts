@@ -38,6 +38,8 @@ export interface JudgeRequest {
   state_text: string;
   questions: ResolvedQuestion[];
   signal: AbortSignal;
+  /** The route instance's attempt in the run (shadow pairs record it). */
+  attempt?: number;
 }
 
 export interface Usage {

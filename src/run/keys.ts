@@ -14,13 +14,16 @@ export class KeyError extends CodedError {
 // C0 controls, DEL and C1 controls.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
+/** The most max_fanout may be (the compiler's cap, M-1). */
+const MAX_FANOUT_CAP = 10000;
+
 export function elementKeys(list: unknown, where: string, maxFanout: number): string[] {
   if (!Array.isArray(list)) {
     throw new KeyError(`over-value-not-list: ${where} is not a list (got ${list === null ? "null" : typeof list}) (M-1)`, "over-value-not-list");
   }
   if (list.length > maxFanout) {
     throw new KeyError(
-      `over-max-fanout: ${where} has ${list.length} elements, more than max_fanout = ${maxFanout} (M-1); raise max_fanout or shorten the list`,
+      `over-max-fanout: ${where} has ${list.length} elements, more than max_fanout = ${maxFanout} (M-1); ${maxFanout >= MAX_FANOUT_CAP ? `max_fanout is already at its cap of ${MAX_FANOUT_CAP}: shorten the list, or split it across tasks` : `raise max_fanout (at most ${MAX_FANOUT_CAP}) or shorten the list`}`,
       "over-max-fanout",
     );
   }
@@ -32,7 +35,7 @@ export function elementKeys(list: unknown, where: string, maxFanout: number): st
     if (typeof e === "string") key = e;
     else if (typeof e === "number" && Number.isSafeInteger(e)) key = String(e);
     else {
-      const what = e === null ? "null" : Array.isArray(e) ? "a list" : typeof e === "object" ? "an object" : typeof e === "number" ? `the non-integer number ${e}` : typeof e;
+      const what = e === null ? "null" : Array.isArray(e) ? "a list" : typeof e === "object" ? "an object" : typeof e === "number" ? (Number.isInteger(e) ? `the integer ${BigInt(e)}, beyond 2^53, which a key cannot hold exactly (write it as a string)` : `the non-integer number ${e}`) : typeof e;
       throw new KeyError(`bad-element: element ${i} of ${where} is ${what}; elements must be strings or integers (M-1)`, "bad-element");
     }
     if (key.length < 1 || key.length > 256) {

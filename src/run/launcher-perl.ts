@@ -68,6 +68,6 @@ while (defined(my $header = <STDIN>)) {
   waitpid($pid, 0);
   my $s = $?;
   my $status = ($s & 127) ? 128 + ($s & 127) : $s >> 8;
-  printf "X %d %d\n", $status, (length($out) && -e $out) ? 1 : 0;
+  printf "X %d %d\n", $status, (length($out) && (-e $out || -l $out)) ? 1 : 0;
 }
 `;

@@ -64,7 +64,8 @@ function shProgram(setsid: string): LaunchProgram {
         .map(([k, v]) => `${k}=${q(v)}`)
         .join(" ");
       const argv = s.argv.map(q).join(" ");
-      const output = s.outputFile !== undefined ? `[ -e ${q(resolve(s.outputFile))} ] && o=1; ` : "";
+      // A symlink counts even when it points at nothing: the engine then says what is wrong with it.
+      const output = s.outputFile !== undefined ? `{ [ -e ${q(resolve(s.outputFile))} ] || [ -L ${q(resolve(s.outputFile))} ]; } && o=1; ` : "";
       return (
         `( cd ${q(resolve(s.cwd))} || exit 127; ${exports ? `export ${exports}; ` : ""}exec ${q(setsid)} ${argv} ) <${q(resolve(s.stdinFile ?? "/dev/null"))} >>${q(resolve(s.logFile))} 2>&1 &\n` +
         `echo "P $!"; wait $!; s=$?; o=0; ${output}echo "X $s $o"\n`
@@ -241,6 +242,7 @@ export class Launcher {
         spec,
         // A stop asked for before the pid was known: send its SIGTERM now (the grace runs on).
         onPid: () => {
+          spec.groups?.started(job.pid!);
           if (stopping) kill("SIGTERM");
         },
         resolve: (r) => {
@@ -249,6 +251,7 @@ export class Launcher {
           spec.signal.removeEventListener("abort", onAbort);
           // The job was reaped: only what is left of its group may be signalled.
           if (timedOut || aborted) kill("SIGKILL", false);
+          if (job.pid) spec.groups?.ended(job.pid);
           if (!sh.dead) this.idle.push(sh);
           resolve({ ...r, timedOut, aborted });
         },

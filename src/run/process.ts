@@ -4,6 +4,7 @@
 
 import { spawn } from "node:child_process";
 import { open } from "node:fs/promises";
+import type { GroupHooks } from "./process-groups.js";
 
 export interface ProcessResult {
   code: number | null;
@@ -31,6 +32,8 @@ export interface ProcessSpec {
   outputFile?: string;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Told the process group once it exists and once it is done (process-groups.ts). */
+  groups?: GroupHooks;
 }
 
 const KILL_GRACE_MS = 1000;
@@ -61,6 +64,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       if (timer) clearTimeout(timer);
       if (grace) clearTimeout(grace);
       spec.signal.removeEventListener("abort", onAbort);
+      if (child.pid !== undefined) spec.groups?.ended(child.pid);
       resolve(r);
     };
     const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
@@ -72,6 +76,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     void logHandle.close();
     void stdinHandle?.close();
     void stdoutHandle?.close();
+    if (child.pid !== undefined) spec.groups?.started(child.pid);
     const stop = () => {
       if (child.pid === undefined) return;
       killGroup(child.pid, "SIGTERM");

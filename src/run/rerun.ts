@@ -17,7 +17,6 @@ import { nearestName } from "../lang/diagnostic.js";
 import type { EventPayloads, RerunRequest } from "./events.js";
 import { isTerminal } from "./events.js";
 import { foldEvents } from "./fold-events.js";
-import { processAlive } from "./process-alive.js";
 import { RunRefused } from "./run-refused.js";
 import type { Store } from "./store.js";
 import { UNMAPPED, type Recorded } from "./task-state.js";
@@ -146,14 +145,6 @@ export function planRerun(store: Store, run: string, req: RerunRequest): RerunPl
     if (m || wholeTasks.has(t.name)) tasks.push(t.name);
   }
   return { resets, tasks, untouchedDependents: [...untouched].filter((n) => !chosen.has(n)) };
-}
-
-/** Refuses a rerun of a run another live process is executing (as resume does). */
-export function assertNotBusy(store: Store, run: string): void {
-  const row = store.run(run);
-  if (row && row.status === "running" && processAlive(row.pid)) {
-    throw new RunRefused(`run-busy: run ${run} is being executed by process ${row.pid}; cancel it first (switchyard cancel ${run})`, "run-busy");
-  }
 }
 
 /** The playbook's plan without what does not change what runs (compiler version, positions, the pack digest). */

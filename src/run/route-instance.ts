@@ -32,6 +32,8 @@ export interface ModelRouteContext {
   signal: AbortSignal;
   /** Whether the run was cancelled: a request it aborted is then an interruption, not a failure. */
   cancelled: () => boolean;
+  /** The instance's attempt (recorded with shadow pairs). */
+  attempt?: number;
 }
 
 /** A model-decided route instance (T-3, R-21, Q-30 … Q-32): resolve, then ask the judge. */
@@ -71,6 +73,7 @@ export async function decideModelRoute(ts: TaskState, key: string | null, input:
       state_text: stateJson.input(state),
       questions,
       signal: c.signal,
+      ...(c.attempt !== undefined ? { attempt: c.attempt } : {}),
     });
     for (const q of questions) {
       const d = record[q.id];

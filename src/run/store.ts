@@ -12,12 +12,18 @@
 // projects are written once per (run, task, key), with the batch's final state (Projection
 // below): an instance started and decided in the same batch costs one row write, not two. The
 // result is the row that applying the events one by one gives (tested against `--rebuild`).
+//
+// A storage fault (a full disk, a read-only or corrupt file: storage-fault.ts) never escapes as a
+// raw SqliteError. Opening a damaged database throws a StorageFault; a commit that fails keeps
+// its events buffered, in order, and is reported to `onFault` (the engine then stops its work)
+// or, without a handler, thrown as a StorageFault.
 
 import Database from "better-sqlite3";
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { EventPayloads, EventType, RunEvent, RunStatus } from "./events.js";
+import { noteDatabase, storageFault, type StorageFault } from "./storage-fault.js";
 
 type DB = Database.Database;
 
@@ -131,11 +137,25 @@ export class Store {
   private readonly markerJson = JSON.stringify(this.marker);
   /** Events committed so far by this store (for figures). */
   committed = 0;
+  /** Told of a commit that failed with a storage fault (its events stay buffered); see flush(). */
+  onFault: ((fault: StorageFault) => void) | null = null;
+  private faulted = false;
 
   constructor(stateDir: string) {
     this.stateDir = stateDir;
     mkdirSync(join(stateDir, "runs"), { recursive: true });
-    this.db = new Database(join(stateDir, "switchyard.db"));
+    const file = join(stateDir, "switchyard.db");
+    noteDatabase(file);
+    try {
+      this.db = new Database(file);
+      this.open();
+    } catch (err) {
+      throw storageFault(err, file) ?? err;
+    }
+    this.stmts = prepare(this.db);
+  }
+
+  private open(): void {
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("busy_timeout = 5000");
@@ -145,7 +165,6 @@ export class Store {
     // bench/decisions.ts). Durability is unchanged: a commit is in the WAL either way.
     this.db.pragma("wal_autocheckpoint = 8000");
     this.db.exec(SCHEMA);
-    this.stmts = prepare(this.db);
   }
 
   runDir(run: string): string {
@@ -166,8 +185,8 @@ export class Store {
     const row: PendingRow = { run, seq, time, type, task, key, payload, text: "", ms: now.getTime() };
     this.serialise(row);
     this.buffer.push(row);
-    if (this.buffer.length >= 4000) this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => this.flush(), 15);
+    if (this.buffer.length >= 4000) this.flushOrReport();
+    else if (!this.timer) this.timer = setTimeout(() => this.flushOrReport(), 15);
     return { run, seq, time, type, task, key, payload };
   }
 
@@ -201,8 +220,33 @@ export class Store {
     if (this.buffer.length === 0) return;
     const rows = this.buffer;
     this.buffer = [];
-    this.commitRows(rows, true);
+    try {
+      this.commitRows(rows, true);
+    } catch (err) {
+      // Nothing of the batch was committed (one transaction): keep it for a later try.
+      this.buffer = rows.concat(this.buffer);
+      const fault = storageFault(err, join(this.stateDir, "switchyard.db"));
+      if (!fault) throw err;
+      this.faulted = true;
+      if (!this.onFault) throw fault;
+      this.onFault(fault);
+      return;
+    }
     this.committed += rows.length;
+  }
+
+  /** flush() where nobody could catch a fault (a timer, an append): reported, never thrown. */
+  private flushOrReport(): void {
+    try {
+      this.flush();
+    } catch (err) {
+      if (!this.onFault || !storageFault(err, "")) throw err;
+    }
+  }
+
+  /** Events appended but not committed (after a storage fault). */
+  get uncommitted(): number {
+    return this.buffer.length;
   }
 
   private commitRows(rows: PendingRow[], insert: boolean): void {
@@ -250,8 +294,14 @@ export class Store {
   }
 
   close(): void {
-    this.flush();
-    this.db.close();
+    try {
+      this.flush();
+    } catch (err) {
+      // A fault already reported (the command is ending because of it) is not thrown again.
+      if (!(this.faulted && storageFault(err, ""))) throw err;
+    } finally {
+      this.db.close();
+    }
   }
 
   /** Every event of a run in order (the truth R-4 folds). */

@@ -231,10 +231,15 @@ test("D-22/D-31: an invalid or missing answer falls back for that question only"
   assert.deepEqual(host.requests[0].questions.map((q) => q.id), ["b", "c"]);
 });
 
-test("D-31: when the fallback host fails too, the element fails", async () => {
+test("D-31, issue 9 item 6: when the fallback host fails too, the element fails and its error keeps the model's reason", async () => {
   const config = machine({ providers: [provider("local", ["m1"])], default: on("local", "m1") });
   const { judge } = setup(config, { model: new ScriptedProvider("local", failing()), host: new ScriptedProvider("host", failing("no tty")) });
-  await assert.rejects(judge.judge(request([noul("a", T)])), DecisionFailure);
+  const err = await judge.judge(request([noul("a", T)])).then(
+    () => assert.fail("expected a failure"),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof DecisionFailure);
+  assert.match(err.message, /no tty.*; the host was answering in place of the model: question 'a': local\/m1 failed first \(error: /);
 });
 
 test("D-1: a cancelled run rejects the decision", async () => {

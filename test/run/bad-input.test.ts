@@ -24,7 +24,7 @@ test("T-1/T-12: a command exiting 0 without output, with invalid JSON, a missing
     assert.equal(outcome.status, "failed");
     const err = (t: string) => show.tasks[t]!.error ?? "";
     assert.match(err("no_output"), /^output-missing: the command exited 0 but wrote no output to \$SWITCHYARD_OUTPUT; it declares name, count/);
-    assert.match(err("not_json"), /^output-invalid: the command wrote invalid JSON/);
+    assert.match(err("not_json"), /^output-invalid: what the command wrote to \$SWITCHYARD_OUTPUT is not valid JSON/);
     assert.match(err("missing"), /^output-invalid: declared field "count" is missing/);
     assert.match(err("wrong"), /^output-invalid: field "count" should be number but is string/);
     assert.match(err("not_object"), /^output-invalid: the output must be a JSON object, got list/);

@@ -5,10 +5,10 @@
 // $SWITCHYARD_USAGE, or read from the tool's own output by its preset (issue 12) — is charged
 // to the run's budget, whether the turn passed or not.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
-import { instanceEnv, prepareAttempt, processProblem, readOutput, type AttemptFiles } from "./command.js";
+import { fileRules, instanceEnv, prepareAttempt, processProblem, readOutput, rejected, type AttemptFiles } from "./command.js";
 import { inWorktree } from "./agent-worktree.js";
 import { runProcess } from "../process.js";
 import { renderPrompt } from "../template.js";
@@ -16,10 +16,19 @@ import { checkEmits, isPlainObject } from "../values.js";
 import type { Usage } from "../judge.js";
 import { invocation, presetOf, withCost } from "../agent-presets/invocation.js";
 import { readPresetTurn } from "../agent-presets/turn.js";
+import { readUntrustedFile } from "../untrusted-file.js";
+import { parseUntrustedJson } from "../untrusted-json.js";
 
-function readUsage(path: string): Usage | undefined {
+/**
+ * What the agent reported in $SWITCHYARD_USAGE (undefined when absent or malformed: usage is
+ * advisory). A file that must not be read at all (a FIFO, a symlink out of the workspace, too
+ * large) fails the turn: an UntrustedFileError is thrown.
+ */
+async function readUsage(path: string, ctx: AttemptContext, files: AttemptFiles): Promise<Usage | undefined> {
+  const text = await readUntrustedFile(path, fileRules(ctx, files, "$SWITCHYARD_USAGE", true));
+  if (text === undefined) return undefined;
   try {
-    const u: unknown = JSON.parse(readFileSync(path, "utf8"));
+    const u: unknown = parseUntrustedJson(text, "$SWITCHYARD_USAGE");
     if (!isPlainObject(u)) return undefined;
     const out: Usage = {};
     for (const f of ["input_tokens", "cached_input_tokens", "output_tokens", "cost_usd"] as const) {
@@ -67,10 +76,19 @@ async function agentTurn(ctx: AttemptContext, input: InstanceInput, prepared?: A
     stdoutFile,
     timeoutMs: ctx.task.timeout_seconds * 1000,
     signal: ctx.signal,
+    ...(ctx.groups ? { groups: ctx.groups } : {}),
   });
   const turn = stdoutFile && !r.spawnError ? readPresetTurn(runner, stdoutFile) : undefined;
   // What the tool reported is charged even when the turn failed (an error result still cost money).
-  const written = turn ? undefined : readUsage(usageFile);
+  let written: Usage | undefined;
+  if (!turn) {
+    try {
+      written = await readUsage(usageFile, ctx, files);
+    } catch (err) {
+      if (r.aborted) return { status: "interrupted" };
+      return rejected(err);
+    }
+  }
   const usage = turn ? (turn.ok ? turn.report.usage : turn.usage) : written && withCost(written, runner);
   if (r.spawnError) {
     return {
@@ -83,7 +101,7 @@ async function agentTurn(ctx: AttemptContext, input: InstanceInput, prepared?: A
   const problem = processProblem(r, `agent runner "${spec.runner}"`, ctx, files.log);
   if (problem) return { ...problem, usage };
   if (turn && !turn.ok) return { status: "failed", code: "agent-output-invalid", usage, error: `agent-output-invalid: ${turn.error}` };
-  const out = await readOutput(files.output, {}, `agent runner "${spec.runner}"`, true);
+  const out = await readOutput(files.output, {}, `agent runner "${spec.runner}"`, true, undefined, fileRules(ctx, files, `agent runner "${spec.runner}"'s $SWITCHYARD_OUTPUT`, true));
   if (out.status !== "passed") return { ...out, usage };
   const output = out.output as Record<string, unknown>;
   if (turn?.ok) {
@@ -93,19 +111,14 @@ async function agentTurn(ctx: AttemptContext, input: InstanceInput, prepared?: A
   if (spec.files.length > 0) {
     const collected: Record<string, unknown> = {};
     for (const name of spec.files) {
-      let text: string;
+      let text: string | undefined;
       try {
-        text = readFileSync(join(files.workspace, name), "utf8");
-      } catch {
-        return { status: "failed", code: "agent-file-missing", usage, error: `agent-file-missing: the agent did not leave ${name} in its workspace (T-2)` };
+        text = await readUntrustedFile(join(files.workspace, name), fileRules(ctx, files, `the agent's file ${name}`));
+        if (text !== undefined) collected[name] = name.endsWith(".json") ? parseUntrustedJson(text, name) : text;
+      } catch (err) {
+        return { ...rejected(err), usage };
       }
-      if (name.endsWith(".json")) {
-        try {
-          collected[name] = JSON.parse(text);
-        } catch (err) {
-          return { status: "failed", code: "output-invalid", usage, error: `output-invalid: ${name} is not valid JSON: ${(err as Error).message} (T-2)` };
-        }
-      } else collected[name] = text;
+      if (text === undefined) return { status: "failed", code: "agent-file-missing", usage, error: `agent-file-missing: the agent did not leave ${name} in its workspace (T-2)` };
     }
     output.files = collected;
   }

@@ -3,13 +3,14 @@
 // `emits`; stdout and stderr go to the attempt's log.
 
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
 import { runProcess, type ProcessResult } from "../process.js";
 import { checkEmits, isPlainObject } from "../values.js";
 import { inputJson } from "../shared-json.js";
 import type { FieldType } from "../../plan/plan.js";
+import { DEFAULT_MAX_FILE_BYTES, readUntrustedFile, UntrustedFileError } from "../untrusted-file.js";
+import { parseUntrustedJson } from "../untrusted-json.js";
 
 export interface AttemptFiles {
   workspace: string;
@@ -97,16 +98,31 @@ export function processProblem(r: ProcessResult, what: string, ctx: AttemptConte
   return null;
 }
 
+/** An untrusted file's refusal as a failed outcome; any other error is rethrown. */
+export function rejected(err: unknown): Outcome & { status: "failed" } {
+  if (err instanceof UntrustedFileError) return { status: "failed", code: err.code, error: err.message };
+  throw err;
+}
+
+/** The untrusted-file reading rules for a file of this attempt (untrusted-file.ts). */
+export function fileRules(ctx: AttemptContext, files: AttemptFiles, what: string, ownPath = false) {
+  return { workspace: files.workspace, limit: ctx.env.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, what, ownPath };
+}
+
 /**
  * Reads $SWITCHYARD_OUTPUT. A missing file is {} only when no field is declared. `exists` is
- * false when the runner already saw that no file was left (no need to try opening it).
+ * false when the runner already saw that no file was left (no need to try opening it). The file
+ * is untrusted: a FIFO, a device, a symlink out of the workspace, an oversized file, text that is
+ * not UTF-8 or JSON nested too deep fail the instance (untrusted-file.ts, untrusted-json.ts).
  */
-export async function readOutput(path: string, emits: Record<string, FieldType>, who: string, missingOk: boolean, exists?: boolean): Promise<Outcome> {
-  let text: string;
+export async function readOutput(path: string, emits: Record<string, FieldType>, who: string, missingOk: boolean, exists: boolean | undefined, rules: ReturnType<typeof fileRules>): Promise<Outcome> {
+  let text: string | undefined;
   try {
-    if (exists === false) throw new Error("no output file");
-    text = await readFile(path, "utf8");
-  } catch {
+    text = exists === false ? undefined : await readUntrustedFile(path, rules);
+  } catch (err) {
+    return rejected(err);
+  }
+  if (text === undefined) {
     if (Object.keys(emits).length === 0 || missingOk) return { status: "passed", output: {} };
     return {
       status: "failed",
@@ -116,9 +132,9 @@ export async function readOutput(path: string, emits: Record<string, FieldType>,
   }
   let output: unknown;
   try {
-    output = JSON.parse(text);
+    output = parseUntrustedJson(text, `what ${who} wrote to $SWITCHYARD_OUTPUT`);
   } catch (err) {
-    return { status: "failed", code: "output-invalid", error: `output-invalid: ${who} wrote invalid JSON to $SWITCHYARD_OUTPUT: ${(err as Error).message} (T-1)` };
+    return rejected(err);
   }
   if (!isPlainObject(output)) {
     const problem = checkEmits(output, emits)!;
@@ -143,13 +159,14 @@ export async function runCommand(ctx: AttemptContext, input: InstanceInput, prep
     outputFile: files.output,
     timeoutMs: ctx.task.timeout_seconds * 1000,
     signal: ctx.signal,
+    ...(ctx.groups ? { groups: ctx.groups } : {}),
   };
   const launcher = ctx.env.launcher?.();
   // A launcher adds extraEnv to its own environment: the whole one is built only to spawn here.
   const r = launcher && launcher.accepts(extraEnv, proc.argv) ? await launcher.run(proc) : await runProcess({ ...proc, env: { ...ctx.env.baseEnv, ...extraEnv } });
   const problem = processProblem(r, "the command", ctx, files.log);
   if (problem) return problem;
-  const out = await readOutput(files.output, ctx.task.emits, "the command", false, r.outputExists);
+  const out = await readOutput(files.output, ctx.task.emits, "the command", false, r.outputExists, fileRules(ctx, files, "the command's $SWITCHYARD_OUTPUT", true));
   if (out.status !== "passed") return out;
   const bad = checkEmits(out.output, ctx.task.emits);
   if (bad) return { status: "failed", code: "output-invalid", error: bad };

@@ -5,6 +5,7 @@ import type { AgentRunnerConfig } from "../agent-runner-config.js";
 import type { Usage } from "../judge.js";
 import type { Launcher } from "../launcher.js";
 import type { RunRepository } from "../events.js";
+import type { GroupHooks } from "../process-groups.js";
 
 /** The instance's input (R-20). */
 export interface InstanceInput {
@@ -29,6 +30,8 @@ export interface KindEnv {
   evaluatorFor: (task: TaskPlan) => (input: unknown) => unknown;
   /** The launcher shells for commands, or null where `setsid` is missing (spawn directly). */
   launcher?: () => Launcher | null;
+  /** Most bytes read from one file an instance leaves (untrusted-file.ts; default 16 MB). */
+  maxFileBytes?: number;
 }
 
 export interface AttemptContext {
@@ -41,6 +44,8 @@ export interface AttemptContext {
   /** Folder for this attempt's files (workspace, input, output, log). */
   dir: string;
   signal: AbortSignal;
+  /** Records the attempt's process group while it runs (process-groups.ts). */
+  groups?: GroupHooks;
 }
 
 export type Outcome =

@@ -1,0 +1,127 @@
+// The process groups of a run's instances (issue 9 item 2). Every command and agent runs in its
+// own process group; when the owner is killed (kill -9, a lost terminal) those groups live on.
+// So each group is recorded while it runs — its id, its leader's start time, the owner that
+// started it and the instance — and whoever next claims the run from a dead owner (resume,
+// rerun, cancel) stops them, and waits until they are gone, before anything runs again: an
+// instance never runs twice at once.
+//
+// A recorded group is signalled only when it can still be the one recorded: its leader is alive
+// with the recorded start time, or no process has the leader's pid (Linux does not hand out a
+// pid while a process group of that id exists, so the group's members are the originals).
+// Groups recorded on another host are never touched.
+
+import type { Store } from "./store.js";
+import { pidExists, processStartTime, type OwnerCheck } from "./ownership.js";
+
+/** What process.ts and launcher.ts report about the group of the process they start. */
+export interface GroupHooks {
+  started(pgid: number): void;
+  ended(pgid: number): void;
+}
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS process_groups (
+  run TEXT NOT NULL, pgid INTEGER NOT NULL, started TEXT, owner TEXT NOT NULL,
+  task TEXT NOT NULL, key TEXT, attempt INTEGER NOT NULL,
+  PRIMARY KEY (run, pgid)
+) WITHOUT ROWID`;
+
+/** How long a stopped group gets between SIGTERM and SIGKILL, and how long it is waited for. */
+const TERM_GRACE_MS = 1000;
+const GONE_WAIT_MS = 5000;
+
+/** Records the groups one owner starts. */
+export class GroupRecorder {
+  private readonly add;
+  private readonly del;
+  constructor(
+    store: Store,
+    private readonly run: string,
+    private readonly owner: string,
+  ) {
+    store.db.exec(SCHEMA);
+    this.add = store.db.prepare("INSERT OR REPLACE INTO process_groups (run, pgid, started, owner, task, key, attempt) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    this.del = store.db.prepare("DELETE FROM process_groups WHERE run = ? AND pgid = ?");
+  }
+
+  /** The hooks for one attempt of an instance. */
+  hooks(task: string, key: string | null, attempt: number): GroupHooks {
+    return {
+      started: (pgid) => this.write(() => this.add.run(this.run, pgid, processStartTime(pgid), this.owner, task, key, attempt)),
+      ended: (pgid) => this.write(() => this.del.run(this.run, pgid)),
+    };
+  }
+
+  private write(f: () => void): void {
+    try {
+      f();
+    } catch {
+      // A database that cannot take the row (locked for long, full) must not fail the instance:
+      // the group is then only stopped by this owner, as before groups were recorded.
+    }
+  }
+}
+
+interface GroupRow {
+  pgid: number;
+  started: string | null;
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Whether the recorded group can still be the one its row names (see the head comment). */
+function stillOurs(g: GroupRow): boolean {
+  if (!groupAlive(g.pgid)) return false;
+  if (!pidExists(g.pgid)) return true;
+  const now = processStartTime(g.pgid);
+  return g.started !== null && now === g.started;
+}
+
+function signal(pgid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, sig);
+  } catch {
+    // gone
+  }
+}
+
+/**
+ * Stops the process groups that owners other than `self` recorded for the run, when the
+ * previous owner is verifiably gone on this host, and waits until they are gone. Returns how
+ * many groups were signalled. Rows of groups that cannot be ours any more are dropped.
+ */
+export async function stopOrphanedGroups(store: Store, run: string, self: string, previous: OwnerCheck | undefined): Promise<number> {
+  if (previous && previous.state !== "gone") return 0; // on another host, or unverifiable
+  let rows: GroupRow[];
+  try {
+    store.db.exec(SCHEMA);
+    rows = store.db.prepare("SELECT pgid, started FROM process_groups WHERE run = ? AND owner != ?").all(run, self) as GroupRow[];
+  } catch {
+    return 0;
+  }
+  const ours = rows.filter(stillOurs);
+  for (const g of ours) signal(g.pgid, "SIGTERM");
+  const t0 = Date.now();
+  let killed = false;
+  while (ours.some((g) => groupAlive(g.pgid))) {
+    const waited = Date.now() - t0;
+    if (!killed && waited >= TERM_GRACE_MS) {
+      for (const g of ours) signal(g.pgid, "SIGKILL");
+      killed = true;
+    }
+    if (waited >= GONE_WAIT_MS) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  try {
+    store.db.prepare("DELETE FROM process_groups WHERE run = ? AND owner != ?").run(run, self);
+  } catch {
+    // read-only or failing database: the rows are recognised as stale next time
+  }
+  return ours.length;
+}

@@ -1,0 +1,98 @@
+// Issue 9 item 2: children of a dead owner are dealt with. After kill -9 of the owner, an
+// immediate resume stops the dead owner's process groups (and waits for them) before it runs
+// those instances again, so no instance runs twice at once; SIGHUP cancels a run as SIGTERM
+// does: its children are stopped, the run ends `cancelled` and can be resumed.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { TempDir } from "../run/helpers.js";
+import { until } from "../support/assertions.js";
+
+const BIN = join(process.cwd(), "bin", "switchyard.js");
+
+// Each element logs its start; its first attempt then waits (in a group with a `sleep`) until
+// it is stopped, and logs that.
+const playbook = (log: string) => `
+playbook(description = "children", concurrency = 3)
+
+prepare = command(name = "prepare", run = """echo '{"members": ["a", "b", "c"]}' > $SWITCHYARD_OUTPUT""", emits = {"members": "list"})
+
+work = command(name = "work", depends_on = [prepare], over = prepare.members, max_fanout = 10, run = """
+echo "start $SWITCHYARD_KEY $(basename $PWD) $$" >> ${log}
+case "$PWD" in
+  *.a1) trap 'echo "stopped $SWITCHYARD_KEY" >> ${log}; exit 143' TERM; sleep 60 & wait ;;
+esac
+""")
+`;
+
+function env(dir: TempDir): NodeJS.ProcessEnv {
+  return { ...process.env, SWITCHYARD_HOME: join(dir.path, "state"), XDG_CONFIG_HOME: join(dir.path, "xdg") };
+}
+
+const lines = (p: string) => (existsSync(p) ? readFileSync(p, "utf8").split("\n").filter(Boolean) : []);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A run whose three `work` instances are running (their first attempt, waiting). */
+async function runningRun(dir: TempDir, log: string) {
+  dir.file("pack/main.star", playbook(log));
+  const child = spawn(process.execPath, [BIN, "run", "pack", "--json"], { cwd: dir.path, env: env(dir), stdio: ["ignore", "pipe", "pipe"] });
+  let err = "";
+  child.stderr!.on("data", (b: Buffer) => (err += b.toString()));
+  child.stdout!.resume();
+  const exit = new Promise<number | null>((res) => child.on("exit", (code) => res(code)));
+  await until("three running instances", () => lines(log).filter((l) => l.startsWith("start")).length === 3);
+  const pids = lines(log).map((l) => Number(l.split(" ")[3]));
+  return { child, exit, pids, err: () => err };
+}
+
+test("issue 9 item 2: kill -9 of the owner, then an immediate resume: the dead owner's groups are stopped before the instances run again", { timeout: 60000 }, async () => {
+  const dir = new TempDir("sy-groups-");
+  const log = join(dir.path, "log");
+  try {
+    const { child, exit, pids } = await runningRun(dir, log);
+    child.kill("SIGKILL");
+    await exit;
+    assert.ok(pids.every(alive), "the killed owner's children outlive it");
+    const r = spawnSync(process.execPath, [BIN, "resume", "latest"], { cwd: dir.path, env: env(dir), encoding: "utf8", timeout: 40000 });
+    assert.equal(r.status, 0, r.stderr + r.stdout);
+    const l = lines(log);
+    const firstRestart = l.findIndex((x) => / \S+\.a2 /.test(x));
+    assert.ok(firstRestart > 0, l.join("\n"));
+    assert.deepEqual(l.slice(0, firstRestart).filter((x) => x.startsWith("stopped")).map((x) => x.split(" ")[1]).sort(), ["a", "b", "c"], `each old attempt was stopped before any new one started:\n${l.join("\n")}`);
+    assert.equal(l.filter((x) => / \S+\.a2 /.test(x)).length, 3);
+    assert.ok(!pids.some(alive), "no child of the dead owner is left");
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test("issue 9 item 2: SIGHUP cancels a run like SIGTERM: children stopped, run `cancelled`, resumable", { timeout: 60000 }, async () => {
+  const dir = new TempDir("sy-groups-");
+  const log = join(dir.path, "log");
+  try {
+    const { child, exit, pids, err } = await runningRun(dir, log);
+    child.kill("SIGHUP");
+    assert.equal(await exit, 1, err());
+    assert.match(err(), /cancelling: stopping running instances/);
+    assert.deepEqual(lines(log).filter((x) => x.startsWith("stopped")).map((x) => x.split(" ")[1]).sort(), ["a", "b", "c"]);
+    assert.ok(!pids.some(alive), "no child is left running");
+    const st = JSON.parse(spawnSync(process.execPath, [BIN, "status", "--json"], { cwd: dir.path, env: env(dir), encoding: "utf8" }).stdout);
+    assert.equal(st.status, "cancelled");
+    assert.equal(st.reason, "cancelled by SIGHUP (the terminal closed)");
+    const r = spawnSync(process.execPath, [BIN, "resume", "latest"], { cwd: dir.path, env: env(dir), encoding: "utf8", timeout: 40000 });
+    assert.equal(r.status, 0, r.stderr);
+  } finally {
+    dir.cleanup();
+  }
+});
