@@ -1,6 +1,6 @@
 // Runs every compiled test file with node's own test runner. Node 20 has no glob support in
 // `node --test`, so the file list is gathered here. Extra arguments filter by path substring.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { spawnSync } from "node:child_process";
 
@@ -8,7 +8,8 @@ function walk(dir, out) {
   for (const name of readdirSync(dir).sort()) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) walk(p, out);
-    else if (name.endsWith(".test.js")) out.push(p);
+    // A compiled test whose source was deleted (tsc never removes its output) is not run.
+    else if (name.endsWith(".test.js") && existsSync(p.replace(/^dist[\\/]/, "").replace(/\.js$/, ".ts"))) out.push(p);
   }
   return out;
 }
