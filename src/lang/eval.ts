@@ -7,7 +7,6 @@ import { nearestName, type Position, type StackFrame } from "./diagnostic.js";
 import type { Arg, CallExpr, Comprehension, Expr, FileAST, FuncInfo, Stmt } from "./ast.js";
 import { binaryOp, checkSequenceSize, index, iterableToArray, setIndex, slice, unaryOp } from "./ops.js";
 import { getAttr, callMethod, hasMethod } from "./methods.js";
-import { UNIVERSE } from "./builtins.js";
 import {
   Builtin, Dict, RangeValue, StarError, StarFunction, StarList, Tuple, budgetError, freeze, truth, typeName,
   type CallContext, type Cell, type ModuleState, type Thread, type Value,
@@ -411,7 +410,7 @@ function lookup(x: Extract<Expr, { kind: "ident" }>, fr: Frame): Value {
     case "predeclared":
       return fr.module.predeclared[x.name];
     case "universal":
-      return UNIVERSE.get(x.name)!;
+      return fr.module.universe.get(x.name)!;
     case "unresolved":
       throw annotate(new StarError("undefined-name", `undefined name '${x.name}'`), fr, x);
   }

@@ -196,6 +196,8 @@ export interface ModuleState {
   globals: Array<Value | undefined>;
   globalNames: string[];
   predeclared: Record<string, Value>;
+  /** The universe built-ins (L-13), handed in by the embedder so the evaluator need not import them. */
+  universe: ReadonlyMap<string, Value>;
 }
 
 export type BuiltinImpl = (call: CallContext, args: Value[], kwargs: Array<[string, Value]>) => Value;
