@@ -208,7 +208,7 @@ export class RunEngine {
       if (r) {
         ts.recSettled = r.settled;
         ts.recExpanded = r.expanded;
-        ts.recFailed = r.failed;
+        ts.recFailed = r.failed?.code;
       }
     }
     const secrets = new Set(this.opts.secretEnv ?? []);
@@ -469,7 +469,7 @@ export class RunEngine {
   }
 
   private failTask(ts: TaskState, error: string, code: string): void {
-    if (ts.recFailed !== error) this.emit("task_failed", ts.name, null, { error, code });
+    if (ts.recFailed !== code) this.emit("task_failed", ts.name, null, { error, code });
     ts.total = 0;
     this.settle(ts, "failed");
   }

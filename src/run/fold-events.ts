@@ -69,7 +69,7 @@ export function foldEvents(store: Store, run: string): FoldedRun {
         tr(e.task!).expanded = (e.payload as EventPayloads["task_expanded"]).count;
         break;
       case "task_failed":
-        tr(e.task!).failed = (e.payload as EventPayloads["task_failed"]).error;
+        tr(e.task!).failed = { code: (e.payload as EventPayloads["task_failed"]).code };
         break;
       case "fold_settled":
       case "task_settled":
@@ -87,6 +87,7 @@ export function foldEvents(store: Store, run: string): FoldedRun {
         r.status = p.status;
         r.output = p.output;
         r.error = p.error;
+        r.code = p.code;
         r.label = undefined;
         r.attempts = Math.max(r.attempts, p.attempt);
         charge(p.usage);
@@ -124,7 +125,7 @@ export function foldEvents(store: Store, run: string): FoldedRun {
         const r = rec(e.task!, e.key);
         r.kept = p.keep_decision && p.previous.status === "passed" ? p.previous.output : undefined;
         r.status = "pending";
-        r.output = r.error = r.label = undefined;
+        r.output = r.error = r.code = r.label = undefined;
         r.rounds = [];
         break;
       }
