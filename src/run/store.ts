@@ -212,6 +212,9 @@ export class Store {
       let lastTime = 0;
       if (insert) this.insertEvents(rows);
       for (const r of rows) {
+        // A resume counts the time up to the earlier invocation's last event, so that
+        // event's time must be on the run row first — when rebuilding, both are in one batch.
+        if (lastRun && r.type === "run_resumed" && lastRun === r.run) this.stmts.touchRun.run(lastTime, lastRun);
         projection.apply(r);
         if (lastRun && lastRun !== r.run) this.stmts.touchRun.run(lastTime, lastRun);
         lastRun = r.run;
