@@ -21,7 +21,7 @@ import { join } from "node:path";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import type { AgentRunnerConfig } from "./agent-runner-config.js";
 import { applyOverrides, type SettingsOverrides } from "./admit.js";
-import type { InstanceStatus, RunEvent, RunStatus, Settings, TerminalStatus } from "./events.js";
+import { chargedUsd, type InstanceStatus, type RunEvent, type RunStatus, type Settings, type TerminalStatus } from "./events.js";
 import { isTerminal } from "./events.js";
 import type { DecisionRecord, Judge } from "./judge.js";
 import { elementKeys, KeyError, keyDirName } from "./keys.js";
@@ -256,6 +256,7 @@ export class RunEngine {
 
   private readonly emit: Emit = (type, task, key, payload) => {
     const e = this.store.append(this.run, type, task, key, payload);
+    this.spent += chargedUsd(e);
     this.opts.onEvent?.(e);
   };
 
@@ -592,7 +593,6 @@ export class RunEngine {
     else if (kind === "revise") {
       p = runRevise(ctx, input, inst.rounds, (r, usage) => {
         inst.rounds = [...inst.rounds, r];
-        if (usage?.cost_usd) this.spent += usage.cost_usd;
         this.emit("revise_round", ts.name, inst.key, { attempt, round: r.round, body: r.body, verdict: r.verdict, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}), ...(usage ? { usage } : {}) });
       }, () => !this.checkCeilings());
     } else p = Promise.resolve({ status: "failed", error: `unknown task kind ${kind}`, code: "bad-plan" } as Outcome);
@@ -623,14 +623,12 @@ export class RunEngine {
 
   private complete(ts: TaskState, inst: Inst, attempt: number, out: Outcome, retryable: boolean): void {
     if (this.finished) return;
-    if (out.usage?.cost_usd && out.status !== "passed") this.spent += out.usage.cost_usd;
     if (out.status === "interrupted") {
-      this.emit("instance_interrupted", ts.name, inst.key, { attempt });
+      this.emit("instance_interrupted", ts.name, inst.key, { attempt, ...(out.usage ? { usage: out.usage } : {}) });
       ts.setStatus(inst, "pending");
       return;
     }
     if (out.status === "passed") {
-      if (out.usage?.cost_usd) this.spent += out.usage.cost_usd;
       inst.output = out.output;
       inst.error = undefined;
       if (ts.plan.kind === "route") {
