@@ -6,6 +6,7 @@ import { PLAN_CODES } from "../plan/codes.js";
 import { RUN_CODES } from "../run/codes.js";
 import { DECIDE_CODES } from "../decide/codes.js";
 import { LAB_CODES } from "../lab/codes.js";
+import { UI_CODES } from "../ui/codes.js";
 import type { CodeEntry } from "../lang/codes.js";
 
 export interface CatalogSection {
@@ -20,6 +21,7 @@ export const CATALOG: readonly CatalogSection[] = [
   { title: "Runs", layer: "run", entries: RUN_CODES },
   { title: "Decisions and the machine config", layer: "decide", entries: DECIDE_CODES },
   { title: "The lab", layer: "lab", entries: LAB_CODES },
+  { title: "The web view", layer: "ui", entries: UI_CODES },
 ];
 
 /** Every code, in catalog order (a test checks that no code is in two catalogs). */

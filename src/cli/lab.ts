@@ -1,13 +1,16 @@
 // `switchyard lab new | list | harvest` (H-1, H-2): make labs, list them, and read the agreement
 // between a shadow model and the host out of a lab's pairs.jsonl.
 
-import { existsSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { CommandFailed, stateDir, UsageError, examples } from "./common.js";
 import { locateState, prepareStateFolder } from "./state-discovery.js";
 import { labsDir, LabError, listLabs, newLab, pairsPath, resolveLab, type LabInfo } from "../lab/store.js";
-import { harvest, type HarvestReport } from "../lab/harvest.js";
+import { harvest, type HarvestReport, type KnownCalibration } from "../lab/harvest.js";
+import { calibrate, DEFAULT_METHOD } from "../lab/calibrate.js";
+import { checkCalibrationFile, CALIBRATION_METHODS, type CalibrationMethod } from "../decide/calibration-map.js";
+import { parseSince, type PairFilters } from "../lab/pair-filter.js";
 import { PairsFileError } from "../lab/pairs-reader.js";
 import { renderText, table } from "../lab/report-text.js";
 import { renderHtml } from "../lab/report-html.js";
@@ -99,36 +102,25 @@ export function register(program: Command): void {
   lab
     .command("harvest")
     .description("Report agreement, calibration and coverage by threshold of a lab's shadow pairs")
-    .addHelpText("after", examples([["switchyard lab harvest", "the current lab"], ["switchyard lab harvest --json | jq .types"]]))
+    .addHelpText("after", examples([["switchyard lab harvest", "the current lab"], ["switchyard lab harvest --json | jq .types"], ["switchyard lab harvest --check", "exit 1 on audit drift (CI, cron)"]]))
     .argument("[lab]", "lab id (default: the current lab), or a path to a pairs.jsonl")
     .option("--json", "machine-readable output (shape in docs/lab.md)")
     .option("--html <file>", "also write a self-contained HTML report with the diagrams")
     .option("--target <fraction>", "agreement the recommended threshold must reach", "0.95")
+    .option("--type <type>", "only this judgement type (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--run <id>", "only pairs of this run (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--since <when>", "only pairs since an ISO 8601 date or an age such as 7d")
+    .option("--all", "count duplicate pairs (same type, state, host label and model) too")
+    .option("--calibration <file>", "the calibration file to report on (default: calibration.json in the lab folder)")
+    .option("--check", "exit 1 when an audited type's agreement has drifted below its shadow agreement")
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
-    .action(async (labArg: string | undefined, opts: { json?: boolean; html?: string; target: string; stateDir?: string }) => {
+    .action(async (labArg: string | undefined, opts: FilterFlags & { json?: boolean; html?: string; target: string; calibration?: string; check?: boolean; stateDir?: string }) => {
       const target = parseTarget(opts.target);
-      let file: string;
-      let labId: string | null;
-      if (labArg !== undefined && (labArg.endsWith(".jsonl") || labArg.includes("/"))) {
-        // A path to a pairs file (a copy, or one from another machine) rather than a lab id.
-        file = resolve(labArg);
-        labId = null;
-        if (!existsSync(file)) throw new UsageError(`no pairs file ${file}`, "name a lab id (`switchyard lab list`) or an existing pairs.jsonl");
-      } else {
-        const dir = stateDir(opts.stateDir);
-        let info: LabInfo;
-        try {
-          info = resolveLab(dir, labArg);
-        } catch (err) {
-          labFailure(err);
-        }
-        file = pairsPath(dir, info.id);
-        labId = info.id;
-        if (!existsSync(file)) throw new CommandFailed(`lab ${info.id} has no pairs.jsonl (${file}) [lab-pairs-missing]`);
-      }
+      const { file, labId } = pairsFileOf(labArg, opts.stateDir);
+      const calibrations = knownCalibrations(opts.calibration ?? join(dirname(file), "calibration.json"), labId, opts.calibration !== undefined);
       let report: HarvestReport;
       try {
-        report = await harvest(file, { target, lab: labId });
+        report = await harvest(file, { target, lab: labId, calibrations, ...filtersOf(opts) });
       } catch (err) {
         labFailure(err);
       }
@@ -142,7 +134,118 @@ export function register(program: Command): void {
       if (!opts.json && report.overall.pairs === 0) {
         process.stderr.write("no pairs yet: run a playbook with a judgement type in shadow mode (docs/decisions.md, docs/lab.md)\n");
       }
+      if (opts.check && report.drift.length > 0) {
+        throw new CommandFailed(`drift: audit agreement dropped beyond chance for ${report.drift.join(", ")}`);
+      }
     });
+
+  lab
+    .command("calibrate")
+    .description("Fit, per judgement type, a map from the model's confidence to the chance of agreeing with the host")
+    .addHelpText("after", examples([["switchyard lab calibrate", "the current lab, every type"], ["switchyard lab calibrate --type gate.depth --method platt -o cal.json"]]))
+    .argument("[lab]", "lab id (default: the current lab), or a path to a pairs.jsonl")
+    .option("--type <type>", "only this judgement type (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--method <method>", `isotonic, platt or temperature (default ${DEFAULT_METHOD})`, DEFAULT_METHOD)
+    .option("--model <provider/model>", "the model to fit, when a type's pairs mix models")
+    .option("--folds <k>", "cross-validation folds", "5")
+    .option("--run <id>", "only pairs of this run (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--since <when>", "only pairs since an ISO 8601 date or an age such as 7d")
+    .option("--all", "count duplicate pairs (same type, state, host label and model) too")
+    .option("-o, --output <file>", "where to write the calibration file (default: calibration.json in the lab folder)")
+    .option("--json", "print the calibration file on stdout as well")
+    .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
+    .action(async (labArg: string | undefined, opts: CalibrateFlags) => {
+      if (!(CALIBRATION_METHODS as readonly string[]).includes(opts.method)) {
+        throw new UsageError(`--method must be isotonic, platt or temperature, not '${opts.method}'`, "platt suits a few hundred pairs; isotonic needs more");
+      }
+      const folds = Number(opts.folds);
+      if (!Number.isInteger(folds) || folds < 2 || folds > 20) throw new UsageError(`--folds must be an integer from 2 to 20, not '${opts.folds}'`);
+      const { file, labId } = pairsFileOf(labArg, opts.stateDir);
+      let result: Awaited<ReturnType<typeof calibrate>>;
+      try {
+        result = await calibrate(file, { ...filtersOf(opts), method: opts.method as CalibrationMethod, folds, model: opts.model, lab: labId });
+      } catch (err) {
+        labFailure(err);
+      }
+      for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
+      const rows = [["type", "pairs", "method", "ECE before → after", "Brier before → after", "id"]];
+      for (const o of result.outcomes) {
+        if (o.fitted) {
+          const c = o.calibration;
+          rows.push([o.type, String(c.pairs.count), c.method, `${c.cv.ece_before.toFixed(3)} → ${c.cv.ece_after.toFixed(3)}`, `${c.cv.brier_before.toFixed(3)} → ${c.cv.brier_after.toFixed(3)}`, c.id]);
+        } else rows.push([o.type, String(o.pairs), "–", `no map: ${o.reason}`, "", ""]);
+      }
+      const fitted = result.outcomes.filter((o) => o.fitted).length;
+      if (result.outcomes.length === 0) throw new CommandFailed("no shadow pairs with a model answer to calibrate on (run a judgement type in shadow mode first)");
+      process.stdout.write(`calibration of ${labId ?? file} (held-out figures, ${folds}-fold cross-validation):\n`);
+      process.stdout.write(table(rows, "  ", [0, 2, 3, 4, 5]).join("\n") + "\n");
+      if (fitted === 0) throw new CommandFailed("no map was fitted, so no calibration file was written");
+      const out = resolve(opts.output ?? join(dirname(file), "calibration.json"));
+      const text = JSON.stringify(result.file, null, 2) + "\n";
+      fsStep(`write ${out}`, () => writeFileSync(out, text));
+      if (opts.json) process.stdout.write(text);
+      process.stderr.write(`wrote ${out}; name it in the machine config: "TYPE" = { mode = "PROVIDER/MODEL", calibration = "${out}", min_confidence = … } (lab harvest suggests the threshold)\n`);
+    });
+}
+
+interface FilterFlags {
+  type: string[];
+  run: string[];
+  since?: string;
+  all?: boolean;
+}
+interface CalibrateFlags extends FilterFlags {
+  method: string;
+  model?: string;
+  folds: string;
+  output?: string;
+  json?: boolean;
+  stateDir?: string;
+}
+
+function filtersOf(opts: FilterFlags): PairFilters {
+  let since: Date | undefined;
+  if (opts.since !== undefined) {
+    since = parseSince(opts.since);
+    if (!since) throw new UsageError(`--since '${opts.since}' is neither an ISO 8601 date nor an age`, "write e.g. --since 2026-12-01 or --since 7d (m, h, d, w)");
+  }
+  return { runs: opts.run, types: opts.type, since, all: opts.all === true };
+}
+
+/** The pairs file a command means: a path to a pairs.jsonl, a lab id, or the current lab. */
+function pairsFileOf(labArg: string | undefined, state: string | undefined): { file: string; labId: string | null } {
+  if (labArg !== undefined && (labArg.endsWith(".jsonl") || labArg.includes("/"))) {
+    // A path to a pairs file (a copy, or one from another machine) rather than a lab id.
+    const file = resolve(labArg);
+    if (!existsSync(file)) throw new UsageError(`no pairs file ${file}`, "name a lab id (`switchyard lab list`) or an existing pairs.jsonl");
+    return { file, labId: null };
+  }
+  const dir = stateDir(state);
+  let info: LabInfo;
+  try {
+    info = resolveLab(dir, labArg);
+  } catch (err) {
+    labFailure(err);
+  }
+  const file = pairsPath(dir, info.id);
+  if (!existsSync(file)) throw new CommandFailed(`lab ${info.id} has no pairs.jsonl (${file}) [lab-pairs-missing]`);
+  return { file, labId: info.id };
+}
+
+/** The maps of a calibration file, by type; a missing default file means none. */
+function knownCalibrations(file: string, labId: string | null, given: boolean): Record<string, KnownCalibration> {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    if (!given && (err as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new UsageError(`cannot read the calibration file ${file}: ${(err as Error).message}`, "write one with `switchyard lab calibrate`");
+  }
+  const checked = checkCalibrationFile(value);
+  if ("error" in checked) throw new UsageError(`${file} is not a calibration file: ${checked.error}`, "write one with `switchyard lab calibrate`");
+  const out: Record<string, KnownCalibration> = {};
+  for (const [type, c] of Object.entries(checked.types)) out[type] = { calibration: { ...c, type }, file, lab: checked.lab ?? labId, applied: false };
+  return out;
 }
 
 function humanBytes(n: number): string {

@@ -20,9 +20,10 @@ import { register as registerStatus } from "./status.js";
 import { register as registerShow } from "./show.js";
 import { register as registerRuns } from "./runs.js";
 import { register as registerCancel } from "./cancel.js";
+import { register as registerUi } from "./ui.js";
 
 // Command registrations, one file per command (keep this list sorted).
-const registrations: Array<(program: Command) => void> = [registerCancel, registerCheck, registerCompile, registerCompletion, registerConfig, registerEval, registerExplain, registerInit, registerLab, registerLogs, registerRerun, registerResume, registerRun, registerRuns, registerShow, registerStatus];
+const registrations: Array<(program: Command) => void> = [registerCancel, registerCheck, registerCompile, registerCompletion, registerConfig, registerEval, registerExplain, registerInit, registerLab, registerLogs, registerRerun, registerResume, registerRun, registerRuns, registerShow, registerStatus, registerUi];
 
 // `switchyard show latest | head`: a reader that stops early is not an error (no EPIPE trace).
 let brokenPipeGuarded = false;

@@ -12,6 +12,7 @@ import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { nearestName } from "../lang/diagnostic.js";
 import { followRun } from "./follow.js";
 import { forPeople } from "./words.js";
+import { writeHtml } from "./show-html.js";
 
 interface ReceiptRow extends Receipt {
   task: string;
@@ -121,15 +122,17 @@ export function register(program: Command): void {
     .option("--receipts", "list the decisions a model could not make and the host made instead, with the reasons")
     .option("--status <status>", `only instances (and unmapped tasks) with this status: ${STATUSES.join(", ")}`)
     .option("-f, --follow", "print the run's events as they happen, until it ends (from another terminal; reads only)")
+    .option("--html <file>", "write the run's web view as one self-contained HTML file (docs/ui.md)")
     .addHelpText(
       "after",
       `
 Examples:
   switchyard show latest --status failed       # what failed, and why
   switchyard show 20261202-1518 --key T7       # one ticket through every task
-  switchyard show latest --follow              # watch a run another terminal started`,
+  switchyard show latest --follow              # watch a run another terminal started
+  switchyard show latest --html run.html       # the run page as one file, for a ticket or CI`,
     )
-    .action(async (id: string, flags: { task?: string; key?: string; stateDir?: string; json?: boolean; receipts?: boolean; status?: string; follow?: boolean }) => {
+    .action(async (id: string, flags: { task?: string; key?: string; stateDir?: string; json?: boolean; receipts?: boolean; status?: string; follow?: boolean; html?: string }) => {
       if (flags.status !== undefined && !STATUSES.includes(flags.status)) {
         const near = nearestName(flags.status, STATUSES);
         throw new UsageError(`--status must be one of ${STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`, near ? `did you mean ${near}?` : undefined);
@@ -138,6 +141,10 @@ Examples:
       if (!store) throw noRuns(flags.stateDir);
       try {
         const run = findRun(store, id);
+        if (flags.html !== undefined) {
+          writeHtml(store, run, flags.html);
+          return;
+        }
         if (flags.follow) {
           await followRun(store, run, !!flags.json);
           return;

@@ -3,6 +3,7 @@
 // the run engine receives only the agent runners it needs (src/run takes AgentRunnerConfig).
 
 import type { AgentRunnerConfig } from "../run/agent-runner-config.js";
+import type { TypeCalibration } from "./calibration-map.js";
 
 export type ProviderKind = "systemone" | "openai" | "command";
 
@@ -35,10 +36,24 @@ export type JudgementMode =
   | { kind: "shadow"; provider: string; model: string }
   | { kind: "model"; provider: string; model: string };
 
+/** What a table-form `[decisions.types]` entry adds to its mode (D-33, D-34). */
+export interface TypeSettings {
+  /** The mode written beside them: they apply only while the type runs in it. */
+  mode: JudgementMode;
+  /** The map applied to the model's confidence before the min_confidence test, and its file. */
+  calibration?: TypeCalibration & { file: string };
+  /** Overrides the playbook's min_confidence for this type. */
+  min_confidence?: number;
+  /** The fraction of turned-on decisions the host is asked about as well. */
+  audit?: number;
+}
+
 export interface DecisionsConfig {
   default: JudgementMode;
   /** Judgement type → mode. */
   types: Record<string, JudgementMode>;
+  /** Judgement type → calibration, min_confidence and audit, for table-form entries. */
+  settings?: Record<string, TypeSettings>;
   deny_vendors: string[];
   fallback_on_refusal: boolean;
   /** Who answers as the host (D-20): an agent runner's name, or "tty" for a person. */

@@ -12,9 +12,10 @@ import { dirname, join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { DiagnosticError, errorAt, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
 import type { AgentRunnerConfig } from "../run/agent-runner-config.js";
-import type { DecisionsConfig, JudgementMode, MachineConfig, ProviderConfig, ProviderKind } from "./config-types.js";
+import type { DecisionsConfig, JudgementMode, MachineConfig, ProviderConfig, ProviderKind, TypeSettings } from "./config-types.js";
 import { formatMode, MODE_FORMS, parseMode } from "./mode.js";
 import { locateKeys, type KeyPositions } from "./toml-positions.js";
+import { typeEntry } from "./type-entry.js";
 
 // `--decide TYPE=MODE` flags are parsed beside the modes themselves; re-exported for callers that
 // load the config and its command-line overrides together.
@@ -423,8 +424,16 @@ class Validator {
     if (types) {
       for (const [type, value] of Object.entries(types)) {
         const p = ["decisions", "types", type];
+        if (isTable(value)) {
+          const settings = this.typeEntry(type, value, p, config);
+          if (settings) {
+            out.types[type] = settings.mode;
+            (out.settings ??= {})[type] = settings;
+          }
+          continue;
+        }
         if (typeof value !== "string") {
-          this.wrongType(p, value, `a mode string (${MODE_FORMS})`);
+          this.wrongType(p, value, `a mode string (${MODE_FORMS}) or a table { mode = …, calibration = …, min_confidence = …, audit = … }`);
           continue;
         }
         const mode = this.mode(value, p, `decisions.types.${dotted([type])}`, config);
@@ -432,6 +441,17 @@ class Validator {
       }
     }
     return out;
+  }
+
+  /** A table-form entry (type-entry.ts), reporting through this validator. */
+  private typeEntry(type: string, body: Table, path: readonly string[], config: MachineConfig): TypeSettings | undefined {
+    return typeEntry(type, body, path, `decisions.types.${dotted([type])}`, {
+      error: (code, p, message, hint, atValue) => this.error(code, p, message, hint, atValue),
+      wrongType: (p, value, expected) => this.wrongType(p, value, expected),
+      known: (table, p, allowed) => this.known(table, p, allowed),
+      mode: (text, p, name) => this.mode(text, p, name, config),
+      baseDir: dirname(resolve(this.file)),
+    });
   }
 
   private mode(text: string, path: readonly string[], name: string, config: MachineConfig): JudgementMode | undefined {

@@ -6,6 +6,8 @@ import type { Usage } from "../run/judge.js";
 
 export interface ShadowPair {
   lab: string;
+  /** "audit" for a turned-on decision the host was also asked about (D-34); absent: shadow. */
+  kind?: "shadow" | "audit";
   time: string; // ISO 8601
   run: string;
   type: string; // judgement type
@@ -24,6 +26,9 @@ export interface ShadowPair {
     refused: boolean;
     latency_ms: number;
     usage: Usage | null;
+    /** Audit pairs of a calibrated type: the confidence after the map (D-33), and its id. */
+    calibrated_confidence?: number;
+    calibration?: string;
   };
   /** Set when the model was not asked or could not answer: "window", "error: …", "resolver: …". */
   skipped?: { provider: string; model: string; reason: string };

@@ -29,8 +29,11 @@ import {
 } from "../run/judge.js";
 import { nearestName } from "../lang/diagnostic.js";
 import { resolveAnswer, type ResolvedAnswer } from "./answer.js";
-import type { JudgementMode, MachineConfig } from "./config-types.js";
+import { auditSampled } from "./audit.js";
+import { applyMap } from "./calibration-map.js";
+import type { JudgementMode, MachineConfig, TypeSettings } from "./config-types.js";
 import { routeProblem, secretEnvNames } from "./config.js";
+import { UNCERTAIN } from "./answer.js";
 import { formatMode, modeFor } from "./mode.js";
 import type { PairSink, ShadowPair } from "./pair.js";
 import type { Provider, ProviderResponse } from "./provider.js";
@@ -93,6 +96,12 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
   const hostName = config.decisions.host;
 
   const modeOf = (type: string): JudgementMode => modeFor(type, config.decisions, overrides);
+  /** A table-form entry's settings, while the type runs in the mode they were written beside. */
+  const settingsOf = (type: string): TypeSettings | undefined => {
+    const s = config.decisions.settings?.[type];
+    if (!s) return undefined;
+    return Object.hasOwn(overrides, type) && formatMode(overrides[type]) !== formatMode(s.mode) ? undefined : s;
+  };
 
   // Providers are built on first use, and their module loaded only then: a run whose types all
   // stay with the host never loads the HTTP clients (the openai package alone is slow to import).
@@ -187,9 +196,17 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     return out;
   }
 
-  function appendPair(req: JudgeRequest, q: ResolvedQuestion, mode: { provider: string; model: string }, hostLabel: string, outcome: ModelOutcome): void {
+  function appendPair(
+    req: JudgeRequest,
+    q: ResolvedQuestion,
+    mode: { provider: string; model: string },
+    hostLabel: string,
+    outcome: ModelOutcome,
+    audit?: { calibrated?: Calibrated },
+  ): void {
     if (!opts.pairs) return;
     const pair: Omit<ShadowPair, "lab"> = {
+      ...(audit ? { kind: "audit" as const } : {}),
       time: now().toISOString(),
       run: req.run,
       type: q.type,
@@ -210,6 +227,13 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
         latency_ms: outcome.latency_ms,
         usage: outcome.usage,
       };
+      if (audit?.calibrated) {
+        // The raw answer, as a shadow pair has it, plus what the map made of it.
+        pair.model.label = audit.calibrated.answer.label;
+        pair.model.confidence = audit.calibrated.raw;
+        pair.model.calibrated_confidence = audit.calibrated.answer.confidence;
+        pair.model.calibration = audit.calibrated.id;
+      }
     } else {
       // "window" alone, else "resolver: …" / "error: …", so the lab can count skips by reason.
       pair.skipped = { provider: mode.provider, model: mode.model, reason: outcome.why === "window" ? "window" : `${outcome.why}: ${outcome.reason}` };
@@ -217,7 +241,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     try {
       opts.pairs.append(pair);
     } catch (err) {
-      warn(`could not record the shadow pair of ${req.task}${req.key === null ? "" : `[${req.key}]`} question '${q.id}': ${messageOf(err)}`);
+      warn(`could not record the ${audit ? "audit" : "shadow"} pair of ${req.task}${req.key === null ? "" : `[${req.key}]`} question '${q.id}': ${messageOf(err)}`);
     }
   }
 
@@ -244,6 +268,10 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     const forHost: ResolvedQuestion[] = [];
     const turnedOn = new Map<string, Target>();
     const shadows = new Map<string, Target>();
+    /** Turned-on questions the host is asked about as well (D-34). */
+    const audited = new Set<string>();
+    /** Turned-on questions whose confidence is calibrated (D-33), with their threshold. */
+    const calibrations = new Map<string, { settings: TypeSettings; min_confidence: number }>();
     for (const q of req.questions) {
       const mode = modeOf(q.type);
       modes.set(q.id, mode);
@@ -251,19 +279,36 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
         forHost.push(q);
         continue;
       }
+      const settings = settingsOf(q.type);
+      // The machine config's min_confidence wins over the playbook's (D-33).
+      let asked = settings?.min_confidence === undefined ? q : { ...q, min_confidence: settings.min_confidence };
       if (mode.kind === "shadow") forHost.push(q);
+      else if (settings) {
+        if (settings.calibration) {
+          // The threshold is tested on the calibrated confidence, below; the model's own label stands.
+          calibrations.set(q.id, { settings, min_confidence: asked.min_confidence });
+          asked = { ...asked, min_confidence: 0 };
+        }
+        if (settings.audit !== undefined && auditSampled(settings.audit, req.run, req.task, req.key, q.id)) {
+          audited.add(q.id);
+          forHost.push(q);
+        }
+      }
       const groups = mode.kind === "shadow" ? shadows : turnedOn;
       const key = `${mode.provider}/${mode.model}`;
       const t = groups.get(key) ?? { provider: mode.provider, model: mode.model, questions: [] };
-      t.questions.push(q);
+      t.questions.push(asked);
       groups.set(key, t);
     }
+    // The host's failure fails the element only when a host or shadow question needed it; an
+    // audit answer is extra evidence, and the model still gates without it.
+    const hostNeeded = forHost.some((q) => !audited.has(q.id));
     // One controller for this instance's calls: cancelled with the run, or when the host fails
     // (then nothing a model says can be used). Only needed when the host is asked while models
     // are: with turned-on questions alone, the host is asked (as fallback) once every model
     // has answered, so nothing is left to stop and the run's signal serves (a controller and a
     // listener on the run's signal less per decision).
-    const local = forHost.length > 0 || shadows.size > 0 ? new AbortController() : undefined;
+    const local = hostNeeded || shadows.size > 0 ? new AbortController() : undefined;
     const signal = local?.signal ?? req.signal;
     const onAbort = (): void => local?.abort(req.signal.reason);
     if (local) {
@@ -276,7 +321,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       const shadowPromises = shadows.size > 0 ? [...shadows.values()].map((t) => askModel(req, t, signal)) : [];
       const turnedOnPromises = [...turnedOn.values()].map((t) => askModel(req, t, signal));
       // Nothing may go unobserved if the host fails first.
-      hostPromise.catch(() => local?.abort());
+      hostPromise.catch(() => (hostNeeded ? local?.abort() : undefined));
       for (const p of shadowPromises) p.catch(() => undefined);
       for (const p of turnedOnPromises) p.catch(() => undefined);
 
@@ -286,11 +331,17 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
 
       // Turned on: which questions the host must answer instead, and why (D-31).
       const fallbackReasons = new Map<string, string>();
+      const calibrated = new Map<string, Calibrated>();
       for (const [id, o] of modelOutcomes) {
         if (!o.ok) fallbackReasons.set(id, `${o.why}: ${o.reason}`);
         else if (o.answer.refused && config.decisions.fallback_on_refusal) fallbackReasons.set(id, "refusal: the model refused to answer and fallback_on_refusal is set");
+        else {
+          const c = calibrations.get(id);
+          if (c && !o.answer.refused) calibrated.set(id, calibrate(o.answer, c.settings, c.min_confidence));
+        }
       }
-      const fallbackQuestions = fallbackReasons.size > 0 ? req.questions.filter((q) => fallbackReasons.has(q.id)) : [];
+      // An audited question that falls back takes the host's audit answer: never asked twice.
+      const fallbackQuestions = fallbackReasons.size > 0 ? req.questions.filter((q) => fallbackReasons.has(q.id) && !audited.has(q.id)) : [];
       const fallbackPromise = fallbackQuestions.length > 0 && !signal.aborted ? askHost(req, fallbackQuestions, signal) : noAnswers;
       fallbackPromise.catch(() => local?.abort());
 
@@ -298,6 +349,11 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       const shadowOutcomes = new Map<string, ModelOutcome>();
       const shadowSettled = shadowPromises.length > 0 ? await Promise.allSettled(shadowPromises) : [];
       if (req.signal.aborted) throw cancelled(req.signal);
+      if (settled[0].status === "rejected" && !hostNeeded && ![...audited].some((id) => fallbackReasons.has(id))) {
+        // Only audit questions were asked: the model's answers stand, without their audit.
+        warn(`the host could not answer the audit of ${req.task}${req.key === null ? "" : `[${req.key}]`}: ${messageOf(settled[0].reason)}`);
+        settled[0] = { status: "fulfilled", value: new Map() };
+      }
       for (const s of settled) if (s.status === "rejected") throw s.reason;
       for (const s of shadowSettled) if (s.status === "fulfilled") for (const [id, o] of s.value) shadowOutcomes.set(id, o);
       const hostAnswers = (settled[0] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;
@@ -316,11 +372,23 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
           appendPair(req, q, mode, h.answer.label, o);
         } else {
           const reason = fallbackReasons.get(q.id);
+          const auditAnswer = audited.has(q.id) ? hostAnswers.get(q.id) : undefined;
           if (reason === undefined) {
             const o = modelOutcomes.get(q.id) as Extract<ModelOutcome, { ok: true }>;
-            out[q.id] = record(q, o.answer, "model", mode.provider, mode.model, o.latency_ms, o.usage);
+            const c = calibrated.get(q.id);
+            const d = record(q, c?.answer ?? o.answer, "model", mode.provider, mode.model, o.latency_ms, o.usage);
+            if (c) {
+              d.raw_confidence = c.raw;
+              d.calibration = c.id;
+            }
+            if (auditAnswer) {
+              d.audit = { host_label: auditAnswer.answer.label };
+              appendPair(req, q, mode, auditAnswer.answer.label, o, { calibrated: c });
+            }
+            out[q.id] = d;
           } else {
-            const h = fallbackAnswers.get(q.id)!;
+            const h = auditAnswer ?? fallbackAnswers.get(q.id)!;
+            if (auditAnswer) appendPair(req, q, mode, auditAnswer.answer.label, modelOutcomes.get(q.id) ?? { ok: false, why: "error", reason: "the model was not asked" }, {});
             const receipt: Receipt = { type: q.type, key: req.key, provider: mode.provider, model: mode.model, reason, time: now().toISOString() };
             out[q.id] = { ...record(q, h.answer, "model", "host", hostName, h.latency_ms, h.usage), receipt };
           }
@@ -365,6 +433,9 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       if (mode.kind === "shadow" && !opts.pairs) {
         problems.push(`H-1: judgement type "${type}" runs in shadow mode, but no lab is open to record its pairs`);
       }
+      if (mode.kind === "model" && settingsOf(type)?.audit !== undefined && !opts.pairs) {
+        problems.push(`D-34: judgement type "${type}" is audited, but no lab is open to record its audit pairs`);
+      }
     }
     for (const type of Object.keys(overrides)) {
       if (unique.includes(type)) continue;
@@ -381,6 +452,27 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
   }
 
   return { judge, preflight, modeOf, close };
+}
+
+/** A turned-on answer after its calibration map (D-33): what gated, and the model's own confidence. */
+interface Calibrated {
+  answer: ResolvedAnswer;
+  raw: number;
+  id: string;
+}
+
+/**
+ * D-33: the map turns the model's confidence into the probability of agreeing with the host, and
+ * the min_confidence test is made on that; the label, when it stands, is the model's own.
+ */
+function calibrate(answer: ResolvedAnswer, settings: TypeSettings, minConfidence: number): Calibrated {
+  const cal = settings.calibration!;
+  const confidence = applyMap(cal.map, answer.confidence);
+  return {
+    answer: { ...answer, confidence, label: confidence < minConfidence ? UNCERTAIN : answer.label },
+    raw: answer.confidence,
+    id: cal.id,
+  };
 }
 
 /** The run's reason for cancelling, so every path rejects with the same error. */

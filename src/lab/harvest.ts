@@ -3,9 +3,23 @@
 // (agree / total / sum of confidence), a capped confusion matrix and a few totals, so memory does
 // not grow with the number of pairs. Every definition here is written down in docs/lab.md.
 
+import { createHash } from "node:crypto";
+import { applyMap, type TypeCalibration } from "../decide/calibration-map.js";
 import type { ShadowPair } from "../decide/pair.js";
 import type { QuestionKind } from "../plan/plan.js";
+import { pairFilter, pairKind, pairModel, type PairFilters } from "./pair-filter.js";
 import { scanPairs } from "./pairs-reader.js";
+import { meanLevelDistance, newcombe, quadraticKappa, wilson } from "./stats.js";
+
+/**
+ * Below this many pairs a figure is flagged as a small sample, no verdict is `ready`, and
+ * `lab calibrate` fits no map (docs/lab.md).
+ */
+export const SMALL_SAMPLE = 30;
+/** Disagreeing pairs listed per type (all are counted). */
+export const DEFAULT_LISTED = 50;
+/** The audit fraction the pasteable config line suggests. */
+export const SUGGESTED_AUDIT = 0.1;
 
 /** The confidence bands of H-2, as [lo, hi) in hundredths; the last includes 1. */
 export const BANDS: ReadonlyArray<{ name: string; lo: number; hi: number }> = [
@@ -64,6 +78,9 @@ class Tally {
   refused = 0;
   noLabel = 0;
   agree = 0;
+  /** Answers recorded `uncertain` under a threshold (not refused), and how many of them agreed. */
+  gatedUncertain = 0;
+  gatedUncertainAgree = 0;
   brierSum = 0;
   n = new Float64Array(BUCKETS);
   nAgree = new Float64Array(BUCKETS);
@@ -102,6 +119,10 @@ class Tally {
     }
     const agrees = label === pair.host_label ? 1 : 0;
     this.agree += agrees;
+    if (pair.model.label === ABSTAIN) {
+      this.gatedUncertain++;
+      this.gatedUncertainAgree += agrees;
+    }
     const c = pair.model.confidence;
     const k = bucketOf(c);
     this.n[k]++;
@@ -126,6 +147,8 @@ class Tally {
     this.refused += o.refused;
     this.noLabel += o.noLabel;
     this.agree += o.agree;
+    this.gatedUncertain += o.gatedUncertain;
+    this.gatedUncertainAgree += o.gatedUncertainAgree;
     this.brierSum += o.brierSum;
     for (let k = 0; k < BUCKETS; k++) {
       this.n[k] += o.n[k];
@@ -164,6 +187,61 @@ export interface BandReport {
   agree: number;
   agreement: number | null;
   mean_confidence: number | null;
+  /** Fewer than SMALL_SAMPLE answers in the band. */
+  small_sample: boolean;
+}
+
+export type Interval = { lo: number; hi: number };
+
+export interface Disagreement {
+  run: string;
+  task: string;
+  key: string | null;
+  host_label: string;
+  /** The model's label, `uncertain` for an abstention. */
+  model_label: string;
+  confidence: number;
+}
+
+export interface CalibrationReport {
+  /** `applied`: the machine config applies it; `fitted`: it exists for this lab; `stale`: it was fitted on other pairs than these. */
+  status: "applied" | "fitted" | "stale";
+  id: string;
+  file: string;
+  method: string;
+  model: string;
+  lab: string | null;
+  fitted_pairs: number;
+  cv: TypeCalibration["cv"];
+  /** The figures of this harvest's answers (of the map's model) with their confidence mapped. */
+  calibrated: number;
+  ece: number | null;
+  brier: number | null;
+  bands: BandReport[];
+  thresholds: ThresholdPoint[];
+  recommended: TypeReport["recommended"];
+}
+
+export interface AuditReport {
+  pairs: number;
+  skipped: number;
+  answered: number;
+  agreement: { agree: number; rate: number | null; wilson: Interval; small_sample: boolean };
+  /** The audited decisions the model decided (not `uncertain`), and its agreement there. */
+  decided: { n: number; agree: number; rate: number | null };
+  /** What the audit is compared with: the lab's shadow pairs of the type, else the map's. */
+  baseline: { source: "shadow" | "calibration"; answered: number; agree: number; rate: number | null } | null;
+  /** 95 % interval of audit − baseline agreement (Newcombe); null without a baseline. */
+  difference: { d: number; lo: number; hi: number } | null;
+  /** The whole interval lies below zero: agreement has dropped beyond chance. */
+  drift: boolean;
+}
+
+export interface Verdict {
+  status: "ready" | "more pairs needed" | "not reaching target";
+  /** For `more pairs needed`: about how many more pairs. */
+  needed: number | null;
+  text: string;
 }
 
 export interface ThresholdPoint {
@@ -182,22 +260,36 @@ export interface TypeReport {
   skipped: { total: number; by_reason: Record<string, number> };
   answered: number;
   abstained: { total: number; refused: number; no_label: number };
-  agreement: { agree: number; rate: number | null };
+  agreement: { agree: number; rate: number | null; wilson?: Interval; small_sample?: boolean };
   calibrated: number;
   ece: number | null;
   brier: number | null;
   bands: BandReport[];
   thresholds: ThresholdPoint[];
-  recommended: { threshold: number; covered: number; coverage: number; agreement: number } | null;
-  confusion: { host_labels: string[]; model_labels: string[]; counts: number[][] };
+  recommended: { threshold: number; covered: number; coverage: number; agreement: number; small_sample?: boolean } | null;
+  /** null for the overall report when the types' labels differ (no pooled matrix then). */
+  confusion: { host_labels: string[]; model_labels: string[]; counts: number[][] } | null;
+  /** Added in version 2 (per type; null in `overall`): */
+  verdict?: Verdict | null;
+  calibration?: CalibrationReport | null;
+  config_line?: string | null;
+  disagreements?: { total: number; listed: Disagreement[] };
+  /** Score questions: distances between the host's and the model's levels. */
+  score?: { mean_abs_level_distance: number | null; quadratic_kappa: number | null } | null;
+  audit?: AuditReport | null;
 }
 
 export interface HarvestReport {
-  version: 1;
+  version: 2;
   file: string;
   lab: string | null;
   target: number;
   lines: number;
+  /** What was read: the filters, and how many pairs the dedupe dropped. */
+  filters: { runs: string[]; since: string | null; types: string[]; deduplicated: boolean };
+  duplicates: number;
+  /** Types whose audit agreement dropped beyond chance (`lab harvest --check` exits 1). */
+  drift: string[];
   warnings: string[];
   types: TypeReport[];
   overall: TypeReport;
@@ -226,7 +318,7 @@ function report(type: string, t: Tally, target: number): TypeReport {
     return { b, n, agree, conf };
   });
   const bands: BandReport[] = sums.map(({ b, n, agree, conf }) => ({
-    band: b.name, lo: b.lo / 100, hi: Math.min(1, b.hi / 100), n, agree, agreement: rate(agree, n), mean_confidence: rate(conf, n),
+    band: b.name, lo: b.lo / 100, hi: Math.min(1, b.hi / 100), n, agree, agreement: rate(agree, n), mean_confidence: rate(conf, n), small_sample: n < SMALL_SAMPLE,
   }));
   let ece: number | null = null;
   if (calibrated > 0) {
@@ -259,13 +351,13 @@ function report(type: string, t: Tally, target: number): TypeReport {
     skipped: { total: skippedTotal, by_reason: Object.fromEntries([...t.skipped].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) },
     answered: t.answered,
     abstained: { total: t.refused + t.noLabel, refused: t.refused, no_label: t.noLabel },
-    agreement: { agree: t.agree, rate: rate(t.agree, t.answered) },
+    agreement: { agree: t.agree, rate: rate(t.agree, t.answered), wilson: interval(t.agree, t.answered), small_sample: t.answered < SMALL_SAMPLE },
     calibrated,
     ece,
     brier: calibrated > 0 ? r6(t.brierSum / calibrated) : null,
     bands,
     thresholds,
-    recommended: best ? { threshold: best.t, covered: best.covered, coverage: best.coverage ?? 0, agreement: best.agreement ?? 0 } : null,
+    recommended: best ? { threshold: best.t, covered: best.covered, coverage: best.coverage ?? 0, agreement: best.agreement ?? 0, small_sample: best.covered < SMALL_SAMPLE } : null,
     confusion: {
       host_labels: hosts,
       model_labels: modelLabels,
@@ -274,47 +366,201 @@ function report(type: string, t: Tally, target: number): TypeReport {
   };
 }
 
-export interface HarvestOptions {
+function interval(k: number, n: number): Interval {
+  const w = wilson(k, n);
+  return { lo: r6(w.lo), hi: r6(w.hi) };
+}
+
+/** A calibration the harvest knows of for a type, and whether the machine config applies it. */
+export interface KnownCalibration {
+  calibration: TypeCalibration;
+  file: string;
+  lab: string | null;
+  applied: boolean;
+}
+
+export interface HarvestOptions extends PairFilters {
   /** Agreement the recommended threshold must reach (H-2 `--target`), default 0.95. */
   target?: number;
   /** The lab the file belongs to, echoed in the report. */
   lab?: string | null;
+  /** Calibrations by judgement type (the lab's calibration.json, the machine config's). */
+  calibrations?: Record<string, KnownCalibration>;
+  /** How many disagreeing pairs to list per type. */
+  listed?: number;
+}
+
+/** Everything one judgement type keeps while the file streams past. */
+class TypeState {
+  shadow = new Tally();
+  audit = new Tally();
+  /** Shadow answers of the calibration's model, with their confidence mapped. */
+  mapped: Tally | null = null;
+  digest = createHash("sha256");
+  disagreements: Disagreement[] = [];
+  disagreeing = 0;
+  levels: string[] | null = null;
+  constructor(readonly known: KnownCalibration | undefined) {
+    if (known) this.mapped = new Tally();
+  }
 }
 
 /** Harvests one pairs file in one pass and bounded memory. Throws PairsFileError on a bad middle line. */
 export async function harvest(pairsFile: string, options: HarvestOptions = {}): Promise<HarvestReport> {
   const target = options.target ?? 0.95;
   if (!(target > 0 && target <= 1)) throw new RangeError(`target must be in (0, 1], got ${target}`);
-  const tallies = new Map<string, Tally>();
+  const listed = options.listed ?? DEFAULT_LISTED;
+  const selection = pairFilter(options);
+  const states = new Map<string, TypeState>();
   const folded: string[] = [];
   const scan = await scanPairs(pairsFile, (pair) => {
+    if (!selection.keep(pair)) return;
     let type = pair.type;
-    let tally = tallies.get(type);
-    if (!tally) {
-      if (tallies.size >= MAX_TYPES) {
+    let st = states.get(type);
+    if (!st) {
+      if (states.size >= MAX_TYPES) {
         if (folded.length === 0) folded.push(`more than ${MAX_TYPES} judgement types: the rest are counted under '${OTHER}'`);
         type = OTHER;
-        tally = tallies.get(type);
+        st = states.get(type);
       }
-      if (!tally) tallies.set(type, (tally = new Tally()));
+      if (!st) states.set(type, (st = new TypeState(options.calibrations?.[type])));
     }
-    tally.add(pair);
+    if (pairKind(pair) === "audit") {
+      st.audit.add(pair);
+      return;
+    }
+    st.shadow.add(pair);
+    st.levels ??= pair.question.kind === "score" ? [...pair.question.labels] : null;
+    const m = pair.model;
+    if (!m) return;
+    const label = modelLabel(pair);
+    if (label !== pair.host_label) {
+      st.disagreeing++;
+      if (st.disagreements.length < listed) {
+        st.disagreements.push({ run: pair.run, task: pair.task, key: pair.key, host_label: pair.host_label, model_label: label ?? ABSTAIN, confidence: m.confidence });
+      }
+    }
+    const known = st.known;
+    if (known && st.mapped && pairModel(pair) === known.calibration.model) {
+      st.mapped.add(label === null ? pair : { ...pair, model: { ...m, confidence: applyMap(known.calibration.map, m.confidence) } });
+      // The same digest `lab calibrate` takes, to tell whether the map was fitted on these pairs.
+      if (label !== null) st.digest.update(JSON.stringify([pair.run, pair.task, pair.key, pair.question.id, pair.state_digest, pair.host_label, pairModel(pair), label, m.confidence]) + "\n");
+    }
   });
   const overall = new Tally();
   const types: TypeReport[] = [];
-  for (const name of [...tallies.keys()].sort()) {
-    const t = tallies.get(name) as Tally;
-    overall.merge(t);
-    types.push(report(name, t, target));
+  const labelSets = new Set<string>();
+  for (const name of [...states.keys()].sort()) {
+    const st = states.get(name) as TypeState;
+    overall.merge(st.shadow);
+    const r = report(name, st.shadow, target);
+    if (st.shadow.pairs > 0) labelSets.add(JSON.stringify(r.confusion?.model_labels));
+    r.calibration = calibrationReport(st, options.lab ?? null, target);
+    const rec = r.calibration && r.calibration.status !== "stale" ? r.calibration.recommended : r.recommended;
+    r.verdict = verdict(r, rec);
+    r.config_line = configLine(name, r, rec);
+    r.disagreements = { total: st.disagreeing, listed: st.disagreements };
+    r.score = st.levels ? scoreFigures(st.shadow, st.levels) : null;
+    r.audit = auditReport(st);
+    types.push(r);
   }
+  const pooled = report(OVERALL, overall, target);
+  // A pooled confusion matrix means nothing across types whose labels differ.
+  if (labelSets.size > 1) pooled.confusion = null;
   return {
-    version: 1,
+    version: 2,
     file: pairsFile,
     lab: options.lab ?? null,
     target,
     lines: scan.lines,
+    filters: { runs: options.runs ?? [], since: options.since?.toISOString() ?? null, types: options.types ?? [], deduplicated: !options.all },
+    duplicates: selection.duplicates,
+    drift: types.filter((t) => t.audit?.drift).map((t) => t.type),
     warnings: [...scan.warnings, ...folded],
     types,
-    overall: report(OVERALL, overall, target),
+    overall: pooled,
+  };
+}
+
+function calibrationReport(st: TypeState, lab: string | null, target: number): CalibrationReport | null {
+  const k = st.known;
+  if (!k || !st.mapped) return null;
+  const c = k.calibration;
+  const digest = "sha256:" + st.digest.digest("hex");
+  const stale = k.lab !== null && k.lab === lab && digest !== c.pairs.digest;
+  const r = report(c.type, st.mapped, target);
+  return {
+    status: k.applied ? "applied" : stale ? "stale" : "fitted",
+    id: c.id,
+    file: k.file,
+    method: c.method,
+    model: c.model,
+    lab: k.lab,
+    fitted_pairs: c.pairs.count,
+    cv: c.cv,
+    calibrated: r.calibrated,
+    ece: r.ece,
+    brier: r.brier,
+    bands: r.bands,
+    thresholds: r.thresholds,
+    recommended: r.recommended,
+  };
+}
+
+function verdict(r: TypeReport, rec: TypeReport["recommended"]): Verdict {
+  const more = (n: number): Verdict => ({ status: "more pairs needed", needed: n, text: `more pairs needed (${n})` });
+  if (r.calibrated < SMALL_SAMPLE) return more(SMALL_SAMPLE - r.calibrated);
+  if (!rec) return { status: "not reaching target", needed: null, text: "not reaching target" };
+  // The threshold must have SMALL_SAMPLE answers above it; at its coverage that takes this many more.
+  if (rec.covered < SMALL_SAMPLE) return more(Math.ceil((SMALL_SAMPLE - rec.covered) / Math.max(rec.coverage, 1e-9)));
+  return { status: "ready", needed: null, text: "ready" };
+}
+
+/** The `[decisions.types]` line that turns the type on at the recommended threshold, with an audit. */
+function configLine(type: string, r: TypeReport, rec: TypeReport["recommended"]): string | null {
+  const model = r.models[0]?.model;
+  if (!model || !rec) return null;
+  const cal = r.calibration && r.calibration.status !== "stale" ? `, calibration = ${JSON.stringify(r.calibration.file)}` : "";
+  return `${JSON.stringify(type)} = { mode = ${JSON.stringify(model)}${cal}, min_confidence = ${rec.threshold.toFixed(2)}, audit = ${SUGGESTED_AUDIT} }`;
+}
+
+function scoreFigures(t: Tally, levels: string[]): TypeReport["score"] {
+  const counts = levels.map((h) => levels.map((m) => t.confusion.get(h)?.get(m) ?? 0));
+  const mad = meanLevelDistance(counts);
+  const qwk = quadraticKappa(counts);
+  return { mean_abs_level_distance: mad === null ? null : r6(mad), quadratic_kappa: qwk === null ? null : r6(qwk) };
+}
+
+function auditReport(st: TypeState): AuditReport | null {
+  const a = st.audit;
+  if (a.pairs === 0) return null;
+  let decided = 0;
+  let decidedAgree = 0;
+  for (const [host, row] of a.confusion) {
+    for (const [label, n] of row) {
+      if (label === ABSTAIN) continue;
+      decided += n;
+      if (label === host) decidedAgree += n;
+    }
+  }
+  // Audit pairs carry the gated label: `uncertain` below the threshold is not a decision made.
+  decided -= a.gatedUncertain;
+  decidedAgree -= a.gatedUncertainAgree;
+  let baseline: AuditReport["baseline"] = null;
+  if (st.shadow.answered > 0) baseline = { source: "shadow", answered: st.shadow.answered, agree: st.shadow.agree, rate: rate(st.shadow.agree, st.shadow.answered) };
+  else if (st.known) {
+    const b = st.known.calibration.baseline;
+    baseline = { source: "calibration", answered: b.answered, agree: b.agree, rate: rate(b.agree, b.answered) };
+  }
+  const difference = baseline && a.answered > 0 ? newcombe(a.agree, a.answered, baseline.agree, baseline.answered) : null;
+  return {
+    pairs: a.pairs,
+    skipped: a.pairs - a.answered,
+    answered: a.answered,
+    agreement: { agree: a.agree, rate: rate(a.agree, a.answered), wilson: interval(a.agree, a.answered), small_sample: a.answered < SMALL_SAMPLE },
+    decided: { n: decided, agree: decidedAgree, rate: rate(decidedAgree, decided) },
+    baseline,
+    difference: difference ? { d: r6(difference.d), lo: r6(difference.lo), hi: r6(difference.hi) } : null,
+    drift: difference !== null && difference.hi < 0,
   };
 }

@@ -59,6 +59,7 @@ function probabilitiesOf(p: Record<string, number>): Record<string, number> {
 export function pairLine(pair: ShadowPair): string {
   const line: ShadowPair = {
     lab: pair.lab,
+    ...(pair.kind === "audit" ? { kind: "audit" as const } : {}),
     time: pair.time,
     run: pair.run,
     type: pair.type,
@@ -80,6 +81,10 @@ export function pairLine(pair: ShadowPair): string {
       latency_ms: m.latency_ms,
       usage: usageOf(m.usage),
     };
+    if (typeof m.calibrated_confidence === "number" && typeof m.calibration === "string") {
+      line.model.calibrated_confidence = m.calibrated_confidence;
+      line.model.calibration = m.calibration;
+    }
   }
   if (pair.skipped) {
     line.skipped = { provider: pair.skipped.provider, model: pair.skipped.model, reason: redact(pair.skipped.reason) };

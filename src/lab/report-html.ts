@@ -4,6 +4,7 @@
 // table and the confusion matrix.
 
 import type { HarvestReport, TypeReport } from "./harvest.js";
+import { summaryRows } from "./report-text.js";
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
@@ -87,6 +88,22 @@ export function coverageSvg(r: TypeReport, target: number): string {
   );
 }
 
+function disagreements(r: TypeReport): string {
+  const d = r.disagreements;
+  if (!d || d.total === 0) return "";
+  const rows = d.listed
+    .map((x) => `<tr><td>${escapeHtml(x.host_label)}</td><td>${escapeHtml(x.model_label)}</td><td>${x.confidence.toFixed(3)}</td><td>${escapeHtml(x.run)}</td><td>${escapeHtml(x.key ?? "–")}</td></tr>`)
+    .join("");
+  return `<table class="disagreements"><caption>${d.total} disagreeing pair(s)${d.total > d.listed.length ? `, first ${d.listed.length} listed` : ""}</caption><tr><th>host</th><th>model</th><th>confidence</th><th>run</th><th>key</th></tr>${rows}</table>`;
+}
+
+function summary(report: HarvestReport): string {
+  const [head, ...rows] = summaryRows(report);
+  const lines = report.types.filter((t) => t.config_line).map((t) => `<code>${escapeHtml(t.config_line as string)}</code>`);
+  return `<table class="summary"><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr>${rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("")}</table>
+<p class="meta">* fewer than 30 pairs behind this figure.</p>${lines.length > 0 ? `<p>To turn a type on, paste its line into [decisions.types]:<br>${lines.join("<br>")}</p>` : ""}`;
+}
+
 function section(r: TypeReport, target: number): string {
   const title = r.type === "(overall)" ? "Overall" : r.type;
   const reasons = Object.entries(r.skipped.by_reason)
@@ -99,7 +116,7 @@ function section(r: TypeReport, target: number): string {
     .map((b) => `<tr><td>${escapeHtml(b.band)}</td><td>${b.n}</td><td>${b.agree}</td><td>${pct(b.agreement)}</td><td>${num(b.mean_confidence)}</td></tr>`)
     .join("");
   const c = r.confusion;
-  const confusion =
+  const confusion = !c ? "" :
     `<table class="confusion"><tr><th>host \\ model</th>${c.model_labels.map((m) => `<th>${escapeHtml(m)}</th>`).join("")}</tr>` +
     c.host_labels
       .map((h, i) => `<tr><th>${escapeHtml(h)}</th>${c.counts[i].map((n, j) => `<td class="${c.model_labels[j] === h ? "diag" : ""}">${n}</td>`).join("")}</tr>`)
@@ -112,6 +129,7 @@ function section(r: TypeReport, target: number): string {
 agreement <b>${pct(r.agreement.rate)}</b> (${r.agreement.agree}/${r.answered}) · ECE ${num(r.ece)} · Brier ${num(r.brier)}<br>${rec}</p>
 <div class="charts"><figure>${reliabilitySvg(r)}<figcaption>Reliability: each point is a confidence band (mean confidence, observed agreement); the diagonal is perfect calibration.</figcaption></figure>
 <figure>${coverageSvg(r, target)}<figcaption><span class="k cov"></span>coverage <span class="k agr"></span>agreement <span class="k tgt"></span>target${r.recommended ? ` <span class="k pk"></span>pick` : ""}</figcaption></figure></div>
+${disagreements(r)}${r.audit ? `<p class="audit">audit: ${r.audit.answered} answered, agreement ${pct(r.audit.agreement.rate)}${r.audit.baseline ? ` vs ${r.audit.baseline.source} ${pct(r.audit.baseline.rate)}` : ""}${r.audit.drift ? " — <b>drift</b>" : ""}</p>` : ""}
 <div class="tables"><table class="bands"><tr><th>confidence</th><th>answers</th><th>agree</th><th>agreement</th><th>mean conf</th></tr>${bandRows}</table>
 ${confusion}</div>
 </section>`;
@@ -140,6 +158,7 @@ export function renderHtml(report: HarvestReport): string {
 <body><h1>Lab harvest: ${escapeHtml(name)}</h1>
 <p>${report.overall.pairs} pairs in ${report.types.length} judgement type(s), ${report.lines} lines read; target agreement ${pct(report.target)}. Agreement means the model's label equals the host's; refused and unlabelled answers count as disagreement and are never covered by a threshold (see docs/lab.md).</p>
 ${report.warnings.map((w) => `<p class="warn">warning: ${escapeHtml(w)}</p>`).join("\n")}
+${summary(report)}
 ${sections.join("\n")}
 </body></html>
 `;

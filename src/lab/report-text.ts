@@ -1,6 +1,6 @@
 // The harvest as plain text for a terminal: per judgement type, then overall, aligned tables.
 
-import type { HarvestReport, ThresholdPoint, TypeReport } from "./harvest.js";
+import { SMALL_SAMPLE, type HarvestReport, type ThresholdPoint, type TypeReport } from "./harvest.js";
 
 const fmt = (x: number | null, digits = 3): string => (x === null ? "–" : x.toFixed(digits));
 const pct = (x: number | null): string => (x === null ? "–" : `${(x * 100).toFixed(1)}%`);
@@ -65,15 +65,63 @@ function section(r: TypeReport, target: number): string[] {
   );
   out.push("");
   const c = r.confusion;
-  out.push("  confusion (rows: host label, columns: model label)");
-  out.push(...table([["host \\ model", ...c.model_labels], ...c.host_labels.map((h, i) => [h, ...c.counts[i].map(String)])], "    "));
+  if (c) {
+    out.push("  confusion (rows: host label, columns: model label)");
+    out.push(...table([["host \\ model", ...c.model_labels], ...c.host_labels.map((h, i) => [h, ...c.counts[i].map(String)])], "    "));
+  }
+  if (r.score) out.push(`  levels: mean absolute distance ${fmt(r.score.mean_abs_level_distance)} · quadratic-weighted kappa ${fmt(r.score.quadratic_kappa)}`);
+  if (r.audit) {
+    const a = r.audit;
+    out.push(`  audit: ${a.answered} answered, agreement ${pct(a.agreement.rate)} (${pct(a.agreement.wilson.lo)}–${pct(a.agreement.wilson.hi)})${a.agreement.small_sample ? FEW : ""}` +
+      (a.baseline ? ` vs ${a.baseline.source} ${pct(a.baseline.rate)}; difference ${a.difference ? `${pct(a.difference.d)} (${pct(a.difference.lo)} … ${pct(a.difference.hi)})` : "–"}${a.drift ? " — DRIFT" : ""}` : " (no shadow baseline)"));
+  }
+  if (r.disagreements && r.disagreements.total > 0) {
+    out.push(`  disagreements: ${r.disagreements.total}${r.disagreements.total > r.disagreements.listed.length ? ` (first ${r.disagreements.listed.length} listed)` : ""}`);
+    out.push(...table([["host", "model", "conf", "run", "key"], ...r.disagreements.listed.map((d) => [d.host_label, d.model_label, d.confidence.toFixed(3), d.run, d.key ?? "–"])], "    ", [0, 1, 3, 4]));
+  }
   return out;
+}
+
+/** Marks a figure resting on fewer than SMALL_SAMPLE pairs. */
+const FEW = " (few pairs)";
+
+/** The first table: one line per type, what a team decides on. */
+export function summaryRows(report: HarvestReport): string[][] {
+  const rows = [["type", "pairs", "agreement (95% CI)", "threshold", "coverage", "calibration", "verdict"]];
+  for (const r of report.types) {
+    const cal = r.calibration && r.calibration.status !== "stale" ? r.calibration : null;
+    const rec = cal ? cal.recommended : r.recommended;
+    const w = r.agreement.wilson;
+    rows.push([
+      r.type,
+      String(r.pairs) + (r.pairs < SMALL_SAMPLE ? "*" : ""),
+      `${pct(r.agreement.rate)} (${w ? `${pct(w.lo)}–${pct(w.hi)}` : "–"})${r.agreement.small_sample ? "*" : ""}`,
+      rec ? rec.threshold.toFixed(2) + (cal ? " cal" : "") : "–",
+      rec ? pct(rec.coverage) + (rec.covered < SMALL_SAMPLE ? "*" : "") : "–",
+      r.calibration ? `${r.calibration.status} ${r.calibration.method}` : "none",
+      r.verdict?.text ?? "–",
+    ]);
+  }
+  return rows;
 }
 
 export function renderText(report: HarvestReport): string {
   const out: string[] = [];
-  out.push(`harvest of ${report.lab ?? report.file}: ${report.overall.pairs} pairs, ${report.types.length} judgement type(s), target ${pct(report.target)}`);
+  out.push(`harvest of ${report.lab ?? report.file}: ${report.overall.pairs} pairs, ${report.types.length} judgement type(s), target ${pct(report.target)}` +
+    (report.duplicates > 0 ? `, ${report.duplicates} duplicate pairs not counted (--all counts them)` : ""));
   for (const w of report.warnings) out.push(`warning: ${w}`);
+  if (report.types.length > 0) {
+    out.push("");
+    out.push(...table(summaryRows(report), "  ", [0, 5, 6]));
+    out.push(`  * fewer than ${SMALL_SAMPLE} pairs behind this figure: weak evidence`);
+    const lines = report.types.filter((t) => t.config_line);
+    if (lines.length > 0) {
+      out.push("");
+      out.push("to turn a type on, paste its line into [decisions.types] of your machine config:");
+      for (const t of lines) out.push(`  ${t.config_line}${t.verdict?.status === "ready" ? "" : `   # ${t.verdict?.text}`}`);
+    }
+    for (const t of report.drift) out.push(`DRIFT: ${t}: audit agreement has dropped below its shadow agreement beyond chance`);
+  }
   for (const t of report.types) {
     out.push("");
     out.push(...section(t, report.target));

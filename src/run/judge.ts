@@ -75,6 +75,12 @@ export interface QuestionDecision {
   latency_ms: number;
   usage: Usage | null;
   receipt?: Receipt;
+  /** Turned on with a calibration (D-33): the model's own confidence; `confidence` is calibrated. */
+  raw_confidence?: number;
+  /** The id of the calibration map applied (D-33). */
+  calibration?: string;
+  /** Sampled for audit (D-34): the host's label for the same question (the model's still gated). */
+  audit?: { host_label: string };
 }
 
 /** A route instance's output: question name → its decision (Q-20). */

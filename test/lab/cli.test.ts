@@ -15,6 +15,7 @@ function sy(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+let serial = 0;
 function pairLine(type: string, host: string, label: string, confidence: number): string {
   return (
     JSON.stringify({
@@ -25,7 +26,7 @@ function pairLine(type: string, host: string, label: string, confidence: number)
       task: "gate",
       key: null,
       question: { id: "q", kind: "noul", labels: ["yes", "no"] },
-      state_digest: "sha256:00",
+      state_digest: `sha256:${serial++}`, // a state per pair: none is a duplicate of another
       host_label: host,
       model: { provider: "sys1", model: "jev", label, probabilities: { [label]: confidence, [label === "yes" ? "no" : "yes"]: 1 - confidence }, confidence, refused: false, latency_ms: 1, usage: null },
     }) + "\n"
@@ -82,7 +83,7 @@ test("H-2: lab harvest prints per-type tables, --json and --html, for the curren
     const json = sy(["lab", "harvest", id, "--json", "--target", "0.5", "--html", html, "--state-dir", dir]);
     assert.equal(json.code, 0, json.stderr);
     const rep = JSON.parse(json.stdout) as { version: number; lab: string; target: number; types: Array<{ type: string; recommended: { threshold: number } | null }> };
-    assert.equal(rep.version, 1);
+    assert.equal(rep.version, 2);
     assert.equal(rep.lab, id);
     assert.equal(rep.target, 0.5);
     assert.deepEqual(

@@ -26,7 +26,7 @@ function pair(type: string, kind: "noul" | "choice", labels: string[], host: str
     task: "gate",
     key: `k${n}`,
     question: { id: "q", kind, labels },
-    state_digest: "sha256:" + "0".repeat(64),
+    state_digest: "sha256:" + String(n).padStart(64, "0"), // distinct states: no pair is a duplicate
     host_label: host,
   };
   if ("skipped" in answer) return { ...base, skipped: { provider: "sys1", model: "jev", reason: answer.skipped } };
@@ -98,7 +98,9 @@ test("H-2: harvest figures match a hand-computed pairs file", async () => {
     assert.deepEqual(a.abstained, { total: 1, refused: 1, no_label: 0 });
     assert.equal(a.calibrated, 7);
     // Agreement: pairs 1, 2, 4, 6, 10 agree → 5 of 8 answered (the refusal counts as disagreement).
-    assert.deepEqual(a.agreement, { agree: 5, rate: 0.625 });
+    // Wilson by hand (issue 16), p = 5/8, z = 1.959964: centre (p + z²/16) / (1 + z²/8) = 0.584443,
+    // half-width z/(1 + z²/8) · √(p(1−p)/8 + z²/256) = 0.278707.
+    assert.deepEqual(a.agreement, { agree: 5, rate: 0.625, wilson: { lo: 0.305742, hi: 0.863156 }, small_sample: true });
     // Bands: 0.5–0.7 holds 5, 6, 10 (0.60, 0.55, 0.52): 2 agree, mean confidence 1.67/3.
     assert.equal(band(a, "<0.5").n, 0);
     assert.equal(band(a, "<0.5").agreement, null);
@@ -128,7 +130,7 @@ test("H-2: harvest figures match a hand-computed pairs file", async () => {
     assert.deepEqual([at(a, 0.92).covered, at(a, 0.92).agree], [2, 2]);
     assert.deepEqual([at(a, 0.96).covered, at(a, 0.96).coverage, at(a, 0.96).agreement], [0, 0, null]);
     // Lowest threshold reaching 0.95: 0.92 (pairs 1 and 2, both agree), coverage 2/8.
-    assert.deepEqual(a.recommended, { threshold: 0.92, covered: 2, coverage: 0.25, agreement: 1 });
+    assert.deepEqual(a.recommended, { threshold: 0.92, covered: 2, coverage: 0.25, agreement: 1, small_sample: true });
     // Confusion: rows host, columns model (+ uncertain).
     assert.deepEqual(a.confusion, {
       host_labels: ["yes", "no"],
@@ -146,12 +148,12 @@ test("H-2: harvest figures match a hand-computed pairs file", async () => {
     close(b.ece, 0.76 / 3, "beta ECE");
     close(b.brier, 0.2926 / 3, "beta Brier");
     assert.equal(band(b, "0.7–0.8").n, 1, "0.70 falls in 0.7–0.8, not below it");
-    assert.deepEqual(b.confusion.counts, [
+    assert.deepEqual(b.confusion!.counts, [
       [1, 0, 0, 0],
       [0, 0, 1, 0],
       [0, 0, 1, 0],
     ]);
-    assert.deepEqual(b.recommended, { threshold: 0.46, covered: 2, coverage: 0.666667, agreement: 1 });
+    assert.deepEqual(b.recommended, { threshold: 0.46, covered: 2, coverage: 0.666667, agreement: 1, small_sample: true });
 
     const o = rep.overall;
     assert.deepEqual([o.pairs, o.answered, o.agreement.agree, o.calibrated, o.skipped.total], [13, 11, 7, 10, 2]);
@@ -160,7 +162,8 @@ test("H-2: harvest figures match a hand-computed pairs file", async () => {
     close(o.brier, 0.1945, "overall Brier");
     // ECE over all bands: (0.45 + 0.33 + 0.30 + 0.15 + 0.83 + 2·0.03)/10
     close(o.ece, 0.212, "overall ECE");
-    assert.deepEqual(o.confusion.host_labels, ["yes", "no", "a", "b", "c"]);
+    // Issue 16: no pooled confusion matrix across types whose labels differ (noul vs a/b/c).
+    assert.equal(o.confusion, null);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -174,7 +177,7 @@ test("H-2: the recommended threshold follows --target", async () => {
     // 0.7: already at t = 0 (5/7 ≈ 0.714). 0.75: 0.61 (pairs 1–4, three agree). 1 → 0.92.
     assert.equal((await harvest(file, { target: 0.7 })).types[0].recommended?.threshold, 0);
     const r75 = (await harvest(file, { target: 0.75 })).types[0].recommended;
-    assert.deepEqual(r75, { threshold: 0.61, covered: 4, coverage: 0.5, agreement: 0.75 });
+    assert.deepEqual(r75, { threshold: 0.61, covered: 4, coverage: 0.5, agreement: 0.75, small_sample: true });
     assert.equal((await harvest(file, { target: 1 })).types[0].recommended?.threshold, 0.92);
     // A type that never reaches the target has none.
     const only = join(dir, "beta.jsonl");

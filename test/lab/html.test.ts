@@ -32,7 +32,7 @@ function lines(): string {
           task: "gate",
           key: `k${n++}`,
           question: { id: "q", kind: "noul", labels: ["yes", "no"] },
-          state_digest: "sha256:00",
+          state_digest: `sha256:${n}`,
           host_label: "yes",
           model: { provider: "sys1", model: "jev", label, probabilities: { [label]: c, [label === "yes" ? "no" : "yes"]: 1 - c }, confidence: c, refused: false, latency_ms: 1, usage: null },
         }) + "\n";

@@ -11,7 +11,9 @@ import Database from "better-sqlite3";
 import { TempDir } from "./helpers.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
-const PLAYBOOK = `
+// The last task waits for a file the test writes once both watchers have seen the run running,
+// so a slow machine cannot let the run finish before they look.
+const playbook = (gate: string) => `
 playbook(description = "slow", concurrency = 1)
 
 prepare = command(name = "prepare", run = """echo '{"members": ["a", "b", "c", "d"]}' > $SWITCHYARD_OUTPUT""", emits = {"members": "list"})
@@ -19,20 +21,26 @@ prepare = command(name = "prepare", run = """echo '{"members": ["a", "b", "c", "
 work = command(name = "work", depends_on = [prepare], over = prepare.members, max_fanout = 10,
                run = """echo "working on $SWITCHYARD_KEY"; echo "to stderr" >&2; sleep 0.3""")
 
-last = command(name = "last", depends_on = [work], run = "exit 3")
+last = command(name = "last", depends_on = [work], run = """while [ ! -f '${gate}' ]; do sleep 0.05; done; exit 3""")
 `;
 
 function env(dir: TempDir): NodeJS.ProcessEnv {
   return { ...process.env, SWITCHYARD_HOME: join(dir.path, "state"), XDG_CONFIG_HOME: join(dir.path, "xdg") };
 }
 
-function start(dir: TempDir, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+interface Started extends Promise<{ code: number | null; out: string; err: string }> {
+  /** What the process has printed on stdout so far. */
+  printed(): string;
+}
+
+function start(dir: TempDir, args: string[]): Started {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: dir.path, env: env(dir), stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout.on("data", (b: Buffer) => (out += b.toString()));
   child.stderr.on("data", (b: Buffer) => (err += b.toString()));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, out, err })));
+  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.on("close", (code) => resolve({ code, out, err })));
+  return Object.assign(done, { printed: () => out });
 }
 
 function sy(dir: TempDir, args: string[]) {
@@ -64,11 +72,14 @@ function eventCount(dir: TempDir): number {
 test("issue 13 watching: show --follow in a second process sees a live run's events in order; status --watch --exit-status exits 1", { timeout: 60000 }, async () => {
   const dir = new TempDir("sy-watch-");
   try {
-    dir.file("pack/main.star", PLAYBOOK);
+    const gate = join(dir.path, "go");
+    dir.file("pack/main.star", playbook(gate));
     const running = start(dir, ["run", "pack"]);
     await until("the run's first events", () => eventCount(dir) >= 2);
     const follow = start(dir, ["show", "latest", "--follow", "--json"]);
     const watch = start(dir, ["status", "--watch", "--exit-status", "--json"]);
+    await until("both watchers printing", () => follow.printed().length > 0 && watch.printed().length > 0);
+    dir.file("go", "");
     const [run, followed, watched] = await Promise.all([running, follow, watch]);
     assert.equal(run.code, 1, "the run fails (its last task exits 3)");
 

@@ -1,0 +1,60 @@
+// `switchyard ui [--state-dir D] [--port N] [--host H]`: a local, read-only web view of the
+// state folder's runs (docs/ui.md). It listens on 127.0.0.1 unless told otherwise; another
+// address is an explicit choice and draws a warning, since the view shows outputs and logs.
+
+import type { Command } from "commander";
+import { CommandFailed, UsageError, stateDir } from "./common.js";
+import { assetsBuilt, createUiServer } from "../ui/index.js";
+
+const DEFAULT_PORT = 4680;
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+
+function parsePort(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n > 65535) throw new UsageError(`--port must be a port number from 0 to 65535, got '${text}'`, "for example --port 4680, or --port 0 for any free port");
+  return n;
+}
+
+export function register(program: Command): void {
+  program
+    .command("ui")
+    .description("serve a local, read-only web view of the runs, live (docs/ui.md)")
+    .option("--state-dir <dir>", "the state folder")
+    .option("--port <n>", `the port (0: any free port)`, String(DEFAULT_PORT))
+    .option("--host <address>", "the address to listen on", "127.0.0.1")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  switchyard ui                                # open the printed address in a browser
+  switchyard ui --port 0                       # any free port
+  switchyard ui --host 0.0.0.0 --port 8080     # reachable from other machines (no login: warns)`,
+    )
+    .action(async (flags: { stateDir?: string; port: string; host: string }) => {
+      const port = parsePort(flags.port);
+      if (!assetsBuilt()) throw new CommandFailed("the web view's browser code is not built: run `npm run build` (or `npm install`) first");
+      const dir = stateDir(flags.stateDir);
+      if (!LOOPBACK.has(flags.host)) {
+        process.stderr.write(`warning: listening on ${flags.host}: anyone who can reach it can read every run's outputs, prompts and logs (there is no login)\n`);
+      }
+      const { server, close } = createUiServer({ stateDir: dir, host: flags.host, port });
+      await new Promise<void>((done, fail) => {
+        server.once("error", (err: NodeJS.ErrnoException) => {
+          if (err.code === "EADDRINUSE") fail(new UsageError(`port ${port} on ${flags.host} is in use`, "pick another with --port N, or --port 0 for any free port"));
+          else if (err.code === "EADDRNOTAVAIL" || err.code === "ENOTFOUND") fail(new UsageError(`cannot listen on ${flags.host}: no such local address`, "use --host 127.0.0.1 (the default)"));
+          else fail(new CommandFailed(`cannot listen on ${flags.host}:${port}: ${err.message}`));
+        });
+        server.listen(port, flags.host, () => done());
+      });
+      const addr = server.address();
+      const bound = typeof addr === "object" && addr ? addr.port : port;
+      const shown = flags.host.includes(":") ? `[${flags.host}]` : flags.host;
+      process.stdout.write(`http://${shown}:${bound}/\n`);
+      process.stderr.write(`switchyard ui: serving ${dir} (read-only); Ctrl-C to stop\n`);
+      await new Promise<void>((done) => {
+        const stop = () => void close().then(done);
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+      });
+    });
+}

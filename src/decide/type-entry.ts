@@ -1,0 +1,105 @@
+// The table form of a `[decisions.types]` entry (D-33, D-34):
+//   "t" = { mode = "prov/model", calibration = "cal.json", min_confidence = 0.82, audit = 0.1 }
+// The plain-string form ("t" = "prov/model") stays a mode alone. The calibration file is read and
+// checked here, when the config loads: a missing file, a file without a map for the type, or a
+// map fitted for another model is a config error, never a surprise at run time.
+
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { checkCalibrationFile } from "./calibration-map.js";
+import type { JudgementMode, TypeSettings } from "./config-types.js";
+import { formatMode } from "./mode.js";
+
+export const TYPE_ENTRY_KEYS = ["mode", "calibration", "min_confidence", "audit"];
+
+export interface EntryContext {
+  /** Reports a problem at the key (or, atValue, at its value). */
+  error(code: string, path: readonly string[], message: string, hint?: string, atValue?: boolean): void;
+  wrongType(path: readonly string[], value: unknown, expected: string): void;
+  known(table: Record<string, unknown>, path: readonly string[], allowed: readonly string[]): void;
+  /** Parses and resolves a mode; reports and returns undefined when it is not usable. */
+  mode(text: string, path: readonly string[], name: string): JudgementMode | undefined;
+  /** The config file's folder: relative calibration paths start there. */
+  baseDir: string;
+}
+
+function fraction(ctx: EntryContext, body: Record<string, unknown>, path: readonly string[], key: string, name: string, what: string): number | undefined {
+  const v = body[key];
+  if (v === undefined) return undefined;
+  const p = [...path, key];
+  if (typeof v !== "number" && typeof v !== "bigint") {
+    ctx.wrongType(p, v, `a number from 0 to 1 (${what})`);
+    return undefined;
+  }
+  const x = Number(v);
+  if (!(x >= 0 && x <= 1)) {
+    ctx.error("config-bad-value", p, `${name}.${key} = ${x} is not between 0 and 1`, `${key} is ${what}, e.g. ${key} = ${key === "audit" ? "0.1" : "0.82"}`, true);
+    return undefined;
+  }
+  return x;
+}
+
+/** The mode and settings of one table-form entry, or undefined when it has errors (reported). */
+export function typeEntry(type: string, body: Record<string, unknown>, path: readonly string[], name: string, ctx: EntryContext): TypeSettings | undefined {
+  ctx.known(body, path, TYPE_ENTRY_KEYS);
+  if (body.mode === undefined) {
+    ctx.error("config-missing-key", path, `${name} has no "mode"`, `write e.g. ${JSON.stringify(type)} = { mode = "PROVIDER/MODEL", min_confidence = 0.8 }`);
+    return undefined;
+  }
+  if (typeof body.mode !== "string") {
+    ctx.wrongType([...path, "mode"], body.mode, "a mode string");
+    return undefined;
+  }
+  const mode = ctx.mode(body.mode, [...path, "mode"], `${name}.mode`);
+  const minConfidence = fraction(ctx, body, path, "min_confidence", name, "the confidence under which the answer is uncertain");
+  const audit = fraction(ctx, body, path, "audit", name, "the fraction of decisions the host is asked about as well");
+  if (mode === undefined) return undefined;
+  const settings: TypeSettings = { mode };
+  if (minConfidence !== undefined) settings.min_confidence = minConfidence;
+  if (audit !== undefined && audit > 0) settings.audit = audit;
+  // Keys that only a mode with a model reads: written beside `host` they would do nothing.
+  const onlyTurnedOn = (key: string): boolean => {
+    if (body[key] === undefined || mode.kind === "model") return true;
+    ctx.error("config-bad-value", [...path, key], `${name}.${key} does nothing in mode "${formatMode(mode)}"`,
+      `${key} applies only to a turned-on mode (PROVIDER/MODEL)${key === "min_confidence" ? " or a shadow one" : ""}; remove it, or change the mode`);
+    return false;
+  };
+  const calOk = onlyTurnedOn("calibration");
+  let ok = onlyTurnedOn("audit") && calOk;
+  if (mode.kind === "host" && body.min_confidence !== undefined) ok = onlyTurnedOn("min_confidence") && ok;
+  const cal = body.calibration;
+  if (cal !== undefined && mode.kind === "model") {
+    if (typeof cal !== "string") {
+      ctx.wrongType([...path, "calibration"], cal, "a path to a calibration file (written by `switchyard lab calibrate`)");
+      return undefined;
+    }
+    const file = resolve(ctx.baseDir, cal);
+    const at = [...path, "calibration"];
+    const bad = (message: string, hint: string): undefined => {
+      ctx.error("config-bad-calibration", at, `${name}.calibration: ${message}`, hint, true);
+      return undefined;
+    };
+    let value: unknown;
+    try {
+      value = JSON.parse(readFileSync(file, "utf8"));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return bad(`${file} does not exist`, "fit one with `switchyard lab calibrate -o FILE`; a relative path is relative to this config file");
+      return bad(`${file} cannot be read as JSON (${code ?? (err as Error).message})`, "write it with `switchyard lab calibrate -o FILE`");
+    }
+    const checked = checkCalibrationFile(value);
+    if ("error" in checked) return bad(`${file} is not a calibration file: ${checked.error}`, "write it with `switchyard lab calibrate -o FILE`");
+    const entry = Object.hasOwn(checked.types, type) ? checked.types[type] : undefined;
+    if (!entry) {
+      const has = Object.keys(checked.types);
+      return bad(`${file} has no map for judgement type "${type}"`, has.length > 0 ? `it has maps for: ${has.join(", ")}` : "it has no maps: calibrate a lab with pairs of this type");
+    }
+    const target = `${mode.provider}/${mode.model}`;
+    if (entry.model !== target) {
+      return bad(`the map for "${type}" in ${file} was fitted for model ${entry.model}, not ${target}`,
+        "a map says how one model's confidence relates to agreement; fit one for this model (shadow it, then `switchyard lab calibrate`)");
+    }
+    settings.calibration = { ...entry, type, file };
+  }
+  return ok ? settings : undefined;
+}

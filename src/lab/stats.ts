@@ -1,0 +1,62 @@
+// The interval and agreement statistics of the harvest (docs/lab.md): the Wilson score interval
+// of a proportion, Newcombe's interval for a difference of two proportions (built from two
+// Wilson intervals) for the drift check, and for score questions the mean absolute level
+// distance and the quadratic-weighted kappa.
+
+/** z for a two-sided 95 % interval. */
+export const Z95 = 1.959964;
+
+/** Wilson score interval of k successes in n trials; [0, 1] when n = 0. */
+export function wilson(k: number, n: number, z = Z95): { lo: number; hi: number } {
+  if (n <= 0) return { lo: 0, hi: 1 };
+  const p = k / n;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return { lo: Math.max(0, centre - half), hi: Math.min(1, centre + half) };
+}
+
+/**
+ * Newcombe's hybrid score interval (his method 10) for p₁ − p₂, with p₁ = k1/n1, p₂ = k2/n2:
+ * d − √((p₁−l₁)² + (u₂−p₂)²) … d + √((u₁−p₁)² + (p₂−l₂)²).
+ */
+export function newcombe(k1: number, n1: number, k2: number, n2: number, z = Z95): { d: number; lo: number; hi: number } {
+  const p1 = k1 / n1;
+  const p2 = k2 / n2;
+  const w1 = wilson(k1, n1, z);
+  const w2 = wilson(k2, n2, z);
+  const d = p1 - p2;
+  return { d, lo: d - Math.sqrt((p1 - w1.lo) ** 2 + (w2.hi - p2) ** 2), hi: d + Math.sqrt((w1.hi - p1) ** 2 + (p2 - w2.lo) ** 2) };
+}
+
+/**
+ * Quadratic-weighted kappa of a square count matrix over ordered levels (rows: host, columns:
+ * model): 1 − Σ w·O / Σ w·E with w = (i−j)²/(K−1)² and E the product of the margins over N.
+ * null when undefined (fewer than two levels, no counts, or no expected disagreement).
+ */
+export function quadraticKappa(counts: number[][]): number | null {
+  const k = counts.length;
+  if (k < 2) return null;
+  const rows = counts.map((r) => r.reduce((a, b) => a + b, 0));
+  const cols = counts[0].map((_, j) => counts.reduce((a, r) => a + r[j], 0));
+  const total = rows.reduce((a, b) => a + b, 0);
+  if (total === 0) return null;
+  let observed = 0;
+  let expected = 0;
+  for (let i = 0; i < k; i++) {
+    for (let j = 0; j < k; j++) {
+      const w = (i - j) ** 2 / (k - 1) ** 2;
+      observed += w * counts[i][j];
+      expected += (w * rows[i] * cols[j]) / total;
+    }
+  }
+  return expected === 0 ? null : 1 - observed / expected;
+}
+
+/** Mean |host level − model level| over a square count matrix of ordered levels; null when empty. */
+export function meanLevelDistance(counts: number[][]): number | null {
+  let sum = 0;
+  let n = 0;
+  counts.forEach((row, i) => row.forEach((c, j) => ((sum += c * Math.abs(i - j)), (n += c))));
+  return n > 0 ? sum / n : null;
+}

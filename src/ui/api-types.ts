@@ -1,0 +1,164 @@
+// The shapes of the web view's JSON endpoints (docs/ui.md), shared by the server (src/ui) and the
+// browser client (src/ui/client, which imports only these types). Fields are only ever added.
+
+/** A task of the plan, as the run page draws it. */
+export interface GraphTask {
+  name: string;
+  kind: string;
+  mapped: boolean;
+  depends_on: string[];
+  /** Dependencies mapped over the same list: an instance reads the one for its own key (M-2). */
+  aligned_with: string[];
+  join: string;
+  /** The gate, when the task has one: "match.package ∈ uncertain" or "gate.depth otherwise". */
+  gate: string | null;
+}
+
+/** One row of GET /api/runs. */
+export interface RunListItem {
+  run: string;
+  status: string;
+  playbook: string;
+  source: string;
+  started_at: string;
+  finished_at: string | null;
+  elapsed_ms: number;
+  spent_usd: number;
+  /** Instances by status, over every task. */
+  counts: Record<string, number>;
+  /** Route instances that recorded a decision (each asked once per run). */
+  decisions: number;
+  stop_reason: string | null;
+}
+
+export interface RunTaskDoc {
+  kind: string;
+  status: string;
+  mapped: boolean;
+  summary?: { total: number; passed: number; failed: number; not_taken: number; blocked: number };
+  output?: unknown;
+  error?: string | null;
+  label?: string;
+}
+
+/** GET /api/runs/ID: the `show --json` document without mapped tasks' instances, plus the plan. */
+export interface RunDoc {
+  run: string;
+  status: string;
+  playbook: string;
+  started_at: string;
+  finished_at: string | null;
+  tasks: Record<string, RunTaskDoc>;
+  /** Everything the run list shows about the run. */
+  listing: RunListItem;
+  graph: GraphTask[];
+  /** The last event's sequence number: live updates continue from here. */
+  last_seq: number;
+}
+
+/** Status letters of the grid: one per cell. */
+export const STATUS_LETTER = { pending: "p", running: "r", passed: "P", failed: "F", not_taken: "n", blocked: "b" } as const;
+export type StatusName = keyof typeof STATUS_LETTER;
+
+/**
+ * GET /api/runs/ID/grid: every mapped task's instances in columns. `status[t]` has one letter
+ * per key (STATUS_LETTER; "-" for an instance not reached yet); `label[t][i]` is a not-taken
+ * cell's closing label or a route cell's chosen label; `confidence[t][i]` a route cell's.
+ */
+export interface GridDoc {
+  run: string;
+  tasks: Array<{ name: string; kind: string }>;
+  keys: string[];
+  status: Record<string, string>;
+  label: Record<string, Array<string | null>>;
+  confidence: Record<string, Array<number | null>>;
+  last_seq: number;
+}
+
+/** GET /api/runs/ID/instances: a page of instances in the `show --json` shape, with task and key. */
+export interface InstancePage {
+  run: string;
+  total: number;
+  offset: number;
+  limit: number;
+  instances: Array<{ task: string; key: string | null; status: string; output: unknown; error: string | null; attempts: number; label?: string }>;
+}
+
+/** One question's decision as the cell page shows it (the Q-20 record). */
+export interface CellDecision {
+  question: string;
+  label: string;
+  probabilities: Record<string, number>;
+  confidence: number;
+  refused: boolean;
+  mode: string;
+  provider: string | null;
+  model: string | null;
+  latency_ms: number;
+  usage: unknown;
+  judgement_type: string;
+  receipt?: { provider: string; model: string; reason: string; time: string };
+}
+
+export interface CellFile {
+  /** Relative to the attempt's workspace. */
+  path: string;
+  bytes: number;
+}
+
+/** One attempt's files, read from the run folder (absent ones are null). */
+export interface CellAttempt {
+  attempt: number;
+  input: unknown;
+  /** The last 16 KiB of the process's output. */
+  log_tail: string | null;
+  prompt: string | null;
+  usage: unknown;
+  files: CellFile[];
+}
+
+/** GET /api/runs/ID/cells/TASK?key=KEY. */
+export interface CellDoc {
+  run: string;
+  task: string;
+  kind: string;
+  key: string | null;
+  status: string;
+  attempts: number;
+  output: unknown;
+  error: string | null;
+  code: string | null;
+  label: string | null;
+  decisions: CellDecision[];
+  /** Newest first; empty when the files are not available (a `show --html` file). */
+  attempt_files: CellAttempt[];
+  /** This cell's events, in order. */
+  events: Array<{ seq: number; time: string; type: string; payload: unknown }>;
+}
+
+/** A run event, as `run --json` prints it and /api/runs/ID/events serves it. */
+export interface ApiEvent {
+  run: string;
+  seq: number;
+  time: string;
+  type: string;
+  task: string | null;
+  key: string | null;
+  payload: Record<string, unknown>;
+}
+
+export interface LabItem {
+  id: string;
+  created: string;
+  note: string;
+  current: boolean;
+  pairs_bytes: number;
+}
+
+/** What a `show --html` file embeds: the run page's documents and every cell. */
+export interface EmbeddedRun {
+  run: RunDoc;
+  grid: GridDoc;
+  /** TASK → KEY ("" for an unmapped task) → the cell without its attempt files. */
+  cells: Record<string, Record<string, CellDoc>>;
+}

@@ -1,0 +1,107 @@
+// The grid's data in the browser: per mapped task, a status letter, a label and a confidence per
+// key, loaded once (GET /api/runs/ID/grid) and then kept current by applying the run's events as
+// they stream in — the same transitions the store's projection makes for an instance row.
+
+import type { ApiEvent, GridDoc } from "../api-types.js";
+import { STATUS_LETTER, type StatusName } from "../api-types.js";
+import { routeCell } from "../decisions.js";
+
+export interface Column {
+  name: string;
+  kind: string;
+  status: string[];
+  label: Array<string | null>;
+  confidence: Array<number | null>;
+}
+
+export class GridModel {
+  readonly keys: string[];
+  readonly columns: Column[];
+  private readonly index = new Map<string, number>();
+  private readonly byName = new Map<string, Column>();
+  lastSeq: number;
+
+  constructor(doc: GridDoc) {
+    this.keys = doc.keys.slice();
+    this.keys.forEach((k, i) => this.index.set(k, i));
+    this.columns = doc.tasks.map((t) => ({
+      name: t.name,
+      kind: t.kind,
+      status: Array.from(doc.status[t.name] ?? ""),
+      label: doc.label[t.name]!.slice(),
+      confidence: doc.confidence[t.name]!.slice(),
+    }));
+    for (const c of this.columns) this.byName.set(c.name, c);
+    this.lastSeq = doc.last_seq;
+  }
+
+  column(name: string): Column | undefined {
+    return this.byName.get(name);
+  }
+
+  private row(key: string): number {
+    let i = this.index.get(key);
+    if (i === undefined) {
+      i = this.keys.length;
+      this.keys.push(key);
+      this.index.set(key, i);
+      for (const c of this.columns) {
+        c.status.push("-");
+        c.label.push(null);
+        c.confidence.push(null);
+      }
+    }
+    return i;
+  }
+
+  /**
+   * Applies events in order. Returns whether any touched a grid cell, and whether any concerns
+   * the run or an unmapped task (the caller then reloads the run's header and task list).
+   */
+  apply(events: ApiEvent[]): { cells: boolean; run: boolean } {
+    let cells = false;
+    let run = false;
+    for (const e of events) {
+      if (e.seq <= this.lastSeq) continue;
+      this.lastSeq = e.seq;
+      const col = e.task === null ? undefined : this.byName.get(e.task);
+      // Task-level events (expanded, failed, settled) have no key.
+      if (!col || e.key === null) {
+        run = true;
+        continue;
+      }
+      const i = this.row(e.key);
+      const p = e.payload;
+      let letter: string | undefined;
+      let label: string | null = null;
+      let confidence: number | null = null;
+      switch (e.type) {
+        case "instance_started":
+          letter = STATUS_LETTER.running;
+          break;
+        case "instance_finished":
+          letter = STATUS_LETTER[p.status as StatusName];
+          break;
+        case "instance_retried":
+        case "instance_interrupted":
+          letter = STATUS_LETTER.pending;
+          break;
+        case "gate_closed":
+          letter = STATUS_LETTER.not_taken;
+          label = typeof p.label === "string" ? p.label : null;
+          break;
+        case "decision_recorded": {
+          letter = STATUS_LETTER.passed;
+          ({ label, confidence } = routeCell(p.record));
+          break;
+        }
+      }
+      if (letter === undefined) continue;
+      col.status[i] = letter;
+      col.label[i] = label;
+      col.confidence[i] = confidence;
+      cells = true;
+    }
+    return { cells, run };
+  }
+}

@@ -1,0 +1,198 @@
+// The grid: one row per element key, one column per mapped task, each cell coloured by status.
+// Only the rows in view (plus a margin) exist in the DOM, at fixed height, so 10,000 rows cost
+// what 40 do; filtering and sorting work on an index array over the model's columns.
+
+import { h, clear } from "./dom.js";
+import type { Column, GridModel } from "./grid-model.js";
+
+const ROW = 26;
+const OVERSCAN = 10;
+
+export const STATUS_NAME: Record<string, string> = { p: "pending", r: "running", P: "passed", F: "failed", n: "not_taken", b: "blocked", "-": "not reached" };
+
+type SortBy = "key" | "key-desc" | "conf" | "conf-desc" | "status";
+
+export interface GridFilter {
+  /** The column the status, label, confidence and sort apply to ("" = any column for status). */
+  column: string;
+  status: string;
+  label: string;
+  /** Rows whose confidence in `column` is at most this (1 = all). */
+  maxConfidence: number;
+  search: string;
+  sort: SortBy;
+}
+
+export class GridView {
+  readonly el: HTMLElement;
+  private readonly body: HTMLElement;
+  private readonly spacer: HTMLElement;
+  private readonly rows: HTMLElement;
+  private readonly count: HTMLElement;
+  private readonly labelSelect: HTMLSelectElement;
+  private order: number[] = [];
+  private filter: GridFilter;
+  private frame = 0;
+
+  constructor(
+    private readonly model: GridModel,
+    private readonly onCell: (task: string, key: string) => void,
+    initial: Partial<GridFilter> = {},
+  ) {
+    this.filter = { column: "", status: "", label: "", maxConfidence: 1, search: "", sort: "key", ...initial };
+    const columnSelect = h("select", { class: "f-column", "aria-label": "column", onchange: (e: Event) => this.set({ column: (e.target as HTMLSelectElement).value, label: "" }) },
+      h("option", { value: "" }, "any task"),
+      ...model.columns.map((c) => h("option", { value: c.name }, c.name)),
+    );
+    const statusSelect = h("select", { class: "f-status", "aria-label": "status", onchange: (e: Event) => this.set({ status: (e.target as HTMLSelectElement).value }) },
+      h("option", { value: "" }, "any status"),
+      ...["P", "F", "n", "b", "r", "p", "-"].map((s) => h("option", { value: s }, STATUS_NAME[s]!)),
+    );
+    this.labelSelect = h("select", { class: "f-label", "aria-label": "label", onchange: (e: Event) => this.set({ label: (e.target as HTMLSelectElement).value }) });
+    const conf = h("input", { class: "f-conf", type: "number", min: 0, max: 1, step: 0.05, value: 1, title: "confidence at most", "aria-label": "confidence at most", oninput: (e: Event) => this.set({ maxConfidence: Number((e.target as HTMLInputElement).value || 1) }) });
+    const sort = h("select", { class: "f-sort", "aria-label": "sort", onchange: (e: Event) => this.set({ sort: (e.target as HTMLSelectElement).value as SortBy }) },
+      h("option", { value: "key" }, "key A→Z"),
+      h("option", { value: "key-desc" }, "key Z→A"),
+      h("option", { value: "conf" }, "confidence low→high"),
+      h("option", { value: "conf-desc" }, "confidence high→low"),
+      h("option", { value: "status" }, "status"),
+    );
+    const search = h("input", { class: "f-search", type: "search", placeholder: "key contains…", "aria-label": "search keys", oninput: (e: Event) => this.set({ search: (e.target as HTMLInputElement).value }) });
+    this.count = h("span", { class: "count" });
+    const toolbar = h("div", { class: "toolbar" }, search, columnSelect, statusSelect, this.labelSelect, h("label", {}, "conf ≤ ", conf), sort, this.count);
+    const head = h("div", { class: "grid-row grid-head" }, h("div", { class: "cell key" }, "key"), ...model.columns.map((c) => h("div", { class: `cell head k-${c.kind}`, title: c.kind }, c.name)));
+    this.spacer = h("div", { class: "spacer" });
+    this.rows = h("div", { class: "rows" });
+    this.body = h("div", { class: "grid-body", onscroll: () => this.schedule() }, this.spacer, this.rows);
+    this.body.style.setProperty("--cols", String(model.columns.length));
+    head.style.setProperty("--cols", String(model.columns.length));
+    this.el = h("section", { class: "grid", "aria-label": "grid" }, toolbar, h("div", { class: "grid-frame" }, head, this.body));
+    this.rows.addEventListener("click", (e) => {
+      const cell = (e.target as HTMLElement).closest<HTMLElement>(".cell[data-task]");
+      if (cell) this.onCell(cell.dataset.task!, this.model.keys[Number(cell.parentElement!.dataset.row)]!);
+    });
+    // The first draw may happen before the grid is on the page (no height yet): redraw on resize.
+    new ResizeObserver(() => this.schedule()).observe(this.body);
+    this.refilter();
+  }
+
+  set(change: Partial<GridFilter>): void {
+    this.filter = { ...this.filter, ...change };
+    this.refilter();
+  }
+
+  /** Recomputes the rows shown (after a filter change or new data) and redraws. */
+  refilter(): void {
+    const f = this.filter;
+    const m = this.model;
+    const col = f.column ? m.column(f.column) : undefined;
+    const search = f.search.trim().toLowerCase();
+    const labels = new Set<string>();
+    const out: number[] = [];
+    for (let i = 0; i < m.keys.length; i++) {
+      if (search && !m.keys[i]!.toLowerCase().includes(search)) continue;
+      if (col) {
+        const l = col.label[i];
+        if (l) labels.add(l);
+        if (f.status && col.status[i] !== f.status) continue;
+        if (f.label && l !== f.label) continue;
+        if (f.maxConfidence < 1 && !((col.confidence[i] ?? 2) <= f.maxConfidence)) continue;
+      } else if (f.status && !m.columns.some((c) => c.status[i] === f.status)) continue;
+      out.push(i);
+    }
+    this.sortRows(out, col);
+    this.order = out;
+    this.fillLabels(col ? [...labels].sort() : []);
+    this.count.textContent = `${out.length} of ${m.keys.length} keys`;
+    this.spacer.style.height = `${out.length * ROW}px`;
+    this.draw();
+  }
+
+  private sortRows(rows: number[], col: Column | undefined): void {
+    const keys = this.model.keys;
+    const byKey = (a: number, b: number) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0);
+    const sortCol = col ?? this.model.columns.find((c) => c.kind === "route");
+    switch (this.filter.sort) {
+      case "key":
+        rows.sort(byKey);
+        break;
+      case "key-desc":
+        rows.sort((a, b) => byKey(b, a));
+        break;
+      case "conf":
+      case "conf-desc": {
+        const sign = this.filter.sort === "conf" ? 1 : -1;
+        const c = sortCol?.confidence;
+        rows.sort((a, b) => sign * ((c?.[a] ?? 2) - (c?.[b] ?? 2)) || byKey(a, b));
+        break;
+      }
+      case "status": {
+        const rank = "FbrpnP-";
+        const s = sortCol?.status;
+        rows.sort((a, b) => rank.indexOf(s?.[a] ?? "-") - rank.indexOf(s?.[b] ?? "-") || byKey(a, b));
+        break;
+      }
+    }
+  }
+
+  private fillLabels(labels: string[]): void {
+    const sel = this.labelSelect;
+    const keep = this.filter.label;
+    clear(sel);
+    sel.appendChild(h("option", { value: "" }, labels.length ? "any label" : "label (pick a task)"));
+    for (const l of labels) sel.appendChild(h("option", { value: l }, l));
+    sel.value = labels.includes(keep) ? keep : "";
+    sel.disabled = labels.length === 0;
+  }
+
+  private schedule(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.draw();
+    });
+  }
+
+  /** Draws the rows in view. */
+  draw(): void {
+    const top = this.body.scrollTop;
+    const height = this.body.clientHeight || 600;
+    const first = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
+    const last = Math.min(this.order.length, Math.ceil((top + height) / ROW) + OVERSCAN);
+    const frag = document.createDocumentFragment();
+    for (let r = first; r < last; r++) frag.appendChild(this.rowEl(this.order[r]!, r));
+    clear(this.rows);
+    this.rows.appendChild(frag);
+  }
+
+  private rowEl(i: number, position: number): HTMLElement {
+    const key = this.model.keys[i]!;
+    const row = h("div", { class: "grid-row", "data-row": i, "data-key": key }, h("div", { class: "cell key", title: key }, key));
+    row.style.top = `${position * ROW}px`;
+    for (const c of this.model.columns) row.appendChild(cellEl(c, i));
+    return row;
+  }
+}
+
+function cellEl(c: Column, i: number): HTMLElement {
+  const s = c.status[i] ?? "-";
+  const label = c.label[i];
+  const conf = c.confidence[i];
+  const el = h("div", { class: `cell s-${STATUS_NAME[s]!.replace(" ", "-")}`, "data-task": c.name, "data-status": STATUS_NAME[s]!, role: "button", tabindex: -1 });
+  if (s === "P" && c.kind === "route" && label !== null) {
+    el.title = `${c.name}: ${label}${conf === null ? "" : ` (confidence ${conf.toFixed(2)})`}`;
+    el.append(h("span", { class: "label" }, label));
+    if (conf !== null) {
+      const bar = h("span", { class: "bar", "aria-label": `confidence ${conf.toFixed(2)}` }, h("span", { class: "fill" }));
+      (bar.firstChild as HTMLElement).style.width = `${Math.round(conf * 100)}%`;
+      el.append(bar, h("span", { class: "conf" }, conf.toFixed(2)));
+    }
+  } else if (s === "n") {
+    el.title = `${c.name}: not taken${label ? ` (${label})` : ""}`;
+    el.append(h("span", { class: "label" }, label ? `– ${label}` : "–"));
+  } else {
+    el.title = `${c.name}: ${STATUS_NAME[s]}`;
+    el.append(h("span", { class: "label" }, s === "-" ? "" : STATUS_NAME[s]!));
+  }
+  return el;
+}

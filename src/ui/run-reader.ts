@@ -1,0 +1,293 @@
+// Reads the documents of the web view (src/ui/api-types.ts) from the state folder's store: the
+// run list, a run with its plan, the grid, a cell and the events after a sequence number. Only
+// reads: the store is never appended to. Every query is bounded by one run (the events table's
+// key is (run, seq)), so a page costs what that run holds, not what the folder holds.
+
+import type Database from "better-sqlite3";
+import { showRun, type FoldSummary, type Store } from "../run/index.js";
+import type { Plan, TaskPlan } from "../plan/plan.js";
+import { decisionsOf, routeCell } from "./decisions.js";
+import { STATUS_LETTER, type ApiEvent, type CellDoc, type GraphTask, type InstancePage, type GridDoc, type RunDoc, type RunListItem, type StatusName } from "./api-types.js";
+
+type Statement = Database.Statement;
+
+export interface InstanceFilter {
+  task?: string;
+  status?: string;
+  /** A substring of the key. */
+  key?: string;
+  offset: number;
+  limit: number;
+}
+
+interface RawEvent {
+  seq: number;
+  time: string;
+  type: string;
+  task: string | null;
+  key: string | null;
+  payload: string;
+}
+
+/** The gate of a task in words: "match.package ∈ uncertain", "gate.depth otherwise". */
+function gateText(t: TaskPlan): string | null {
+  if (!t.when) return null;
+  const at = `${t.when.route}.${t.when.question}`;
+  if (!t.when.otherwise) return `${at} ∈ ${t.when.labels.join(", ")}`;
+  return t.when.labels.length ? `${at} otherwise (${t.when.labels.join(", ")})` : `${at} otherwise`;
+}
+
+export function graphOf(plan: Plan): GraphTask[] {
+  return plan.tasks.map((t) => ({
+    name: t.name,
+    kind: t.kind,
+    mapped: t.over !== undefined,
+    depends_on: t.depends_on,
+    aligned_with: t.aligned_with,
+    join: t.join,
+    gate: gateText(t),
+  }));
+}
+
+export class RunReader {
+  private readonly q: Record<string, Statement>;
+  private readonly plans = new Map<string, Plan>();
+
+  constructor(readonly store: Store) {
+    const db = store.db;
+    this.q = {
+      counts: db.prepare("SELECT run, status, COUNT(*) AS n FROM instances GROUP BY run, status"),
+      countsByTask: db.prepare("SELECT task, status, COUNT(*) AS n FROM instances WHERE run = ? GROUP BY task, status"),
+      decisions: db.prepare("SELECT i.run AS run, COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE t.kind = 'route' AND i.status = 'passed' GROUP BY i.run"),
+      decisionsOf: db.prepare("SELECT COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE i.run = ? AND t.kind = 'route' AND i.status = 'passed'"),
+      plan: db.prepare("SELECT payload FROM events WHERE run = ? AND seq = 1"),
+      lastSeq: db.prepare("SELECT MAX(seq) AS m FROM events WHERE run = ?"),
+      after: db.prepare("SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND seq > ? ORDER BY seq LIMIT ?"),
+      cellEvents: db.prepare("SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND task = ? AND key IS ? ORDER BY seq"),
+      code: db.prepare("SELECT json_extract(payload, '$.code') AS code FROM events WHERE run = ? AND task = ? AND key IS ? AND type IN ('instance_finished', 'instance_retried', 'task_failed') ORDER BY seq DESC LIMIT 1"),
+      grid: db.prepare("SELECT task, key, status, output, label FROM instances WHERE run = ? AND key <> '' ORDER BY task, key"),
+      instance: db.prepare("SELECT status, attempts, output, error, label FROM instances WHERE run = ? AND task = ? AND key = ?"),
+      changed: db.prepare("SELECT run, status, inv_last, spent_usd FROM runs"),
+      page: db.prepare(
+        `SELECT task, key, status, attempts, output, error, label FROM instances WHERE run = @run AND (@task IS NULL OR task = @task)
+         AND (@status IS NULL OR status = @status) AND (@key IS NULL OR instr(key, @key) > 0) ORDER BY task, key LIMIT @limit OFFSET @offset`,
+      ),
+      pageCount: db.prepare(
+        `SELECT COUNT(*) AS n FROM instances WHERE run = @run AND (@task IS NULL OR task = @task)
+         AND (@status IS NULL OR status = @status) AND (@key IS NULL OR instr(key, @key) > 0)`,
+      ),
+    };
+  }
+
+  hasRun(run: string): boolean {
+    return this.store.run(run) !== undefined;
+  }
+
+  plan(run: string): Plan | undefined {
+    let p = this.plans.get(run);
+    if (!p) {
+      const row = this.q.plan!.get(run) as { payload: string } | undefined;
+      if (!row) return undefined;
+      p = (JSON.parse(row.payload) as { plan: Plan }).plan;
+      this.plans.set(run, p);
+    }
+    return p;
+  }
+
+  /** Every run, newest first. */
+  runs(): RunListItem[] {
+    const counts = new Map<string, Record<string, number>>();
+    for (const r of this.q.counts!.all() as Array<{ run: string; status: string; n: number }>) {
+      let c = counts.get(r.run);
+      if (!c) counts.set(r.run, (c = {}));
+      c[r.status] = r.n;
+    }
+    const decisions = new Map((this.q.decisions!.all() as Array<{ run: string; n: number }>).map((r) => [r.run, r.n]));
+    return this.store
+      .runs()
+      .reverse()
+      .map((r) => this.listing(r.run, counts.get(r.run) ?? {}, decisions.get(r.run) ?? 0)!);
+  }
+
+  private listing(run: string, counts: Record<string, number>, decisions: number): RunListItem | undefined {
+    const r = this.store.run(run);
+    if (!r) return undefined;
+    // Every recorded field but the process id, which only the engine needs.
+    const { pid: _pid, ...row } = r;
+    return { ...row, counts, decisions };
+  }
+
+  lastSeq(run: string): number {
+    return (this.q.lastSeq!.get(run) as { m: number | null }).m ?? 0;
+  }
+
+  /**
+   * The run without mapped tasks' instances: those are read as the grid or in pages, so a run of
+   * 10,000 elements is not parsed whole here. Unmapped tasks are exactly as `show --json` has them.
+   */
+  runDoc(run: string): RunDoc | undefined {
+    const r = this.store.run(run);
+    const plan = this.plan(run);
+    if (!r || !plan) return undefined;
+    const counts: Record<string, number> = {};
+    const perTask = new Map<string, FoldSummary>();
+    for (const row of this.q.countsByTask!.all(run) as Array<{ task: string; status: string; n: number }>) {
+      counts[row.status] = (counts[row.status] ?? 0) + row.n;
+      let s = perTask.get(row.task);
+      if (!s) perTask.set(row.task, (s = { total: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 }));
+      if (row.status in s && row.status !== "total") s[row.status as Exclude<keyof FoldSummary, "total">] += row.n;
+    }
+    const tasks: RunDoc["tasks"] = {};
+    for (const t of this.store.tasks(run)) {
+      if (!t.mapped) {
+        tasks[t.task] = showRun(this.store, run, t.task)!.tasks[t.task]!;
+        continue;
+      }
+      const live = perTask.get(t.task) ?? { total: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 };
+      live.total = t.count ?? 0;
+      tasks[t.task] = { kind: t.kind, status: t.status, mapped: true, summary: (t.summary as FoldSummary | null) ?? live, ...(t.error ? { error: t.error } : {}) };
+    }
+    return {
+      run: r.run,
+      status: r.status,
+      playbook: r.playbook,
+      started_at: r.started_at,
+      finished_at: r.finished_at,
+      tasks,
+      listing: this.listing(run, counts, (this.q.decisionsOf!.get(run) as { n: number }).n)!,
+      graph: graphOf(plan),
+      last_seq: this.lastSeq(run),
+    };
+  }
+
+  /** The grid: one row per key, one column per mapped task (keys in order, as strings sort). */
+  grid(run: string): GridDoc | undefined {
+    const plan = this.plan(run);
+    if (!plan) return undefined;
+    const lastSeq = this.lastSeq(run);
+    const mapped = plan.tasks.filter((t) => t.over !== undefined);
+    const rows = this.q.grid!.all(run) as Array<{ task: string; key: string; status: string; output: string | null; label: string | null }>;
+    const keySet = new Set<string>();
+    for (const r of rows) keySet.add(r.key);
+    const keys = [...keySet].sort();
+    const index = new Map(keys.map((k, i) => [k, i]));
+    const doc: GridDoc = { run, tasks: mapped.map((t) => ({ name: t.name, kind: t.kind })), keys, status: {}, label: {}, confidence: {}, last_seq: lastSeq };
+    const letters = new Map<string, string[]>();
+    for (const t of mapped) {
+      letters.set(t.name, new Array<string>(keys.length).fill("-"));
+      doc.label[t.name] = new Array<string | null>(keys.length).fill(null);
+      doc.confidence[t.name] = new Array<number | null>(keys.length).fill(null);
+    }
+    const kinds = new Map(mapped.map((t) => [t.name, t.kind]));
+    for (const r of rows) {
+      const col = letters.get(r.task);
+      if (!col) continue;
+      const i = index.get(r.key)!;
+      col[i] = STATUS_LETTER[r.status as StatusName] ?? "-";
+      if (r.status === "not_taken") doc.label[r.task]![i] = r.label;
+      else if (r.status === "passed" && kinds.get(r.task) === "route" && r.output !== null) {
+        const c = routeCell(JSON.parse(r.output));
+        doc.label[r.task]![i] = c.label;
+        doc.confidence[r.task]![i] = c.confidence;
+      }
+    }
+    for (const [name, col] of letters) doc.status[name] = col.join("");
+    return doc;
+  }
+
+  /** A cell: the instance row, its code, its decision and its events (files are added by cell-files.ts). */
+  cell(run: string, taskName: string, key: string | null): CellDoc | undefined {
+    const plan = this.plan(run);
+    const task = plan?.tasks.find((t) => t.name === taskName);
+    if (!task || (task.over !== undefined) !== (key !== null)) return undefined;
+    const row = this.q.instance!.get(run, taskName, key ?? "") as { status: string; attempts: number; output: string | null; error: string | null; label: string | null } | undefined;
+    if (!row) return undefined;
+    const output = row.output === null ? null : (JSON.parse(row.output) as unknown);
+    const code = (this.q.code!.get(run, taskName, key) as { code: string | null } | undefined)?.code ?? null;
+    const events = (this.q.cellEvents!.all(run, taskName, key) as RawEvent[]).map((e) => ({ seq: e.seq, time: e.time, type: e.type, payload: JSON.parse(e.payload) as unknown }));
+    return {
+      run,
+      task: taskName,
+      kind: task.kind,
+      key,
+      status: row.status,
+      attempts: row.attempts,
+      output,
+      error: row.error,
+      code: row.status === "failed" || row.status === "pending" ? code : null,
+      label: row.label,
+      decisions: task.kind === "route" ? decisionsOf(output) : [],
+      attempt_files: [],
+      events,
+    };
+  }
+
+  /** Every cell's document without events or files (what a `show --html` file embeds). */
+  allCells(run: string): Record<string, Record<string, CellDoc>> {
+    const plan = this.plan(run);
+    const out: Record<string, Record<string, CellDoc>> = {};
+    if (!plan) return out;
+    const kinds = new Map(plan.tasks.map((t) => [t.name, t.kind]));
+    for (const i of this.store.instances(run)) {
+      const cells = (out[i.task] ??= {});
+      cells[i.key ?? ""] = {
+        run,
+        task: i.task,
+        kind: kinds.get(i.task) ?? "",
+        key: i.key,
+        status: i.status,
+        attempts: i.attempts,
+        output: i.output,
+        error: i.error,
+        code: null,
+        label: i.label,
+        decisions: kinds.get(i.task) === "route" ? decisionsOf(i.output) : [],
+        attempt_files: [],
+        events: [],
+      };
+    }
+    return out;
+  }
+
+  /** A page of instances in the `show --json` instance shape, with their task and key. */
+  instances(run: string, f: InstanceFilter): InstancePage {
+    const params = { run, task: f.task ?? null, status: f.status ?? null, key: f.key ?? null, limit: f.limit, offset: f.offset };
+    const total = (this.q.pageCount!.get(params) as { n: number }).n;
+    const rows = this.q.page!.all(params) as Array<{ task: string; key: string; status: string; attempts: number; output: string | null; error: string | null; label: string | null }>;
+    return {
+      run,
+      total,
+      offset: f.offset,
+      limit: f.limit,
+      instances: rows.map((r) => ({
+        task: r.task,
+        key: r.key === "" ? null : r.key,
+        status: r.status,
+        output: r.output === null ? null : (JSON.parse(r.output) as unknown),
+        error: r.error,
+        attempts: r.attempts,
+        ...(r.status === "not_taken" && r.label !== null ? { label: r.label } : {}),
+      })),
+    };
+  }
+
+  /** Events after `after`, at most `limit`, in the `run --json` shape. */
+  eventsAfter(run: string, after: number, limit: number): ApiEvent[] {
+    return (this.q.after!.all(run, after, limit) as RawEvent[]).map((e) => ({
+      run,
+      seq: e.seq,
+      time: e.time,
+      type: e.type,
+      task: e.task,
+      key: e.key,
+      payload: JSON.parse(e.payload) as Record<string, unknown>,
+    }));
+  }
+
+  /** A cheap fingerprint per run (status, last activity, spend) to tell which runs changed. */
+  fingerprints(): Map<string, string> {
+    const m = new Map<string, string>();
+    for (const r of this.q.changed!.all() as Array<{ run: string; status: string; inv_last: number; spent_usd: number }>) m.set(r.run, `${r.status} ${r.inv_last} ${r.spent_usd}`);
+    return m;
+  }
+}

@@ -1,0 +1,253 @@
+// `switchyard ui`: a local, read-only web server over a state folder (issue 14). Built on
+// node:http alone: the API is a dozen GET routes, matched below by a table of patterns, which is
+// smaller and clearer than a router dependency and has no behaviour we would need to learn or
+// patch (no body parsing, no middleware, no methods but GET/HEAD).
+//
+// Safety: every path segment is decoded and refused if it is `.`/`..` or holds a slash,
+// backslash or NUL, before any route is matched; run ids, task names and keys are looked up in
+// the store, and files are only ever read at paths built from those recorded names
+// (attempt-files.ts). Nothing outside the state folder is served. Requests whose Host header is
+// not this server's own (DNS rebinding) are refused while it listens on a loopback address.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Store } from "../run/index.js";
+import { harvest } from "../lab/harvest.js";
+import { renderHtml } from "../lab/report-html.js";
+import { listLabs, pairsPath } from "../lab/store.js";
+import type { LabItem } from "./api-types.js";
+import { RunReader } from "./run-reader.js";
+import { attemptFiles, workspaceFile } from "./attempt-files.js";
+import { LiveHub } from "./live.js";
+import { loadAssets, SERVED_CSP, servedPage } from "./page.js";
+
+export interface UiServerOptions {
+  stateDir: string;
+  host: string;
+  port: number;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const notFound = (what: string) => new HttpError(404, "ui-not-found", what);
+
+interface Ctx {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  params: string[];
+}
+
+type Handler = (ctx: Ctx) => void | Promise<void>;
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/** The state folder's store, opened once its database exists (a fresh folder has none yet). */
+class StateSource {
+  private reader: RunReader | null = null;
+  constructor(readonly dir: string) {}
+  get(): RunReader | null {
+    if (!this.reader && existsSync(join(this.dir, "switchyard.db"))) this.reader = new RunReader(new Store(this.dir));
+    return this.reader;
+  }
+  need(): RunReader {
+    const r = this.get();
+    if (!r) throw new HttpError(404, "ui-no-runs", `no runs in ${this.dir} yet`);
+    return r;
+  }
+  close(): void {
+    this.reader?.store.db.close();
+    this.reader = null;
+  }
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", ...extra });
+  res.end(res.req.method === "HEAD" ? undefined : body);
+}
+
+function sendJson(res: ServerResponse, value: unknown, status = 200): void {
+  send(res, status, "application/json; charset=utf-8", JSON.stringify(value));
+}
+
+function intParam(url: URL, name: string, dflt: number, min: number, max: number): number {
+  const v = url.searchParams.get(name);
+  if (v === null) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new HttpError(400, "ui-bad-parameter", `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** Splits the raw path into decoded segments, refusing traversal and odd characters. */
+export function pathSegments(rawPath: string): string[] {
+  const segs = rawPath.split("/").slice(1);
+  if (segs.length > 0 && segs[segs.length - 1] === "") segs.pop();
+  return segs.map((s) => {
+    let d: string;
+    try {
+      d = decodeURIComponent(s);
+    } catch {
+      throw new HttpError(400, "ui-bad-path", "the path is not valid percent-encoding");
+    }
+    if (d === "." || d === ".." || d === "" || /[/\\\0]/.test(d)) throw new HttpError(400, "ui-path-refused", "paths with '.', '..', empty segments, slashes, backslashes or NUL are refused");
+    return d;
+  });
+}
+
+export function createUiServer(opts: UiServerOptions): { server: Server; close: () => Promise<void> } {
+  const state = new StateSource(opts.stateDir);
+  const hub = new LiveHub(() => state.get());
+
+  const run = (ctx: Ctx): { reader: RunReader; id: string } => {
+    const reader = state.need();
+    const id = ctx.params[0]!;
+    if (!reader.hasRun(id)) throw notFound(`no run ${id} in ${opts.stateDir}`);
+    return { reader, id };
+  };
+  const keyParam = (ctx: Ctx): string | null => ctx.url.searchParams.get("key");
+
+  const routes: Array<[RegExp, Handler]> = [
+    [/^$/, ({ res }) => send(res, 200, "text/html; charset=utf-8", servedPage(), { "content-security-policy": SERVED_CSP })],
+    [/^assets\/app\.js$/, ({ res }) => send(res, 200, "text/javascript; charset=utf-8", loadAssets().js)],
+    [/^assets\/app\.css$/, ({ res }) => send(res, 200, "text/css; charset=utf-8", loadAssets().css)],
+    [
+      /^api\/runs$/,
+      ({ res, url }) => {
+        const status = url.searchParams.get("status");
+        const playbook = url.searchParams.get("playbook");
+        const runs = (state.get()?.runs() ?? []).filter((r) => (!status || r.status === status) && (!playbook || r.playbook === playbook));
+        sendJson(res, { runs });
+      },
+    ],
+    [/^api\/stream$/, ({ res }) => hub.followRuns(res)],
+    [/^api\/runs\/([^/]+)$/, (ctx) => {
+      const { reader, id } = run(ctx);
+      sendJson(ctx.res, reader.runDoc(id));
+    }],
+    [/^api\/runs\/([^/]+)\/grid$/, (ctx) => {
+      const { reader, id } = run(ctx);
+      sendJson(ctx.res, reader.grid(id));
+    }],
+    [/^api\/runs\/([^/]+)\/instances$/, (ctx) => {
+      const { reader, id } = run(ctx);
+      const u = ctx.url.searchParams;
+      const page = reader.instances(id, {
+        task: u.get("task") ?? undefined,
+        status: u.get("status") ?? undefined,
+        key: u.get("key") ?? undefined,
+        offset: intParam(ctx.url, "offset", 0, 0, Number.MAX_SAFE_INTEGER),
+        limit: intParam(ctx.url, "limit", 500, 1, 5000),
+      });
+      sendJson(ctx.res, page);
+    }],
+    [/^api\/runs\/([^/]+)\/events$/, (ctx) => {
+      const { reader, id } = run(ctx);
+      let after = intParam(ctx.url, "after", 0, 0, Number.MAX_SAFE_INTEGER);
+      if ((ctx.req.headers.accept ?? "").includes("text/event-stream")) {
+        const last = Number(ctx.req.headers["last-event-id"]);
+        if (Number.isInteger(last) && last > after) after = last;
+        hub.followRun(ctx.res, id, after);
+        return;
+      }
+      const events = reader.eventsAfter(id, after, intParam(ctx.url, "limit", 1000, 1, 10000));
+      sendJson(ctx.res, { run: id, events, last_seq: events.length ? events[events.length - 1]!.seq : after });
+    }],
+    [/^api\/runs\/([^/]+)\/cells\/([^/]+)$/, (ctx) => {
+      const { reader, id } = run(ctx);
+      const cell = reader.cell(id, ctx.params[1]!, keyParam(ctx));
+      if (!cell) throw notFound(`run ${id} has no instance ${ctx.params[1]}${keyParam(ctx) === null ? "" : `[${keyParam(ctx)}]`}`);
+      const dir = reader.store.runDir(id);
+      for (let a = cell.attempts; a >= 1; a--) {
+        const f = attemptFiles(dir, cell.task, cell.key, a);
+        // Decisions and evaluates leave no files: show only attempts that left something.
+        if (f.input !== null || f.log_tail !== null || f.prompt !== null || f.files.length > 0) cell.attempt_files.push(f);
+      }
+      sendJson(ctx.res, cell);
+    }],
+    [/^api\/runs\/([^/]+)\/cells\/([^/]+)\/file$/, (ctx) => {
+      const { reader, id } = run(ctx);
+      const key = keyParam(ctx);
+      const cell = reader.cell(id, ctx.params[1]!, key);
+      if (!cell) throw notFound(`run ${id} has no instance ${ctx.params[1]}`);
+      const attempt = intParam(ctx.url, "attempt", cell.attempts, 1, Math.max(1, cell.attempts));
+      const f = workspaceFile(reader.store.runDir(id), cell.task, key, attempt, ctx.url.searchParams.get("path") ?? "");
+      if (!f) throw notFound("no such file in the attempt's workspace (links are not followed)");
+      if (ctx.url.searchParams.get("format") === "text") {
+        // For people (the cell page links here): the bytes as plain text, in a sandbox.
+        send(ctx.res, 200, "text/plain; charset=utf-8", f.text + (f.truncated ? `\n… (${f.bytes} bytes; the first ${f.text.length} shown)\n` : ""), { "content-security-policy": "sandbox; default-src 'none'" });
+        return;
+      }
+      sendJson(ctx.res, { path: ctx.url.searchParams.get("path"), bytes: f.bytes, truncated: f.truncated, text: f.text });
+    }],
+    [/^api\/labs$/, ({ res }) => {
+      const labs: LabItem[] = listLabs(opts.stateDir).map((l) => ({ id: l.id, created: l.created, note: l.note, current: l.current, pairs_bytes: l.pairs_bytes }));
+      sendJson(res, { labs });
+    }],
+    [/^labs\/([^/]+)$/, async ({ res, params }) => {
+      const lab = listLabs(opts.stateDir).find((l) => l.id === params[0]);
+      if (!lab) throw notFound(`no lab ${params[0]} in ${opts.stateDir}`);
+      const file = pairsPath(opts.stateDir, lab.id);
+      if (!existsSync(file)) throw notFound(`lab ${lab.id} has no pairs yet`);
+      const html = renderHtml(await harvest(file, { target: 0.95, lab: lab.id }));
+      send(res, 200, "text/html; charset=utf-8", html, { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" });
+    }],
+  ];
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      if (LOOPBACK.has(opts.host)) {
+        const host = (req.headers.host ?? "").replace(/:\d+$/, "");
+        if (!LOOPBACK.has(host)) throw new HttpError(421, "ui-wrong-host", `this server answers to ${opts.host} only`);
+      }
+      if (req.method !== "GET" && req.method !== "HEAD") throw new HttpError(405, "ui-read-only", "the web view is read-only: only GET and HEAD");
+      const raw = req.url ?? "/";
+      const q = raw.indexOf("?");
+      const segs = pathSegments(q < 0 ? raw : raw.slice(0, q));
+      const url = new URL(raw, "http://ui.invalid");
+      const path = segs.join("/");
+      for (const [pattern, handler] of routes) {
+        const m = pattern.exec(path);
+        if (m) {
+          await handler({ req, res, url, params: m.slice(1) });
+          return;
+        }
+      }
+      throw notFound(`nothing at /${path}`);
+    } catch (err) {
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      if (err instanceof HttpError) {
+        sendJson(res, { error: { code: err.code, message: err.message } }, err.status);
+        return;
+      }
+      // A bug in switchyard, not a bad request: the trace goes to the terminal, not the page.
+      process.stderr.write(`switchyard ui: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      sendJson(res, { error: { code: "ui-server-error", message: "the server failed; its terminal shows why" } }, 500);
+    }
+  };
+
+  const server = createServer((req, res) => void handle(req, res));
+  return {
+    server,
+    close: () =>
+      new Promise<void>((done) => {
+        hub.close();
+        server.closeAllConnections();
+        server.close(() => {
+          state.close();
+          done();
+        });
+      }),
+  };
+}
