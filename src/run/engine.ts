@@ -194,7 +194,7 @@ export class RunEngine {
   execute(): Promise<RunOutcome> {
     const types = new Set<string>();
     for (const t of this.plan.tasks) {
-      if (t.kind === "route" && t.route!.decide === "model") for (const q of t.route!.questions) types.add(q.type);
+      if (t.kind === "route" && t.route.decide === "model") for (const q of t.route.questions) types.add(q.type);
     }
     if (types.size > 0) {
       if (!this.opts.judge) {
@@ -476,8 +476,8 @@ export class RunEngine {
   }
 
   private enqueue(ts: TaskState, inst: Inst): void {
-    const k = ts.plan.kind;
-    if (k === "route") (ts.plan.route!.decide === "model" ? this.decisionQueue : this.inlineQueue).push([ts, inst]);
+    const t = ts.plan;
+    if (t.kind === "route") (t.route.decide === "model" ? this.decisionQueue : this.inlineQueue).push([ts, inst]);
     else this.workQueue.push([ts, inst]);
   }
 
@@ -555,20 +555,21 @@ export class RunEngine {
       throw err;
     }
     const kind = ts.plan.kind;
-    if (kind === "evaluate") {
+    const plan = ts.plan;
+    if (plan.kind === "evaluate") {
       const out = runEvaluate(this.ctx(ts, inst), input);
       this.complete(ts, inst, attempt, out, true);
       return;
     }
-    if (kind === "route" && ts.plan.route!.decide === "output") {
-      this.complete(ts, inst, attempt, outputRoute(ts, inst.key, input, this.tasks), false);
+    if (plan.kind === "route" && plan.route.decide === "output") {
+      this.complete(ts, inst, attempt, outputRoute(ts, plan.route, inst.key, input, this.tasks), false);
       return;
     }
     ts.setStatus(inst, "running");
     this.emit("instance_started", ts.name, inst.key, { attempt });
-    if (kind === "route") {
+    if (plan.kind === "route") {
       this.decisionRunning += 1;
-      decideModelRoute(ts, inst.key, input, {
+      decideModelRoute(ts, plan.route, inst.key, input, {
         judge: this.opts.judge!,
         run: this.run,
         playbook: this.plan.playbook,
@@ -588,10 +589,10 @@ export class RunEngine {
     this.workRunning += 1;
     const ctx = this.ctx(ts, inst);
     let p: Promise<Outcome>;
-    if (kind === "command") p = runCommand(ctx, input, prepared?.files);
-    else if (kind === "agent") p = runAgent(ctx, input);
-    else if (kind === "revise") {
-      p = runRevise(ctx, input, inst.rounds, (r, usage) => {
+    if (plan.kind === "command") p = runCommand({ ...ctx, task: plan }, input, prepared?.files);
+    else if (plan.kind === "agent") p = runAgent({ ...ctx, task: plan }, input);
+    else if (plan.kind === "revise") {
+      p = runRevise({ ...ctx, task: plan }, input, inst.rounds, (r, usage) => {
         inst.rounds = [...inst.rounds, r];
         this.emit("revise_round", ts.name, inst.key, { attempt, round: r.round, body: r.body, verdict: r.verdict, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}), ...(usage ? { usage } : {}) });
       }, () => !this.checkCeilings());
@@ -638,7 +639,7 @@ export class RunEngine {
         // decision_concurrency decisions wait (else by the store's ~15 ms timer), so a kill can
         // lose fewer than decision_concurrency answered decisions besides those in flight
         // (docs/runs.md), without paying a transaction per decision.
-        if (ts.plan.route!.decide === "model" && ++this.uncommittedDecisions >= this.settings.decision_concurrency) {
+        if (ts.plan.route.decide === "model" && ++this.uncommittedDecisions >= this.settings.decision_concurrency) {
           this.uncommittedDecisions = 0;
           this.store.flush();
         }

@@ -11,6 +11,7 @@ import { runProcess } from "../process.js";
 import { renderPrompt } from "../template.js";
 import { checkEmits, isPlainObject } from "../values.js";
 import type { Usage } from "../judge.js";
+import type { TaskOf } from "../../plan/plan.js";
 
 function readUsage(path: string): Usage | undefined {
   try {
@@ -27,8 +28,8 @@ function readUsage(path: string): Usage | undefined {
   }
 }
 
-export async function runAgent(ctx: AttemptContext, input: InstanceInput): Promise<Outcome> {
-  const spec = ctx.task.agent!;
+export async function runAgent(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceInput): Promise<Outcome> {
+  const spec = ctx.task.agent;
   const runner = ctx.env.agentRunners[spec.runner];
   if (!runner) {
     const known = Object.keys(ctx.env.agentRunners);
