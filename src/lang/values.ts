@@ -263,6 +263,9 @@ export interface CallContext {
 
 export const DEFAULT_STEP_BUDGET = 10_000_000;
 
+/** What `load("module", ...)` calls: the module's exported globals. */
+export type LoadHook = (module: string, pos: Position, thread: Thread) => Map<string, Value>;
+
 export class Thread {
   /** Free slot for the embedder (src/plan stores its compilation context here). */
   local = new Map<string, unknown>();
@@ -273,6 +276,11 @@ export class Thread {
   print: (msg: string) => void;
   /** Functions currently executing, for the no-recursion rule. */
   readonly active = new Set<FuncInfo>();
+  /**
+   * Resolves `load` for the file executing on this thread (set by the evaluator around each
+   * file, as starlark-go keeps Thread.Load), so two threads never share a loader.
+   */
+  load: LoadHook | undefined;
   constructor(opts?: { stepBudget?: number; print?: (msg: string) => void }) {
     this.stepBudget = opts?.stepBudget ?? DEFAULT_STEP_BUDGET;
     this.print = opts?.print ?? ((msg) => process.stdout.write(msg + "\n"));
