@@ -172,26 +172,3 @@ export function chargedUsd(e: RunEvent): number {
       return 0;
   }
 }
-
-export const EVENT_TYPES: EventType[] = [
-  "plan_admitted",
-  "run_resumed",
-  "task_expanded",
-  "task_failed",
-  "instance_started",
-  "instance_finished",
-  "instance_retried",
-  "instance_interrupted",
-  "gate_closed",
-  "decision_recorded",
-  "revise_round",
-  "fold_settled",
-  "task_settled",
-  "run_stopped",
-  "run_cancelled",
-  "run_finished",
-  "rerun_requested",
-  "instance_reset",
-  "task_reset",
-  "pack_refreshed",
-];

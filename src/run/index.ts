@@ -6,7 +6,7 @@ export { RunRefused } from "./run-refused.js";
 export { processAlive } from "./process-alive.js";
 export { Store, type RunRow, type TaskRow, type InstanceRow } from "./store.js";
 export type { RunEvent, EventType, EventPayloads, EventHandlers, StoredEvent, RunStatus, InstanceStatus, Settings, FoldSummary } from "./events.js";
-export { EVENT_TYPES, decodeEvent, dispatch } from "./events.js";
+export { decodeEvent, dispatch } from "./events.js";
 export type { EvaluatorFactory, InstanceInput } from "./kinds/context.js";
 export { showRun, type ShowJson } from "./show.js";
 export { SnapshotError } from "./snapshot.js";
