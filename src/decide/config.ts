@@ -11,6 +11,7 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { DiagnosticError, errorAt, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
+import { isPlainObject } from "../shared/primitives.js";
 import type { AgentRunnerConfig } from "../run/agent-runner-config.js";
 import type { DecisionsConfig, JudgementMode, MachineConfig, ProviderConfig, ProviderKind, TypeSettings } from "./config-types.js";
 import { formatMode, MODE_FORMS, parseMode } from "./mode.js";
@@ -100,7 +101,7 @@ export function parseMachineConfig(text: string, file: string): MachineConfig {
 type Table = Record<string, unknown>;
 
 function isTable(x: unknown): x is Table {
-  return typeof x === "object" && x !== null && !Array.isArray(x) && !(x instanceof Date);
+  return isPlainObject(x) && !(x instanceof Date); // TOML dates are objects too
 }
 
 function describe(x: unknown): string {

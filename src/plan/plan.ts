@@ -155,4 +155,4 @@ export interface Plan {
 }
 
 /** The implicit label of every model-decided question. */
-export const UNCERTAIN = "uncertain";
+export { UNCERTAIN } from "../shared/primitives.js";
