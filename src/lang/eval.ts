@@ -8,7 +8,7 @@ import type { Arg, CallExpr, Comprehension, Expr, FileAST, FuncInfo, Stmt } from
 import { binaryOp, checkSequenceSize, index, iterableToArray, setIndex, slice, unaryOp } from "./ops.js";
 import { getAttr, callMethod, hasMethod } from "./methods.js";
 import {
-  Builtin, Dict, RangeValue, StarError, StarFunction, StarList, Tuple, budgetError, freeze, truth, typeName,
+  Builtin, Dict, HostObject, RangeValue, StarError, StarFunction, StarList, Tuple, budgetError, freeze, truth, typeName,
   type CallContext, type Cell, type LoadHook, type ModuleState, type Thread, type Value,
 } from "./values.js";
 
@@ -601,6 +601,7 @@ export function callValue(fn: Value, args: Value[], kwargs: Array<[string, Value
     const v = fn.impl(ctx(), args, kwargs);
     return v === undefined ? null : v; // an embedder built-in that returns nothing returns None
   }
+  if (fn instanceof HostObject && fn.call) return fn.call(ctx(), args, kwargs);
   throw new StarError("type-error", `${typeName(fn)} value is not callable`);
 }
 

@@ -224,6 +224,8 @@ export abstract class HostObject {
   attrNames(): string[] {
     return [];
   }
+  /** f(...) on the object; undefined (the default) means the object is not callable. */
+  call?(call: CallContext, args: Value[], kwargs: Array<[string, Value]>): Value;
   truth(): boolean {
     return true;
   }

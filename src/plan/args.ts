@@ -4,13 +4,18 @@
 import { nearestName, type Position } from "../lang/diagnostic.js";
 import { Dict, StarError, StarList, Tuple, typeName, unpackArgs, type CallContext, type Value } from "../lang/values.js";
 import type { CompileContext } from "./context.js";
-import type { DeclRef } from "./declared.js";
+import type { DeclRef, DeclTask } from "./declared.js";
 import { parseDuration } from "./duration.js";
-import { FieldRefValue, TaskValue } from "./values.js";
+import { FieldRefValue, holds, isBroken, TaskValue } from "./values.js";
 
 export interface Args {
   values: Record<string, Value>;
   positions: Record<string, Position>;
+  /**
+   * Set when a dropped argument may have been the task's gate and named fields of these tasks
+   * only: then only their coverage is unknown, not every route's (G-8).
+   */
+  gatesOn?: DeclTask[];
 }
 
 /**
@@ -18,9 +23,21 @@ export interface Args {
  * dropped (or required ones relaxed), and unpacking retried, so the other arguments are still read.
  */
 export function unpack(ctx: CompileContext, call: CallContext, fn: string, args: Value[], kwargs: Array<[string, Value]>, params: string[], broken: Set<string>): Args {
-  let kw = kwargs;
-  let pos = args;
-  let ps = params;
+  // Only a compilation with a failed load has unknown values to leave out.
+  let { pos, kw } = ctx.unknownValues ? leaveOutUnknown(args, kwargs, params, broken) : { pos: args, kw: kwargs };
+  // A required argument that was left out as unknown is not missing.
+  let ps = params.map((p) => (broken.has(p) ? p + "?" : p));
+  // The tasks a dropped argument that may have been the gate refers to; undefined: any route.
+  let gatesOn: Set<DeclTask> | undefined = broken.has("when") ? undefined : new Set();
+  const mayHaveGated = (v: Value) => {
+    const refs = fieldRefsIn(v);
+    if (refs.length === 0) gatesOn = undefined;
+    for (const r of refs) {
+      const producer = r.ref?.producer ?? r.producer;
+      if (producer) gatesOn?.add(producer);
+      else gatesOn = undefined;
+    }
+  };
   for (let attempt = 0; attempt < 64; attempt++) {
     try {
       const a = unpackArgs(call, fn, pos, kw, ps);
@@ -28,7 +45,7 @@ export function unpack(ctx: CompileContext, call: CallContext, fn: string, args:
       for (const p of params) {
         if (p.endsWith("?") && a.values[p.slice(0, -1)] === null) delete a.values[p.slice(0, -1)];
       }
-      return a;
+      return broken.has("when") && gatesOn ? { ...a, gatesOn: [...gatesOn] } : a;
     } catch (e) {
       if (!(e instanceof StarError)) throw e;
       ctx.report(e.code, e.message, e.pos ?? call.pos, e.hint);
@@ -37,7 +54,10 @@ export function unpack(ctx: CompileContext, call: CallContext, fn: string, args:
         if (m) broken.add(m[1]);
         ps = ps.map((p) => (p.endsWith("?") ? p : p + "?"));
       } else if (e.code === "too-many-arguments") {
-        if (pos.slice(ps.length).some(mayBeGate)) broken.add("when");
+        for (const v of pos.slice(ps.length).filter(mayBeGate)) {
+          broken.add("when");
+          mayHaveGated(v);
+        }
         pos = pos.slice(0, ps.length);
         broken.add("all");
       } else {
@@ -50,7 +70,10 @@ export function unpack(ctx: CompileContext, call: CallContext, fn: string, args:
         // have been a gate, and only then is the coverage of gates unknown (G-8).
         const near = nearestName(name, ps.map((p) => p.replace("?", "")));
         broken.add(near ?? "all");
-        if (near === undefined && mayBeGate(value)) broken.add("when");
+        if (near === "when" || (near === undefined && mayBeGate(value))) {
+          broken.add("when");
+          mayHaveGated(value);
+        }
         kw = kw.filter((_, i) => i !== at);
       }
     }
@@ -60,9 +83,48 @@ export function unpack(ctx: CompileContext, call: CallContext, fn: string, args:
   return { values: {}, positions: {} };
 }
 
+/**
+ * Values loaded from a module with errors are unknown (the module's errors are reported there):
+ * an argument that is such a value is left out, and one holding some (in a list or dict) keeps
+ * only its known parts; either way the argument is marked broken, so the rules that need it are
+ * skipped and no follow-on problem is invented. An unknown argument name is kept, to be reported.
+ */
+function leaveOutUnknown(args: Value[], kwargs: Array<[string, Value]>, params: string[], broken: Set<string>): { pos: Value[]; kw: Array<[string, Value]> } {
+  if (!args.some((a) => holds(a, isBroken)) && !kwargs.some(([, v]) => holds(v, isBroken))) return { pos: args, kw: kwargs };
+  const names = params.map((p) => p.replace("?", ""));
+  // Positional arguments become keywords, so that an unknown one can be left out.
+  const given: Array<[string, Value]> = [...args.slice(0, names.length).map((v, i): [string, Value] => [names[i], v]), ...kwargs];
+  const kw: Array<[string, Value]> = [];
+  for (const [name, v] of given) {
+    if (!names.includes(name) || !holds(v, isBroken)) kw.push([name, v]);
+    else {
+      broken.add(name);
+      const known = knownPart(v);
+      if (known !== undefined) kw.push([name, known]);
+    }
+  }
+  return { pos: args.slice(names.length), kw };
+}
+
+/** The elements (entries) of a list (dict) that hold no unknown value; undefined for anything else. */
+function knownPart(v: Value): Value | undefined {
+  if (v instanceof StarList || v instanceof Tuple) return new StarList(v.elems.filter((x) => !holds(x, isBroken)));
+  if (v instanceof Dict) {
+    const d = new Dict();
+    for (const [k, x] of v.entries()) if (!holds(k, isBroken) && !holds(x, isBroken)) d.setFresh(k, x);
+    return d;
+  }
+  return undefined;
+}
+
 /** A dropped argument could have been a `when` only if it holds a field reference. */
 function mayBeGate(v: Value): boolean {
-  return v instanceof FieldRefValue || (listItems(v)?.some((x) => x instanceof FieldRefValue) ?? false);
+  return fieldRefsIn(v).length > 0;
+}
+
+function fieldRefsIn(v: Value): FieldRefValue[] {
+  if (v instanceof FieldRefValue) return [v];
+  return (listItems(v) ?? []).filter((x): x is FieldRefValue => x instanceof FieldRefValue);
 }
 
 function samePos(a: Position | undefined, b: Position | undefined): boolean {

@@ -90,9 +90,12 @@ function readCommon(r: Reader, t: DeclTask): void {
         w.otherwisePos = r.pos("otherwise");
       }
       t.when = w;
+    } else if (r.a.values.when instanceof FieldRefValue && r.a.values.when.producer) {
+      t.gateCoverageUnknown = [r.a.values.when.producer];
     }
-  } else if (r.has("answers") || r.has("otherwise")) {
-    t.strayGate = r.pos(r.has("answers") ? "answers" : "otherwise");
+  } else {
+    if (r.a.gatesOn) t.gateCoverageUnknown = r.a.gatesOn;
+    if (r.has("answers") || r.has("otherwise")) t.strayGate = r.pos(r.has("answers") ? "answers" : "otherwise");
   }
   t.timeout_seconds = r.duration("timeout", 1800);
   t.retries = r.int("retries", 0, 0, 100);
@@ -278,6 +281,7 @@ function questionBuiltin(ctx: CompileContext, kind: QuestionKind, params: string
     }
     read(r, q);
     q.valid = broken.size === 0;
+    if (kind !== "noul" && ["options", "levels", "all"].some((b) => broken.has(b))) q.labelsUnknown = true;
     return new QuestionValue(q);
   });
 }

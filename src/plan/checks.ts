@@ -115,9 +115,14 @@ function isDirect(t: DeclTask, producer: DeclTask): boolean {
   return t.depends_on.some((d) => d.task === producer);
 }
 
+/** The task's depends_on could not be read in full: which tasks it names is not known. */
+function depsUnknown(t: DeclTask): boolean {
+  return t.broken.has("depends_on") || t.broken.has("all");
+}
+
 /** T-11: the reference must name a direct dependency. Returns false (after reporting) when not. */
 function requireDirect(t: DeclTask, r: DeclRef, what: string, err: Report): boolean {
-  if (isDirect(t, r.producer)) return true;
+  if (isDirect(t, r.producer) || depsUnknown(t)) return true;
   err("not-direct-dependency", `${what} ${refText(r)} names '${r.producer.name}', which is not a direct dependency of '${t.name}'`, r.pos,
     `add ${r.producer.name} to depends_on of '${t.name}'`);
   return false;
@@ -137,7 +142,7 @@ function checkTask(t: DeclTask, ancestors: Set<DeclTask> | undefined, err: Repor
       badRefs.add(r);
     } else if (directRefs.has(r)) {
       // checked below with the rule that names the argument
-    } else if (ancestors && !ancestors.has(r.producer)) {
+    } else if (ancestors && !ancestors.has(r.producer) && !depsUnknown(t) && ![...ancestors].some(depsUnknown)) {
       err("not-upstream", `${refText(r)} names '${r.producer.name}', which is not upstream of '${t.name}'`, r.pos,
         `add ${r.producer.name} (or a task that depends on it) to depends_on of '${t.name}'`);
       badRefs.add(r);
@@ -192,20 +197,34 @@ function checkWhenShape(t: DeclTask, r: DeclRef, err: Report): void {
     err("gate-missing-answers", `'${t.name}' has when = ${refText(r)} but neither answers nor otherwise = True`, w.ref.pos, 'add answers = "label" (or a list), or otherwise = True');
 }
 
-function placeholderScope(t: DeclTask): { deps: DeclTask[]; mapped: boolean; extra: string[] } {
+interface PlaceholderScope {
+  deps: DeclTask[];
+  /** depends_on, or a dependency's name, could not be read: a name not among `deps` may still be one. */
+  depsUnknown: boolean;
+  mapped: boolean;
+  extra: string[];
+}
+
+function placeholderScope(t: DeclTask): PlaceholderScope {
   if (t.inlineIn) {
     const loop = t.inlineIn;
     const deps = loop.depends_on.map((d) => d.task);
     const isBody = loop.revise?.body === t;
     if (!isBody && loop.revise) deps.push(loop.revise.body);
-    return { deps, mapped: loop.over !== undefined || loop.broken.has("over"), extra: isBody ? ["feedback", "round"] : [] };
+    return { deps, depsUnknown: depsUnknown(loop) || namesUnknown(deps), mapped: loop.over !== undefined || loop.broken.has("over"), extra: isBody ? ["feedback", "round"] : [] };
   }
   // A task whose `over` could not be read may well be mapped: no follow-on error for {{key}}.
-  return { deps: t.depends_on.map((d) => d.task), mapped: t.over !== undefined || t.broken.has("over"), extra: [] };
+  const deps = t.depends_on.map((d) => d.task);
+  return { deps, depsUnknown: depsUnknown(t) || namesUnknown(deps), mapped: t.over !== undefined || t.broken.has("over"), extra: [] };
+}
+
+/** A dependency whose name could not be read may be the one a placeholder names. */
+function namesUnknown(deps: DeclTask[]): boolean {
+  return deps.some((d) => d.broken.has("name"));
 }
 
 /** T-2: every placeholder names the key, a direct dependency, or a field it declares. */
-function checkPrompt(t: DeclTask, prompt: string, pos: Position, scope: { deps: DeclTask[]; mapped: boolean; extra: string[] }, err: Report): void {
+function checkPrompt(t: DeclTask, prompt: string, pos: Position, scope: PlaceholderScope, err: Report): void {
   const byName = new Map(scope.deps.map((d) => [d.name, d]));
   for (const m of prompt.matchAll(PLACEHOLDER)) {
     const inner = m[1].trim();
@@ -222,6 +241,7 @@ function checkPrompt(t: DeclTask, prompt: string, pos: Position, scope: { deps: 
       continue;
     }
     const dep = byName.get(parts[1]);
+    if (!dep && scope.depsUnknown) continue;
     if (!dep) {
       const near = nearestName(parts[1], byName.keys());
       err("unknown-placeholder", `{{${inner}}}: '${parts[1]}' is not a dependency of '${t.name}'` + (byName.size ? ` (dependencies: ${[...byName.keys()].join(", ")})` : " (it has no dependencies)"), pos,

@@ -5,7 +5,7 @@ import { suggestBuiltin } from "./builtin-aliases.js";
 import { readFileSync } from "node:fs";
 import { relative, sep } from "node:path";
 import { errorAt, sortDiagnostics, type Diagnostic, type Position } from "../lang/diagnostic.js";
-import { execFile, StarError, Thread, type LoadResult } from "../lang/index.js";
+import { execFile, StarFunction, Thread, type LoadResult, type Value } from "../lang/index.js";
 import { CompileContext, playbookBuiltins } from "./builtins.js";
 import { checkTasks } from "./checks.js";
 import { displayPath, packDigest, readPackToml, resolveLoadPath, resolveTarget } from "./pack.js";
@@ -14,6 +14,7 @@ import { readPlanToml } from "./toml.js";
 import { COMPILER_VERSION } from "./version.js";
 import { planCode } from "./codes.js";
 import { wholeReadWarnings } from "./whole-reads.js";
+import { BROKEN_TYPE, BrokenValue, FieldRefValue, holds, TaskValue } from "./values.js";
 
 export interface CompileResult {
   plan?: Plan;
@@ -82,14 +83,31 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
 
   const modules = new Map<string, LoadResult | "failed">();
   const loading: string[] = [];
+  // Modules that loaded names from a module with errors: their own names are unknown too.
+  const tainted = new Set<string>();
+  // A failed load is reported once, where the problem is; the loading file goes on with stand-ins
+  // for the module's names, so the rest of the playbook is still checked.
+  const failed = (rel: string): LoadResult => {
+    if (loading.length > 0) tainted.add(loading[loading.length - 1]);
+    ctx.unknownValues = true;
+    // A helper called with tasks (or with a playbook function, which sees every task) may declare
+    // tasks gated on them.
+    return { globals: new UnknownGlobals(rel, (args) => {
+      if (args.some((a) => holds(a, (x) => x instanceof TaskValue || x instanceof FieldRefValue || x instanceof StarFunction))) ctx.unknownTasks = true;
+    }) };
+  };
   const load = (module: string, pos: Position): LoadResult => {
     const res = resolveLoadPath(root, module);
-    if (!res.ok) throw new StarError(res.code, res.message, pos, res.hint);
+    if (!res.ok) {
+      ctx.report(res.code, res.message, pos, res.hint);
+      return failed(module);
+    }
     const cached = modules.get(res.rel);
-    if (cached === "failed") throw new StarError("load-failed", `module ${res.rel} has errors (reported at their place)`, pos);
+    if (cached === "failed") return failed(res.rel);
     if (cached) return cached;
     if (loading.includes(res.rel)) {
-      throw new StarError("load-cycle", `load cycle: ${[...loading.slice(loading.indexOf(res.rel)), res.rel].join(" -> ")}`, pos, "move the shared definitions into a module both can load");
+      ctx.report("load-cycle", `load cycle: ${[...loading.slice(loading.indexOf(res.rel)), res.rel].join(" -> ")}`, pos, "move the shared definitions into a module both can load");
+      return failed(res.rel);
     }
     const text = readFileSync(res.abs, "utf8");
     const modDisplay = displayPath(res.abs);
@@ -104,10 +122,10 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
       ctx.executing.pop();
       loading.pop();
     }
-    diags.push(...result.diagnostics.filter((d) => d.code !== "load-failed"));
-    if (!result.ok) {
+    diags.push(...knownProblems(result.diagnostics, modDisplay));
+    if (!result.ok || tainted.has(res.rel)) {
       modules.set(res.rel, "failed");
-      throw new StarError("load-failed", `module ${res.rel} has errors (reported at their place)`, pos);
+      return failed(res.rel);
     }
     const loaded: LoadResult = { globals: result.globals };
     modules.set(res.rel, loaded);
@@ -119,16 +137,19 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
   ctx.executing.push(display);
   const result = execFile(display, text, { predeclared: builtins, load: (m, p) => load(m, p), thread, print: () => {} });
   ctx.executing.pop();
-  // A failed load is reported where the module's own errors are; the load site adds nothing.
-  diags.push(...result.diagnostics.filter((d) => d.code !== "load-failed"));
+  diags.push(...knownProblems(result.diagnostics, display));
   diags.push(...ctx.diagnostics);
 
   // T-4: the plan names the function by module and name, so that name must still be bound to it
   // when the module finishes (a later `def` or assignment of the same name would run other code).
   if (result.ok) {
-    const globalsOf = (rel: string) => (rel === packRel(root, file) ? result.globals : (modules.get(rel) as LoadResult | undefined)?.globals);
+    const globalsOf = (rel: string) => {
+      if (rel === packRel(root, file)) return result.globals;
+      const m = modules.get(rel);
+      return m === "failed" ? undefined : m?.globals;
+    };
     for (const t of ctx.tasks) {
-      if (!t.evaluate) continue;
+      if (!t.evaluate || modules.get(t.evaluate.module) === "failed") continue;
       const bound = globalsOf(t.evaluate.module)?.get(t.evaluate.function);
       if (bound !== t.evaluate.fn) {
         diags.push(errorAt("evaluate-not-top-level", `evaluate() fn '${t.evaluate.function}' is not what the name '${t.evaluate.function}' refers to at the end of ${t.evaluate.module}, so the plan could not find it by name`,
@@ -137,7 +158,7 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
     }
   }
   const tasks = ctx.topLevelTasks();
-  const checked = checkTasks(tasks, { evaluationComplete: result.ok, playbook });
+  const checked = checkTasks(tasks, { evaluationComplete: result.ok && !ctx.unknownTasks, playbook });
   diags.push(...checked.diagnostics);
   if (result.ok && ctx.tasks.length === 0 && !diags.some((d) => d.severity === "error")) {
     diags.push(errorAt("empty-playbook", `playbook '${playbook}' declares no task`, { file: display, line: 1, col: 1 }, "declare tasks with command(...), agent(...), route(...), evaluate(...) or revise(...)"));
@@ -154,6 +175,34 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
     tasks: checked.tasks,
   };
   return { plan, diagnostics: sorted, sources, packRoot: root };
+}
+
+/**
+ * A map of a module with errors: every name it is asked for is an unknown stand-in, so `load`
+ * binds whatever the playbook asks for and nothing is reported beyond the module's own errors.
+ */
+class UnknownGlobals extends Map<string, Value> {
+  constructor(
+    private readonly module: string,
+    private readonly onCall: (args: Value[]) => void,
+  ) {
+    super();
+  }
+  override get(_name: string): Value {
+    return new BrokenValue(this.module, this.onCall);
+  }
+}
+
+/**
+ * A run-time error on an unknown stand-in follows from a module's own errors: instead of
+ * reporting it again, say (as a warning) where checking stopped and why.
+ */
+function knownProblems(list: Diagnostic[], file: string): Diagnostic[] {
+  return list.map((d) => {
+    if (d.severity !== "error" || !d.message.includes(BROKEN_TYPE)) return d;
+    const pos = [...(d.stack ?? [])].reverse().find((f) => f.pos.file === file)?.pos ?? d.pos;
+    return { severity: "warning", code: "check-stopped", message: "checking stopped here: this line uses a name loaded from a module with errors (reported there), so what follows was not checked", pos, hint: "fix the module's errors and check again" };
+  });
 }
 
 /** Plan diagnostics name the rule they enforce, so a reader can look it up in the SPEC. */

@@ -12,6 +12,10 @@ export class CompileContext implements ProblemSink {
   readonly tasks: DeclTask[] = [];
   settings: DeclSettings = { ...DEFAULT_SETTINGS };
   playbookCall?: Position;
+  /** A load failed: names loaded from it are unknown values (BrokenValue). */
+  unknownValues = false;
+  /** A helper from a module with errors was called with tasks: it may have declared tasks gated on them. */
+  unknownTasks = false;
   /** Files whose top level is executing, innermost last (display paths). */
   readonly executing: string[] = [];
   private nextId = 0;

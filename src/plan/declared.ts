@@ -29,6 +29,8 @@ export interface DeclQuestion {
   dropPos: Position;
   /** False when the question's own arguments had errors: coverage of it is not checked. */
   valid: boolean;
+  /** True when the options or levels could not be read in full: answers are not checked against the labels. */
+  labelsUnknown?: boolean;
 }
 
 export interface DeclWhen {
@@ -57,6 +59,11 @@ export interface DeclTask {
   when?: DeclWhen;
   /** `answers`/`otherwise` written without `when` (checked so the mistake is reported). */
   strayGate?: Position;
+  /**
+   * The task's gate could not be read, but it can only have named a question of these routes
+   * (a misspelt question, a misspelt `when` holding a reference): only their coverage is unknown.
+   */
+  gateCoverageUnknown?: DeclTask[];
   timeout_seconds: number;
   retries: number;
   emits: Record<string, FieldType>;

@@ -23,8 +23,13 @@ export function resolveGates(tasks: DeclTask[], opts: CheckOptions, flawed: Set<
   const out = new Map<DeclTask, Gate>();
   // A gate that could not be read at all might have named any question: no coverage is known.
   // A readable `when` with unreadable answers only leaves its own question unknown (below).
+  // A gate that names a known route but could not be read leaves only that route's coverage unknown.
   let unreadableGate = !opts.evaluationComplete;
-  for (const t of tasks) if (!t.when && t.broken.has("when")) unreadableGate = true;
+  const unknownCoverage = new Set<DeclTask>();
+  for (const t of tasks) {
+    if (t.gateCoverageUnknown) for (const r of t.gateCoverageUnknown) unknownCoverage.add(r);
+    else if (!t.when && t.broken.has("when")) unreadableGate = true;
+  }
 
   const byQuestion = new Map<DeclQuestion, DeclTask[]>();
   for (const t of tasks) {
@@ -61,6 +66,8 @@ export function resolveGates(tasks: DeclTask[], opts: CheckOptions, flawed: Set<
             err("dynamic-answers", `answers lists ${JSON.stringify(a)}, but ${route.name}.${q.name} is a dynamic choice: answers may list only "uncertain"`, w.answersPos ?? w.ref.pos,
               "use otherwise = True for the options and read the chosen option from the route's output");
             gateErrors = true;
+          } else if (q.labelsUnknown) {
+            gateErrors = true; // the labels are unknown, so is whether this one is among them
           } else if (!q.labels.includes(a)) {
             const near = nearestName(a, [...q.labels, ...(model ? [UNCERTAIN] : [])]);
             err("unknown-label", `answers lists ${JSON.stringify(a)}, which ${route.name}.${q.name} does not declare (labels: ${[...q.labels, ...(model ? [UNCERTAIN] : [])].join(", ")})`, w.answersPos ?? w.ref.pos,
@@ -87,7 +94,7 @@ export function resolveGates(tasks: DeclTask[], opts: CheckOptions, flawed: Set<
           out.set(t, { task: t, labels: all.filter((l) => w.answers!.includes(l)), anyOption: false });
         }
       }
-      if (!model || unreadableGate || gateErrors) continue;
+      if (!model || unreadableGate || gateErrors || unknownCoverage.has(route)) continue;
       const covered = (l: string) => listed.has(l) || dropped.has(l) || otherwiseTasks.length > 0;
       if (q.dynamic && otherwiseTasks.length === 0)
         err("uncovered-label", `route '${route.name}', question '${q.name}': its dynamic options lead nowhere`, q.pos,

@@ -2,7 +2,7 @@
 // Each wraps the declared data (declared.ts) the checks read later.
 
 import { nearestName, type Position } from "../lang/diagnostic.js";
-import { HostObject, type Value } from "../lang/values.js";
+import { Dict, HostObject, StarList, Tuple, type CallContext, type Value } from "../lang/values.js";
 import type { DeclQuestion, DeclRef, DeclTask } from "./declared.js";
 
 /** Records a problem without stopping evaluation (so every independent problem is reported). */
@@ -40,7 +40,7 @@ export class TaskValue extends HostObject {
         near ? `did you mean ${t.name}.${near}?` : t.kind === "route" ? "a route's fields are its question names" : `declare ${name} in ${t.name}'s emits`,
       );
     }
-    return new FieldRefValue(undefined);
+    return new FieldRefValue(undefined, t);
   }
   override attrNames(): string[] {
     return Object.keys(this.decl.emits);
@@ -56,7 +56,11 @@ export class TaskValue extends HostObject {
 /** `producer.field`. `ref` is undefined when the reference itself was an error (already reported). */
 export class FieldRefValue extends HostObject {
   readonly starType = "field_ref";
-  constructor(readonly ref: DeclRef | undefined) {
+  constructor(
+    readonly ref: DeclRef | undefined,
+    /** With no `ref`: the task whose field could not be resolved. */
+    readonly producer?: DeclTask,
+  ) {
     super();
   }
   override repr(): string {
@@ -95,3 +99,61 @@ export class InertValue extends HostObject {
     return `inert#${this.id}`;
   }
 }
+
+/**
+ * The type name of a BrokenValue. A run-time error that names it follows from the module's own
+ * errors (already reported there), so the compiler does not report it again.
+ */
+export const BROKEN_TYPE = "unknown_from_module_with_errors";
+
+let brokenCount = 0;
+
+/**
+ * A name loaded from a module that has errors (or that could not be loaded). Its value is
+ * unknown, so the playbook goes on with a stand-in: reading a field of it or calling it gives
+ * another stand-in, and a task argument holding one is left unchecked (the task is marked broken
+ * there), so the rest of the playbook is still checked and nothing is reported twice.
+ */
+export class BrokenValue extends HostObject {
+  readonly starType = BROKEN_TYPE;
+  private readonly id = brokenCount++;
+  constructor(
+    /** Pack-relative path of the module with errors. */
+    readonly module: string,
+    /** Told the arguments of every call: a broken helper may have declared tasks with them. */
+    private readonly onCall: (args: Value[]) => void,
+  ) {
+    super();
+  }
+  override attr(): Value {
+    return this;
+  }
+  override call(_call: CallContext, args: Value[], kwargs: Array<[string, Value]>): Value {
+    this.onCall([...args, ...kwargs.map(([, v]) => v)]);
+    return this;
+  }
+  override repr(): string {
+    return `<unknown value from ${this.module}>`;
+  }
+  override hashKey(): string {
+    return `broken#${this.id}`;
+  }
+}
+
+/** True when `v` passes `test`, or holds (in a list, tuple or dict) a value that does. */
+export function holds(v: Value, test: (x: Value) => boolean, seen = new Set<Value>()): boolean {
+  if (test(v)) return true;
+  if (v instanceof StarList || v instanceof Tuple) {
+    if (seen.has(v)) return false;
+    seen.add(v);
+    return v.elems.some((x) => holds(x, test, seen));
+  }
+  if (v instanceof Dict) {
+    if (seen.has(v)) return false;
+    seen.add(v);
+    return [...v.entries()].some(([k, x]) => holds(k, test, seen) || holds(x, test, seen));
+  }
+  return false;
+}
+
+export const isBroken = (v: Value): boolean => v instanceof BrokenValue;

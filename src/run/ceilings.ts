@@ -14,7 +14,7 @@ export function ceilingReached(settings: Settings, elapsedMs: number, spentUsd: 
     return {
       kind: "stopped",
       ceiling: "max_duration",
-      reason: `ceiling-reached: max_duration of ${settings.max_duration_seconds}s reached (${(elapsedMs / 1000).toFixed(1)}s over all invocations) (R-6); resume with a higher --max-duration`,
+      reason: `ceiling-reached: max_duration of ${settings.max_duration_seconds}s reached (${(elapsedMs / 1000).toFixed(1)}s over all invocations); resume with a higher --max-duration`,
     };
   }
   const budget = settings.budget_usd;
@@ -22,7 +22,7 @@ export function ceilingReached(settings: Settings, elapsedMs: number, spentUsd: 
     return {
       kind: "stopped",
       ceiling: "budget_usd",
-      reason: `ceiling-reached: budget_usd of $${budget} reached ($${spentUsd.toFixed(4)} reported by agents) (R-6); resume with a higher --budget-usd`,
+      reason: `ceiling-reached: budget_usd of $${budget} reached ($${spentUsd.toFixed(4)} reported by agents); resume with a higher --budget-usd`,
     };
   }
   return null;

@@ -3,7 +3,8 @@
 // every later step of the run (resume included) uses it, never the current files.
 // A switchyard state folder inside the pack (a non-hidden --state-dir, say) is never copied,
 // whatever its name: it is recognised by its database, and copying it would snapshot every earlier
-// snapshot and the live database into each run.
+// snapshot and the live database into each run. When the pack folder is itself the state folder,
+// the state's own entries are left out and the pack's files kept.
 
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -24,8 +25,15 @@ interface Entry {
   size: number;
 }
 
+/** An entry a state folder makes: the database with SQLite's side files (-wal, -shm), runs/ and labs/. */
+function isStateEntry(name: string): boolean {
+  return name === STATE_DATABASE || name.startsWith(`${STATE_DATABASE}-`) || name === "runs" || name === "labs";
+}
+
 function collect(root: string, dir: string, out: Entry[]): void {
+  const inState = dir === root && isStateFolder(dir);
   for (const name of readdirSync(dir).sort()) {
+    if (inState && isStateEntry(name)) continue;
     const from = join(dir, name);
     let st = lstatSync(from);
     if (st.isSymbolicLink()) {

@@ -177,3 +177,23 @@ test("a builtin may call back into Starlark via sorted(key=...) and errors insid
   assert.equal(r.diagnostics[0].code, "key-error");
   assert.deepEqual(r.diagnostics[0].stack?.map((f) => `${f.name}@${f.pos.line}`), ["<toplevel>@3", "key@2"]);
 });
+
+class Callable extends HostObject {
+  readonly starType = "callable_host";
+  seen: Value[][] = [];
+  override call(_call: CallContext, args: Value[], kwargs: Array<[string, Value]>): Value {
+    this.seen.push([...args, ...kwargs.map(([, v]) => v)]);
+    return "called";
+  }
+}
+
+test("a host object with call() is callable, by name or as any expression; one without is not (issue 18)", () => {
+  const f = new Callable();
+  const r = execFile("pb.star", "x = f(1, k = 'v')\ny = [f][0](2)\n", { predeclared: { f } });
+  assert.ok(r.ok, JSON.stringify(r.diagnostics));
+  assert.equal(r.globals.get("x"), "called");
+  assert.deepEqual(f.seen, [[1n, "v"], [2n]]);
+  const bad = execFile("pb.star", "x = t()\n", { predeclared: { t: new TaskValue("a") } });
+  assert.equal(bad.ok, false);
+  assert.match(bad.diagnostics[0].message, /task value is not callable/);
+});

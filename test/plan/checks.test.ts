@@ -41,3 +41,19 @@ test("C-2: duplicate task names point at the first declaration", () => {
   assert.deepEqual(r.diagnostics.map((d) => d.code), ["duplicate-task"]);
   assert.match(r.diagnostics[0].message, /already declared at p\.star:\d+:1/);
 });
+
+test("C-3, G-8 (issue 18): a cycle is reported beside an unrelated task whose arguments had errors, and coverage still runs", () => {
+  const a = decl("a");
+  const b = decl("b", "command", [a]);
+  a.depends_on.push({ task: b, pos: a.pos });
+  const broken = decl("d");
+  broken.broken = new Set(["retry"]);
+  broken.complete = false;
+  const g = decl("g", "route");
+  const pos = g.pos;
+  g.route = { decide: "model", decidePos: pos, min_confidence: 0, confidencePos: pos, files: [], filesPos: pos, questionsPos: pos,
+    questions: [{ name: "q", kind: "noul", ask: "?", labels: ["yes", "no"], descriptions: {}, drop: ["yes", "no"], pos, dropPos: pos, valid: true }] };
+  g.emits = { q: "string" };
+  const r = checkTasks([a, b, broken, g], { evaluationComplete: true, playbook: "p" });
+  assert.deepEqual(r.diagnostics.map((d) => `${d.code} @ ${d.pos?.line}`).sort(), [`dependency-cycle @ ${a.pos.line}`, `uncovered-label @ ${g.pos.line}`]);
+});

@@ -24,6 +24,9 @@ ${p}e = agent(name = "${p}e", depends_on = [${p}prep], prompt = "{{inputs.${p}pr
   (p) => `${p}prep = command(name = "${p}prep", run = "true", emits = {"n": "number"})
 ${p}g = agent(name = "${p}g", depends_on = [${p}prep], when = ${p}prep.n, answers = "x", prompt = "p")  # <-- when-not-route`,
   (p) => `${p}h = command(name = "${p}h")  # <-- missing-argument`,
+  (p) => `${p}prep = command(name = "${p}prep", run = "true")
+${p}gate = route(name = "${p}gate", depends_on = [${p}prep], questions = {"q": noul(ask = "?")})
+${p}i = agent(name = "${p}i", depends_on = [${p}gate], wehn = ${p}gate.q, answers = "yes", prompt = "p")  # <-- unknown-argument`,
 ];
 
 function expected(text: string, offset: number): string[] {

@@ -71,6 +71,8 @@ export function when(route: string, question: string, labels: string[], otherwis
 }
 
 /** Mapped over `over`, aligned with every dependency mapped over the same field. */
+export function mapped(over: FieldRef): { over: FieldRef; max_fanout: number };
+export function mapped(over: FieldRef, extra: Extra): Extra;
 export function mapped(over: FieldRef, extra: Extra = {}): Extra {
   return { over, max_fanout: 10000, ...extra };
 }

@@ -68,3 +68,27 @@ test("R-1 (issue 18): a switchyard state folder inside the pack, whatever its na
     dir.cleanup();
   }
 });
+
+test("R-1 (issue 18): with the pack folder itself as the state folder, snapshots keep the pack's files and leave out the state's", async () => {
+  const dir = new TempDir("sy-snap-");
+  const pack = join(dir.path, "pack");
+  const store = new Store(pack);
+  try {
+    dir.file("pack/main.star", "x = 1\n");
+    dir.file("pack/scripts/go.sh", "true\n");
+    const h = { dir, state: pack, pack, store };
+    const p = plan([command("hello", writeJson({ ok: true }), { emits: { ok: "bool" } })]);
+    const first = await runPlan(h, p);
+    const second = await runPlan(h, p);
+    assert.equal(second.outcome.status, "passed");
+    const info = (run: string) => [...store.events(run)].find((e) => e.type === "plan_admitted")!.payload as { snapshot: { files: number; dir: string } };
+    for (const run of [first.run, second.run]) {
+      assert.equal(info(run).snapshot.files, 2, "main.star and scripts/go.sh, nothing of the state");
+      assert.ok(existsSync(join(info(run).snapshot.dir, "scripts", "go.sh")));
+      for (const entry of ["switchyard.db", "switchyard.db-wal", "runs"]) assert.ok(!existsSync(join(info(run).snapshot.dir, entry)), entry);
+    }
+  } finally {
+    store.close();
+    dir.cleanup();
+  }
+});
