@@ -15,16 +15,22 @@ export function register(program: Command): void {
     .addHelpText("after", examples([["switchyard eval lib/helpers_test.star", "a helper's tests"], ["switchyard eval scratch.star --step-budget 1000"]]))
     .argument("<file>", "the .star file to evaluate")
     .option("--step-budget <n>", "maximum evaluation steps (a runaway loop stops there)", "10000000")
-    .action((file: string, opts: { stepBudget: string }) => {
-      const budget = Number(opts.stepBudget);
-      if (!Number.isInteger(budget) || budget <= 0) throw new UsageError(`--step-budget must be a positive integer, got ${JSON.stringify(opts.stepBudget)}`);
-      const ok = evalStarFile(file, budget);
+    .option("--alloc-budget <n>", "maximum list, tuple, dict and set elements created (a runaway comprehension stops there)", "5000000")
+    .action((file: string, opts: { stepBudget: string; allocBudget: string }) => {
+      const budget = positiveInteger("--step-budget", opts.stepBudget);
+      const ok = evalStarFile(file, budget, positiveInteger("--alloc-budget", opts.allocBudget));
       if (!ok) setExitCode(EXIT_FAILED);
     });
 }
 
 /** Evaluates `file` and its loads; prints diagnostics to stderr. Returns true on success. */
-export function evalStarFile(file: string, stepBudget: number): boolean {
+function positiveInteger(flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive integer, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+export function evalStarFile(file: string, stepBudget: number, allocBudget?: number): boolean {
   let source: string;
   try {
     source = readFileSync(file, "utf8");
@@ -32,7 +38,7 @@ export function evalStarFile(file: string, stepBudget: number): boolean {
     throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
   const sources = new Map<string, string>([[file, source]]);
-  const thread = new Thread({ stepBudget, print: (msg) => process.stdout.write(msg + "\n") });
+  const thread = new Thread({ stepBudget, allocBudget, print: (msg) => process.stdout.write(msg + "\n") });
   // module path → its globals, or "loading" while it runs (a second visit then is a cycle)
   const modules = new Map<string, Map<string, Value> | "loading">([[normalize(file), "loading"]]);
 

@@ -1,12 +1,12 @@
 // The universe: built-in names present in every file (L-13): None True False len str repr int
 // float bool list dict tuple range enumerate zip sorted reversed min max any all hasattr getattr
-// dir type print fail struct, plus abs and hash from the Starlark spec.
+// dir type print fail struct, plus abs, hash and set from the Starlark spec.
 
 import { callValue } from "./eval.js";
 import { attrNames, getAttr, hasAttr, pairsOf } from "./methods.js";
 import { iterableToArray, seqLength, toFloat, toIndex } from "./ops.js";
 import {
-  Builtin, Dict, RangeValue, StarError, StarList, Struct, Tuple, compare, repr, str, truth, typeName, unpackArgs,
+  Builtin, DICT_ENTRY_COST, Dict, RangeValue, StarError, StarList, StarSet, Struct, Tuple, compare, rejectKwargs, repr, str, truth, typeName, unpackArgs,
   type CallContext, type Value,
 } from "./values.js";
 
@@ -16,10 +16,6 @@ function typeError(msg: string, hint?: string): StarError {
 
 function args(call: CallContext, name: string, a: Value[], k: Array<[string, Value]>, params: string[]): Record<string, Value> {
   return unpackArgs(call, name, a, k, params).values;
-}
-
-function noKwargs(call: CallContext, name: string, k: Array<[string, Value]>): void {
-  if (k.length > 0) unpackArgs(call, name, [], k, []);
 }
 
 function callKey(call: CallContext, key: Value, x: Value): Value {
@@ -91,6 +87,18 @@ function minMax(call: CallContext, name: "min" | "max", a: Value[], k: Array<[st
   return best;
 }
 
+/** A fresh array of `items`, counted against the allocation budget. */
+function copied(call: CallContext, items: readonly Value[]): Value[] {
+  call.thread.alloc(items.length);
+  return [...items];
+}
+
+/** A string result, counted against the allocation budget. */
+function charged(call: CallContext, s: string): string {
+  call.thread.allocString(s.length);
+  return s;
+}
+
 function javaStringHash(s: string): bigint {
   let h = 0;
   for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
@@ -113,7 +121,9 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   dict: (c, a, k) => {
     if (a.length > 1) throw new StarError("too-many-arguments", `dict() accepts at most 1 positional argument (${a.length} given)`);
     const d = new Dict();
-    if (a.length === 1) for (const [key, v] of pairsOf(a[0], "dict", c)) d.setFresh(key, v);
+    const pairs = a.length === 1 ? pairsOf(a[0], "dict", c) : [];
+    c.thread.alloc(DICT_ENTRY_COST * (pairs.length + k.length));
+    for (const [key, v] of pairs) d.setFresh(key, v);
     for (const [key, v] of k) d.setFresh(key, v);
     return d;
   },
@@ -123,7 +133,9 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     let i = x.start === undefined ? 0n : x.start;
     if (typeof i !== "bigint") throw typeError(`enumerate: start must be an int, not ${typeName(i)}`);
     const out: Value[] = [];
-    for (const e of iterableToArray(x.x, c.thread)) out.push(new Tuple([i++, e]));
+    const items = iterableToArray(x.x, c.thread);
+    c.thread.alloc(3 * items.length);
+    for (const e of items) out.push(new Tuple([i++, e]));
     return new StarList(out);
   },
   fail: (c, a, k) => {
@@ -167,8 +179,8 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     return javaStringHash(x);
   },
   int: (c, a, k) => {
-    const x = args(c, "int", a, k, ["x?", "base?"]);
-    if (!("x" in x)) return 0n;
+    // The spec's int(x[, base]) has no zero-argument form (unlike float(), bool(), str()).
+    const x = args(c, "int", a, k, ["x", "base?"]);
     const v = x.x;
     if (x.base !== undefined) {
       if (typeof v !== "string") throw typeError("int: can't convert non-string with explicit base");
@@ -194,13 +206,14 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   len: (c, a, k) => {
     const x = args(c, "len", a, k, ["x"]).x;
     if (x instanceof RangeValue) return x.lengthBig;
+    if (x instanceof StarSet) return BigInt(x.size);
     const n = seqLength(x);
     if (n === undefined) throw typeError(`len: value of type ${typeName(x)} has no len`);
     return BigInt(n);
   },
   list: (c, a, k) => {
     const x = args(c, "list", a, k, ["x?"]);
-    return new StarList("x" in x ? [...iterableToArray(x.x, c.thread)] : []);
+    return new StarList("x" in x ? copied(c, iterableToArray(x.x, c.thread)) : []);
   },
   max: (c, a, k) => minMax(c, "max", a, k),
   min: (c, a, k) => minMax(c, "min", a, k),
@@ -209,18 +222,24 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     return null;
   },
   range: (c, a, k) => {
-    noKwargs(c, "range", k);
+    rejectKwargs(c, "range", k);
     if (a.length < 1 || a.length > 3) throw new StarError(a.length ? "too-many-arguments" : "missing-argument", `range() takes 1 to 3 arguments (${a.length} given)`);
     for (const v of a) if (typeof v !== "bigint") throw typeError(`range: arguments must be ints, got ${typeName(v)}`);
     const [start, stop, step] = a.length === 1 ? [0n, a[0] as bigint, 1n] : [a[0] as bigint, a[1] as bigint, (a[2] ?? 1n) as bigint];
     if (step === 0n) throw new StarError("runtime-error", "range: step argument must not be zero");
     return new RangeValue(start, stop, step);
   },
-  repr: (c, a, k) => repr(args(c, "repr", a, k, ["x"]).x),
-  reversed: (c, a, k) => new StarList([...iterableToArray(args(c, "reversed", a, k, ["x"]).x, c.thread)].reverse()),
+  repr: (c, a, k) => charged(c, repr(args(c, "repr", a, k, ["x"]).x)),
+  reversed: (c, a, k) => new StarList(copied(c, iterableToArray(args(c, "reversed", a, k, ["x"]).x, c.thread)).reverse()),
+  set: (c, a, k) => {
+    const x = args(c, "set", a, k, ["x?"]);
+    return new StarSet("x" in x ? copied(c, iterableToArray(x.x, c.thread)) : []);
+  },
   sorted: (c, a, k) => {
+    // key and reverse are named parameters only (the spec's "optional named parameter").
+    if (a.length > 1) throw new StarError("too-many-arguments", `sorted() accepts 1 positional argument (${a.length} given)`, c.argPositions[1] ?? c.pos, "pass key and reverse by name: sorted(x, key = f, reverse = True)");
     const x = args(c, "sorted", a, k, ["x", "key?", "reverse?"]);
-    const items = [...iterableToArray(x.x, c.thread)];
+    const items = copied(c, iterableToArray(x.x, c.thread));
     const key = x.key ?? null;
     const keys = key === null ? items : items.map((v) => callKey(c, key, v));
     const idx = items.map((_, i) => i);
@@ -229,7 +248,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     idx.sort((i, j) => (rev ? compare(keys[j], keys[i]) : compare(keys[i], keys[j])));
     return new StarList(idx.map((i) => items[i]));
   },
-  str: (c, a, k) => str(args(c, "str", a, k, ["x"]).x),
+  str: (c, a, k) => charged(c, str(args(c, "str", a, k, ["x"]).x)),
   struct: (c, a, k) => {
     if (a.length > 0) throw new StarError("too-many-arguments", "struct() accepts only keyword arguments", c.argPositions[0]);
     const fields = new Map<string, Value>();
@@ -239,13 +258,14 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   tuple: (c, a, k) => {
     const x = args(c, "tuple", a, k, ["x?"]);
     if (!("x" in x)) return new Tuple([]);
-    return x.x instanceof Tuple ? x.x : new Tuple([...iterableToArray(x.x, c.thread)]);
+    return x.x instanceof Tuple ? x.x : new Tuple(copied(c, iterableToArray(x.x, c.thread)));
   },
   type: (c, a, k) => typeName(args(c, "type", a, k, ["x"]).x),
   zip: (c, a, k) => {
-    noKwargs(c, "zip", k);
+    rejectKwargs(c, "zip", k);
     const seqs = a.map((v) => iterableToArray(v, c.thread));
     const n = seqs.length ? Math.min(...seqs.map((s) => s.length)) : 0;
+    c.thread.alloc(n * (seqs.length + 1));
     const out: Value[] = [];
     for (let i = 0; i < n; i++) out.push(new Tuple(seqs.map((s) => s[i])));
     return new StarList(out);

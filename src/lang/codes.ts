@@ -94,6 +94,13 @@ export const LANG_CODES: CodeEntry[] = [
       "Evaluation is limited to a budget of operations (10 million by default) so that a runaway loop or comprehension stops with an error instead of hanging. Look for a loop that runs far more often than intended, e.g. nested loops over large ranges.",
   },
   {
+    code: "alloc-budget",
+    rule: "L-14",
+    summary: "evaluation created more values than its allocation budget allows",
+    explain:
+      "Evaluation may create a bounded number of collection elements in all (5 million list, tuple, dict and set entries by default; 16 string characters count as one), so that a runaway comprehension such as `[i for i in range(10**8)]` stops with an error before it exhausts memory. Look for a comprehension or loop that builds far larger collections than intended, or a list rebuilt from scratch on every iteration (`l = l + [x]`; use `l.append(x)`).",
+  },
+  {
     code: "fail",
     rule: "L-13",
     summary: "the code called fail()",

@@ -36,9 +36,13 @@ export interface CodeEntry {
 /** An error carrying one or more diagnostics; thrown across layers, printed by the CLI. */
 export class DiagnosticError extends Error {
   readonly diagnostics: Diagnostic[];
-  constructor(diagnostics: Diagnostic | Diagnostic[]) {
+  /**
+   * With `sources`, the message is the full rendering (position, source line, caret, call stack),
+   * for errors that reach people as text only, such as a run's record of a failed evaluate call.
+   */
+  constructor(diagnostics: Diagnostic | Diagnostic[], sources?: SourceLookup) {
     const list = Array.isArray(diagnostics) ? diagnostics : [diagnostics];
-    super(list.map((d) => `${d.code}: ${d.message}`).join("\n"));
+    super(list.map((d) => (sources ? formatDiagnostic(d, sources) : `${d.code}: ${d.message}`)).join("\n"));
     this.diagnostics = list;
   }
 }

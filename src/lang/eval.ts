@@ -5,10 +5,10 @@
 
 import { nearestName, type Position, type StackFrame } from "./diagnostic.js";
 import type { Arg, CallExpr, Comprehension, Expr, FileAST, FuncInfo, Stmt } from "./ast.js";
-import { binaryOp, checkSequenceSize, index, iterableToArray, setIndex, slice, unaryOp } from "./ops.js";
+import { binaryOp, checkSequenceSize, index, iterableToArray, setIndex, setOp, slice, unaryOp } from "./ops.js";
 import { getAttr, callMethod, hasMethod } from "./methods.js";
 import {
-  Builtin, Dict, HostObject, RangeValue, StarError, StarFunction, StarList, Tuple, budgetError, freeze, truth, typeName,
+  Builtin, DICT_ENTRY_COST, Dict, HostObject, RangeValue, StarError, StarFunction, StarList, StarSet, Tuple, budgetError, freeze, truth, typeName,
   type CallContext, type Cell, type LoadHook, type ModuleState, type Thread, type Value,
 } from "./values.js";
 
@@ -161,7 +161,7 @@ function execFor(s: Extract<Stmt, { kind: "for" }>, fr: Frame): number {
     }
     return NORMAL;
   }
-  const lockable = it instanceof StarList || it instanceof Dict ? it : undefined;
+  const lockable = it instanceof StarList || it instanceof Dict || it instanceof StarSet ? it : undefined;
   let elems: readonly Value[];
   try {
     elems = iterableToArray(it, thread);
@@ -225,6 +225,7 @@ function assign(lhs: Expr, v: Value, fr: Frame): void {
       const x = evalExpr(lhs.x, fr);
       const k = evalExpr(lhs.index, fr);
       try {
+        if (x instanceof Dict) fr.thread.alloc(DICT_ENTRY_COST);
         setIndex(x, k, v);
       } catch (e) {
         throw annotate(e, fr, lhs);
@@ -275,11 +276,22 @@ function augmented(op: Parameters<typeof binaryOp>[0], old: Value, rhs: Value, t
       throw new StarError("type-error", `unsupported operand types for +=: list and ${typeName(rhs)}`);
     }
     checkSequenceSize(old.elems.length + add.length);
+    thread.alloc(add.length);
     for (const e of add) old.elems.push(e);
+    return old;
+  }
+  if (old instanceof StarSet && rhs instanceof StarSet && (op === "|" || op === "&" || op === "-" || op === "^")) {
+    // s |= t (and &=, -=, ^=) changes s in place, like the matching set methods.
+    old.checkMutable("update");
+    const result = setOp(op, old, rhs).elems();
+    thread.alloc(rhs.size);
+    old.clear();
+    for (const e of result) old.add(e);
     return old;
   }
   if (op === "|" && old instanceof Dict && rhs instanceof Dict) {
     old.checkMutable("update");
+    thread.alloc(DICT_ENTRY_COST * rhs.size);
     for (const [k, v] of rhs.entries()) old.set(k, v);
     return old;
   }
@@ -337,22 +349,28 @@ export function evalExpr(x: Expr, fr: Frame): Value {
       const hi = x.hi ? evalExpr(x.hi, fr) : null;
       const st = x.step ? evalExpr(x.step, fr) : null;
       try {
-        return slice(v, lo, hi, st);
+        const out = slice(v, lo, hi, st);
+        if (typeof out === "string") fr.thread.allocString(out.length);
+        else if (out instanceof StarList || out instanceof Tuple) fr.thread.alloc(out.elems.length);
+        return out;
       } catch (e) {
         throw annotate(e, fr, x);
       }
     }
     case "list": {
+      allocAt(fr, x, x.elems.length);
       const out: Value[] = new Array(x.elems.length);
       for (let i = 0; i < x.elems.length; i++) out[i] = evalExpr(x.elems[i], fr);
       return new StarList(out);
     }
     case "tuple": {
+      allocAt(fr, x, x.elems.length);
       const out: Value[] = new Array(x.elems.length);
       for (let i = 0; i < x.elems.length; i++) out[i] = evalExpr(x.elems[i], fr);
       return new Tuple(out);
     }
     case "dict": {
+      allocAt(fr, x, DICT_ENTRY_COST * x.entries.length);
       const d = new Dict();
       for (const [kx, vx] of x.entries) {
         const k = evalExpr(kx, fr);
@@ -426,14 +444,26 @@ function evalComprehension(c: Comprehension, fr: Frame): Value {
       } catch (e) {
         throw annotate(e, frame, c.key!);
       }
+      allocAt(frame, c, DICT_ENTRY_COST);
     });
     return d;
   }
   const out: Value[] = [];
   compLoop(c, 0, fr, (frame) => {
-    out.push(evalExpr(c.body, frame));
+    const v = evalExpr(c.body, frame);
+    allocAt(frame, c, 1);
+    out.push(v);
   });
   return new StarList(out);
+}
+
+/** Counts n new elements made by the expression `at`; a budget error points at it. */
+function allocAt(fr: Frame, at: { line: number; col: number }, n: number): void {
+  try {
+    fr.thread.alloc(n);
+  } catch (e) {
+    throw annotate(e, fr, at);
+  }
 }
 
 function compLoop(c: Comprehension, i: number, fr: Frame, emit: (fr: Frame) => void): void {
@@ -463,7 +493,7 @@ function compLoop(c: Comprehension, i: number, fr: Frame, emit: (fr: Frame) => v
   } catch (e) {
     throw annotate(e, fr, cl.iter);
   }
-  const lockable = it instanceof StarList || it instanceof Dict ? it : undefined;
+  const lockable = it instanceof StarList || it instanceof Dict || it instanceof StarSet ? it : undefined;
   if (lockable) lockable.iterating++;
   try {
     for (let k = 0; k < elems.length; k++) {
@@ -525,7 +555,7 @@ function evalCall(x: CallExpr, fr: Frame): Value {
         const v = evalExpr(a.value, fr);
         let elems: readonly Value[];
         try {
-          if (!(v instanceof StarList || v instanceof Tuple || v instanceof RangeValue || v instanceof Dict))
+          if (!(v instanceof StarList || v instanceof Tuple || v instanceof RangeValue || v instanceof Dict || v instanceof StarSet))
             throw new StarError("type-error", `argument after * must be iterable, not ${typeName(v)}`);
           elems = iterableToArray(v, thread);
         } catch (e) {
@@ -557,6 +587,12 @@ function evalCall(x: CallExpr, fr: Frame): Value {
     if (methodName !== undefined) return callMethod(recv!, methodName, makeContext(x, fr, callPos, dynamicPositions), args, kwargs);
     return callValue(fn!, args, kwargs, thread, () => makeContext(x, fr, callPos, dynamicPositions));
   } catch (e) {
+    if (e instanceof StarError && !e.pos && e.argument && !dynamicPositions) {
+      // A bad argument to a def or lambda: point at that argument rather than at the callee.
+      const { keyword, index } = e.argument;
+      const a = keyword !== undefined ? x.args.find((g) => g.kind === "named" && g.name === keyword) : x.args.filter((g) => g.kind === "pos")[index!];
+      if (a) e.pos = posOf(fr, a.line, a.col);
+    }
     throw annotate(e, fr, x);
   }
 }
@@ -605,6 +641,11 @@ export function callValue(fn: Value, args: Value[], kwargs: Array<[string, Value
   throw new StarError("type-error", `${typeName(fn)} value is not callable`);
 }
 
+function argumentError(e: StarError, argument: StarError["argument"]): StarError {
+  e.argument = argument;
+  return e;
+}
+
 export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<[string, Value]>, thread: Thread): Value {
   const code = fn.code;
   if (thread.active.has(code)) {
@@ -616,7 +657,7 @@ export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<
   const name = fn.name;
   if (args.length > np) {
     if (code.varargsSlot < 0)
-      throw new StarError("too-many-arguments", `${name}() accepts ${np === 0 ? "no" : `at most ${np}`} positional argument${np === 1 ? "" : "s"} (${args.length} given)`);
+      throw argumentError(new StarError("too-many-arguments", `${name}() accepts ${np === 0 ? "no" : `at most ${np}`} positional argument${np === 1 ? "" : "s"} (${args.length} given)`), { index: np });
     locals[code.varargsSlot] = new Tuple(args.slice(np));
     for (let i = 0; i < np; i++) locals[i] = args[i];
   } else {
@@ -632,14 +673,17 @@ export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<
     const [key, v] = kwargs[k];
     const idx = code.paramNames.indexOf(key);
     if (idx >= 0) {
-      if (locals[idx] !== undefined) throw new StarError("duplicate-argument", `${name}() got multiple values for parameter '${key}'`);
+      if (locals[idx] !== undefined) throw argumentError(new StarError("duplicate-argument", `${name}() got multiple values for parameter '${key}'`), { keyword: key });
       locals[idx] = v;
     } else if (extra) {
-      if (extra.has(key)) throw new StarError("duplicate-argument", `${name}() got multiple values for keyword argument '${key}'`);
+      if (extra.has(key)) throw argumentError(new StarError("duplicate-argument", `${name}() got multiple values for keyword argument '${key}'`), { keyword: key });
       extra.setFresh(key, v);
     } else {
       const near = nearestName(key, code.paramNames);
-      throw new StarError("unknown-argument", `${name}() got an unexpected keyword argument '${key}'${near ? ` (did you mean '${near}'?)` : ""}`, undefined, `it accepts: ${code.paramNames.join(", ") || "no keyword arguments"}`);
+      throw argumentError(
+        new StarError("unknown-argument", `${name}() got an unexpected keyword argument '${key}'${near ? ` (did you mean '${near}'?)` : ""}`, undefined, `it accepts: ${code.paramNames.join(", ") || "no keyword arguments"}`),
+        { keyword: key },
+      );
     }
   }
   for (let i = 0; i < nParams; i++) {

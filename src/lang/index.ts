@@ -31,6 +31,8 @@ export interface ExecOptions {
   print?: (msg: string) => void;
   /** Default 10_000_000 (L-14); ignored when `thread` is given. */
   stepBudget?: number;
+  /** Collection elements the evaluation may create, default 5_000_000 (L-14); ignored when `thread` is given. */
+  allocBudget?: number;
 }
 
 export interface ExecResult {
@@ -61,7 +63,7 @@ export function parseFile(file: string, source: string, predeclared: Iterable<st
 }
 
 export function execFile(file: string, source: string, options: ExecOptions = {}): ExecResult {
-  const thread = options.thread ?? new Thread({ stepBudget: options.stepBudget, print: options.print });
+  const thread = options.thread ?? new Thread({ stepBudget: options.stepBudget, allocBudget: options.allocBudget, print: options.print });
   const savedPrint = thread.print;
   if (options.thread && options.print) thread.print = options.print;
   try {
@@ -114,9 +116,9 @@ export function callFunction(
   fn: StarFunction,
   args: Value[],
   kwargs: Array<[string, Value]> = [],
-  options: { thread?: Thread; stepBudget?: number; print?: (msg: string) => void } = {},
+  options: { thread?: Thread; stepBudget?: number; allocBudget?: number; print?: (msg: string) => void } = {},
 ): Value {
-  const thread = options.thread ?? new Thread({ stepBudget: options.stepBudget, print: options.print });
+  const thread = options.thread ?? new Thread({ stepBudget: options.stepBudget, allocBudget: options.allocBudget, print: options.print });
   const savedPrint = thread.print;
   if (options.thread && options.print) thread.print = options.print;
   const depth = thread.callStack.length;

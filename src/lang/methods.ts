@@ -4,9 +4,10 @@
 
 import { nearestName, type Position } from "./diagnostic.js";
 import { checkSequenceSize, iterableToArray, toIndex } from "./ops.js";
+import { SET_METHODS } from "./set-methods.js";
 import { strFormat } from "./strfmt.js";
 import {
-  Builtin, Dict, HostObject, StarError, StarList, StringElems, Struct, Tuple, equals, repr, typeName, unpackArgs, type CallContext, type Value,
+  Builtin, DICT_ENTRY_COST, Dict, HostObject, StarError, StarList, StarSet, StringElems, Struct, Tuple, equals, repr, truth, typeName, unpackArgs, type CallContext, type Value,
 } from "./values.js";
 
 type Method<R> = (call: CallContext, recv: R, args: Value[], kwargs: Array<[string, Value]>) => Value;
@@ -135,15 +136,60 @@ function allChars(s: string, re: RegExp): boolean {
   return true;
 }
 
+/**
+ * Unicode has title-case letters (category Lt: the digraphs ǅ ǈ ǋ ǲ and Greek letters with
+ * prosgegrammeni) that JS's toUpperCase skips: upper("ǉ") is "Ǉ", but its title case is "ǈ".
+ * Maps every case form of such a letter to its title-case form.
+ */
+const TITLE_FORMS: Map<string, string> = (() => {
+  const m = new Map<string, string>();
+  const lt = /\p{Lt}/u;
+  for (let cp = 0x100; cp < 0x2000; cp++) {
+    const t = String.fromCodePoint(cp);
+    if (!lt.test(t)) continue;
+    for (const form of [t.toLowerCase(), t.toUpperCase()]) if ([...form].length === 1) m.set(form, t);
+    m.set(t, t);
+  }
+  return m;
+})();
+
+function toTitle(ch: string): string {
+  return TITLE_FORMS.get(ch) ?? ch.toUpperCase();
+}
+
+function isCased(ch: string): boolean {
+  return ch.toLowerCase() !== ch.toUpperCase() || TITLE_FORMS.has(ch);
+}
+
+/** A cased letter after an uncased character starts a word: it becomes title case, the rest lowercase. */
 function titleCase(s: string): string {
   let out = "";
   let prevCased = false;
   for (const ch of s) {
-    const isLetter = ch.toLowerCase() !== ch.toUpperCase();
-    out += isLetter ? (prevCased ? ch.toLowerCase() : ch.toUpperCase()) : ch;
-    prevCased = isLetter;
+    const cased = isCased(ch);
+    out += cased ? (prevCased ? ch.toLowerCase() : toTitle(ch)) : ch;
+    prevCased = cased;
   }
   return out;
+}
+
+/**
+ * At least one cased letter; a letter that begins a word is upper or title case ("Ǉa" and "ǈa"
+ * both qualify, as in Python and Go Starlark) and every other cased letter is lowercase.
+ */
+function isTitle(s: string): boolean {
+  let prevCased = false;
+  let any = false;
+  for (const ch of s) {
+    const cased = isCased(ch);
+    if (cased) {
+      any = true;
+      const lower = ch === ch.toLowerCase();
+      if (prevCased === !lower) return false;
+    }
+    prevCased = cased;
+  }
+  return any;
 }
 
 function find(s: string, call: CallContext, name: string, args: Value[], kwargs: Array<[string, Value]>, right: boolean): number {
@@ -154,6 +200,12 @@ function find(s: string, call: CallContext, name: string, args: Value[], kwargs:
   const k = right ? region.lastIndexOf(sub) : region.indexOf(sub);
   if (hi - lo < sub.length) return -1;
   return k < 0 ? -1 : k + lo;
+}
+
+function findOrFail(s: string, call: CallContext, name: string, args: Value[], kwargs: Array<[string, Value]>, right: boolean): number {
+  const i = find(s, call, name, args, kwargs, right);
+  if (i < 0) throw new StarError("runtime-error", `${name}: substring ${repr(margs(call, name, args, kwargs, ["sub", "start?", "end?"]).sub)} not found`);
+  return i;
 }
 
 const STRING_METHODS: Record<string, Method<string>> = {
@@ -177,31 +229,33 @@ const STRING_METHODS: Record<string, Method<string>> = {
   },
   find: (c, s, a, k) => BigInt(find(s, c, "find", a, k, false)),
   rfind: (c, s, a, k) => BigInt(find(s, c, "rfind", a, k, true)),
-  index: (c, s, a, k) => {
-    const i = find(s, c, "index", a, k, false);
-    if (i < 0) throw new StarError("runtime-error", `substring ${repr(a[0] ?? null)} not found`);
-    return BigInt(i);
+  index: (c, s, a, k) => BigInt(findOrFail(s, c, "index", a, k, false)),
+  rindex: (c, s, a, k) => BigInt(findOrFail(s, c, "rindex", a, k, true)),
+  format: (c, s, a, k) => {
+    const out = strFormat(s, a, k);
+    c.thread.allocString(out.length);
+    return out;
   },
-  rindex: (c, s, a, k) => {
-    const i = find(s, c, "rindex", a, k, true);
-    if (i < 0) throw new StarError("runtime-error", `substring ${repr(a[0] ?? null)} not found`);
-    return BigInt(i);
-  },
-  format: (_c, s, a, k) => strFormat(s, a, k),
   isalnum: (c, s, a, k) => (noArgs(c, "isalnum", a, k), allChars(s, /[\p{L}\p{N}]/u)),
   isalpha: (c, s, a, k) => (noArgs(c, "isalpha", a, k), allChars(s, /\p{L}/u)),
   isdigit: (c, s, a, k) => (noArgs(c, "isdigit", a, k), allChars(s, /\p{Nd}/u)),
   isspace: (c, s, a, k) => (noArgs(c, "isspace", a, k), allChars(s, /\s/u)),
   islower: (c, s, a, k) => (noArgs(c, "islower", a, k), s !== s.toUpperCase() && s === s.toLowerCase()),
   isupper: (c, s, a, k) => (noArgs(c, "isupper", a, k), s !== s.toLowerCase() && s === s.toUpperCase()),
-  istitle: (c, s, a, k) => (noArgs(c, "istitle", a, k), s !== s.toLowerCase() && titleCase(s) === s),
+  istitle: (c, s, a, k) => (noArgs(c, "istitle", a, k), isTitle(s)),
   join: (c, s, a, k) => {
     const x = margs(c, "join", a, k, ["iterable"]);
     const parts = iterableToArray(x.iterable, c.thread);
-    return parts.map((p, i) => {
+    let size = s.length * Math.max(parts.length - 1, 0);
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i];
       if (typeof p !== "string") throw typeError(`join: element ${i} is a ${typeName(p)}, not a string`, "convert elements with str() first");
-      return p;
-    }).join(s);
+      size += p.length;
+    }
+    checkSequenceSize(size);
+    c.thread.charge(size >> 4);
+    c.thread.allocString(size);
+    return (parts as string[]).join(s);
   },
   lower: (c, s, a, k) => (noArgs(c, "lower", a, k), s.toLowerCase()),
   upper: (c, s, a, k) => (noArgs(c, "upper", a, k), s.toUpperCase()),
@@ -234,14 +288,20 @@ const STRING_METHODS: Record<string, Method<string>> = {
     const old = wantString(x.old, "replace: old");
     const nw = wantString(x.new, "replace: new");
     const count = optInt(x.count, "replace: count") ?? -1;
-    if (count < 0) {
+    // An empty `old` matches before every element and at the end: "ab".replace("", "-") == "-a-b-".
+    if (count < 0 && old !== "") {
       const parts = s.split(old);
-      checkSequenceSize(s.length + (parts.length - 1) * nw.length);
+      const size = s.length + (parts.length - 1) * (nw.length - old.length);
+      checkSequenceSize(size);
+      c.thread.allocString(size);
       return parts.join(nw);
     }
+    const limit = count < 0 ? s.length + 1 : count;
+    checkSequenceSize(s.length + Math.min(limit, s.length + 1) * nw.length);
+    c.thread.allocString(s.length + Math.min(limit, s.length + 1) * nw.length);
     let out = "";
     let rest = s;
-    for (let n = 0; n < count; n++) {
+    for (let n = 0; n < limit; n++) {
       const i = rest.indexOf(old);
       if (i < 0) break;
       out += rest.slice(0, i) + nw;
@@ -258,16 +318,19 @@ const STRING_METHODS: Record<string, Method<string>> = {
     const x = margs(c, "split", a, k, ["sep?", "maxsplit?"]);
     const max = optInt(x.maxsplit, "maxsplit") ?? -1;
     const parts = x.sep === undefined || x.sep === null ? splitWhitespace(s, max, false) : splitSep(s, wantString(x.sep, "separator"), max, false);
+    c.thread.alloc(parts.length);
     return new StarList(parts);
   },
   rsplit: (c, s, a, k) => {
     const x = margs(c, "rsplit", a, k, ["sep?", "maxsplit?"]);
     const max = optInt(x.maxsplit, "maxsplit") ?? -1;
     const parts = x.sep === undefined || x.sep === null ? splitWhitespace(s, max, true) : splitSep(s, wantString(x.sep, "separator"), max, true);
+    c.thread.alloc(parts.length);
     return new StarList(parts);
   },
   splitlines: (c, s, a, k) => {
-    const keep = margs(c, "splitlines", a, k, ["keepends?"]).keepends === true;
+    const keepends = margs(c, "splitlines", a, k, ["keepends?"]).keepends;
+    const keep = keepends !== undefined && truth(keepends);
     const out: string[] = [];
     const re = /\r\n|\r|\n/g;
     let last = 0;
@@ -277,6 +340,7 @@ const STRING_METHODS: Record<string, Method<string>> = {
       last = m.index + m[0].length;
     }
     if (last < s.length) out.push(s.slice(last));
+    c.thread.alloc(out.length);
     return new StarList(out);
   },
   startswith: (c, s, a, k) => {
@@ -289,9 +353,10 @@ const STRING_METHODS: Record<string, Method<string>> = {
 
 const LIST_METHODS: Record<string, Method<StarList>> = {
   append: (c, l, a, k) => {
-    if (a.length !== 1 || k.length) margs(c, "append", a, k, ["x"]);
+    const x = a.length === 1 && k.length === 0 ? a[0] : margs(c, "append", a, k, ["x"]).x;
     l.checkMutable("append to");
-    l.elems.push(a[0]);
+    c.thread.alloc(1);
+    l.elems.push(x);
     return null;
   },
   clear: (c, l, a, k) => {
@@ -306,6 +371,7 @@ const LIST_METHODS: Record<string, Method<StarList>> = {
     const add = iterableToArray(x.iterable, c.thread);
     checkSequenceSize(l.elems.length + add.length);
     c.thread.charge(add.length >> 4);
+    c.thread.alloc(add.length);
     for (const e of add === l.elems ? [...add] : add) l.elems.push(e);
     return null;
   },
@@ -325,6 +391,7 @@ const LIST_METHODS: Record<string, Method<StarList>> = {
     let i = toIndex(x.index, "insert index");
     if (i < 0) i += n;
     i = Math.min(Math.max(i, 0), n);
+    c.thread.alloc(1);
     l.elems.splice(i, 0, x.x);
     return null;
   },
@@ -351,13 +418,14 @@ const LIST_METHODS: Record<string, Method<StarList>> = {
 const DICT_METHODS: Record<string, Method<Dict>> = {
   clear: (c, d, a, k) => (noArgs(c, "clear", a, k), d.clear(), null),
   get: (c, d, a, k) => {
-    if (a.length < 1 || a.length > 2 || k.length) margs(c, "get", a, k, ["key", "default?"]);
-    const v = d.get(a[0]);
-    return v === undefined ? (a.length > 1 ? a[1] : null) : v;
+    // The common one-argument call skips unpacking; every other form goes through it by name.
+    const x = a.length === 1 && k.length === 0 ? { key: a[0] } : margs(c, "get", a, k, ["key", "default?"]);
+    const v = d.get(x.key);
+    return v === undefined ? (x.default ?? null) : v;
   },
-  items: (c, d, a, k) => (noArgs(c, "items", a, k), new StarList(d.entries().map(([key, v]) => new Tuple([key, v])))),
-  keys: (c, d, a, k) => (noArgs(c, "keys", a, k), new StarList(d.keys())),
-  values: (c, d, a, k) => (noArgs(c, "values", a, k), new StarList(d.values())),
+  items: (c, d, a, k) => (noArgs(c, "items", a, k), c.thread.alloc(3 * d.size), new StarList(d.entries().map(([key, v]) => new Tuple([key, v])))),
+  keys: (c, d, a, k) => (noArgs(c, "keys", a, k), c.thread.alloc(d.size), new StarList(d.keys())),
+  values: (c, d, a, k) => (noArgs(c, "values", a, k), c.thread.alloc(d.size), new StarList(d.values())),
   pop: (c, d, a, k) => {
     const x = margs(c, "pop", a, k, ["key", "default?"]);
     d.checkMutable("pop from");
@@ -379,13 +447,16 @@ const DICT_METHODS: Record<string, Method<Dict>> = {
     const v = d.get(x.key);
     if (v !== undefined) return v;
     const dv = "default" in x ? x.default : null;
+    c.thread.alloc(DICT_ENTRY_COST);
     d.set(x.key, dv);
     return dv;
   },
   update: (c, d, a, k) => {
     if (a.length > 1) margs(c, "update", a, [], ["pairs?"]);
     d.checkMutable("update");
-    if (a.length === 1 && a[0] !== null) for (const [key, v] of pairsOf(a[0], "update", c)) d.set(key, v);
+    const pairs = a.length === 1 && a[0] !== null ? pairsOf(a[0], "update", c) : [];
+    c.thread.alloc(DICT_ENTRY_COST * (pairs.length + k.length));
+    for (const [key, v] of pairs) d.set(key, v);
     for (const [key, v] of k) d.set(key, v);
     return null;
   },
@@ -407,6 +478,7 @@ function methodTable(v: Value): Record<string, Method<never>> | undefined {
   if (typeof v === "string") return STRING_METHODS as Record<string, Method<never>>;
   if (v instanceof StarList) return LIST_METHODS as Record<string, Method<never>>;
   if (v instanceof Dict) return DICT_METHODS as Record<string, Method<never>>;
+  if (v instanceof StarSet) return SET_METHODS as Record<string, Method<never>>;
   return undefined;
 }
 

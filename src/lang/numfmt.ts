@@ -39,7 +39,8 @@ export function formatFloat(x: number): string {
 export function formatExp(x: number, prec = 6, upper = false): string {
   const sp = specials(x);
   if (sp) return upper ? sp.toUpperCase() : sp;
-  const s = x.toExponential(Math.min(prec, 100));
+  // toExponential and toFixed drop the sign of -0.0; Starlark keeps it ("-0.000000").
+  const s = (Object.is(x, -0) ? "-" : "") + x.toExponential(Math.min(prec, 100));
   const [mant, e] = s.split("e");
   const sign = e[0] === "-" ? "-" : "+";
   const out = mant + "e" + sign + e.slice(1).padStart(2, "0");
@@ -50,7 +51,7 @@ export function formatExp(x: number, prec = 6, upper = false): string {
 export function formatFixed(x: number, prec = 6, upper = false): string {
   const sp = specials(x);
   if (sp) return upper ? sp.toUpperCase() : sp;
-  if (Math.abs(x) < 1e21) return x.toFixed(Math.min(prec, 100));
+  if (Math.abs(x) < 1e21) return (Object.is(x, -0) ? "-" : "") + x.toFixed(Math.min(prec, 100));
   // toFixed switches to exponent form here; integral anyway at this magnitude.
   const whole = BigInt(x).toString();
   return prec > 0 ? whole + "." + "0".repeat(prec) : whole;

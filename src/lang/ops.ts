@@ -5,7 +5,7 @@
 import type { BinaryOp } from "./ast.js";
 import { formatString } from "./strfmt.js";
 import {
-  Dict, RangeValue, StarError, StarList, StringElems, Tuple, compare, equals, hashKey, repr, truth, typeName, type Thread, type Value,
+  DICT_ENTRY_COST, Dict, RangeValue, StarError, StarList, StarSet, StringElems, Tuple, compare, equals, hashKey, repr, truth, typeName, type Thread, type Value,
 } from "./values.js";
 
 /** Largest sequence a single operation may build; guards memory against `"x" * 10**12`. */
@@ -95,16 +95,19 @@ export function binaryOp(op: BinaryOp, x: Value, y: Value, thread?: Thread): Val
       }
       if (x instanceof StarList && y instanceof StarList) {
         checkSequenceSize(x.elems.length + y.elems.length);
+        thread?.alloc(concatCost(x.elems.length, y.elems.length));
         return new StarList([...x.elems, ...y.elems]);
       }
       if (x instanceof Tuple && y instanceof Tuple) {
         checkSequenceSize(x.elems.length + y.elems.length);
+        thread?.alloc(concatCost(x.elems.length, y.elems.length));
         return new Tuple([...x.elems, ...y.elems]);
       }
       throw unsupported("+", x, y);
     case "-":
       if (typeof x === "bigint" && typeof y === "bigint") return x - y;
       if (isNum(x) && isNum(y)) return toFloat(x) - toFloat(y);
+      if (x instanceof StarSet && y instanceof StarSet) return chargedSetOp("-", x, y, thread);
       throw unsupported("-", x, y);
     case "*":
       if (typeof x === "bigint" && typeof y === "bigint") return x * y;
@@ -130,7 +133,11 @@ export function binaryOp(op: BinaryOp, x: Value, y: Value, thread?: Thread): Val
       }
       throw unsupported("//", x, y);
     case "%":
-      if (typeof x === "string") return formatString(x, y);
+      if (typeof x === "string") {
+        const s = formatString(x, y);
+        thread?.allocString(s.length);
+        return s;
+      }
       if (typeof x === "bigint" && typeof y === "bigint") {
         if (y === 0n) throw new StarError("runtime-error", "integer modulo by zero");
         return floorMod(x, y);
@@ -144,17 +151,21 @@ export function binaryOp(op: BinaryOp, x: Value, y: Value, thread?: Thread): Val
     case "|":
       if (typeof x === "bigint" && typeof y === "bigint") return x | y;
       if (x instanceof Dict && y instanceof Dict) {
+        thread?.alloc(DICT_ENTRY_COST * concatCost(x.size, y.size));
         const d = new Dict();
         for (const [k, v] of x.entries()) d.setFresh(k, v);
         for (const [k, v] of y.entries()) d.setFresh(k, v);
         return d;
       }
+      if (x instanceof StarSet && y instanceof StarSet) return chargedSetOp("|", x, y, thread);
       throw unsupported("|", x, y);
     case "&":
       if (typeof x === "bigint" && typeof y === "bigint") return x & y;
+      if (x instanceof StarSet && y instanceof StarSet) return chargedSetOp("&", x, y, thread);
       throw unsupported("&", x, y);
     case "^":
       if (typeof x === "bigint" && typeof y === "bigint") return x ^ y;
+      if (x instanceof StarSet && y instanceof StarSet) return chargedSetOp("^", x, y, thread);
       throw unsupported("^", x, y);
     case "<<":
     case ">>":
@@ -187,9 +198,46 @@ export function binaryOp(op: BinaryOp, x: Value, y: Value, thread?: Thread): Val
   }
 }
 
+/**
+ * Set union, intersection, difference and symmetric difference as a new set. Elements keep their
+ * order: those from the left operand first, then those only in the right one.
+ */
+export function setOp(op: "|" | "&" | "-" | "^", x: StarSet, y: StarSet): StarSet {
+  const left = x.elems();
+  const right = y.elems();
+  switch (op) {
+    case "|":
+      return new StarSet([...left, ...right]);
+    case "&":
+      return new StarSet(left.filter((e) => y.has(e)));
+    case "-":
+      return new StarSet(left.filter((e) => !y.has(e)));
+    case "^":
+      return new StarSet([...left.filter((e) => !y.has(e)), ...right.filter((e) => !x.has(e))]);
+  }
+}
+
+/**
+ * What `x + y` counts against the allocation budget: the smaller side and one, so `l = l + [v]` in
+ * a loop counts each new element once (the old list is garbage) while `big + big` counts in full.
+ */
+function concatCost(a: number, b: number): number {
+  return Math.min(a, b) + 1;
+}
+
+function chargedSetOp(op: "|" | "&" | "-" | "^", x: StarSet, y: StarSet, thread?: Thread): StarSet {
+  thread?.alloc(concatCost(x.size, y.size));
+  return setOp(op, x, y);
+}
+
 function repeat(x: string | StarList | Tuple, n: bigint, thread?: Thread): Value {
-  if (typeof x === "string") return x.repeat(repeatCount(n, x.length, thread));
+  if (typeof x === "string") {
+    const count = repeatCount(n, x.length, thread);
+    thread?.allocString(count * x.length);
+    return x.repeat(count);
+  }
   const count = repeatCount(n, x.elems.length, thread);
+  thread?.alloc(count * x.elems.length);
   const out: Value[] = [];
   for (let i = 0; i < count; i++) out.push(...x.elems);
   return x instanceof StarList ? new StarList(out) : new Tuple(out);
@@ -204,7 +252,7 @@ export function contains(container: Value, x: Value): boolean {
     for (const e of container.elems) if (equals(e, x)) return true;
     return false;
   }
-  if (container instanceof Dict) {
+  if (container instanceof Dict || container instanceof StarSet) {
     hashKey(x);
     return container.has(x);
   }
@@ -216,7 +264,7 @@ export function contains(container: Value, x: Value): boolean {
     if (step > 0n ? v < start || v >= stop : v > start || v <= stop) return false;
     return (v - start) % step === 0n;
   }
-  throw typeError(`'in' is not supported on ${typeName(container)}`, "use 'in' with a string, list, tuple, dict, or range");
+  throw typeError(`'in' is not supported on ${typeName(container)}`, "use 'in' with a string, list, tuple, dict, set, or range");
 }
 
 export function unaryOp(op: "-" | "+" | "~" | "not", x: Value): Value {
@@ -343,15 +391,23 @@ export function slice(x: Value, lo: Value, hi: Value, step: Value): Value {
 export function iterableToArray(v: Value, thread?: Thread): readonly Value[] {
   if (v instanceof StarList || v instanceof Tuple) return v.elems;
   if (v instanceof Dict) return v.keys();
+  if (v instanceof StarSet) return v.elems();
   if (v instanceof RangeValue) {
     const n = v.length;
     if (n > MAX_SEQUENCE) throw new StarError("runtime-error", `range of ${n} elements is too large to materialize`);
     thread?.charge(n);
+    thread?.alloc(n);
     const out: Value[] = new Array(n);
     for (let i = 0; i < n; i++) out[i] = v.at(i);
     return out;
   }
-  if (v instanceof StringElems) return v.elems();
+  if (v instanceof StringElems) {
+    // A string may be longer than a list may be (join, str of a large list): check before splitting.
+    checkSequenceSize(v.s.length);
+    thread?.charge(v.s.length >> 4);
+    thread?.alloc(v.s.length);
+    return v.elems();
+  }
   if (typeof v === "string") throw typeError("string is not iterable", 'use s.elems() to iterate over its characters');
   throw typeError(`${typeName(v)} value is not iterable`);
 }

@@ -4,7 +4,7 @@
 
 import { errorAt, type Diagnostic } from "./diagnostic.js";
 import type { Arg, BinaryOp, Clause, Comprehension, Expr, FuncInfo, Ident, LoadStmt, Node, Param, Stmt } from "./ast.js";
-import { scan, type Token } from "./scanner.js";
+import { RESERVED_WORDS, scan, type Token } from "./scanner.js";
 
 class ParseError extends Error {
   constructor(
@@ -35,6 +35,7 @@ export function newFuncInfo(name: string, line: number, col: number, params: Par
 export function parse(file: string, src: string): ParseResult {
   const { tokens, diagnostics } = scan(file, src);
   const p = new Parser(file, tokens, diagnostics);
+  for (const t of tokens) if (t.kind === "ident" && RESERVED_WORDS.has(t.text)) p.recoveredNames.add(t.text);
   const stmts = p.parseFile();
   return { stmts, diagnostics, recoveredNames: p.recoveredNames };
 }
@@ -131,6 +132,8 @@ class Parser {
     if (this.diagnostics.some((d) => d.pos?.line === e.tok.line)) return;
     // at the end of the file after an unclosed bracket, the bracket error says it all
     if (this.atEndOfFile(e.tok) && this.diagnostics.some((d) => d.message.endsWith("was never closed"))) return;
+    // a missing closing bracket after a bracket reported as never closed is the same error
+    if (/^expected '[)\]}]'/.test(e.message) && this.diagnostics.some((d) => d.message.endsWith("was never closed") && d.pos !== undefined && (d.pos.line < e.tok.line || (d.pos.line === e.tok.line && d.pos.col < e.tok.col)))) return;
     this.diagnostics.push(errorAt("syntax-error", e.message, { file: this.file, line: e.tok.line, col: e.tok.col }, e.hint));
   }
 
@@ -331,10 +334,13 @@ class Parser {
     }
     if (this.tok.kind === "op" && this.tok.text in AUG_OPS) {
       const opTok = this.next();
-      if (x.kind !== "ident" && x.kind !== "index" && x.kind !== "dot")
-        this.fail(`cannot use ${opTok.text} on ${exprWhat(x)}`, opTok);
+      // Parentheses only group: `(a) += 1` updates a, as the spec's grammar allows.
+      let lhs = x;
+      while (lhs.kind === "paren") lhs = lhs.x;
+      if (lhs.kind !== "ident" && lhs.kind !== "index" && lhs.kind !== "dot")
+        this.fail(`cannot use ${opTok.text} on ${exprWhat(lhs)}`, opTok);
       const rhs = this.parseExpression();
-      return { kind: "augassign", op: AUG_OPS[opTok.text], lhs: x, rhs, line: opTok.line, col: opTok.col };
+      return { kind: "augassign", op: AUG_OPS[opTok.text], lhs, rhs, line: opTok.line, col: opTok.col };
     }
     if (this.isOp("**=")) this.fail("the ** operator is not supported in Starlark");
     return { kind: "expr", x, line: x.line, col: x.col };
@@ -351,7 +357,7 @@ class Parser {
         return;
       case "tuple":
       case "list":
-        if (x.elems.length === 0 && x.kind === "tuple") this.fail("cannot assign to ()", at);
+        // An empty tuple or list is a valid target: `() = ()` succeeds, `() = 1` fails at run time.
         for (const e of x.elems) this.checkAssignable(e, at);
         return;
       default:
@@ -389,16 +395,13 @@ class Parser {
   // --- expressions ---
 
   /** Expression = Test {',' Test}: an unparenthesized tuple when there is a comma. */
-  private parseExpression(inBrackets = false): Expr {
+  private parseExpression(): Expr {
     const first = this.parseTest();
     if (!this.isOp(",")) return first;
     const elems = [first];
     while (this.isOp(",")) {
       const comma = this.next();
-      if (this.atExpressionEnd()) {
-        if (!inBrackets) this.fail("trailing comma is not allowed in an unparenthesized tuple", comma, "wrap the tuple in parentheses: (a, b,)");
-        break;
-      }
+      if (this.atExpressionEnd()) this.fail("trailing comma is not allowed in an unparenthesized tuple", comma, "wrap the tuple in parentheses: (a, b,)");
       elems.push(this.parseTest());
     }
     return { kind: "tuple", elems, line: first.line, col: first.col, parens: false };
@@ -433,17 +436,18 @@ class Parser {
     }
   }
 
+  /** A comprehension's `if` condition: no conditional expression, even inside a lambda's body. */
   private parseTestNoCond(): Expr {
-    if (this.isKw("lambda")) return this.parseLambda();
+    if (this.isKw("lambda")) return this.parseLambda(true);
     return this.parseOr();
   }
 
-  private parseLambda(): Expr {
+  private parseLambda(noCond = false): Expr {
     const kw = this.next();
     const params = this.parseParams(":");
     this.expectOp(":");
     this.funcDepth++;
-    const body = this.parseTest();
+    const body = noCond ? this.parseTestNoCond() : this.parseTest();
     this.funcDepth--;
     const func = newFuncInfo("lambda", kw.line, kw.col, params, [], true, false);
     func.expr = body;
@@ -620,7 +624,9 @@ class Parser {
     try {
       let lo: Expr | undefined;
       if (!this.isOp(":")) {
-        lo = this.parseExpression(true);
+        // The spec's grammar has Expression here, which takes no trailing comma: x[1, 2,] and
+        // x[1, 2,:] are syntax errors.
+        lo = this.parseExpression();
         if (this.isOp("]")) {
           this.next();
           return { kind: "index", x, index: lo, line: open.line, col: open.col };

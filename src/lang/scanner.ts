@@ -30,6 +30,9 @@ const RESERVED: Record<string, string> = {
   while: "Starlark has no while loops; use `for i in range(n):` with a bound (L-11)", with: "", yield: "",
 };
 
+/** The reserved words (each already reported by the scanner, so not again as undefined names). */
+export const RESERVED_WORDS: ReadonlySet<string> = new Set(Object.keys(RESERVED));
+
 const CLOSE: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
 
 const OPERATORS = [
@@ -204,6 +207,13 @@ export function scan(file: string, src: string): { tokens: Token[]; diagnostics:
   push("eof", "", line, col());
   return { tokens, diagnostics };
 
+  /** A keyword may follow a number directly: `0in [0]` scans as 0, in (as in the reference scanners). */
+  function keywordAt(at: number): boolean {
+    let j = at;
+    while (j < src.length && isIdentPart(src[j])) j++;
+    return KEYWORDS.has(src.slice(at, j));
+  }
+
   function scanNumber(l: number, c: number): void {
     const start = i;
     if (src[i] === "0" && /[xXoObB]/.test(src[i + 1] ?? "")) {
@@ -214,7 +224,7 @@ export function scan(file: string, src: string): { tokens: Token[]; diagnostics:
       while (i < src.length && digitRe.test(src[i])) i++;
       const text = src.slice(start, i);
       const end = i;
-      while (i < src.length && isIdentPart(src[i])) i++;
+      if (!keywordAt(i)) while (i < src.length && isIdentPart(src[i])) i++;
       if (i > end || end === ds) {
         err(`invalid ${base === "x" ? "hex" : base === "o" ? "octal" : "binary"} literal ${JSON.stringify(src.slice(start, i))}`, l, c);
         push("int", src.slice(start, i), l, c, 0n);
@@ -240,7 +250,7 @@ export function scan(file: string, src: string): { tokens: Token[]; diagnostics:
       } else i = save;
     }
     const text = src.slice(start, i);
-    if (i < src.length && isIdentStart(src[i])) {
+    if (i < src.length && isIdentStart(src[i]) && !keywordAt(i)) {
       let j = i;
       while (j < src.length && isIdentPart(src[j])) j++;
       err(`invalid number literal ${JSON.stringify(src.slice(start, j))}`, l, c);

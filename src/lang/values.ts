@@ -15,6 +15,7 @@ export type Value =
   | StarList
   | Tuple
   | Dict
+  | StarSet
   | StarFunction
   | Builtin
   | Struct
@@ -27,6 +28,8 @@ export class StarError extends Error {
   pos?: Position;
   hint?: string;
   stack_?: StackFrame[];
+  /** For an argument error raised without a position: the argument at fault, so the caller can point at it. */
+  argument?: { keyword?: string; index?: number };
   constructor(code: string, message: string, pos?: Position, hint?: string) {
     super(message);
     this.code = code;
@@ -124,6 +127,48 @@ export class Dict {
     const d = new Dict();
     for (const [k, v] of entries) d.setFresh(k, v);
     return d;
+  }
+}
+
+/**
+ * set(x): an insertion-ordered collection of unique hashable values, with the same key identity as
+ * dicts (1 and 1.0 are one element). Mutable until frozen; unhashable itself, as in Go Starlark.
+ */
+export class StarSet {
+  private readonly map = new Map<string | number | boolean | bigint | null, Value>();
+  frozen = false;
+  iterating = 0;
+  constructor(elems: Iterable<Value> = []) {
+    for (const e of elems) {
+      const h = hashKey(e);
+      if (!this.map.has(h)) this.map.set(h, e);
+    }
+  }
+  get size(): number {
+    return this.map.size;
+  }
+  has(v: Value): boolean {
+    return this.map.has(hashKey(v));
+  }
+  add(v: Value): void {
+    this.checkMutable("insert into");
+    const h = hashKey(v);
+    if (!this.map.has(h)) this.map.set(h, v);
+  }
+  /** Removes v; returns whether it was there. */
+  delete(v: Value): boolean {
+    this.checkMutable("delete from");
+    return this.map.delete(hashKey(v));
+  }
+  clear(): void {
+    this.checkMutable("clear");
+    this.map.clear();
+  }
+  elems(): Value[] {
+    return [...this.map.values()];
+  }
+  checkMutable(verb = "modify"): void {
+    if (this.frozen || this.iterating > 0) throw mutationError("set", this, verb);
   }
 }
 
@@ -268,6 +313,17 @@ export const DEFAULT_STEP_BUDGET = 10_000_000;
 /** What `load("module", ...)` calls: the module's exported globals. */
 export type LoadHook = (module: string, pos: Position, thread: Thread) => Map<string, Value>;
 
+/**
+ * How many collection elements (list, tuple and set elements, dict entries as three; 16 string
+ * characters count as one) one evaluation may create in all (L-14). A million small ints take about 50 MB, so the
+ * default stops a runaway comprehension such as `[i for i in range(10**8)]` at a few hundred MB,
+ * long before the step budget would; ordinary playbooks create far fewer.
+ */
+export const DEFAULT_ALLOC_BUDGET = 5_000_000;
+
+/** A dict entry holds a key, a value and the entry itself: it counts as three elements. */
+export const DICT_ENTRY_COST = 3;
+
 export class Thread {
   /** Free slot for the embedder (src/plan stores its compilation context here). */
   local = new Map<string, unknown>();
@@ -275,6 +331,9 @@ export class Thread {
   readonly callStack: StackFrame[] = [];
   stepBudget: number;
   steps = 0;
+  allocBudget: number;
+  /** Collection elements created so far (see DEFAULT_ALLOC_BUDGET). */
+  allocated = 0;
   print: (msg: string) => void;
   /** Functions currently executing, for the no-recursion rule. */
   readonly active = new Set<FuncInfo>();
@@ -283,8 +342,9 @@ export class Thread {
    * file, as starlark-go keeps Thread.Load), so two threads never share a loader.
    */
   load: LoadHook | undefined;
-  constructor(opts?: { stepBudget?: number; print?: (msg: string) => void }) {
+  constructor(opts?: { stepBudget?: number; allocBudget?: number; print?: (msg: string) => void }) {
     this.stepBudget = opts?.stepBudget ?? DEFAULT_STEP_BUDGET;
+    this.allocBudget = opts?.allocBudget ?? DEFAULT_ALLOC_BUDGET;
     this.print = opts?.print ?? ((msg) => process.stdout.write(msg + "\n"));
   }
   /** Charges n steps of the budget (L-14). */
@@ -292,6 +352,24 @@ export class Thread {
     this.steps += n;
     if (this.steps > this.stepBudget) throw budgetError(this.stepBudget);
   }
+  /** Counts n new collection elements against the allocation budget (L-14). */
+  alloc(n: number): void {
+    this.allocated += n;
+    if (this.allocated > this.allocBudget) throw allocBudgetError(this.allocBudget);
+  }
+  /** Counts a new string of the given length (16 characters as one element). */
+  allocString(length: number): void {
+    if (length >= 16) this.alloc(length >> 4);
+  }
+}
+
+export function allocBudgetError(budget: number): StarError {
+  return new StarError(
+    "alloc-budget",
+    `evaluation created more than ${budget.toLocaleString("en-US")} list, tuple, dict and set elements`,
+    undefined,
+    "look for a comprehension or loop that builds far larger collections than intended",
+  );
 }
 
 export function budgetError(budget: number): StarError {
@@ -321,6 +399,7 @@ export function typeName(v: Value): string {
   if (v instanceof StarList) return "list";
   if (v instanceof Tuple) return "tuple";
   if (v instanceof Dict) return "dict";
+  if (v instanceof StarSet) return "set";
   if (v instanceof StarFunction) return "function";
   if (v instanceof Builtin) return "builtin_function_or_method";
   if (v instanceof Struct) return "struct";
@@ -343,6 +422,7 @@ export function truth(v: Value): boolean {
   if (v instanceof StarList) return v.elems.length > 0;
   if (v instanceof Tuple) return v.elems.length > 0;
   if (v instanceof Dict) return v.size > 0;
+  if (v instanceof StarSet) return v.size > 0;
   if (v instanceof RangeValue) return v.length > 0;
   if (v instanceof HostObject) return v.truth();
   return true;
@@ -410,6 +490,13 @@ function reprInto(v: Value, seen: Set<object>): string {
     seen.delete(v);
     return s;
   }
+  if (v instanceof StarSet) {
+    if (v.size === 0) return "set()";
+    seen.add(v);
+    const s = "set([" + v.elems().map((e) => reprInto(e, seen)).join(", ") + "])";
+    seen.delete(v);
+    return s;
+  }
   if (v instanceof Struct) {
     seen.add(v);
     const s = "struct(" + [...v.fields].map(([k, x]) => `${k} = ${reprInto(x, seen)}`).join(", ") + ")";
@@ -447,6 +534,11 @@ export function equals(a: Value, b: Value): boolean {
       const w = b.get(k);
       if (w === undefined || !equals(v, w)) return false;
     }
+    return true;
+  }
+  if (a instanceof StarSet && b instanceof StarSet) {
+    if (a.size !== b.size) return false;
+    for (const e of a.elems()) if (!b.has(e)) return false;
     return true;
   }
   if (a instanceof Struct && b instanceof Struct) {
@@ -571,32 +663,47 @@ function subHash(v: Value): string {
 // Freezing and JSON
 
 export function freeze(root: Value): void {
-  // Iterative, so arbitrarily deep values cannot overflow the JS stack.
-  const work: Value[] = [root];
+  // Iterative, so arbitrarily deep values cannot overflow the JS stack; each object is queued at
+  // most once, so a list holding one value ten million times does not queue it ten million times.
+  const work: object[] = [];
+  const queued = new Set<object>();
+  const push = (e: Value | undefined) => {
+    if (e !== null && e !== undefined && typeof e === "object" && !queued.has(e)) {
+      queued.add(e);
+      work.push(e);
+    }
+  };
+  push(root);
   while (work.length > 0) {
     const v = work.pop()!;
-    if (v === null || typeof v !== "object") continue;
     if (v instanceof StarList) {
       if (v.frozen) continue;
       v.frozen = true;
-      for (const e of v.elems) work.push(e);
+      for (const e of v.elems) push(e);
     } else if (v instanceof Dict) {
       if (v.frozen) continue;
       v.frozen = true;
-      for (const [k, x] of v.entries()) work.push(k, x);
+      for (const [k, x] of v.entries()) {
+        push(k);
+        push(x);
+      }
+    } else if (v instanceof StarSet) {
+      if (v.frozen) continue;
+      v.frozen = true;
+      for (const e of v.elems()) push(e);
     } else if (v instanceof Tuple) {
       if (frozenTuples.has(v)) continue;
       frozenTuples.add(v);
-      for (const e of v.elems) work.push(e);
+      for (const e of v.elems) push(e);
     } else if (v instanceof Struct) {
       if (frozenTuples.has(v)) continue;
       frozenTuples.add(v);
-      for (const e of v.fields.values()) work.push(e);
+      for (const e of v.fields.values()) push(e);
     } else if (v instanceof StarFunction) {
       if (frozenFns.has(v)) continue;
       frozenFns.add(v);
-      for (const d of v.defaults) if (d !== undefined) work.push(d);
-      for (const c of v.freevars) if (c.v !== undefined) work.push(c.v);
+      for (const d of v.defaults) push(d);
+      for (const c of v.freevars) push(c.v);
     } else if (v instanceof HostObject) {
       v.freeze();
     }
@@ -625,6 +732,7 @@ export function toJSON(v: Value, depth = 0): unknown {
     return v;
   }
   if (v instanceof StarList || v instanceof Tuple) return v.elems.map((e) => toJSON(e, depth + 1));
+  if (v instanceof StarSet) return v.elems().map((e) => toJSON(e, depth + 1));
   if (v instanceof Dict) {
     const out: Record<string, unknown> = {};
     for (const [k, x] of v.entries()) {
@@ -672,7 +780,7 @@ export function unpackArgs(
   if (args.length > n) {
     throw new StarError(
       "too-many-arguments",
-      `${fnName}() accepts at most ${n} positional argument${n === 1 ? "" : "s"} (${args.length} given)`,
+      n === 0 ? `${fnName}() takes no arguments (${args.length} given)` : `${fnName}() accepts at most ${n} positional argument${n === 1 ? "" : "s"} (${args.length} given)`,
       call.argPositions[n] ?? call.pos,
       n > 0 ? `it accepts: ${paramNames(params).join(", ")}; pass the others by name` : undefined,
     );
@@ -694,11 +802,12 @@ export function unpackArgs(
       }
     }
     if (!found) {
+      if (n === 0) throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; it takes no arguments`, kpos);
       const names = paramNames(params);
       const near = nearestName(key, names);
       throw new StarError(
         "unknown-argument",
-        `${fnName}() got an unexpected keyword argument '${key}'${near ? ` (did you mean '${near}'?)` : ""}; it accepts: ${names.join(", ") || "no arguments"}`,
+        `${fnName}() got an unexpected keyword argument '${key}'${near ? ` (did you mean '${near}'?)` : ""}; it accepts: ${names.join(", ")}`,
         kpos,
       );
     }
@@ -713,6 +822,13 @@ export function unpackArgs(
     }
   }
   return { values, positions };
+}
+
+/** For built-ins whose arguments are positional only (range, zip, the set methods taking *others). */
+export function rejectKwargs(call: CallContext, fnName: string, kwargs: Array<[string, Value]>): void {
+  if (kwargs.length === 0) return;
+  const [key] = kwargs[0];
+  throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; its arguments are positional only`, call.kwargPositions[key] ?? call.pos, `pass the value without '${key} ='`);
 }
 
 function paramName(p: string): string {

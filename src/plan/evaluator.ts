@@ -4,7 +4,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DiagnosticError, errorAt, type Position } from "../lang/diagnostic.js";
+import { DiagnosticError, errorAt, type Position, type SourceLookup } from "../lang/diagnostic.js";
 import { callFunction, execFile, StarError, StarFunction, Thread, toJSON, Dict, typeName, type LoadResult } from "../lang/index.js";
 import { inertBuiltins } from "./builtins.js";
 import { inputValue } from "./shared-input.js";
@@ -20,8 +20,8 @@ export interface EvaluatorOptions {
 
 export type Evaluator = (input: unknown) => Record<string, unknown>;
 
-function fail(message: string, hint?: string, pos?: Position): never {
-  throw new DiagnosticError(errorAt("evaluator", message, pos, hint));
+function fail(message: string, hint?: string, pos?: Position, sources?: SourceLookup): never {
+  throw new DiagnosticError(errorAt("evaluator", message, pos, hint), sources);
 }
 
 /** Finds the evaluate spec of `task` (a top-level task, or the reviewer of a revise loop). */
@@ -49,6 +49,9 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
   const thread = new Thread({ print });
   const modules = new Map<string, LoadResult>();
   const loading: string[] = [];
+  // Module texts by pack-relative name, so a run-time error is rendered with its source line.
+  const sources = new Map<string, string>();
+  const lookup = (file: string) => sources.get(file);
 
   const run = (rel: string, pos?: Position): LoadResult => {
     const cached = modules.get(rel);
@@ -60,6 +63,7 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
     } catch {
       return fail(`cannot read ${rel} in ${packDir} for evaluate task '${t.name}'`, "the pack snapshot must hold the files the plan was compiled from");
     }
+    sources.set(rel, text);
     loading.push(rel);
     const res = execFile(rel, text, {
       predeclared: builtins,
@@ -72,7 +76,7 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
       },
     });
     loading.pop();
-    if (!res.ok) throw new DiagnosticError(res.diagnostics);
+    if (!res.ok) throw new DiagnosticError(res.diagnostics, lookup);
     const out: LoadResult = { globals: res.globals };
     modules.set(rel, out);
     return out;
@@ -91,14 +95,21 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
     } catch (e) {
       return fail(`evaluate task '${t.name}': its input is not JSON: ${(e as Error).message}`);
     }
-    const result = callFunction(fn, [arg], [], { stepBudget: budget, print });
+    let result;
+    try {
+      result = callFunction(fn, [arg], [], { stepBudget: budget, print });
+    } catch (e) {
+      // FILE:LINE:COL, the source line and the call stack, as for a compile-time error (issue 11).
+      if (e instanceof DiagnosticError) throw new DiagnosticError(e.diagnostics, lookup);
+      throw e;
+    }
     if (!(result instanceof Dict)) {
-      fail(`evaluate task '${t.name}': ${fnName}() returned ${typeName(result)}, not a dict`, "an evaluate function returns a dict, which becomes the task's output (T-4)", fn.pos);
+      fail(`evaluate task '${t.name}': ${fnName}() returned ${typeName(result)}, not a dict`, "an evaluate function returns a dict, which becomes the task's output (T-4)", fn.pos, lookup);
     }
     try {
       return toJSON(result) as Record<string, unknown>;
     } catch (e) {
-      if (e instanceof StarError) fail(`evaluate task '${t.name}': ${fnName}() returned a value that is not JSON: ${e.message}`, undefined, fn.pos);
+      if (e instanceof StarError) fail(`evaluate task '${t.name}': ${fnName}() returned a value that is not JSON: ${e.message}`, undefined, fn.pos, lookup);
       throw e;
     }
   };
