@@ -6,7 +6,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { RunEngine } from "../../src/run/index.js";
 import { harness } from "./helpers.js";
@@ -24,8 +24,17 @@ test("issue 15: the golden logs are present (a missing fixture cannot pass silen
 for (const name of names) {
   test(`issue 15 golden log ${name}: folds and projects to the recorded records; resume records nothing about any task`, async () => {
     const h = harness();
+    // The log names the pack snapshot of the machine it was recorded on; resume refuses a run
+    // whose snapshot is gone (issue 9), so the folders it names exist (empty) while it resumes.
+    const log = readLog(name);
+    const made = log.events
+      .filter((e) => e.type === "plan_admitted" || e.type === "pack_refreshed")
+      .map((e) => (JSON.parse(e.payload) as { snapshot: { dir: string } }).snapshot.dir)
+      .filter((d) => !existsSync(d))
+      // mkdirSync returns the first folder it had to make: the one to remove afterwards.
+      .map((d) => mkdirSync(d, { recursive: true }))
+      .filter((d): d is string => d !== undefined);
     try {
-      const log = readLog(name);
       const expected = JSON.parse(readFileSync(join(LOGS_DIR, `${name}.expected.json`), "utf8")) as { folded: unknown; projection: unknown };
       loadLog(h.store, log);
       assert.deepEqual(foldedRecords(h.store, log.run), expected.folded, "what resume folds from the log");
@@ -59,6 +68,7 @@ for (const name of names) {
     } finally {
       h.store.close();
       h.dir.cleanup();
+      for (const d of made) rmSync(d, { recursive: true, force: true });
     }
   });
 }
