@@ -8,7 +8,7 @@ import type { Plan, TaskPlan } from "../src/plan/plan.js";
 import { admitRun, RunEngine, Store } from "../src/run/index.js";
 
 function task(name: string, kind: TaskPlan["kind"], extra: Partial<TaskPlan>): TaskPlan {
-  return { name, kind, depends_on: [], join: "all", aligned_with: [], keyed: [], timeout_seconds: 60, retries: 0, emits: {}, declared_at: { file: "big.star", line: 1, col: 1 }, ...extra };
+  return { name, kind, depends_on: [], join: "all", aligned_with: [], keyed: [], timeout_seconds: 60, retries: 0, emits: {}, declared_at: { file: "big.star", line: 1, col: 1 }, ...extra } as TaskPlan; // `extra` carries the kind's spec
 }
 
 function plan(n: number): Plan {

@@ -2,21 +2,12 @@
 // terminal, until the run ends — reading the event log only, never writing. A run whose process
 // died while running ends the follow with a note saying how to resume it.
 
-import { ownerGone, type RunEvent, type Store } from "../run/index.js";
+import { decodeEvent, ownerGone, type Store, type StoredEvent } from "../run/index.js";
 import { plainLine } from "./run-progress.js";
 
 const POLL_MS = 200;
 const PAGE = 2000;
 const ENDS = new Set(["run_finished", "run_stopped", "run_cancelled"]);
-
-interface StoredEvent {
-  seq: number;
-  time: string;
-  type: string;
-  task: string | null;
-  key: string | null;
-  payload: string;
-}
 
 export async function followRun(store: Store, run: string, json: boolean, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   const page = store.db.prepare("SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND seq > ? ORDER BY seq LIMIT ?");
@@ -25,7 +16,7 @@ export async function followRun(store: Store, run: string, json: boolean, out: N
   for (;;) {
     const rows = page.all(run, after, PAGE) as StoredEvent[];
     for (const r of rows) {
-      const e = { run, seq: r.seq, time: r.time, type: r.type, task: r.task, key: r.key, payload: JSON.parse(r.payload) } as RunEvent;
+      const e = decodeEvent(run, r);
       out.write(json ? JSON.stringify(e) + "\n" : `${String(e.seq).padStart(6)} ${plainLine(e)}\n`);
       after = r.seq;
       lastType = r.type;

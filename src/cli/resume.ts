@@ -4,7 +4,6 @@
 
 import type { Command } from "commander";
 import { UsageError, examples } from "./common.js";
-import type { EventPayloads } from "../run/index.js";
 import { agentPreflight } from "./agent-preflight.js";
 import { addRunFlags, execute, FORCE_HELP, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
 import { findRun } from "./run-lookup.js";
@@ -27,7 +26,7 @@ export function register(program: Command): void {
         const first = events.next().value;
         events.return?.(undefined);
         if (first?.type === "plan_admitted") {
-          const admitted = first.payload as EventPayloads["plan_admitted"];
+          const admitted = first.payload;
           const budgetUsd = wiring.engineDeps.overrides?.budget_usd ?? admitted.settings.budget_usd;
           const agents = agentPreflight([admitted.plan], wiring.config, { modeOf: wiring.modeOf, budgetUsd, checkTerminal: false, ...(admitted.repo ? { recorded: admitted.repo } : {}) });
           if (agents.problems.length) {

@@ -13,7 +13,7 @@
 import cliTruncate from "cli-truncate";
 import { createLogUpdate } from "log-update";
 import pc from "picocolors";
-import type { RunEvent, RunOutcome, TaskProgress } from "../run/index.js";
+import { dispatch, type EventHandlers, type RunEvent, type RunOutcome, type TaskProgress } from "../run/index.js";
 import { formatElapsed } from "./run-lookup.js";
 import { forPeople } from "./words.js";
 
@@ -134,56 +134,34 @@ export class Progress {
   }
 }
 
+/** What each event says after its type and place on a plain progress line (empty: nothing more). */
+const DETAIL: EventHandlers<[], string> = {
+  plan_admitted: (e) => e.payload.plan.playbook,
+  run_resumed: () => "",
+  task_expanded: (e) => `${e.payload.count} elements`,
+  task_failed: (e) => e.payload.error,
+  instance_started: (e) => `attempt ${e.payload.attempt}`,
+  instance_finished: (e) => e.payload.status + (e.payload.error ? `: ${e.payload.error}` : ""),
+  instance_retried: (e) => `attempt ${e.payload.attempt} failed, retrying in ${e.payload.delay_ms} ms: ${e.payload.error}`,
+  instance_interrupted: (e) => `attempt ${e.payload.attempt}`,
+  gate_closed: (e) => `not_taken${e.payload.label ? ` (${e.payload.label})` : ""}`,
+  decision_recorded: (e) => Object.entries(e.payload.record).map(([q, d]) => `${q}=${d.label}`).join(" "),
+  revise_round: (e) => `round ${e.payload.round}: ${e.payload.verdict}`,
+  fold_settled: (e) => e.payload.status,
+  task_settled: (e) => e.payload.status,
+  run_stopped: (e) => e.payload.reason,
+  run_cancelled: (e) => e.payload.reason,
+  run_finished: (e) => e.payload.status,
+  rerun_requested: (e) => `${e.payload.tasks.join(", ")}: ${e.payload.reset} instances cleared`,
+  instance_reset: (e) => `cleared (was ${e.payload.previous.status})`,
+  task_reset: () => "",
+  pack_refreshed: () => "",
+};
+
 /** One event as a line of text (plain progress, `show --follow`). */
 export function plainLine(e: RunEvent): string {
   const where = e.task ? (e.key !== null ? `${e.task}[${e.key}]` : e.task) : "";
-  const p = e.payload as Record<string, unknown>;
-  let detail = "";
-  switch (e.type) {
-    case "instance_finished":
-      detail = String(p.status) + (p.error ? `: ${p.error}` : "");
-      break;
-    case "instance_retried":
-      detail = `attempt ${p.attempt} failed, retrying in ${p.delay_ms} ms: ${p.error}`;
-      break;
-    case "gate_closed":
-      detail = `not_taken${p.label ? ` (${p.label})` : ""}`;
-      break;
-    case "decision_recorded":
-      detail = Object.entries(p.record as Record<string, { label: string }>).map(([q, d]) => `${q}=${d.label}`).join(" ");
-      break;
-    case "fold_settled":
-    case "task_settled":
-    case "run_finished":
-      detail = String(p.status);
-      break;
-    case "task_expanded":
-      detail = `${p.count} elements`;
-      break;
-    case "task_failed":
-    case "run_stopped":
-    case "run_cancelled":
-      detail = String(p.error ?? p.reason);
-      break;
-    case "instance_started":
-    case "instance_interrupted":
-      detail = `attempt ${p.attempt}`;
-      break;
-    case "revise_round":
-      detail = `round ${p.round}: ${p.verdict}`;
-      break;
-    case "plan_admitted":
-      detail = String((p.plan as { playbook: string }).playbook);
-      break;
-    case "instance_reset":
-      detail = `cleared (was ${(p.previous as { status: string }).status})`;
-      break;
-    case "rerun_requested":
-      detail = `${(p.tasks as string[]).join(", ")}: ${p.reset} instances cleared`;
-      break;
-    default:
-      break;
-  }
+  const detail = dispatch(DETAIL, e);
   return `${e.time.slice(11, 23)} ${e.type.padEnd(20)} ${where}${detail ? `  ${forPeople(detail)}` : ""}`;
 }
 

@@ -5,7 +5,6 @@
 // model did none of the work it was turned on for.
 
 import type { RunEvent } from "../run/index.js";
-import type { DecisionRecord } from "../run/judge.js";
 import { formatElapsed } from "./run-lookup.js";
 
 const SLOWEST = 3;
@@ -43,7 +42,7 @@ export class RunTally {
         break;
       case "decision_recorded": {
         this.ended(e);
-        const p = e.payload as { record: DecisionRecord; reused?: boolean };
+        const p = e.payload;
         if (p.reused) break;
         for (const d of Object.values(p.record)) {
           this.modes.set(d.mode, (this.modes.get(d.mode) ?? 0) + 1);

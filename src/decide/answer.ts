@@ -4,11 +4,12 @@
 // min_confidence, or on a refusal, the label is `uncertain`.
 
 import { nearestName } from "../lang/diagnostic.js";
+import { UNCERTAIN } from "../shared/primitives.js";
 import { DecisionFailure, type ResolvedQuestion } from "../run/judge.js";
 import type { ProviderResponse, RawAnswer } from "./provider.js";
 
 /** The label of an answer that is too unsure (Q-11) or refused. Reserved: no question declares it. */
-export const UNCERTAIN = "uncertain";
+export { UNCERTAIN };
 
 /** How far a distribution's sum may be from 1 before it is normalised (Q-10). */
 export const SUM_TOLERANCE = 1e-3;

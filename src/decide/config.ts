@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { DiagnosticError, errorAt, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
+import { isPlainObject } from "../shared/primitives.js";
 import type { AgentRunnerConfig, PriceTable } from "../run/agent-runner-config.js";
 import { PRESET_NAMES, PRESETS, type PresetName } from "../run/agent-presets/presets.js";
 import type { DecisionsConfig, JudgementMode, MachineConfig, ProviderConfig, ProviderKind, TypeSettings } from "./config-types.js";
@@ -105,7 +106,7 @@ export function parseMachineConfig(text: string, file: string): MachineConfig {
 type Table = Record<string, unknown>;
 
 function isTable(x: unknown): x is Table {
-  return typeof x === "object" && x !== null && !Array.isArray(x) && !(x instanceof Date);
+  return isPlainObject(x) && !(x instanceof Date); // TOML dates are objects too
 }
 
 function describe(x: unknown): string {

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { applyMap, type TypeCalibration } from "../decide/calibration-map.js";
 import type { ShadowPair } from "../decide/pair.js";
 import type { QuestionKind } from "../plan/plan.js";
+import { UNCERTAIN } from "../shared/primitives.js";
 import { pairFilter, pairKind, pairModel, type PairFilters } from "./pair-filter.js";
 import { scanPairs } from "./pairs-reader.js";
 import { meanLevelDistance, newcombe, quadraticKappa, wilson } from "./stats.js";
@@ -42,7 +43,7 @@ const MAX_MODELS = 16;
 const MAX_TYPES = 1000;
 const OTHER = "(other)";
 /** The model column of abstentions (refused, or no usable label) in the confusion matrix. */
-export const ABSTAIN = "uncertain";
+export const ABSTAIN = UNCERTAIN;
 export const OVERALL = "(overall)";
 
 export function bucketOf(confidence: number): number {

@@ -7,10 +7,9 @@ import { nearestName, type Position, type StackFrame } from "./diagnostic.js";
 import type { Arg, CallExpr, Comprehension, Expr, FileAST, FuncInfo, Stmt } from "./ast.js";
 import { binaryOp, checkSequenceSize, index, iterableToArray, setIndex, setOp, slice, unaryOp } from "./ops.js";
 import { getAttr, callMethod, hasMethod } from "./methods.js";
-import { UNIVERSE } from "./builtins.js";
 import {
   Builtin, DICT_ENTRY_COST, Dict, HostObject, RangeValue, StarError, StarFunction, StarList, StarSet, Tuple, budgetError, freeze, truth, typeName,
-  type CallContext, type Cell, type ModuleState, type Thread, type Value,
+  type CallContext, type Cell, type LoadHook, type ModuleState, type Thread, type Value,
 } from "./values.js";
 
 const NORMAL = 0;
@@ -26,10 +25,6 @@ interface Frame {
   ret: Value;
 }
 
-export interface LoadHook {
-  (module: string, pos: Position, thread: Thread): Map<string, Value>;
-}
-
 /** Runs a resolved file's top level. Returns normally or throws StarError (with pos and stack). */
 export function execModule(ast: FileAST, module: ModuleState, thread: Thread, load: LoadHook | undefined): void {
   const top = ast.toplevel;
@@ -37,20 +32,19 @@ export function execModule(ast: FileAST, module: ModuleState, thread: Thread, lo
   for (const s of top.cellSlots) fr.locals[s] = { v: undefined };
   const frameInfo: StackFrame = { name: "<toplevel>", pos: { file: module.file, line: 1, col: 1 } };
   thread.callStack.push(frameInfo);
-  const savedLoad = currentLoad;
-  currentLoad = load;
+  const savedLoad = thread.load;
+  thread.load = load;
   try {
     execBlock(ast.stmts, fr);
   } catch (e) {
     throw annotate(e, fr, { line: frameInfo.pos.line, col: frameInfo.pos.col });
   } finally {
-    currentLoad = savedLoad;
+    thread.load = savedLoad;
     thread.callStack.pop();
   }
   for (const g of module.globals) if (g !== undefined) freeze(g);
 }
 
-let currentLoad: LoadHook | undefined;
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -134,10 +128,11 @@ function execLoad(s: Extract<Stmt, { kind: "load" }>, fr: Frame): void {
   const pos = posOf(fr, s.moduleLine, s.moduleCol);
   const top = fr.thread.callStack[fr.thread.callStack.length - 1];
   if (top) top.pos = pos;
-  if (!currentLoad) throw new StarError("load-error", `cannot load ${JSON.stringify(s.module)}: load is not available here`, pos);
+  const load = fr.thread.load;
+  if (!load) throw new StarError("load-error", `cannot load ${JSON.stringify(s.module)}: load is not available here`, pos);
   let globals: Map<string, Value>;
   try {
-    globals = currentLoad(s.module, pos, fr.thread);
+    globals = load(s.module, pos, fr.thread);
   } catch (e) {
     if (e instanceof StarError && !e.pos) e.pos = pos;
     throw e;
@@ -429,7 +424,7 @@ function lookup(x: Extract<Expr, { kind: "ident" }>, fr: Frame): Value {
     case "predeclared":
       return fr.module.predeclared[x.name];
     case "universal":
-      return UNIVERSE.get(x.name)!;
+      return fr.module.universe.get(x.name)!;
     case "unresolved":
       throw annotate(new StarError("undefined-name", `undefined name '${x.name}'`), fr, x);
   }

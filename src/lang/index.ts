@@ -6,7 +6,7 @@ import type { FileAST } from "./ast.js";
 import { parse } from "./parser.js";
 import { resolveFile } from "./resolver.js";
 import { callStarFunction, execModule } from "./eval.js";
-import { UNIVERSE_NAMES } from "./builtins.js";
+import { UNIVERSE, UNIVERSE_NAMES } from "./builtins.js";
 import { StarError, Thread, freeze, type ModuleState, type StarFunction, type Value } from "./values.js";
 
 export * from "./values.js";
@@ -88,6 +88,7 @@ function execWith(thread: Thread, file: string, source: string, options: ExecOpt
     globals: new Array(ast.globalNames.length),
     globalNames: ast.globalNames,
     predeclared,
+    universe: UNIVERSE,
   };
   const load = options.load;
   const depth = thread.callStack.length;

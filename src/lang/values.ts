@@ -241,6 +241,8 @@ export interface ModuleState {
   globals: Array<Value | undefined>;
   globalNames: string[];
   predeclared: Record<string, Value>;
+  /** The universe built-ins (L-13), handed in by the embedder so the evaluator need not import them. */
+  universe: ReadonlyMap<string, Value>;
 }
 
 export type BuiltinImpl = (call: CallContext, args: Value[], kwargs: Array<[string, Value]>) => Value;
@@ -308,6 +310,9 @@ export interface CallContext {
 
 export const DEFAULT_STEP_BUDGET = 10_000_000;
 
+/** What `load("module", ...)` calls: the module's exported globals. */
+export type LoadHook = (module: string, pos: Position, thread: Thread) => Map<string, Value>;
+
 /**
  * How many collection elements (list, tuple and set elements, dict entries as three; 16 string
  * characters count as one) one evaluation may create in all (L-14). A million small ints take about 50 MB, so the
@@ -332,6 +337,11 @@ export class Thread {
   print: (msg: string) => void;
   /** Functions currently executing, for the no-recursion rule. */
   readonly active = new Set<FuncInfo>();
+  /**
+   * Resolves `load` for the file executing on this thread (set by the evaluator around each
+   * file, as starlark-go keeps Thread.Load), so two threads never share a loader.
+   */
+  load: LoadHook | undefined;
   constructor(opts?: { stepBudget?: number; allocBudget?: number; print?: (msg: string) => void }) {
     this.stepBudget = opts?.stepBudget ?? DEFAULT_STEP_BUDGET;
     this.allocBudget = opts?.allocBudget ?? DEFAULT_ALLOC_BUDGET;

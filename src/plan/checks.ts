@@ -45,11 +45,12 @@ export function checkTasks(tasks: DeclTask[], opts: CheckOptions): CheckResult {
   const flawed = new Set<DeclQuestion>();
   for (const t of tasks) {
     checkTask(t, ancestors.get(t), err);
-    if (t.kind === "route" && t.route) checkQuestions(t, flawed, err);
-    if (t.kind === "revise" && t.revise) checkRevise(t, err);
+    if (t.kind === "route" && t.route) checkQuestions(t, t.route, flawed, err);
+    if (t.kind === "revise" && t.revise) checkRevise(t, t.revise, err);
   }
   const whenPlans = resolveGates(tasks, opts, flawed, err);
-  return { diagnostics: diags, tasks: diags.length === 0 ? tasks.map((t) => toTaskPlan(t, whenPlans, opts)) : [] };
+  const plans = diags.length === 0 ? tasks.map((t) => toTaskPlan(t, whenPlans, opts)) : [];
+  return { diagnostics: diags, tasks: plans.every((p) => p !== undefined) ? plans : [] };
 }
 
 
@@ -174,7 +175,7 @@ function checkTask(t: DeclTask, ancestors: Set<DeclTask> | undefined, err: Repor
   if (t.when && !badRefs.has(t.when.ref)) checkWhenShape(t, t.when.ref, err);
 
   // kind-specific
-  if (t.route) checkRoute(t, badRefs, err);
+  if (t.route) checkRoute(t, t.route, badRefs, err);
   if (t.agent && !t.broken.has("prompt")) checkPrompt(t, t.agent.prompt, t.agent.promptPos, placeholderScope(t), err);
   if (t.agent && !t.broken.has("files")) checkFilePaths(t.agent.files, t.agent.filesPos, err);
 }
@@ -265,8 +266,10 @@ function checkFilePaths(files: string[], pos: Position, err: Report): void {
   }
 }
 
-function checkRoute(t: DeclTask, badRefs: Set<DeclRef>, err: Report): void {
-  const r = t.route!;
+/** A declared route's own arguments (present once its task is a route). */
+type DeclRoute = NonNullable<DeclTask["route"]>;
+
+function checkRoute(t: DeclTask, r: DeclRoute, badRefs: Set<DeclRef>, err: Report): void {
   if (r.min_confidence < 0 || r.min_confidence > 1) err("confidence-range", `min_confidence = ${r.min_confidence} is outside 0 … 1`, r.confidencePos);
   if (r.decide === "output") {
     if (!r.source && !t.broken.has("source")) err("output-route-without-source", `route '${t.name}' has decide = "output" but no source`, r.decidePos, "add source = producer.field (an object holding a label per question)");
@@ -299,25 +302,23 @@ function filesOf(t: DeclTask): string[] {
   return [];
 }
 
-function checkQuestions(t: DeclTask, flawed: Set<DeclQuestion>, err: Report): void {
-  const r = t.route!;
+function checkQuestions(t: DeclTask, r: DeclRoute, flawed: Set<DeclQuestion>, err: Report): void {
   for (const q of r.questions) {
     const report: Report = (code, message, pos, hint) => {
       flawed.add(q);
       err(code, message, pos, hint);
     };
-    checkQuestion(t, q, report);
+    checkQuestion(t, r, q, report);
   }
 }
 
-function checkQuestion(t: DeclTask, q: DeclQuestion, err: Report): void {
-  const r = t.route!;
+function checkQuestion(t: DeclTask, r: DeclRoute, q: DeclQuestion, err: Report): void {
   if (!isIdentifier(q.name)) err("invalid-name", `question name ${JSON.stringify(q.name)} is not an identifier`, q.pos);
   if (q.min_confidence !== undefined && (q.min_confidence < 0 || q.min_confidence > 1)) err("confidence-range", `min_confidence = ${q.min_confidence} is outside 0 … 1`, q.pos);
   if (!q.valid) return;
   if (q.dynamic) {
     if (r.decide === "output") err("dynamic-choice-output-route", `question '${q.name}' of output-decided route '${t.name}' is a dynamic choice`, q.dynamic.pos, 'only a model-decided route may ask a dynamic choice (Q-33); declare the options, or use decide = "model"');
-    else checkDynamicSource(t, q, err);
+    else checkDynamicSource(t, q.dynamic, err);
     for (const d of q.drop) if (d !== UNCERTAIN) err("dynamic-drop", `drop lists ${JSON.stringify(d)}, but question '${q.name}' is a dynamic choice: drop may list only "uncertain"`, q.dropPos);
     return;
   }
@@ -337,8 +338,7 @@ function checkQuestion(t: DeclTask, q: DeclQuestion, err: Report): void {
   }
 }
 
-function checkDynamicSource(t: DeclTask, q: DeclQuestion, err: Report): void {
-  const ref = q.dynamic!;
+function checkDynamicSource(t: DeclTask, ref: DeclRef, err: Report): void {
   if (ref.producer.inlineIn) return; // reported with the task's references
   if (!requireDirect(t, ref, "options", err)) return;
   const p = ref.producer;
@@ -353,8 +353,8 @@ function checkDynamicSource(t: DeclTask, q: DeclQuestion, err: Report): void {
     err("options-wrong-type", `options = ${refText(ref)}: route '${t.name}' is not mapped, so the field must be the option list (declared "list"), but it is declared "${declared}"`, ref.pos);
 }
 
-function checkRevise(t: DeclTask, err: Report): void {
-  const { body, reviewer, max_rounds } = t.revise!;
+function checkRevise(t: DeclTask, revise: NonNullable<DeclTask["revise"]>, err: Report): void {
+  const { body, reviewer, max_rounds } = revise;
   if (!Number.isInteger(max_rounds) || max_rounds < 1 || max_rounds > 100) err("revise-max-rounds", `max_rounds = ${max_rounds} is outside 1 … 100`, t.pos);
   if (body.kind !== "agent" && body.kind !== "command") err("revise-body-kind", `the body of revise '${t.name}' is a ${body.kind}; it must be an agent or command`, body.pos);
   if (reviewer.kind !== "agent" && reviewer.kind !== "command" && reviewer.kind !== "evaluate") err("revise-reviewer-kind", `the reviewer of revise '${t.name}' is a ${reviewer.kind}; it must be an agent, command or evaluate`, reviewer.pos);

@@ -89,9 +89,9 @@ export interface ReviseSpec {
   max_rounds: number;
 }
 
-export interface TaskPlan {
+/** What every task has, whatever its kind. */
+export interface TaskBase {
   name: string;
-  kind: TaskKind;
   /** Direct dependencies, in declared order. */
   depends_on: string[];
   join: Join;
@@ -108,14 +108,33 @@ export interface TaskPlan {
   retries: number;
   /** Output field → type, in declared order. For a route: question name → "string". */
   emits: Record<string, FieldType>;
-  command?: CommandSpec;
-  agent?: AgentSpec;
-  route?: RouteSpec;
-  evaluate?: EvaluateSpec;
-  revise?: ReviseSpec;
   /** Where the task was declared, for messages at run time. */
   declared_at: { file: string; line: number; col: number };
 }
+
+/** Each kind's own spec, under the kind's name (the TOML form has one `[tasks.KIND]` table). */
+export interface KindSpecs {
+  command: CommandSpec;
+  agent: AgentSpec;
+  route: RouteSpec;
+  evaluate: EvaluateSpec;
+  revise: ReviseSpec;
+}
+
+/**
+ * One task of kind K: its spec is present, and every other kind's is absent (declared `never`,
+ * so `t.route?.decide` still reads on any task, and `switch (t.kind)` narrows to the one present).
+ */
+export type TaskOf<K extends TaskKind> = TaskBase & SpecOf<K> & { [S in Exclude<TaskKind, K>]?: never };
+
+/** A kind and its spec, e.g. `{ kind: "command", command: CommandSpec }`. */
+export type SpecOf<K extends TaskKind> = { kind: K } & { [S in K]: KindSpecs[S] };
+
+/** Any kind with its spec: what a builder adds to a TaskBase to make a TaskPlan. */
+export type TaskSpec = { [K in TaskKind]: SpecOf<K> }[TaskKind];
+
+/** A compiled task: a union keyed by `kind`. */
+export type TaskPlan = { [K in TaskKind]: TaskOf<K> }[TaskKind];
 
 export interface PlanSettings {
   description: string;
@@ -138,4 +157,4 @@ export interface Plan {
 }
 
 /** The implicit label of every model-decided question (Q-11). */
-export const UNCERTAIN = "uncertain";
+export { UNCERTAIN } from "../shared/primitives.js";

@@ -13,6 +13,7 @@
 // a converted copy of each of those for the whole run would double a large run's memory.
 
 import { Dict, freeze, fromJSON, type Value } from "../lang/index.js";
+import { isPlainObject } from "../shared/primitives.js";
 
 const converted = new WeakMap<object, Value>();
 /** Objects converted once and not cached: a second conversion caches them. */
@@ -23,10 +24,6 @@ function remember(x: object, v: Value): Value {
   if (seenOnce.has(x)) converted.set(x, v);
   else seenOnce.add(x);
   return v;
-}
-
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
 /** `x` converted and frozen, reusing the conversion of the same object. */
@@ -45,7 +42,7 @@ function frozenValue(x: unknown): Value {
  * but every field but the narrowed one is the producer's own).
  */
 function dependencyValue(x: unknown): Value {
-  if (!isObject(x)) return frozenValue(x);
+  if (!isPlainObject(x)) return frozenValue(x);
   const hit = converted.get(x);
   if (hit !== undefined) return hit;
   const d = new Dict();
@@ -56,7 +53,7 @@ function dependencyValue(x: unknown): Value {
 
 /** The input dict an evaluate function receives; anything not shaped like an instance input is converted plainly. */
 export function inputValue(input: unknown): Value {
-  if (!isObject(input) || !isObject(input.inputs)) return fromJSON(input);
+  if (!isPlainObject(input) || !isPlainObject(input.inputs)) return fromJSON(input);
   const d = new Dict();
   for (const [k, v] of Object.entries(input)) {
     if (k !== "inputs") {

@@ -3,7 +3,7 @@
 import type { CheckOptions } from "./checks.js";
 import type { DeclQuestion, DeclRef, DeclTask } from "./declared.js";
 import type { Gate } from "./gates.js";
-import type { FieldRef, QuestionPlan, TaskPlan, WhenPlan } from "./plan.js";
+import type { FieldRef, QuestionPlan, TaskBase, TaskKind, TaskPlan, TaskSpec, WhenPlan } from "./plan.js";
 import { sameField } from "./refs.js";
 
 function fieldRef(r: DeclRef): FieldRef {
@@ -25,9 +25,14 @@ function questionPlan(route: DeclTask, q: DeclQuestion, playbook: string): Quest
   return out;
 }
 
-export function toTaskPlan(t: DeclTask, gates: Map<DeclTask, Gate>, opts: CheckOptions): TaskPlan {
+/**
+ * The plan of a declared task, or undefined when its own arguments were broken (a kind's spec
+ * was never built, e.g. an evaluate fn that is a lambda): that error is reported where it was
+ * found, and no plan is made from such a file.
+ */
+export function toTaskPlan(t: DeclTask, gates: Map<DeclTask, Gate>, opts: CheckOptions): TaskPlan | undefined {
   const deps = t.depends_on.map((d) => d.task);
-  const plan: TaskPlan = {
+  const plan: TaskBase & { kind: TaskKind } = {
     name: t.name,
     kind: t.kind,
     depends_on: deps.map((d) => d.name),
@@ -53,17 +58,43 @@ export function toTaskPlan(t: DeclTask, gates: Map<DeclTask, Gate>, opts: CheckO
     if (t.when.answers !== undefined) w.answers = [...t.when.answers];
     plan.when = w;
   }
-  if (t.command) plan.command = { run: t.command.run, env: { ...t.command.env } };
-  if (t.agent) {
-    plan.agent = { prompt: t.agent.prompt, effort: t.agent.effort, files: [...t.agent.files], runner: t.agent.runner };
-    if (t.agent.workspace) plan.agent.workspace = t.agent.workspace;
+  // The spec goes last, as the kind's key, so the plan's JSON keeps its key order.
+  const spec = taskSpec(t, gates, opts);
+  return spec && { ...plan, ...spec };
+}
+
+/** A declared task's kind and spec; undefined when the spec was never built (see toTaskPlan). */
+function taskSpec(t: DeclTask, gates: Map<DeclTask, Gate>, opts: CheckOptions): TaskSpec | undefined {
+  switch (t.kind) {
+    case "command": {
+      if (!t.command) return undefined;
+      return { kind: t.kind, command: { run: t.command.run, env: { ...t.command.env } } };
+    }
+    case "agent": {
+      if (!t.agent) return undefined;
+      const agent: TaskSpec & { kind: "agent" } = { kind: t.kind, agent: { prompt: t.agent.prompt, effort: t.agent.effort, files: [...t.agent.files], runner: t.agent.runner } };
+      if (t.agent.workspace) agent.agent.workspace = t.agent.workspace;
+      return agent;
+    }
+    case "route": {
+      const r = t.route;
+      if (!r) return undefined;
+      const route: TaskSpec & { kind: "route" } = {
+        kind: t.kind,
+        route: { decide: r.decide, min_confidence: r.min_confidence, files: [...r.files], questions: r.questions.map((q) => questionPlan(t, q, opts.playbook)) },
+      };
+      if (r.source) route.route.source = fieldRef(r.source);
+      return route;
+    }
+    case "evaluate": {
+      if (!t.evaluate) return undefined;
+      return { kind: t.kind, evaluate: { module: t.evaluate.module, function: t.evaluate.function } };
+    }
+    case "revise": {
+      if (!t.revise) return undefined;
+      const body = toTaskPlan(t.revise.body, gates, opts);
+      const reviewer = toTaskPlan(t.revise.reviewer, gates, opts);
+      return body && reviewer && { kind: t.kind, revise: { body, reviewer, max_rounds: t.revise.max_rounds } };
+    }
   }
-  if (t.route) {
-    const r = t.route;
-    plan.route = { decide: r.decide, min_confidence: r.min_confidence, files: [...r.files], questions: r.questions.map((q) => questionPlan(t, q, opts.playbook)) };
-    if (r.source) plan.route.source = fieldRef(r.source);
-  }
-  if (t.evaluate) plan.evaluate = { module: t.evaluate.module, function: t.evaluate.function };
-  if (t.revise) plan.revise = { body: toTaskPlan(t.revise.body, gates, opts), reviewer: toTaskPlan(t.revise.reviewer, gates, opts), max_rounds: t.revise.max_rounds };
-  return plan;
 }

@@ -10,10 +10,14 @@ import {
   FIELD_TYPES,
   type FieldRef,
   type FieldType,
+  type KindSpecs,
   type Plan,
   type PlanSettings,
   type QuestionPlan,
+  type TaskBase,
+  type TaskKind,
   type TaskPlan,
+  type TaskSpec,
   type WhenPlan,
 } from "./plan.js";
 
@@ -177,7 +181,7 @@ function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
     if (typeof x !== "string" || !(FIELD_TYPES as readonly string[]).includes(x)) rd.fail(`${p}.emits.${k}`, `expected one of ${FIELD_TYPES.join(", ")}, got ${describe(x)}`);
     emits[k] = x as FieldType;
   }
-  const out: TaskPlan = {
+  const out: TaskBase & { kind: TaskKind } = {
     name,
     kind,
     depends_on: rd.strList(t, "depends_on", p),
@@ -192,6 +196,7 @@ function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
   if (t.over !== undefined) out.over = rd.ref(rd.str(t, "over", p), `${p}.over`);
   if (t.max_fanout !== undefined) out.max_fanout = rd.int(t, "max_fanout", p, 1, 10000);
   if (t.when !== undefined) out.when = readWhen(rd, t.when, `${p}.when`);
+  const specs: Partial<KindSpecs> = {};
   const need = (k: string) => {
     if (t[k] === undefined) rd.fail(`${p}.${k}`, `a ${kind} task needs a [${k}] table`);
   };
@@ -199,15 +204,15 @@ function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
     need("command");
     const c = rd.table(t.command, `${p}.command`);
     rd.known(c, `${p}.command`, ["run", "env"]);
-    out.command = { run: rd.str(c, "run", `${p}.command`), env: rd.strRecord(c, "env", `${p}.command`) };
+    specs.command = { run: rd.str(c, "run", `${p}.command`), env: rd.strRecord(c, "env", `${p}.command`) };
   }
   if (kind === "agent" || t.agent !== undefined) {
     need("agent");
     const a = rd.table(t.agent, `${p}.agent`);
     const ap = `${p}.agent`;
     rd.known(a, ap, ["prompt", "effort", "files", "runner", "workspace"]);
-    out.agent = { prompt: rd.str(a, "prompt", ap), effort: rd.oneOf(a, "effort", ap, ["low", "medium", "high"] as const), files: rd.strList(a, "files", ap), runner: rd.str(a, "runner", ap) };
-    if (a.workspace !== undefined && rd.oneOf(a, "workspace", ap, ["scratch", "worktree"] as const) === "worktree") out.agent.workspace = "worktree";
+    specs.agent = { prompt: rd.str(a, "prompt", ap), effort: rd.oneOf(a, "effort", ap, ["low", "medium", "high"] as const), files: rd.strList(a, "files", ap), runner: rd.str(a, "runner", ap) };
+    if (a.workspace !== undefined && rd.oneOf(a, "workspace", ap, ["scratch", "worktree"] as const) === "worktree") specs.agent.workspace = "worktree";
   }
   if (kind === "route" || t.route !== undefined) {
     need("route");
@@ -216,29 +221,45 @@ function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
     rd.known(r, rp, ["decide", "source", "min_confidence", "files", "questions"]);
     const qs = r.questions;
     if (!Array.isArray(qs)) rd.fail(`${rp}.questions`, `expected a list of tables, got ${describe(qs)}`);
-    out.route = {
+    specs.route = {
       decide: rd.oneOf(r, "decide", rp, ["model", "output"] as const),
       min_confidence: rd.num(r, "min_confidence", rp),
       files: rd.strList(r, "files", rp),
       questions: qs.map((q, i) => readQuestion(rd, q, `${rp}.questions[${i}]`)),
     };
-    if (r.source !== undefined) out.route.source = rd.ref(rd.str(r, "source", rp), `${rp}.source`);
+    if (r.source !== undefined) specs.route.source = rd.ref(rd.str(r, "source", rp), `${rp}.source`);
   }
   if (kind === "evaluate" || t.evaluate !== undefined) {
     need("evaluate");
     const e = rd.table(t.evaluate, `${p}.evaluate`);
     rd.known(e, `${p}.evaluate`, ["module", "function"]);
-    out.evaluate = { module: rd.str(e, "module", `${p}.evaluate`), function: rd.str(e, "function", `${p}.evaluate`) };
+    specs.evaluate = { module: rd.str(e, "module", `${p}.evaluate`), function: rd.str(e, "function", `${p}.evaluate`) };
   }
   if (kind === "revise" || t.revise !== undefined) {
     need("revise");
     const r = rd.table(t.revise, `${p}.revise`);
     rd.known(r, `${p}.revise`, ["max_rounds", "body", "reviewer"]);
-    out.revise = { body: readTask(rd, r.body, `${p}.revise.body`), reviewer: readTask(rd, r.reviewer, `${p}.revise.reviewer`), max_rounds: rd.int(r, "max_rounds", `${p}.revise`, 1, 100) };
+    specs.revise = { body: readTask(rd, r.body, `${p}.revise.body`), reviewer: readTask(rd, r.reviewer, `${p}.revise.reviewer`), max_rounds: rd.int(r, "max_rounds", `${p}.revise`, 1, 100) };
   }
-  const specs = ["command", "agent", "route", "evaluate", "revise"].filter((k) => t[k] !== undefined);
-  if (specs.length !== 1 || specs[0] !== kind) rd.fail(p, `a ${kind} task has exactly one [${kind}] table (found: ${specs.join(", ") || "none"})`);
-  return out;
+  const found = ["command", "agent", "route", "evaluate", "revise"].filter((k) => t[k] !== undefined);
+  if (found.length !== 1 || found[0] !== kind) rd.fail(p, `a ${kind} task has exactly one [${kind}] table (found: ${found.join(", ") || "none"})`);
+  return { ...out, ...pickSpec(kind, specs, () => rd.fail(p, `a ${kind} task needs a [${kind}] table`)) };
+}
+
+/** The kind's spec from those read (the spec goes last, so the plan's JSON keeps its key order). */
+function pickSpec(kind: TaskKind, specs: Partial<KindSpecs>, missing: () => never): TaskSpec {
+  switch (kind) {
+    case "command":
+      return { kind, command: specs.command ?? missing() };
+    case "agent":
+      return { kind, agent: specs.agent ?? missing() };
+    case "route":
+      return { kind, route: specs.route ?? missing() };
+    case "evaluate":
+      return { kind, evaluate: specs.evaluate ?? missing() };
+    case "revise":
+      return { kind, revise: specs.revise ?? missing() };
+  }
 }
 
 function readWhen(rd: Reader, v: unknown, path: string): WhenPlan {

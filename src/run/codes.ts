@@ -202,6 +202,20 @@ export const RUN_CODES: CodeEntry[] = [
       "Every command that opens switchyard.db says so instead of failing with a stack. The event log in it is the record of every run: restore the file from a backup if you have one. `switchyard runs --rebuild` rebuilds the runs, tasks and instances tables from the events, so it repairs damage to those tables only, never to the events themselves. To start afresh, move switchyard.db (and its -wal and -shm files) aside; the run folders stay, but a run is resumable only with its events.",
   },
   {
+    code: "dependency-failed",
+    rule: "G-5",
+    summary: "an instance is blocked: a dependency it waits for under an `all` join failed or was blocked",
+    explain:
+      "With `join = \"all\"` (the default) an instance runs only when every dependency passed or was not taken; on a mapped edge that is judged per element. A failed or blocked dependency blocks it, and the block travels down the chain. `switchyard show RUN` names the dependency; fix it and `switchyard resume RUN` runs the failed dependency again and then the blocked instances. Use `join = \"settled\"` for a task that should run whatever its dependencies' outcome.",
+  },
+  {
+    code: "gate-unanswered",
+    rule: "G-1",
+    summary: "an instance is blocked: its gate's route has no answer for it",
+    explain:
+      "A task gated by `when` runs only on a recorded answer. When the route instance that answers for the element failed or was blocked, or recorded no answer to the question, the gated instance cannot know whether to run, so it is blocked rather than guessed. `switchyard show RUN` names the route; fix what made it fail and `switchyard resume RUN`.",
+  },
+  {
     code: "bad-plan",
     summary: "the plan names something the engine cannot run (an unknown dependency or task kind)",
     explain: "Plans come from `switchyard compile`; a hand-edited plan may break its rules. Recompile the playbook.",

@@ -22,7 +22,7 @@ import { join } from "node:path";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import type { AgentRunnerConfig } from "./agent-runner-config.js";
 import { applyOverrides, type SettingsOverrides } from "./admit.js";
-import type { InstanceStatus, RunEvent, RunRepository, RunStatus, Settings, TerminalStatus } from "./events.js";
+import { chargedUsd, type InstanceStatus, type RunEvent, type RunRepository, type RunStatus, type Settings, type TerminalStatus } from "./events.js";
 import { isTerminal } from "./events.js";
 import type { DecisionRecord, Judge } from "./judge.js";
 import { elementKeys, KeyError, keyDirName } from "./keys.js";
@@ -223,7 +223,7 @@ export class RunEngine {
   execute(): Promise<RunOutcome> {
     const types = new Set<string>();
     for (const t of this.plan.tasks) {
-      if (t.kind === "route" && t.route!.decide === "model") for (const q of t.route!.questions) types.add(q.type);
+      if (t.kind === "route" && t.route.decide === "model") for (const q of t.route.questions) types.add(q.type);
     }
     if (types.size > 0) {
       if (!this.opts.judge) {
@@ -237,7 +237,7 @@ export class RunEngine {
       if (r) {
         ts.recSettled = r.settled;
         ts.recExpanded = r.expanded;
-        ts.recFailed = r.failed;
+        ts.recFailed = r.failed?.code;
       }
     }
     const secrets = new Set(this.opts.secretEnv ?? []);
@@ -310,6 +310,7 @@ export class RunEngine {
 
   private readonly emit: Emit = (type, task, key, payload) => {
     const e = this.store.append(this.run, type, task, key, payload);
+    this.spent += chargedUsd(e);
     this.opts.onEvent?.(e);
   };
 
@@ -525,14 +526,14 @@ export class RunEngine {
   }
 
   private failTask(ts: TaskState, error: string, code: string): void {
-    if (ts.recFailed !== error) this.emit("task_failed", ts.name, null, { error, code });
+    if (ts.recFailed !== code) this.emit("task_failed", ts.name, null, { error, code });
     ts.total = 0;
     this.settle(ts, "failed");
   }
 
   private enqueue(ts: TaskState, inst: Inst): void {
-    const k = ts.plan.kind;
-    if (k === "route") (ts.plan.route!.decide === "model" ? this.decisionQueue : this.inlineQueue).push([ts, inst]);
+    const t = ts.plan;
+    if (t.kind === "route") (t.route.decide === "model" ? this.decisionQueue : this.inlineQueue).push([ts, inst]);
     else this.workQueue.push([ts, inst]);
   }
 
@@ -610,20 +611,21 @@ export class RunEngine {
       throw err;
     }
     const kind = ts.plan.kind;
-    if (kind === "evaluate") {
+    const plan = ts.plan;
+    if (plan.kind === "evaluate") {
       const out = runEvaluate(this.ctx(ts, inst), input);
       this.complete(ts, inst, attempt, out, true);
       return;
     }
-    if (kind === "route" && ts.plan.route!.decide === "output") {
-      this.complete(ts, inst, attempt, outputRoute(ts, inst.key, input, this.tasks), false);
+    if (plan.kind === "route" && plan.route.decide === "output") {
+      this.complete(ts, inst, attempt, outputRoute(ts, plan.route, inst.key, input, this.tasks), false);
       return;
     }
     ts.setStatus(inst, "running");
     this.emit("instance_started", ts.name, inst.key, { attempt });
-    if (kind === "route") {
+    if (plan.kind === "route") {
       this.decisionRunning += 1;
-      decideModelRoute(ts, inst.key, input, {
+      decideModelRoute(ts, plan.route, inst.key, input, {
         judge: this.opts.judge!,
         run: this.run,
         playbook: this.plan.playbook,
@@ -644,12 +646,11 @@ export class RunEngine {
     this.workRunning += 1;
     const ctx = this.ctx(ts, inst);
     let p: Promise<Outcome>;
-    if (kind === "command") p = runCommand(ctx, input, prepared?.files);
-    else if (kind === "agent") p = runAgent(ctx, input);
-    else if (kind === "revise") {
-      p = runRevise(ctx, input, inst.rounds, (r, usage) => {
+    if (plan.kind === "command") p = runCommand({ ...ctx, task: plan }, input, prepared?.files);
+    else if (plan.kind === "agent") p = runAgent({ ...ctx, task: plan }, input);
+    else if (plan.kind === "revise") {
+      p = runRevise({ ...ctx, task: plan }, input, inst.rounds, (r, usage) => {
         inst.rounds = [...inst.rounds, r];
-        if (usage?.cost_usd) this.spent += usage.cost_usd;
         this.emit("revise_round", ts.name, inst.key, { attempt, round: r.round, body: r.body, verdict: r.verdict, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}), ...(usage ? { usage } : {}) });
       }, () => !this.checkCeilings());
     } else p = Promise.resolve({ status: "failed", error: `unknown task kind ${kind}`, code: "bad-plan" } as Outcome);
@@ -681,14 +682,12 @@ export class RunEngine {
 
   private complete(ts: TaskState, inst: Inst, attempt: number, out: Outcome, retryable: boolean): void {
     if (this.finished) return;
-    if (out.usage?.cost_usd && out.status !== "passed") this.spent += out.usage.cost_usd;
     if (out.status === "interrupted") {
-      this.emit("instance_interrupted", ts.name, inst.key, { attempt });
+      this.emit("instance_interrupted", ts.name, inst.key, { attempt, ...(out.usage ? { usage: out.usage } : {}) });
       ts.setStatus(inst, "pending");
       return;
     }
     if (out.status === "passed") {
-      if (out.usage?.cost_usd) this.spent += out.usage.cost_usd;
       inst.output = out.output;
       inst.error = undefined;
       if (ts.plan.kind === "route") {
@@ -698,7 +697,7 @@ export class RunEngine {
         // decision_concurrency decisions wait (else by the store's ~15 ms timer), so a kill can
         // lose fewer than decision_concurrency answered decisions besides those in flight
         // (docs/runs.md), without paying a transaction per decision.
-        if (ts.plan.route!.decide === "model" && ++this.uncommittedDecisions >= this.settings.decision_concurrency) {
+        if (ts.plan.route.decide === "model" && ++this.uncommittedDecisions >= this.settings.decision_concurrency) {
           this.uncommittedDecisions = 0;
           this.store.flush();
         }

@@ -53,7 +53,7 @@ export interface EventPayloads {
   /** An attempt failed and will be retried after `delay_ms`. */
   instance_retried: { attempt: number; error: string; code?: string; delay_ms: number; usage?: Usage };
   /** The run was cancelled or stopped while this attempt ran; it runs again on resume. */
-  instance_interrupted: { attempt: number };
+  instance_interrupted: { attempt: number; usage?: Usage };
   /** Not taken (G-3): a closed gate, or propagation through a join (G-5, G-6). */
   gate_closed: { label?: string; reason: string };
   /** A route instance's decision record (Q-20): its output; the instance passed. */
@@ -111,7 +111,8 @@ export interface FoldSummary {
   blocked: number;
 }
 
-export interface RunEvent<T extends EventType = EventType> {
+/** One event of one type. */
+interface EventOf<T extends EventType> {
   run: string;
   seq: number;
   time: string; // ISO 8601, milliseconds
@@ -121,29 +122,6 @@ export interface RunEvent<T extends EventType = EventType> {
   payload: EventPayloads[T];
 }
 
-export const EVENT_TYPES: EventType[] = [
-  "plan_admitted",
-  "run_resumed",
-  "task_expanded",
-  "task_failed",
-  "instance_started",
-  "instance_finished",
-  "instance_retried",
-  "instance_interrupted",
-  "gate_closed",
-  "decision_recorded",
-  "revise_round",
-  "fold_settled",
-  "task_settled",
-  "run_stopped",
-  "run_cancelled",
-  "run_finished",
-  "rerun_requested",
-  "instance_reset",
-  "task_reset",
-  "pack_refreshed",
-];
-
 /** The repository `worktree` agents work on (issue 12), fixed at admission: resume never reads HEAD. */
 export interface RunRepository {
   /** The repository's top-level folder. */
@@ -152,4 +130,55 @@ export interface RunRepository {
   base: string;
   /** Keep each attempt's branch after its worktree is removed. */
   keep_branches: boolean;
+}
+
+/**
+ * An event: a union discriminated by `type`, so `switch (e.type)` narrows `payload`.
+ * `RunEvent<"gate_closed">` is one member; written as an indexed mapped type so that, for a
+ * generic `T`, an `EventOf<T>` is a `RunEvent<T>`.
+ */
+export type RunEvent<T extends EventType = EventType> = { [K in T]: EventOf<K> }[T];
+
+/**
+ * One handler per event type, for a consumer of the log (the fold, the projection, the display).
+ * A mapped type, so adding a type to EventPayloads fails to compile until every table handles it.
+ */
+export type EventHandlers<Args extends unknown[] = [], R = void> = { readonly [K in EventType]: (e: RunEvent<K>, ...args: Args) => R };
+
+/** Calls the handler of `e`'s type. */
+export function dispatch<T extends EventType, Args extends unknown[], R>(handlers: EventHandlers<Args, R>, e: RunEvent<T>, ...args: Args): R {
+  const handler: (e: RunEvent<T>, ...args: Args) => R = handlers[e.type];
+  return handler(e, ...args);
+}
+
+/** An events-table row as stored, its payload still JSON text. */
+export interface StoredEvent {
+  seq: number;
+  time: string;
+  type: EventType;
+  task: string | null;
+  key: string | null;
+  payload: string;
+}
+
+/** A stored row as an event: the one place the log's JSON is trusted to match its type (it was written from EventPayloads). */
+export function decodeEvent(run: string, r: StoredEvent): RunEvent {
+  return { run, seq: r.seq, time: r.time, type: r.type, task: r.task, key: r.key, payload: JSON.parse(r.payload) } as RunEvent;
+}
+
+/**
+ * What an event charges to the run's spend (R-6): the cost an agent or reviser reported with
+ * an attempt (passed, failed, retried or interrupted) or a round. The one place spend is
+ * counted: the engine (live budget), the fold (resume's budget) and the projection (`runs`).
+ */
+export function chargedUsd(e: RunEvent): number {
+  switch (e.type) {
+    case "instance_finished":
+    case "instance_retried":
+    case "instance_interrupted":
+    case "revise_round":
+      return e.payload.usage?.cost_usd ?? 0;
+    default:
+      return 0;
+  }
 }

@@ -3,8 +3,7 @@
 // earlier invocations and the cost agents reported.
 
 import type { Plan } from "../plan/plan.js";
-import type { EventPayloads, RunRepository, Settings } from "./events.js";
-import type { Usage } from "./judge.js";
+import { chargedUsd, dispatch, type EventHandlers, type RunEvent, type RunRepository, type Settings } from "./events.js";
 import { RunRefused } from "./run-refused.js";
 import type { Store } from "./store.js";
 import { UNMAPPED, type Recorded, type TaskRecord } from "./task-state.js";
@@ -25,132 +24,135 @@ export interface FoldedRun {
   repo?: RunRepository;
 }
 
-export function foldEvents(store: Store, run: string): FoldedRun {
-  let plan: Plan | undefined;
-  let packDir = "";
-  let repo: RunRepository | undefined;
-  let settings: Settings | undefined;
-  let invStartMs = 0;
-  let lastMs = 0;
-  let prior = 0;
-  let spent = 0;
-  const recorded = new Map<string, Map<string, Recorded>>();
-  const rec = (task: string, key: string | null): Recorded => {
-    let m = recorded.get(task);
-    if (!m) recorded.set(task, (m = new Map()));
-    const k = key ?? UNMAPPED;
+/** The fold's running state while it reads a run's events in order. */
+class Fold {
+  plan: Plan | undefined;
+  packDir = "";
+  repo: RunRepository | undefined;
+  settings: Settings | undefined;
+  invStartMs = 0;
+  lastMs = 0;
+  prior = 0;
+  spent = 0;
+  readonly recorded = new Map<string, Map<string, Recorded>>();
+  readonly taskRecords = new Map<string, TaskRecord>();
+
+  /** The record of an event's instance, created pending on first mention. */
+  rec(e: RunEvent): Recorded {
+    let m = this.recorded.get(e.task!);
+    if (!m) this.recorded.set(e.task!, (m = new Map()));
+    const k = e.key ?? UNMAPPED;
     let r = m.get(k);
     if (!r) m.set(k, (r = { status: "pending", attempts: 0, rounds: [] }));
     return r;
-  };
-  const taskRec = new Map<string, TaskRecord>();
-  const tr = (t: string) => {
-    let x = taskRec.get(t);
-    if (!x) taskRec.set(t, (x = {}));
+  }
+
+  /** The record of an event's task. */
+  task(e: RunEvent): TaskRecord {
+    let x = this.taskRecords.get(e.task!);
+    if (!x) this.taskRecords.set(e.task!, (x = {}));
     return x;
-  };
-  const charge = (u?: Usage) => {
-    if (u?.cost_usd) spent += u.cost_usd;
-  };
+  }
+}
+
+/** What each event says about the run, for resume. Events that change nothing resume needs are listed with an empty handler. */
+const FOLD: EventHandlers<[Fold, number]> = {
+  plan_admitted: (e, f, t) => {
+    f.plan = e.payload.plan;
+    f.packDir = e.payload.snapshot.dir;
+    f.repo = e.payload.repo;
+    f.settings = e.payload.settings;
+    f.invStartMs = t;
+  },
+  run_resumed: (e, f, t) => {
+    f.prior += f.lastMs - f.invStartMs;
+    f.invStartMs = t;
+    f.settings = e.payload.settings;
+  },
+  task_expanded: (e, f) => {
+    f.task(e).expanded = e.payload.count;
+  },
+  task_failed: (e, f) => {
+    f.task(e).failed = { code: e.payload.code };
+  },
+  fold_settled: (e, f) => {
+    f.task(e).settled = e.payload.status;
+  },
+  task_settled: (e, f) => {
+    f.task(e).settled = e.payload.status;
+  },
+  instance_started: (e, f) => {
+    const r = f.rec(e);
+    r.status = "running";
+    r.attempts = Math.max(r.attempts, e.payload.attempt);
+  },
+  instance_finished: (e, f) => {
+    const p = e.payload;
+    const r = f.rec(e);
+    r.status = p.status;
+    r.output = p.output;
+    r.error = p.error;
+    r.code = p.code;
+    r.label = undefined;
+    r.attempts = Math.max(r.attempts, p.attempt);
+  },
+  decision_recorded: (e, f) => {
+    const r = f.rec(e);
+    r.status = "passed";
+    r.output = e.payload.record;
+    r.kept = undefined;
+    r.attempts = Math.max(r.attempts, e.payload.attempt);
+  },
+  instance_retried: (e, f) => {
+    const r = f.rec(e);
+    r.status = "pending";
+    r.attempts = Math.max(r.attempts, e.payload.attempt);
+  },
+  instance_interrupted: (e, f) => {
+    f.rec(e).status = "pending";
+  },
+  gate_closed: (e, f) => {
+    const r = f.rec(e);
+    r.status = "not_taken";
+    r.label = e.payload.label;
+    r.output = undefined;
+  },
+  instance_reset: (e, f) => {
+    const p = e.payload;
+    const r = f.rec(e);
+    r.kept = p.keep_decision && p.previous.status === "passed" ? p.previous.output : undefined;
+    r.status = "pending";
+    r.output = r.error = r.code = r.label = undefined;
+    r.rounds = [];
+  },
+  task_reset: (e, f) => {
+    const x = f.task(e);
+    x.settled = x.failed = undefined;
+  },
+  pack_refreshed: (e, f) => {
+    f.packDir = e.payload.snapshot.dir;
+  },
+  revise_round: (e, f) => {
+    const p = e.payload;
+    const r = f.rec(e);
+    r.rounds = r.rounds.slice(0, p.round - 1);
+    r.rounds.push({ round: p.round, body: p.body, verdict: p.verdict, ...(p.feedback !== undefined ? { feedback: p.feedback } : {}) });
+  },
+  run_stopped: () => {},
+  run_cancelled: () => {},
+  run_finished: () => {},
+  rerun_requested: () => {},
+};
+
+export function foldEvents(store: Store, run: string): FoldedRun {
+  const f = new Fold();
   for (const e of store.events(run)) {
     const t = Date.parse(e.time);
-    switch (e.type) {
-      case "plan_admitted": {
-        const p = e.payload as EventPayloads["plan_admitted"];
-        plan = p.plan;
-        packDir = p.snapshot.dir;
-        repo = p.repo;
-        settings = p.settings;
-        invStartMs = t;
-        break;
-      }
-      case "run_resumed":
-        prior += lastMs - invStartMs;
-        invStartMs = t;
-        settings = (e.payload as EventPayloads["run_resumed"]).settings;
-        break;
-      case "task_expanded":
-        tr(e.task!).expanded = (e.payload as EventPayloads["task_expanded"]).count;
-        break;
-      case "task_failed":
-        tr(e.task!).failed = (e.payload as EventPayloads["task_failed"]).error;
-        break;
-      case "fold_settled":
-      case "task_settled":
-        tr(e.task!).settled = (e.payload as EventPayloads["task_settled"]).status;
-        break;
-      case "instance_started": {
-        const r = rec(e.task!, e.key);
-        r.status = "running";
-        r.attempts = Math.max(r.attempts, (e.payload as EventPayloads["instance_started"]).attempt);
-        break;
-      }
-      case "instance_finished": {
-        const p = e.payload as EventPayloads["instance_finished"];
-        const r = rec(e.task!, e.key);
-        r.status = p.status;
-        r.output = p.output;
-        r.error = p.error;
-        r.label = undefined;
-        r.attempts = Math.max(r.attempts, p.attempt);
-        charge(p.usage);
-        break;
-      }
-      case "decision_recorded": {
-        const p = e.payload as EventPayloads["decision_recorded"];
-        const r = rec(e.task!, e.key);
-        r.status = "passed";
-        r.output = p.record;
-        r.kept = undefined;
-        r.attempts = Math.max(r.attempts, p.attempt);
-        break;
-      }
-      case "instance_retried": {
-        const p = e.payload as EventPayloads["instance_retried"];
-        const r = rec(e.task!, e.key);
-        r.status = "pending";
-        r.attempts = Math.max(r.attempts, p.attempt);
-        charge(p.usage);
-        break;
-      }
-      case "instance_interrupted":
-        rec(e.task!, e.key).status = "pending";
-        break;
-      case "gate_closed": {
-        const r = rec(e.task!, e.key);
-        r.status = "not_taken";
-        r.label = (e.payload as EventPayloads["gate_closed"]).label;
-        r.output = undefined;
-        break;
-      }
-      case "instance_reset": {
-        const p = e.payload as EventPayloads["instance_reset"];
-        const r = rec(e.task!, e.key);
-        r.kept = p.keep_decision && p.previous.status === "passed" ? p.previous.output : undefined;
-        r.status = "pending";
-        r.output = r.error = r.label = undefined;
-        r.rounds = [];
-        break;
-      }
-      case "task_reset": {
-        const x = tr(e.task!);
-        x.settled = x.failed = undefined;
-        break;
-      }
-      case "pack_refreshed":
-        packDir = (e.payload as EventPayloads["pack_refreshed"]).snapshot.dir;
-        break;
-      case "revise_round": {
-        const p = e.payload as EventPayloads["revise_round"];
-        const r = rec(e.task!, e.key);
-        r.rounds = r.rounds.slice(0, p.round - 1);
-        r.rounds.push({ round: p.round, body: p.body, verdict: p.verdict, ...(p.feedback !== undefined ? { feedback: p.feedback } : {}) });
-        charge(p.usage);
-        break;
-      }
-    }
-    lastMs = t;
+    dispatch(FOLD, e, f, t);
+    f.spent += chargedUsd(e);
+    f.lastMs = t;
   }
+  const { plan, settings } = f;
   if (!plan || !settings) throw new RunRefused(`unknown-run: no run ${run} in ${store.stateDir}`, "unknown-run");
-  return { plan, packDir, settings, recorded, taskRecords: taskRec, priorMs: prior + (lastMs - invStartMs), spentUsd: spent, ...(repo ? { repo } : {}) };
+  return { plan, packDir: f.packDir, settings, recorded: f.recorded, taskRecords: f.taskRecords, priorMs: f.prior + (f.lastMs - f.invStartMs), spentUsd: f.spent, ...(f.repo ? { repo: f.repo } : {}) };
 }

@@ -7,12 +7,16 @@ import type { EventPayloads, EventType } from "./events.js";
 import type { DecisionRecord } from "./judge.js";
 import { UNMAPPED, type Inst, type TaskState } from "./task-state.js";
 
-/** Why an instance will not run. */
-export interface Disposition {
-  status: "not_taken" | "blocked";
-  label?: string;
-  reason: string;
-}
+/**
+ * Why an instance will not run. `reason` is wording for people; what the outcome *is* — its
+ * status and label, or its status and code — is what resume compares with the log (R-4).
+ */
+export type Disposition =
+  | { status: "not_taken"; label?: string; reason: string }
+  | { status: "blocked"; code: BlockedCode; reason: string };
+
+/** Why an instance is blocked: a dependency failed or was blocked (G-5), or its gate has no answer (G-1, G-2). */
+export type BlockedCode = "dependency-failed" | "gate-unanswered";
 
 /** Appends one event to the run's log. */
 export type Emit = <T extends EventType>(type: T, task: string | null, key: string | null, payload: EventPayloads[T]) => void;
@@ -44,7 +48,7 @@ export function disposition(ts: TaskState, key: string | null, tasks: ReadonlyMa
       }
       if ((st === "failed" || st === "blocked") && blocked === null) blocked = `dependency ${d.name}${aligned ? `[${k}]` : ""} ${st} (G-5)`;
     }
-    if (blocked) return { status: "blocked", reason: blocked };
+    if (blocked) return { status: "blocked", code: "dependency-failed", reason: blocked };
   } else if (ts.aligned.length > 0 && key !== null) {
     // G-6: an element untaken on every aligned dependency stays untaken down its chain.
     let label: string | undefined;
@@ -62,14 +66,14 @@ export function disposition(ts: TaskState, key: string | null, tasks: ReadonlyMa
   const w = ts.plan.when;
   if (w) {
     const route = tasks.get(w.route)!;
-    if (route.mapped && key === null) return { status: "blocked", reason: `gate on mapped route ${w.route} from an unmapped task (G-2)` };
+    if (route.mapped && key === null) return { status: "blocked", code: "gate-unanswered", reason: `gate on mapped route ${w.route} from an unmapped task (G-2)` };
     const ri = route.mapped ? route.inst.get(k) : route.inst.get(UNMAPPED);
-    if (!ri) return { status: "blocked", reason: `route ${w.route} has no instance for key ${k} (G-2)` };
+    if (!ri) return { status: "blocked", code: "gate-unanswered", reason: `route ${w.route} has no instance for key ${k} (G-2)` };
     if (ri.status === "not_taken") return { status: "not_taken", label: ri.label, reason: `gate route ${w.route} was not taken (G-5)` };
-    if (ri.status !== "passed") return { status: "blocked", reason: `gate route ${w.route}${route.mapped ? `[${k}]` : ""} ${ri.status}; its answer is unknown (G-1)` };
+    if (ri.status !== "passed") return { status: "blocked", code: "gate-unanswered", reason: `gate route ${w.route}${route.mapped ? `[${k}]` : ""} ${ri.status}; its answer is unknown (G-1)` };
     const answer = (ri.output as DecisionRecord | undefined)?.[w.question];
     const label = answer?.label;
-    if (typeof label !== "string") return { status: "blocked", reason: `route ${w.route} recorded no answer to ${w.question} (G-1)` };
+    if (typeof label !== "string") return { status: "blocked", code: "gate-unanswered", reason: `route ${w.route} recorded no answer to ${w.question} (G-1)` };
     const open = w.labels.includes(label) || (w.any_option && label !== UNCERTAIN);
     if (!open) return { status: "not_taken", label, reason: `gate closed: ${w.route}.${w.question} answered ${label} (G-1)` };
   }
@@ -86,8 +90,9 @@ export function closeInstance(ts: TaskState, inst: Inst, d: Disposition, emit: E
     }
   } else {
     inst.error = d.reason;
-    if (!(rec?.status === "blocked" && rec.error === d.reason)) {
-      emit("instance_finished", ts.name, inst.key, { attempt: inst.attempts, status: "blocked", error: d.reason });
+    // A blocked record without a code was written before blocked outcomes had codes: same status, same outcome.
+    if (!(rec?.status === "blocked" && (rec.code === undefined || rec.code === d.code))) {
+      emit("instance_finished", ts.name, inst.key, { attempt: inst.attempts, status: "blocked", error: d.reason, code: d.code });
     }
   }
   ts.setStatus(inst, d.status);

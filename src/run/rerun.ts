@@ -180,7 +180,7 @@ export function recordRerun(store: Store, run: string, req: RerunRequest, p: Rer
 export function foldRunPlan(store: Store, run: string): { plan: Plan; sourcePath: string; packSource: string } {
   for (const e of store.events(run)) {
     if (e.type !== "plan_admitted") break;
-    const p = e.payload as EventPayloads["plan_admitted"];
+    const p = e.payload;
     return { plan: p.plan, sourcePath: p.source_path, packSource: p.snapshot.source };
   }
   throw new RunRefused(`unknown-run: no run ${run} in ${store.stateDir}`, "unknown-run");

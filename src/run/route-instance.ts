@@ -2,6 +2,7 @@
 // decision record in the engine; a model-decided one resolves its questions, builds the state
 // (R-21) and asks the decision layer (D-1). Either way the outcome is recorded by the engine.
 
+import type { FieldRef, RouteSpec } from "../plan/plan.js";
 import type { Judge } from "./judge.js";
 import { DecisionFailure } from "./judge.js";
 import type { InstanceInput, Outcome } from "./kinds/context.js";
@@ -12,12 +13,19 @@ import { UNMAPPED, type TaskState } from "./task-state.js";
 import { errorText, isPlainObject } from "./values.js";
 import { stateJson } from "./shared-json.js";
 
+/** Where a route read a value, for messages: `task.field`, with `[key]` for an instance of a mapped route. */
+function refAt(ref: FieldRef, key: string | null): string {
+  return `${ref.task}.${ref.field}${key !== null ? `[${JSON.stringify(key)}]` : ""}`;
+}
+
 /** A `decide = "output"` route instance: the label its producer computed, with probability 1. */
-export function outputRoute(ts: TaskState, key: string | null, input: InstanceInput, tasks: ReadonlyMap<string, TaskState>): Outcome {
+export function outputRoute(ts: TaskState, route: RouteSpec, key: string | null, input: InstanceInput, tasks: ReadonlyMap<string, TaskState>): Outcome {
+  const source = route.source;
+  // The compiler requires a source with decide = "output"; a hand-edited plan may lack it.
+  if (!source) return { status: "failed", error: `bad-plan: route ${ts.name} has decide = "output" but no source; recompile the playbook`, code: "bad-plan" };
   try {
-    const entry = readRef(ts, key, ts.plan.route!.source!, input, tasks);
-    const where = `${ts.plan.route!.source!.task}.${ts.plan.route!.source!.field}${key !== null ? `[${JSON.stringify(key)}]` : ""}`;
-    return { status: "passed", output: outputDecision(ts.plan, entry, where) };
+    const entry = readRef(ts, key, source, input, tasks);
+    return { status: "passed", output: outputDecision(route, entry, refAt(source, key)) };
   } catch (err) {
     if (!(err instanceof RouteError || err instanceof InputError)) throw err;
     return { status: "failed", error: err.message, code: err.code };
@@ -37,13 +45,12 @@ export interface ModelRouteContext {
 }
 
 /** A model-decided route instance (T-3, R-21, Q-30 … Q-32): resolve, then ask the judge. */
-export async function decideModelRoute(ts: TaskState, key: string | null, input: InstanceInput, c: ModelRouteContext): Promise<Outcome> {
-  const route = ts.plan.route!;
+export async function decideModelRoute(ts: TaskState, route: RouteSpec, key: string | null, input: InstanceInput, c: ModelRouteContext): Promise<Outcome> {
   let questions;
   try {
     const lists: Record<string, unknown> = {};
     for (const q of route.questions) if (q.dynamic) lists[q.name] = readRef(ts, key, q.dynamic, input, c.tasks);
-    questions = resolveQuestions(ts.plan, lists, (q) => `${q.dynamic!.task}.${q.dynamic!.field}${key !== null ? `[${JSON.stringify(key)}]` : ""}`);
+    questions = resolveQuestions(route, lists, (ref) => refAt(ref, key));
   } catch (err) {
     if (err instanceof OptionsError || err instanceof InputError) return { status: "failed", error: err.message, code: err.code };
     throw err;

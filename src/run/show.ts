@@ -2,7 +2,7 @@
 // shape (docs/runs.md): keep it stable, add fields only.
 
 import type { Store } from "./store.js";
-import type { EventPayloads, FoldSummary, RerunRequest } from "./events.js";
+import { decodeEvent, type FoldSummary, type RerunRequest, type StoredEvent } from "./events.js";
 
 export interface ShownInstance {
   status: string;
@@ -64,17 +64,17 @@ function rerunHistory(store: Store, run: string, only?: string) {
   const reruns: ShownRerun[] = [];
   const earlier = new Map<string, EarlierResult[]>();
   const rows = store.db
-    .prepare("SELECT time, type, task, key, payload FROM events WHERE run = ? AND type IN ('rerun_requested', 'pack_refreshed', 'instance_reset') ORDER BY seq")
-    .all(run) as Array<{ time: string; type: string; task: string | null; key: string | null; payload: string }>;
-  for (const r of rows) {
+    .prepare("SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND type IN ('rerun_requested', 'pack_refreshed', 'instance_reset') ORDER BY seq")
+    .all(run) as StoredEvent[];
+  for (const r of rows.map((row) => decodeEvent(run, row))) {
     if (r.type === "rerun_requested") {
-      const { pid: _, ...req } = JSON.parse(r.payload) as EventPayloads["rerun_requested"];
+      const { pid: _, ...req } = r.payload;
       reruns.push({ time: r.time, ...req });
     } else if (r.type === "pack_refreshed") {
       const last = reruns[reruns.length - 1];
-      if (last) last.snapshot = (JSON.parse(r.payload) as EventPayloads["pack_refreshed"]).snapshot.dir;
-    } else if (only === undefined || r.task === only) {
-      const p = JSON.parse(r.payload) as EventPayloads["instance_reset"];
+      if (last) last.snapshot = r.payload.snapshot.dir;
+    } else if (r.type === "instance_reset" && (only === undefined || r.task === only)) {
+      const p = r.payload;
       const id = `${r.task}\u0000${r.key ?? ""}`;
       const list = earlier.get(id) ?? earlier.set(id, []).get(id)!;
       list.push({ reset_at: r.time, reason: p.reason, status: p.previous.status, ...(p.previous.output !== undefined ? { output: p.previous.output } : {}), ...(p.previous.error !== undefined ? { error: p.previous.error } : {}), ...(p.previous.label !== undefined ? { label: p.previous.label } : {}), ...(p.keep_decision ? { kept: true } : {}) });

@@ -22,7 +22,7 @@ import Database from "better-sqlite3";
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { EventPayloads, EventType, RunEvent, RunStatus } from "./events.js";
+import { chargedUsd, decodeEvent, dispatch, type EventHandlers, type EventPayloads, type EventType, type RunEvent, type RunStatus, type StoredEvent } from "./events.js";
 import { noteDatabase, storageFault, type StorageFault } from "./storage-fault.js";
 
 type DB = Database.Database;
@@ -86,14 +86,9 @@ export interface InstanceRow {
   label: string | null;
 }
 
-interface PendingRow {
-  run: string;
-  seq: number;
-  time: string;
-  type: EventType;
-  task: string | null;
-  key: string | null;
-  payload: unknown;
+/** What a buffered event carries besides the event itself. */
+interface RowExtras {
+  /** The payload's JSON, as inserted. */
   text: string;
   /** The event's time in epoch milliseconds (parsed once). */
   ms: number;
@@ -103,6 +98,8 @@ interface PendingRow {
    */
   outputText?: string;
 }
+
+type PendingRow = RunEvent & RowExtras;
 
 /** Payload fields that are also written to an instance row's `output` column. */
 const OUTPUT_FIELD: Partial<Record<EventType, "output" | "record">> = { instance_finished: "output", decision_recorded: "record" };
@@ -116,14 +113,6 @@ const EVENTS_PER_INSERT = 16;
 /** Events per transaction when the projections are rebuilt. */
 const REBUILD_BATCH = 4000;
 
-interface StoredEvent {
-  seq: number;
-  time: string;
-  type: EventType;
-  task: string | null;
-  key: string | null;
-  payload: string;
-}
 
 export class Store {
   readonly db: DB;
@@ -172,7 +161,7 @@ export class Store {
   }
 
   /** Appends an event to the buffer; it is committed within a few milliseconds, or by flush(). */
-  append<T extends EventType>(run: string, type: T, task: string | null, key: string | null, payload: EventPayloads[T]): RunEvent<T> {
+  append<T extends EventType>(run: string, type: T, task: string | null, key: string | null, payload: EventPayloads[T]): RunEvent {
     let seq = this.seqs.get(run);
     if (seq === undefined) {
       const row = this.stmts.maxSeq.get(run) as { m: number | null };
@@ -182,12 +171,13 @@ export class Store {
     this.seqs.set(run, seq);
     const now = new Date();
     const time = now.toISOString();
-    const row: PendingRow = { run, seq, time, type, task, key, payload, text: "", ms: now.getTime() };
+    // For a generic T, TypeScript cannot see that (type, payload) is one member of the union.
+    const row = { run, seq, time, type, task, key, payload, text: "", ms: now.getTime() } as PendingRow;
     this.serialise(row);
     this.buffer.push(row);
     if (this.buffer.length >= 4000) this.flushOrReport();
     else if (!this.timer) this.timer = setTimeout(() => this.flushOrReport(), 15);
-    return { run, seq, time, type, task, key, payload };
+    return { run, seq, time, type, task, key, payload } as RunEvent;
   }
 
   /**
@@ -256,6 +246,9 @@ export class Store {
       let lastTime = 0;
       if (insert) this.insertEvents(rows);
       for (const r of rows) {
+        // A resume counts the time up to the earlier invocation's last event (R-6), so that
+        // event's time must be on the run row first — when rebuilding, both are in one batch.
+        if (lastRun && r.type === "run_resumed" && lastRun === r.run) this.stmts.touchRun.run(lastTime, lastRun);
         projection.apply(r);
         if (lastRun && lastRun !== r.run) this.stmts.touchRun.run(lastTime, lastRun);
         lastRun = r.run;
@@ -307,7 +300,7 @@ export class Store {
   /** Every event of a run in order (the truth R-4 folds). */
   *events(run: string): IterableIterator<RunEvent> {
     for (const r of this.stmts.events.iterate(run) as IterableIterator<StoredEvent>) {
-      yield { run, seq: r.seq, time: r.time, type: r.type, task: r.task, key: r.key, payload: JSON.parse(r.payload) } as RunEvent;
+      yield decodeEvent(run, r);
     }
   }
 
@@ -334,7 +327,7 @@ export class Store {
       for (let after = 0; ; ) {
         const page = this.stmts.eventsAfter.all(r, after, REBUILD_BATCH) as StoredEvent[];
         if (page.length === 0) break;
-        const batch = page.map((e): PendingRow => ({ run: r, seq: e.seq, time: e.time, type: e.type, task: e.task, key: e.key, payload: JSON.parse(e.payload), text: "", ms: Date.parse(e.time) }));
+        const batch = page.map((e): PendingRow => ({ ...decodeEvent(r, e), text: "", ms: Date.parse(e.time) }));
         this.commitRows(batch, false);
         n += batch.length;
         after = page[page.length - 1]!.seq;
@@ -441,12 +434,12 @@ class Projection {
   private readonly writes = new Map<string, InstanceWrite | null>();
   private readonly interrupts: Array<[string, string, string]> = [];
   /** Tasks whose status this batch already set to running (taskRunning again changes nothing). */
-  private readonly running = new Set<string>();
+  readonly running = new Set<string>();
 
-  constructor(private readonly s: Statements) {}
+  constructor(readonly s: Statements) {}
 
   /** upsertInstance, deferred: the later write wins, attempts keep their maximum (as in SQL). */
-  private upsert(w: InstanceWrite): void {
+  upsert(w: InstanceWrite): void {
     const id = `${w.run}\u0000${w.task}\u0000${w.key}`;
     const before = this.writes.get(id);
     if (before && before.attempts > w.attempts) w.attempts = before.attempts;
@@ -454,7 +447,7 @@ class Projection {
   }
 
   /** interrupt, deferred: a row this batch wrote turns pending; else the stored row does. */
-  private interrupt(run: string, task: string, key: string): void {
+  interrupt(run: string, task: string, key: string): void {
     const id = `${run}\u0000${task}\u0000${key}`;
     const before = this.writes.get(id);
     if (before) before.status = "pending";
@@ -464,7 +457,7 @@ class Projection {
     }
   }
 
-  private taskRunning(run: string, task: string): void {
+  taskRunning(run: string, task: string): void {
     const id = `${run}\u0000${task}`;
     if (this.running.has(id)) return;
     this.s.taskRunning.run(run, task);
@@ -472,97 +465,9 @@ class Projection {
   }
 
   apply(r: PendingRow): void {
-    const s = this.s;
-    const key = r.key ?? UNMAPPED;
-    const task = r.task!;
-    const t = r.ms;
-    switch (r.type) {
-      case "plan_admitted": {
-        const p = r.payload as EventPayloads["plan_admitted"];
-        s.insertRun.run(r.run, p.plan.playbook, p.source_path, r.time, p.pid, t, t);
-        p.plan.tasks.forEach((task, i) => s.insertTask.run(r.run, task.name, i, task.kind, task.over ? 1 : 0));
-        break;
-      }
-      case "run_resumed": {
-        const p = r.payload as EventPayloads["run_resumed"];
-        s.resumeRun.run(p.pid, t, t, r.run);
-        break;
-      }
-      case "task_expanded":
-        s.taskExpanded.run((r.payload as EventPayloads["task_expanded"]).count, r.run, task);
-        this.running.add(`${r.run}\u0000${task}`);
-        break;
-      case "task_failed":
-        s.taskFailed.run((r.payload as EventPayloads["task_failed"]).error, r.run, task);
-        this.running.delete(`${r.run}\u0000${task}`);
-        break;
-      case "instance_started": {
-        const p = r.payload as EventPayloads["instance_started"];
-        this.upsert({ run: r.run, task, key, status: "running", attempts: p.attempt, output: null, error: null, label: null });
-        this.taskRunning(r.run, task);
-        break;
-      }
-      case "instance_finished": {
-        const p = r.payload as EventPayloads["instance_finished"];
-        const output = p.output === undefined ? null : (r.outputText ?? JSON.stringify(p.output));
-        this.upsert({ run: r.run, task, key, status: p.status, attempts: p.attempt, output, error: p.error ?? null, label: null });
-        if (p.usage?.cost_usd) s.charge.run(p.usage.cost_usd, r.run);
-        break;
-      }
-      case "instance_retried": {
-        const p = r.payload as EventPayloads["instance_retried"];
-        this.upsert({ run: r.run, task, key, status: "pending", attempts: p.attempt, output: null, error: p.error, label: null });
-        if (p.usage?.cost_usd) s.charge.run(p.usage.cost_usd, r.run);
-        break;
-      }
-      case "instance_interrupted":
-        this.interrupt(r.run, task, key);
-        break;
-      case "gate_closed": {
-        const p = r.payload as EventPayloads["gate_closed"];
-        this.upsert({ run: r.run, task, key, status: "not_taken", attempts: 0, output: null, error: null, label: p.label ?? null });
-        break;
-      }
-      case "decision_recorded": {
-        const p = r.payload as EventPayloads["decision_recorded"];
-        this.upsert({ run: r.run, task, key, status: "passed", attempts: p.attempt, output: r.outputText ?? JSON.stringify(p.record), error: null, label: null });
-        break;
-      }
-      case "revise_round": {
-        const p = r.payload as EventPayloads["revise_round"];
-        if (p.usage?.cost_usd) s.charge.run(p.usage.cost_usd, r.run);
-        break;
-      }
-      case "fold_settled": {
-        const p = r.payload as EventPayloads["fold_settled"];
-        s.taskSettled.run(p.status, JSON.stringify(p.summary), r.run, task);
-        this.running.delete(`${r.run}\u0000${task}`);
-        break;
-      }
-      case "task_settled":
-        s.taskSettled.run((r.payload as EventPayloads["task_settled"]).status, null, r.run, task);
-        this.running.delete(`${r.run}\u0000${task}`);
-        break;
-      case "run_stopped":
-        s.endRun.run("stopped", (r.payload as EventPayloads["run_stopped"]).reason, null, r.run);
-        break;
-      case "run_cancelled":
-        s.endRun.run("cancelled", (r.payload as EventPayloads["run_cancelled"]).reason, null, r.run);
-        break;
-      case "run_finished":
-        s.endRun.run((r.payload as EventPayloads["run_finished"]).status, null, r.time, r.run);
-        break;
-      case "rerun_requested":
-        s.rerunRun.run((r.payload as EventPayloads["rerun_requested"]).pid, r.run);
-        break;
-      case "instance_reset":
-        this.upsert({ run: r.run, task, key, status: "pending", attempts: 0, output: null, error: null, label: null });
-        break;
-      case "task_reset":
-        s.taskReset.run(r.run, task);
-        this.running.delete(`${r.run}\u0000${task}`);
-        break;
-    }
+    dispatch(PROJECT, r, this, r);
+    const usd = chargedUsd(r);
+    if (usd) this.s.charge.run(usd, r.run);
   }
 
   /** Writes the instance rows (interrupts of rows this batch did not write first). */
@@ -571,3 +476,61 @@ class Projection {
     for (const w of this.writes.values()) if (w) this.s.upsertInstance.run(w.run, w.task, w.key, w.status, w.attempts, w.output, w.error, w.label);
   }
 }
+
+/** A task's id in Projection.running. */
+const taskId = (e: RunEvent): string => `${e.run}\u0000${e.task}`;
+
+/** An instance event's task and key (UNMAPPED for an unmapped task's instance). */
+const instanceOf = (e: RunEvent): { run: string; task: string; key: string } => ({ run: e.run, task: e.task!, key: e.key ?? UNMAPPED });
+
+/** How each event changes the runs/tasks/instances rows (the projection of R-3); spend is charged by Projection.apply. */
+const PROJECT: EventHandlers<[Projection, RowExtras]> = {
+  plan_admitted: (e, p, r) => {
+    p.s.insertRun.run(e.run, e.payload.plan.playbook, e.payload.source_path, e.time, e.payload.pid, r.ms, r.ms);
+    e.payload.plan.tasks.forEach((task, i) => p.s.insertTask.run(e.run, task.name, i, task.kind, task.over ? 1 : 0));
+  },
+  run_resumed: (e, p, r) => void p.s.resumeRun.run(e.payload.pid, r.ms, r.ms, e.run),
+  task_expanded: (e, p) => {
+    p.s.taskExpanded.run(e.payload.count, e.run, e.task);
+    p.running.add(taskId(e));
+  },
+  task_failed: (e, p) => {
+    p.s.taskFailed.run(e.payload.error, e.run, e.task);
+    p.running.delete(taskId(e));
+  },
+  instance_started: (e, p) => {
+    p.upsert({ ...instanceOf(e), status: "running", attempts: e.payload.attempt, output: null, error: null, label: null });
+    p.taskRunning(e.run, e.task!);
+  },
+  instance_finished: (e, p, r) => {
+    const output = e.payload.output === undefined ? null : (r.outputText ?? JSON.stringify(e.payload.output));
+    p.upsert({ ...instanceOf(e), status: e.payload.status, attempts: e.payload.attempt, output, error: e.payload.error ?? null, label: null });
+  },
+  instance_retried: (e, p) => p.upsert({ ...instanceOf(e), status: "pending", attempts: e.payload.attempt, output: null, error: e.payload.error, label: null }),
+  instance_interrupted: (e, p) => {
+    const { run, task, key } = instanceOf(e);
+    p.interrupt(run, task, key);
+  },
+  gate_closed: (e, p) => p.upsert({ ...instanceOf(e), status: "not_taken", attempts: 0, output: null, error: null, label: e.payload.label ?? null }),
+  decision_recorded: (e, p, r) =>
+    p.upsert({ ...instanceOf(e), status: "passed", attempts: e.payload.attempt, output: r.outputText ?? JSON.stringify(e.payload.record), error: null, label: null }),
+  revise_round: () => {}, // its cost is charged by apply(), like every event's
+  fold_settled: (e, p) => {
+    p.s.taskSettled.run(e.payload.status, JSON.stringify(e.payload.summary), e.run, e.task);
+    p.running.delete(taskId(e));
+  },
+  task_settled: (e, p) => {
+    p.s.taskSettled.run(e.payload.status, null, e.run, e.task);
+    p.running.delete(taskId(e));
+  },
+  run_stopped: (e, p) => void p.s.endRun.run("stopped", e.payload.reason, null, e.run),
+  run_cancelled: (e, p) => void p.s.endRun.run("cancelled", e.payload.reason, null, e.run),
+  run_finished: (e, p) => void p.s.endRun.run(e.payload.status, null, e.time, e.run),
+  rerun_requested: (e, p) => void p.s.rerunRun.run(e.payload.pid, e.run),
+  instance_reset: (e, p) => p.upsert({ ...instanceOf(e), status: "pending", attempts: 0, output: null, error: null, label: null }),
+  task_reset: (e, p) => {
+    p.s.taskReset.run(e.run, e.task);
+    p.running.delete(taskId(e));
+  },
+  pack_refreshed: () => {},
+};

@@ -16,6 +16,8 @@ export interface Recorded {
   output?: unknown;
   label?: string;
   error?: string;
+  /** The code of the recorded failure or block; resume compares it, never the message. */
+  code?: string;
   attempts: number;
   rounds: ReviseRound[];
   /** Reset by a rerun, its decision kept (issue 13): reused if the gate is still open. */
@@ -26,7 +28,8 @@ export interface Recorded {
 export interface TaskRecord {
   settled?: TerminalStatus;
   expanded?: number;
-  failed?: string;
+  /** The task failed as a whole (M-1): the code resume compares, never the message. */
+  failed?: { code: string };
 }
 
 export interface Inst {
@@ -70,6 +73,7 @@ export class TaskState {
   label?: string;
   recSettled?: TerminalStatus;
   recExpanded?: number;
+  /** The code of the recorded task failure, if any. */
   recFailed?: string;
   constructor(readonly plan: TaskPlan) {
     this.name = plan.name;

@@ -3,9 +3,9 @@
 
 import type { FieldType } from "../plan/plan.js";
 
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+import { isPlainObject } from "../shared/primitives.js";
+
+export { isPlainObject };
 
 function typeOf(v: unknown): string {
   if (v === null) return "null";

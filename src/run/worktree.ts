@@ -78,7 +78,9 @@ export function serialised<T>(repo: string, fn: () => Promise<T>): Promise<T> {
   return next;
 }
 
-const LOCKED = /index\.lock|\.lock'?: File exists|cannot lock ref|Unable to create .*\.lock/i;
+// Also another process's half-written worktree folder (".git/worktrees/NAME/commondir"), which
+// git reads while it lists worktrees (to add one, or to check a branch is not checked out).
+const LOCKED = /index\.lock|\.lock'?: File exists|cannot lock ref|Unable to create .*\.lock|failed to read .*worktrees\//i;
 const RETRIES = 6;
 
 /** A metadata-writing git command: serialised per repository and retried on another process's lock. */

@@ -3,7 +3,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FieldRef, FieldType, Plan, QuestionPlan, TaskPlan, WhenPlan } from "../../src/plan/plan.js";
+import type { FieldRef, FieldType, Plan, QuestionPlan, TaskKind, TaskOf, TaskPlan, WhenPlan } from "../../src/plan/plan.js";
 import { admitRun, RunEngine, Store, showRun, type EngineOptions, type RunOutcome, type ShowJson, type SettingsOverrides } from "../../src/run/index.js";
 import type { AgentRunnerConfig } from "../../src/run/agent-runner-config.js";
 
@@ -11,7 +11,8 @@ export type Fn = (input: any) => unknown; // eslint-disable-line @typescript-esl
 
 type Extra = Partial<Omit<TaskPlan, "name" | "kind">>;
 
-function base(name: string, kind: TaskPlan["kind"], extra: Extra): TaskPlan {
+/** A task of kind K; `extra` carries K's spec (a test builds plans by hand, as the compiler would). */
+function base<K extends TaskKind>(name: string, kind: K, extra: Extra): TaskOf<K> {
   return {
     name,
     kind,
@@ -24,20 +25,20 @@ function base(name: string, kind: TaskPlan["kind"], extra: Extra): TaskPlan {
     emits: {},
     declared_at: { file: "test.star", line: 1, col: 1 },
     ...extra,
-  };
+  } as TaskOf<K>;
 }
 
 export const ref = (task: string, field: string): FieldRef => ({ task, field });
 
-export function command(name: string, run: string, extra: Extra = {}): TaskPlan {
+export function command(name: string, run: string, extra: Extra = {}): TaskOf<"command"> {
   return base(name, "command", { command: { run, env: {} }, ...extra });
 }
 
-export function evaluate(name: string, extra: Extra = {}): TaskPlan {
+export function evaluate(name: string, extra: Extra = {}): TaskOf<"evaluate"> {
   return base(name, "evaluate", { evaluate: { module: "test.star", function: name }, ...extra });
 }
 
-export function agent(name: string, prompt: string, extra: Extra & { files?: string[]; runner?: string } = {}): TaskPlan {
+export function agent(name: string, prompt: string, extra: Extra & { files?: string[]; runner?: string } = {}): TaskOf<"agent"> {
   const { files, runner, ...rest } = extra;
   return base(name, "agent", { agent: { prompt, effort: "medium", files: files ?? [], runner: runner ?? "default" }, ...rest });
 }
@@ -52,13 +53,13 @@ export function noul(name: string, extra: Partial<QuestionPlan> = {}): QuestionP
   return { name, kind: "noul", ask: `${name}?`, labels: ["yes", "no"], descriptions: { yes: "", no: "" }, drop: [], type: `test.${name}`, ...extra };
 }
 
-export function outputRoute(name: string, source: FieldRef, questions: QuestionPlan[], extra: Extra = {}): TaskPlan {
+export function outputRoute(name: string, source: FieldRef, questions: QuestionPlan[], extra: Extra = {}): TaskOf<"route"> {
   const emits: Record<string, FieldType> = {};
   for (const q of questions) emits[q.name] = "string";
   return base(name, "route", { route: { decide: "output", source, min_confidence: 0, files: [], questions }, emits, ...extra });
 }
 
-export function modelRoute(name: string, questions: QuestionPlan[], extra: Extra & { files?: string[]; min_confidence?: number } = {}): TaskPlan {
+export function modelRoute(name: string, questions: QuestionPlan[], extra: Extra & { files?: string[]; min_confidence?: number } = {}): TaskOf<"route"> {
   const { files, min_confidence, ...rest } = extra;
   const emits: Record<string, FieldType> = {};
   for (const q of questions) emits[q.name] = "string";
@@ -70,6 +71,8 @@ export function when(route: string, question: string, labels: string[], otherwis
 }
 
 /** Mapped over `over`, aligned with every dependency mapped over the same field. */
+export function mapped(over: FieldRef): { over: FieldRef; max_fanout: number };
+export function mapped(over: FieldRef, extra: Extra): Extra;
 export function mapped(over: FieldRef, extra: Extra = {}): Extra {
   return { over, max_fanout: 10000, ...extra };
 }

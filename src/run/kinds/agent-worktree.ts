@@ -51,6 +51,26 @@ async function sweepNow(repo: RunRepository, run: string, workDir: string): Prom
   }
 }
 
+/**
+ * Another process adding a worktree of the same repository at the same moment can leave git
+ * reading its half-written administrative folder (".git/worktrees/NAME/commondir") and give up;
+ * the half-made worktree is removed and the add tried again, so no stray worktree is left behind.
+ */
+const CONCURRENT_ADD = /failed to read .*worktrees\/|could not create leading directories of '.*worktrees/i;
+
+async function addWorktree(repo: RunRepository, branch: string, workspace: string): Promise<{ ok: boolean; stderr: string }> {
+  let added = await gitLocked(repo.path, ["worktree", "add", "-B", branch, workspace, repo.base]);
+  for (let i = 1; i <= 5 && !added.ok; i++) {
+    await gitLocked(repo.path, ["worktree", "remove", "--force", workspace]);
+    await gitLocked(repo.path, ["worktree", "prune"]);
+    mkdirSync(workspace, { recursive: true });
+    if (!CONCURRENT_ADD.test(added.stderr)) break;
+    await new Promise((ok) => setTimeout(ok, 20 * 2 ** i));
+    added = await gitLocked(repo.path, ["worktree", "add", "-B", branch, workspace, repo.base]);
+  }
+  return added;
+}
+
 export async function inWorktree(ctx: AttemptContext, input: InstanceInput, turn: (files: AttemptFiles) => Promise<Outcome>): Promise<Outcome> {
   const repo = ctx.env.repo;
   if (!repo) return failed(`task ${ctx.recordTask} works in a git worktree, but the run recorded no repository; start the run with --repo PATH (or from inside the repository)`);
@@ -59,7 +79,7 @@ export async function inWorktree(ctx: AttemptContext, input: InstanceInput, turn
   const files = await prepareAttempt(ctx.dir, input);
   const attempt = /a(\d+)$/.exec(basename(ctx.dir))?.[1] ?? "1";
   const branch = ["switchyard", ctx.env.run, ctx.recordTask, ctx.key ?? "_"].map(refComponent).join("/") + `/a${attempt}`;
-  const added = await gitLocked(repo.path, ["worktree", "add", "-B", branch, files.workspace, repo.base]);
+  const added = await addWorktree(repo, branch, files.workspace);
   if (!added.ok) return failed(`git worktree add at base ${repo.base.slice(0, 12)} failed in ${repo.path}: ${firstLine(added.stderr)}`);
   let outcome: Outcome;
   let captured: { patch: string; files: string[] } | { error: string };

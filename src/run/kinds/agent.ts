@@ -18,6 +18,7 @@ import { invocation, presetOf, withCost } from "../agent-presets/invocation.js";
 import { readPresetTurn } from "../agent-presets/turn.js";
 import { readUntrustedFile } from "../untrusted-file.js";
 import { parseUntrustedJson } from "../untrusted-json.js";
+import type { TaskOf } from "../../plan/plan.js";
 
 /**
  * What the agent reported in $SWITCHYARD_USAGE (undefined when absent or malformed: usage is
@@ -41,13 +42,13 @@ async function readUsage(path: string, ctx: AttemptContext, files: AttemptFiles)
   }
 }
 
-export function runAgent(ctx: AttemptContext, input: InstanceInput): Promise<Outcome> {
-  if (ctx.task.agent!.workspace === "worktree") return inWorktree(ctx, input, (files) => agentTurn(ctx, input, files));
+export function runAgent(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceInput): Promise<Outcome> {
+  if (ctx.task.agent.workspace === "worktree") return inWorktree(ctx, input, (files) => agentTurn(ctx, input, files));
   return agentTurn(ctx, input);
 }
 
-async function agentTurn(ctx: AttemptContext, input: InstanceInput, prepared?: AttemptFiles): Promise<Outcome> {
-  const spec = ctx.task.agent!;
+async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceInput, prepared?: AttemptFiles): Promise<Outcome> {
+  const spec = ctx.task.agent;
   const runner = ctx.env.agentRunners[spec.runner];
   if (!runner) {
     const known = Object.keys(ctx.env.agentRunners);

@@ -8,7 +8,7 @@ import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
 import { runProcess, type ProcessResult } from "../process.js";
 import { checkEmits, isPlainObject } from "../values.js";
 import { inputJson } from "../shared-json.js";
-import type { FieldType } from "../../plan/plan.js";
+import type { FieldType, TaskOf } from "../../plan/plan.js";
 import { DEFAULT_MAX_FILE_BYTES, readUntrustedFile, UntrustedFileError } from "../untrusted-file.js";
 import { parseUntrustedJson } from "../untrusted-json.js";
 
@@ -147,8 +147,8 @@ export async function readOutput(path: string, emits: Record<string, FieldType>,
  * Runs one attempt. `prepared` is the attempt's files when the engine already started preparing
  * them (prepareAttempt for `ctx.dir` with this same input).
  */
-export async function runCommand(ctx: AttemptContext, input: InstanceInput, prepared?: Promise<AttemptFiles>): Promise<Outcome> {
-  const spec = ctx.task.command!;
+export async function runCommand(ctx: AttemptContext<TaskOf<"command">>, input: InstanceInput, prepared?: Promise<AttemptFiles>): Promise<Outcome> {
+  const spec = ctx.task.command;
   const files = await (prepared ?? prepareAttempt(ctx.dir, input));
   const extraEnv = instanceVars(ctx, files, spec.env);
   const proc = {

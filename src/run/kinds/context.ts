@@ -34,10 +34,11 @@ export interface KindEnv {
   maxFileBytes?: number;
 }
 
-export interface AttemptContext {
+/** `T` narrows the task to the kind that runs it (e.g. TaskOf<"command"> for runCommand). */
+export interface AttemptContext<T extends TaskPlan = TaskPlan> {
   env: KindEnv;
   /** The task as declared (for revise: the inline body or reviewer). */
-  task: TaskPlan;
+  task: T;
   /** The task name and key the instance is recorded under. */
   recordTask: string;
   key: string | null;

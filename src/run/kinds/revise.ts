@@ -4,7 +4,7 @@
 // A round is new work: the run's ceilings (R-6) are checked before each one, and a reached
 // ceiling ends the attempt as interrupted, so the run stops and `resume` picks up the next round.
 
-import type { TaskPlan } from "../../plan/plan.js";
+import type { TaskOf, TaskPlan } from "../../plan/plan.js";
 import { sumUsage, type Usage } from "../judge.js";
 import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
 import { runCommand } from "./command.js";
@@ -20,15 +20,16 @@ export interface ReviseRound {
 }
 
 export async function runLeaf(ctx: AttemptContext, input: InstanceInput): Promise<Outcome> {
-  switch (ctx.task.kind) {
+  const task = ctx.task;
+  switch (task.kind) {
     case "command":
-      return runCommand(ctx, input);
+      return runCommand({ ...ctx, task }, input);
     case "agent":
-      return runAgent(ctx, input);
+      return runAgent({ ...ctx, task }, input);
     case "evaluate":
       return runEvaluate(ctx, input);
     default:
-      return { status: "failed", code: "revise-failed", error: `revise-failed: ${ctx.task.name} is a ${ctx.task.kind}, which cannot run inside a revise loop (T-5)` };
+      return { status: "failed", code: "revise-failed", error: `revise-failed: ${task.name} is a ${task.kind}, which cannot run inside a revise loop (T-5)` };
   }
 }
 
@@ -37,13 +38,13 @@ function withOutput(body: unknown, rounds: number): Record<string, unknown> {
 }
 
 export async function runRevise(
-  ctx: AttemptContext,
+  ctx: AttemptContext<TaskOf<"revise">>,
   input: InstanceInput,
   prior: ReviseRound[],
   recordRound: (r: ReviseRound, usage: Usage | undefined) => void,
   mayStartRound: () => boolean = () => true,
 ): Promise<Outcome> {
-  const spec = ctx.task.revise!;
+  const spec = ctx.task.revise;
   const last = prior[prior.length - 1];
   if (last?.verdict === "accept") return { status: "passed", output: withOutput(last.body, last.round) };
   let feedback = last?.feedback;

@@ -2,7 +2,7 @@
 // decision record here; model-decided routes resolve their questions (dynamic options, Q-30 …
 // Q-32; min_confidence, Q-11) and the engine hands them to the Judge (D-1).
 
-import type { QuestionPlan, TaskPlan } from "../../plan/plan.js";
+import type { FieldRef, RouteSpec } from "../../plan/plan.js";
 import type { DecisionRecord, ResolvedQuestion } from "../judge.js";
 import { resolveOptions } from "../dynamic-options.js";
 import { isPlainObject } from "../values.js";
@@ -11,8 +11,7 @@ import { CodedError } from "../coded-error.js";
 export class RouteError extends CodedError {}
 
 /** With decide = "output": `entry` is the source's object for this instance ({question: label}). */
-export function outputDecision(task: TaskPlan, entry: unknown, where: string): DecisionRecord {
-  const route = task.route!;
+export function outputDecision(route: RouteSpec, entry: unknown, where: string): DecisionRecord {
   if (!isPlainObject(entry)) {
     throw new RouteError(`route-source-missing: ${where} is not an object of labels by question name (T-3)`, "route-source-missing");
   }
@@ -50,8 +49,7 @@ export function outputDecision(task: TaskPlan, entry: unknown, where: string): D
  * The questions as the decision layer sees them. `dynamicLists` holds, per dynamic question, the
  * element's option list (already narrowed to the key for a mapped route).
  */
-export function resolveQuestions(task: TaskPlan, dynamicLists: Record<string, unknown>, where: (q: QuestionPlan) => string): ResolvedQuestion[] {
-  const route = task.route!;
+export function resolveQuestions(route: RouteSpec, dynamicLists: Record<string, unknown>, where: (options: FieldRef) => string): ResolvedQuestion[] {
   return route.questions.map((q) => {
     const base: ResolvedQuestion = {
       id: q.name,
@@ -63,7 +61,7 @@ export function resolveQuestions(task: TaskPlan, dynamicLists: Record<string, un
       min_confidence: q.min_confidence ?? route.min_confidence,
     };
     if (!q.dynamic) return base;
-    const options = resolveOptions(dynamicLists[q.name], where(q));
+    const options = resolveOptions(dynamicLists[q.name], where(q.dynamic));
     const descriptions: Record<string, string> = {};
     for (const o of options) descriptions[o.value] = o.description;
     return { ...base, labels: options.map((o) => o.value), descriptions, resolved_options: options };

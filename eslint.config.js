@@ -1,0 +1,46 @@
+// Lint rules that hold the architecture (docs/architecture.md): each layer imports only the layers
+// below it, and no module imports itself back through a cycle. The layers, lowest first:
+//   src/lang → src/plan → src/run → src/decide → src/lab → src/ui → src/cli
+// src/shared holds primitives every layer may import, so it may import no layer itself.
+// Style is left to the formatter; these rules are about structure only.
+import tseslint from "typescript-eslint";
+import importX from "eslint-plugin-import-x";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+
+const layers = ["lang", "plan", "run", "decide", "lab", "ui", "cli"];
+
+/** For each layer, the zones it must not import from: every layer above it. */
+const zones = [
+  ...layers.flatMap((layer, i) =>
+    layers.slice(i + 1).map((upper) => ({
+      target: `./src/${layer}`,
+      from: `./src/${upper}`,
+      message: `src/${layer} is below src/${upper}: lower layers never import upper ones.`,
+    })),
+  ),
+  ...layers.map((layer) => ({
+    target: "./src/shared",
+    from: `./src/${layer}`,
+    message: "src/shared is imported by every layer, so it imports none of them.",
+  })),
+];
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", ".tmp/**", ".bench-scratch/**", "**/.switchyard/**"] },
+  // Source files carry `eslint-disable` comments for rules this config does not turn on (yet).
+  { linterOptions: { reportUnusedDisableDirectives: "off" } },
+  {
+    files: ["src/**/*.ts", "test/**/*.ts", "bench/**/*.ts"],
+    languageOptions: { parser: tseslint.parser, parserOptions: { ecmaVersion: 2022, sourceType: "module" } },
+    plugins: { "import-x": importX, "@typescript-eslint": tseslint.plugin },
+    settings: {
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
+      "import-x/extensions": [".ts", ".js"],
+      "import-x/resolver-next": [createTypeScriptImportResolver({ project: "./tsconfig.json" })],
+    },
+    rules: {
+      "import-x/no-restricted-paths": ["error", { zones }],
+      "import-x/no-cycle": ["error", { ignoreExternal: true }],
+    },
+  },
+);
