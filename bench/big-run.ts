@@ -8,7 +8,19 @@ import type { Plan, TaskPlan } from "../src/plan/plan.js";
 import { admitRun, RunEngine, Store } from "../src/run/index.js";
 
 function task(name: string, kind: TaskPlan["kind"], extra: Partial<TaskPlan>): TaskPlan {
-  return { name, kind, depends_on: [], join: "all", aligned_with: [], keyed: [], timeout_seconds: 60, retries: 0, emits: {}, declared_at: { file: "big.star", line: 1, col: 1 }, ...extra } as TaskPlan; // `extra` carries the kind's spec
+  return {
+    name,
+    kind,
+    depends_on: [],
+    join: "all",
+    aligned_with: [],
+    keyed: [],
+    timeout_seconds: 60,
+    retries: 0,
+    emits: {},
+    declared_at: { file: "big.star", line: 1, col: 1 },
+    ...extra,
+  } as TaskPlan; // `extra` carries the kind's spec
 }
 
 function plan(n: number): Plan {
@@ -20,9 +32,32 @@ function plan(n: number): Plan {
       aligned_with: deps.filter((d) => d !== "prepare"),
       ...m,
       emits: { q: "string" },
-      route: { decide: "output", source: { task: "prepare", field: source }, min_confidence: 0, files: [], questions: [{ name: "q", kind: "choice", ask: "?", labels, descriptions: Object.fromEntries(labels.map((l) => [l, ""])), drop: [], type: `big.${name}.q` }] },
+      route: {
+        decide: "output",
+        source: { task: "prepare", field: source },
+        min_confidence: 0,
+        files: [],
+        questions: [
+          {
+            name: "q",
+            kind: "choice",
+            ask: "?",
+            labels,
+            descriptions: Object.fromEntries(labels.map((l) => [l, ""])),
+            drop: [],
+            type: `big.${name}.q`,
+          },
+        ],
+      },
     });
-  const when = (route: string, labels: string[]) => ({ route, question: "q", answers: labels, otherwise: false, labels, any_option: false });
+  const when = (route: string, labels: string[]) => ({
+    route,
+    question: "q",
+    answers: labels,
+    otherwise: false,
+    labels,
+    any_option: false,
+  });
   return {
     playbook: "big",
     source_file: "big.star",
@@ -36,7 +71,13 @@ function plan(n: number): Plan {
       task("right", "evaluate", { ...ev("side"), depends_on: ["lane"], ...m, aligned_with: ["lane"], when: when("lane", ["right"]) }),
       task("merge", "evaluate", { ...ev("merge"), depends_on: ["left", "right"], join: "settled", ...m, aligned_with: ["left", "right"] }),
       route("verdict", "verdicts", ["ok", "redo"], ["prepare", "merge"]),
-      task("redo", "evaluate", { ...ev("side"), depends_on: ["verdict"], ...m, aligned_with: ["verdict"], when: when("verdict", ["redo"]) }),
+      task("redo", "evaluate", {
+        ...ev("side"),
+        depends_on: ["verdict"],
+        ...m,
+        aligned_with: ["verdict"],
+        when: when("verdict", ["redo"]),
+      }),
     ],
   };
 }

@@ -20,7 +20,6 @@ import { task } from "./plan-task.js";
 import { admitRun, RunEngine, Store } from "../src/run/index.js";
 import { Launcher, type LauncherDialect } from "../src/run/launcher.js";
 
-
 interface Figure {
   ms: number;
   /** CPU milliseconds: this process and its reaped children (user + system). */
@@ -69,14 +68,25 @@ async function engineRun(n: number, launcherDialect?: LauncherDialect): Promise<
     settings: { description: "", concurrency: 4, decision_concurrency: 16, max_duration_seconds: 3600 },
     tasks: [
       task("prepare", "evaluate", { evaluate: { module: "bench.star", function: "prepare" }, emits: { members: "list" } }),
-      task("each", "command", { depends_on: ["prepare"], over: { task: "prepare", field: "members" }, max_fanout: n, command: { run: "true", env: {} } }),
+      task("each", "command", {
+        depends_on: ["prepare"],
+        over: { task: "prepare", field: "members" },
+        max_fanout: n,
+        command: { run: "true", env: {} },
+      }),
     ],
   };
   const store = new Store(join(dir, "state"));
   let status = "";
   const fig = await measure(async () => {
     const run = admitRun(store, { plan, packDir: pack, sourcePath: pack });
-    const engine = new RunEngine({ store, run, resume: false, launcherDialect, evaluators: () => () => ({ members: Array.from({ length: n }, (_, i) => i) }) });
+    const engine = new RunEngine({
+      store,
+      run,
+      resume: false,
+      launcherDialect,
+      evaluators: () => () => ({ members: Array.from({ length: n }, (_, i) => i) }),
+    });
     status = (await engine.execute()).status;
   });
   store.close();
@@ -126,13 +136,21 @@ async function main(): Promise<void> {
   const x = best(xs);
   const e = best(es);
   const f = best(fs);
-  const line = (name: string, v: Figure, extra = "") => console.log(`${name.padEnd(22)}: ${(v.ms / 1000).toFixed(3)} s wall, ${(v.cpu / 1000).toFixed(2)} s CPU${extra}`);
+  const line = (name: string, v: Figure, extra = "") =>
+    console.log(`${name.padEnd(22)}: ${(v.ms / 1000).toFixed(3)} s wall, ${(v.cpu / 1000).toFixed(2)} s CPU${extra}`);
   console.log(`${n} commands at concurrency 4 (best of ${rounds})`);
   line("xargs -P4 sh -c true", x);
   line("switchyard engine", e, `  (${(n / (e.ms / 1000)).toFixed(0)} instances/s, ${picked ?? "no"} launcher)`);
-  if (shToo) line("  with the sh launcher", best(ss), `  (${(best(ss).ms / x.ms).toFixed(2)}x xargs wall, ${(best(ss).cpu / x.cpu).toFixed(2)}x CPU)`);
+  if (shToo)
+    line(
+      "  with the sh launcher",
+      best(ss),
+      `  (${(best(ss).ms / x.ms).toFixed(2)}x xargs wall, ${(best(ss).cpu / x.cpu).toFixed(2)}x CPU)`,
+    );
   line("xargs -P4 + T-1 files", f, "  (mkdir workspace, write input, append log)");
-  console.log(`ratio                 : ${(e.ms / x.ms).toFixed(2)}x xargs wall (target ≤ 1.5x), ${(e.cpu / x.cpu).toFixed(2)}x CPU; ${(e.ms / f.ms).toFixed(2)}x xargs doing the same file work`);
+  console.log(
+    `ratio                 : ${(e.ms / x.ms).toFixed(2)}x xargs wall (target ≤ 1.5x), ${(e.cpu / x.cpu).toFixed(2)}x CPU; ${(e.ms / f.ms).toFixed(2)}x xargs doing the same file work`,
+  );
 }
 
 main().catch((err) => {

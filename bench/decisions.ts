@@ -32,7 +32,6 @@ import { scratchDir } from "./scratch.js";
 const CONCURRENCY = 32;
 const OPTIONS = { billing: "Payments, refunds, invoices", technical: "Bugs, outages, errors", other: "Anything else" };
 
-
 function benchPlan(n: number): Plan {
   return {
     playbook: "decisions",
@@ -41,7 +40,10 @@ function benchPlan(n: number): Plan {
     compiler_version: "bench",
     settings: { description: "", concurrency: 4, decision_concurrency: CONCURRENCY, max_duration_seconds: 3600 },
     tasks: [
-      task("prepare", "evaluate", { evaluate: { module: "bench.star", function: "prepare" }, emits: { members: "list", tickets: "object" } }),
+      task("prepare", "evaluate", {
+        evaluate: { module: "bench.star", function: "prepare" },
+        emits: { members: "list", tickets: "object" },
+      }),
       task("ticket", "evaluate", {
         evaluate: { module: "bench.star", function: "ticket" },
         depends_on: ["prepare"],
@@ -60,7 +62,17 @@ function benchPlan(n: number): Plan {
           decide: "model",
           min_confidence: 0.5,
           files: [],
-          questions: [{ name: "team", kind: "choice", ask: "Which team should handle this ticket?", labels: Object.keys(OPTIONS), descriptions: { ...OPTIONS }, drop: [], type: "decisions.triage.team" }],
+          questions: [
+            {
+              name: "team",
+              kind: "choice",
+              ask: "Which team should handle this ticket?",
+              labels: Object.keys(OPTIONS),
+              descriptions: { ...OPTIONS },
+              drop: [],
+              type: "decisions.triage.team",
+            },
+          ],
         },
       }),
     ],
@@ -79,7 +91,9 @@ function tickets(n: number): { members: string[]; tickets: Record<string, { text
 }
 
 async function startServer(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [join("dist", "test", "support", "systemone-server.js"), "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [join("dist", "test", "support", "systemone-server.js"), "--port", "0"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const lines = createInterface({ input: child.stdout! });
   for await (const line of lines) {
     const m = /^listening (http:\/\/\S+)/.exec(line);
@@ -102,15 +116,19 @@ async function plainLoop(url: string, n: number): Promise<{ rate: number; cpuUs:
   const one = (i: number) =>
     new Promise<void>((resolve, reject) => {
       const payload = body(i);
-      const req = request(target, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}`));
-          JSON.parse(Buffer.concat(chunks).toString("utf8"));
-          resolve();
-        });
-      });
+      const req = request(
+        target,
+        { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}`));
+            JSON.parse(Buffer.concat(chunks).toString("utf8"));
+            resolve();
+          });
+        },
+      );
       req.on("error", reject);
       req.end(payload);
     });
@@ -129,14 +147,21 @@ async function plainLoop(url: string, n: number): Promise<{ rate: number; cpuUs:
 }
 
 /** The engine: admit, execute, check every element was decided by the model. */
-async function engineRun(url: string, n: number, clientOnly = false): Promise<{ rate: number; seconds: number; routeSeconds: number; rssMb: number; cpuUs: number }> {
+async function engineRun(
+  url: string,
+  n: number,
+  clientOnly = false,
+): Promise<{ rate: number; seconds: number; routeSeconds: number; rssMb: number; cpuUs: number }> {
   const dir = scratchDir("sy-bench-decisions-");
   try {
     const pack = join(dir, "pack");
     mkdirSync(pack);
     writeFileSync(join(pack, "bench.star"), "# bench\n");
     const configPath = join(dir, "config.toml");
-    writeFileSync(configPath, `[providers.s1]\nkind = "systemone"\nvendor = "typesafe"\nbase_url = "${url}"\nmodels = ["jev-1"]\n\n[decisions]\ndefault = "s1/jev-1"\n`);
+    writeFileSync(
+      configPath,
+      `[providers.s1]\nkind = "systemone"\nvendor = "typesafe"\nbase_url = "${url}"\nmodels = ["jev-1"]\n\n[decisions]\ndefault = "s1/jev-1"\n`,
+    );
     const config = loadMachineConfig(configPath, {});
     const providers = clientOnly ? { s1: createProvider(config.providers.s1!, { clientOnly }) } : undefined;
     const judge = createJudge({ config, stateDir: join(dir, "state"), providers });
@@ -153,7 +178,10 @@ async function engineRun(url: string, n: number, clientOnly = false): Promise<{ 
       run,
       resume: false,
       judge,
-      evaluators: (t) => (t.name === "prepare" ? () => data : (i) => ({ text: ((i as { inputs: { prepare: { tickets: { text: string } } } }).inputs.prepare.tickets.text) })),
+      evaluators: (t) =>
+        t.name === "prepare"
+          ? () => data
+          : (i) => ({ text: (i as { inputs: { prepare: { tickets: { text: string } } } }).inputs.prepare.tickets.text }),
       onEvent: (e) => {
         if (e.task !== "triage") return;
         if (e.type === "instance_started" && first === 0) first = performance.now();
@@ -167,7 +195,9 @@ async function engineRun(url: string, n: number, clientOnly = false): Promise<{ 
     const rssMb = process.memoryUsage().rss / 1e6;
     await judge.close();
     if (outcome.status !== "passed") throw new Error(`the run ${outcome.status}: ${JSON.stringify(outcome).slice(0, 500)}`);
-    const decided = store.instances(run, "triage").filter((i) => i.status === "passed" && (i.output as { team?: { provider?: string } }).team?.provider === "s1").length;
+    const decided = store
+      .instances(run, "triage")
+      .filter((i) => i.status === "passed" && (i.output as { team?: { provider?: string } }).team?.provider === "s1").length;
     store.close();
     if (decided !== n) throw new Error(`${decided} of ${n} elements were decided by the model`);
     return { rate: n / routeSeconds, seconds, routeSeconds, rssMb, cpuUs: (used.user + used.system) / n };
@@ -208,12 +238,20 @@ async function main(): Promise<void> {
     const share = best.rate / plain.rate;
     const line = (v: typeof best) =>
       `${v.rate.toFixed(0)} decisions/s over the route's ${v.routeSeconds.toFixed(2)} s (${(n / v.seconds).toFixed(0)}/s over the whole run's ${v.seconds.toFixed(2)} s, ${v.rssMb.toFixed(0)} MB RSS; CPU ${v.cpuUs.toFixed(0)} µs per decision, engine + router + provider + store)`;
-    console.log(`decisions: ${n} route instances, decision_concurrency ${CONCURRENCY}, System One server process at ${url} (best of ${rounds})`);
-    if (!engineOnly) console.log(`  plain keep-alive loop:   ${plain.rate.toFixed(0)} requests/s (client CPU ${plain.cpuUs.toFixed(0)} µs per request)`);
+    console.log(
+      `decisions: ${n} route instances, decision_concurrency ${CONCURRENCY}, System One server process at ${url} (best of ${rounds})`,
+    );
+    if (!engineOnly)
+      console.log(`  plain keep-alive loop:   ${plain.rate.toFixed(0)} requests/s (client CPU ${plain.cpuUs.toFixed(0)} µs per request)`);
     console.log(`  switchyard run:          ${line(best)}`);
-    if (clientToo) console.log(`  the same, every request through the official client: ${line(client)}${engineOnly ? "" : `; ${((client.rate / plain.rate) * 100).toFixed(0)} % of the loop`}`);
+    if (clientToo)
+      console.log(
+        `  the same, every request through the official client: ${line(client)}${engineOnly ? "" : `; ${((client.rate / plain.rate) * 100).toFixed(0)} % of the loop`}`,
+      );
     if (!engineOnly) console.log(`  share of the plain loop: ${(share * 100).toFixed(0)} %`);
-    console.log(`  targets: >= 1500 decisions/s ${best.rate >= 1500 ? "met" : "MISSED"}${engineOnly ? "" : `; >= 50 % of the plain loop ${share >= 0.5 ? "met" : "MISSED"}`}`);
+    console.log(
+      `  targets: >= 1500 decisions/s ${best.rate >= 1500 ? "met" : "MISSED"}${engineOnly ? "" : `; >= 50 % of the plain loop ${share >= 0.5 ? "met" : "MISSED"}`}`,
+    );
   } finally {
     child.kill("SIGTERM");
   }

@@ -50,25 +50,48 @@ function benchPlan(n: number): Plan {
   const m = { over, max_fanout: n };
   const ev = (name: string) => ({ evaluate: { module: "bench.star", function: name } });
   const emits: Record<string, FieldType> = { lane: "string" };
-  const lane = (answer: string) => ({ route: "gate", question: "lane", answers: [answer], otherwise: false, labels: [answer], any_option: false });
+  const lane = (answer: string) => ({
+    route: "gate",
+    question: "lane",
+    answers: [answer],
+    otherwise: false,
+    labels: [answer],
+    any_option: false,
+  });
   return benchPlanOf("fanout_unkeyed", [
-      task("prepare", "evaluate", { ...ev("prepare"), emits: { members: "list", lanes: "object" } }),
-      task("gate", "route", {
-        depends_on: ["prepare"],
-        ...m,
-        emits,
-        route: {
-          decide: "output",
-          source: { task: "prepare", field: "lanes" },
-          min_confidence: 0,
-          files: [],
-          questions: [{ name: "lane", kind: "choice", ask: "which lane?", labels: ["left", "right"], descriptions: { left: "", right: "" }, drop: [], type: "fanout.gate.lane" }],
-        },
-      }),
-      task("left", "evaluate", { ...ev("left"), depends_on: ["gate", "prepare"], ...m, aligned_with: ["gate"], when: lane("left") }),
-      task("right", "evaluate", { ...ev("right"), depends_on: ["gate", "prepare"], ...m, aligned_with: ["gate"], when: lane("right") }),
-      task("judge", "evaluate", { ...ev("judge"), depends_on: ["left", "right", "prepare"], join: "settled", ...m, aligned_with: ["left", "right"] }),
-      task("reduce", "evaluate", { ...ev("reduce"), depends_on: ["judge", "prepare"], join: "settled" }),
+    task("prepare", "evaluate", { ...ev("prepare"), emits: { members: "list", lanes: "object" } }),
+    task("gate", "route", {
+      depends_on: ["prepare"],
+      ...m,
+      emits,
+      route: {
+        decide: "output",
+        source: { task: "prepare", field: "lanes" },
+        min_confidence: 0,
+        files: [],
+        questions: [
+          {
+            name: "lane",
+            kind: "choice",
+            ask: "which lane?",
+            labels: ["left", "right"],
+            descriptions: { left: "", right: "" },
+            drop: [],
+            type: "fanout.gate.lane",
+          },
+        ],
+      },
+    }),
+    task("left", "evaluate", { ...ev("left"), depends_on: ["gate", "prepare"], ...m, aligned_with: ["gate"], when: lane("left") }),
+    task("right", "evaluate", { ...ev("right"), depends_on: ["gate", "prepare"], ...m, aligned_with: ["gate"], when: lane("right") }),
+    task("judge", "evaluate", {
+      ...ev("judge"),
+      depends_on: ["left", "right", "prepare"],
+      join: "settled",
+      ...m,
+      aligned_with: ["left", "right"],
+    }),
+    task("reduce", "evaluate", { ...ev("reduce"), depends_on: ["judge", "prepare"], join: "settled" }),
   ]);
 }
 

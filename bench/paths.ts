@@ -20,10 +20,10 @@ function benchPlan(n: number): Plan {
   const m = { over: { task: "prepare", field: "members" }, max_fanout: n };
   const ev = (name: string) => ({ evaluate: { module: "bench.star", function: name } });
   return benchPlanOf("paths", [
-      task("prepare", "evaluate", { ...ev("prepare"), emits: { members: "list" } }),
-      task("each", "evaluate", { ...ev("each"), depends_on: ["prepare"], ...m }),
-      task("judge", "evaluate", { ...ev("judge"), depends_on: ["each"], join: "settled", ...m, aligned_with: ["each"] }),
-      task("reduce", "evaluate", { ...ev("reduce"), depends_on: ["judge", "each"], join: "settled" }),
+    task("prepare", "evaluate", { ...ev("prepare"), emits: { members: "list" } }),
+    task("each", "evaluate", { ...ev("each"), depends_on: ["prepare"], ...m }),
+    task("judge", "evaluate", { ...ev("judge"), depends_on: ["each"], join: "settled", ...m, aligned_with: ["each"] }),
+    task("reduce", "evaluate", { ...ev("reduce"), depends_on: ["judge", "each"], join: "settled" }),
   ]);
 }
 
@@ -107,10 +107,14 @@ async function main(): Promise<void> {
     ["status", "status"],
     ["runs --rebuild (both runs)", "rebuild"],
   ];
-  console.log(`${"path".padEnd(40)}  ${String(small).padStart(8)}  ${String(large).padStart(8)}  ratio (${large / small}x the work; bug if > ${(1.2 * large) / small}x)`);
+  console.log(
+    `${"path".padEnd(40)}  ${String(small).padStart(8)}  ${String(large).padStart(8)}  ratio (${large / small}x the work; bug if > ${(1.2 * large) / small}x)`,
+  );
   for (const [name, k] of rows) {
     const ratio = b[k] / a[k];
-    console.log(`${name.padEnd(40)}  ${(a[k] / 1000).toFixed(2).padStart(7)}s  ${(b[k] / 1000).toFixed(2).padStart(7)}s  ${ratio.toFixed(1)}x${ratio > (1.2 * large) / small ? "  <- over the limit" : ""}`);
+    console.log(
+      `${name.padEnd(40)}  ${(a[k] / 1000).toFixed(2).padStart(7)}s  ${(b[k] / 1000).toFixed(2).padStart(7)}s  ${ratio.toFixed(1)}x${ratio > (1.2 * large) / small ? "  <- over the limit" : ""}`,
+    );
   }
 }
 

@@ -50,7 +50,11 @@ export async function perSize(self: string, one: (n: number) => Promise<SizeFigu
  * Admits `plan` in a fresh scratch state folder, runs it to the end, then resumes the finished
  * run (which must run nothing), and returns the figures of both.
  */
-export async function runAndResume(plan: Plan, evaluators: (packDir: string) => EvaluatorFactory, writePack?: (packDir: string) => void): Promise<SizeFigures> {
+export async function runAndResume(
+  plan: Plan,
+  evaluators: (packDir: string) => EvaluatorFactory,
+  writePack?: (packDir: string) => void,
+): Promise<SizeFigures> {
   const dir = scratchDir("sy-bench-");
   try {
     const pack = join(dir, "pack");

@@ -3,7 +3,19 @@
 import type { Plan, TaskPlan } from "../src/plan/plan.js";
 
 export function task(name: string, kind: TaskPlan["kind"], extra: Partial<TaskPlan>): TaskPlan {
-  return { name, kind, depends_on: [], join: "all", aligned_with: [], keyed: [], timeout_seconds: 60, retries: 0, emits: {}, declared_at: { file: "bench.star", line: 1, col: 1 }, ...extra } as TaskPlan; // `extra` carries the kind's spec
+  return {
+    name,
+    kind,
+    depends_on: [],
+    join: "all",
+    aligned_with: [],
+    keyed: [],
+    timeout_seconds: 60,
+    retries: 0,
+    emits: {},
+    declared_at: { file: "bench.star", line: 1, col: 1 },
+    ...extra,
+  } as TaskPlan; // `extra` carries the kind's spec
 }
 
 /** A benchmark plan: `tasks` at concurrency 4 and 16 decisions in flight, as a compiled plan would carry them. */

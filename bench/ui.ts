@@ -23,14 +23,19 @@ const summary = (xs: number[]) => {
 async function main(): Promise<void> {
   const dir = scratchDir("sy-bench-ui-");
   const state = join(dir, "state");
-  const child = spawn(process.execPath, [resolve("bin/switchyard.js"), "ui", "--port", "0", "--state-dir", state], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [resolve("bin/switchyard.js"), "ui", "--port", "0", "--state-dir", state], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   try {
     const run = await makeBigRun(state, n);
     const url = await new Promise<string>((done) => createInterface({ input: child.stdout! }).once("line", (l) => done(l.trim())));
     const api: Record<string, number[]> = { run: [], grid: [] };
     let gridBytes = 0;
     for (let i = 0; i < rounds; i++) {
-      for (const [name, path] of [["run", `api/runs/${run}`], ["grid", `api/runs/${run}/grid`]] as const) {
+      for (const [name, path] of [
+        ["run", `api/runs/${run}`],
+        ["grid", `api/runs/${run}/grid`],
+      ] as const) {
         const t0 = performance.now();
         const body = await (await fetch(new URL(path, url))).text();
         api[name]!.push(performance.now() - t0);
@@ -41,7 +46,15 @@ async function main(): Promise<void> {
       executablePath: "/usr/bin/chromium",
       headless: true,
       viewport: { width: 1280, height: 900 },
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     const load: number[] = [];
     const scroll: number[] = [];

@@ -50,7 +50,9 @@ async function helpTree() {
   const groups = await Promise.all(
     subcommands(top).map(async (name) => {
       const help = await runCli([name, "--help"]);
-      const subs = await Promise.all(subcommands(help).map(async (sub) => ({ path: [name, sub], help: await runCli([name, sub, "--help"]) })));
+      const subs = await Promise.all(
+        subcommands(help).map(async (sub) => ({ path: [name, sub], help: await runCli([name, sub, "--help"]) })),
+      );
       return [{ path: [name], help }, ...subs];
     }),
   );

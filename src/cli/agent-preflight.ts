@@ -95,40 +95,56 @@ export function agentPreflight(plans: Plan[], config: MachineConfig, opts: Agent
       const runner = Object.hasOwn(config.agents, spec.runner) ? config.agents[spec.runner] : undefined;
       if (!runner) {
         const near = nearestName(spec.runner, names);
-        problems.push(`agent task ${t.name} uses runner "${spec.runner}", which the machine config does not define${near ? ` (did you mean "${near}"?)` : ""}; add [agents.${spec.runner}] with preset = "claude-code" (or "codex", "gemini", "aider") or command = [...]${names.length ? `, or use one of: ${names.join(", ")}` : ""}`);
+        problems.push(
+          `agent task ${t.name} uses runner "${spec.runner}", which the machine config does not define${near ? ` (did you mean "${near}"?)` : ""}; add [agents.${spec.runner}] with preset = "claude-code" (or "codex", "gemini", "aider") or command = [...]${names.length ? `, or use one of: ${names.join(", ")}` : ""}`,
+        );
       } else used.set(runner.name, runner);
     }
   }
 
   const types = new Set<string>();
-  for (const plan of plans) for (const t of plan.tasks) if (t.route?.decide === "model") for (const q of t.route.questions) types.add(q.type);
+  for (const plan of plans)
+    for (const t of plan.tasks) if (t.route?.decide === "model") for (const q of t.route.questions) types.add(q.type);
   const hostAsked = [...types].filter((ty) => opts.modeOf(ty).kind !== "model").sort();
   const host = config.decisions.host;
   if (types.size > 0 && host !== "tty" && Object.hasOwn(config.agents, host)) used.set(host, config.agents[host]);
   if (hostAsked.length > 0 && host === "tty" && opts.checkTerminal !== false && !(opts.hasTerminal ?? terminalOpens)()) {
     const list = hostAsked.slice(0, 3).join(", ") + (hostAsked.length > 3 ? `, … (${hostAsked.length} types)` : "");
-    local.push(`the host answers judgement type${hostAsked.length > 1 ? "s" : ""} ${list} (host or shadow mode), and the host is "tty", but switchyard has no terminal to ask at; set [decisions] host = "NAME" to an [agents.NAME] runner, or route the type to a model (--decide TYPE=PROVIDER/MODEL)`);
+    local.push(
+      `the host answers judgement type${hostAsked.length > 1 ? "s" : ""} ${list} (host or shadow mode), and the host is "tty", but switchyard has no terminal to ask at; set [decisions] host = "NAME" to an [agents.NAME] runner, or route the type to a model (--decide TYPE=PROVIDER/MODEL)`,
+    );
   }
 
   for (const runner of used.values()) {
     const why = executableProblem(runner.command[0]!, env);
     if (why) {
       const preset = presetOf(runner);
-      const fix = preset.name === "generic" ? `fix command in [agents.${runner.name}]` : `install ${preset.tool}, or set command = ["/path/to/${preset.executable}"] in [agents.${runner.name}]`;
+      const fix =
+        preset.name === "generic"
+          ? `fix command in [agents.${runner.name}]`
+          : `install ${preset.tool}, or set command = ["/path/to/${preset.executable}"] in [agents.${runner.name}]`;
       local.push(`agent runner "${runner.name}"${preset.name === "generic" ? "" : ` (${preset.tool})`} cannot be started: ${why}; ${fix}`);
     }
     if (opts.budgetUsd !== undefined && !canReportCost(runner)) {
-      warnings.push(`budget_usd cannot be enforced for agent runner "${runner.name}": ${presetOf(runner).tool} reports tokens but no cost; add price = { input_per_mtok = …, output_per_mtok = … } to [agents.${runner.name}] to charge its turns`);
+      warnings.push(
+        `budget_usd cannot be enforced for agent runner "${runner.name}": ${presetOf(runner).tool} reports tokens but no cost; add price = { input_per_mtok = …, output_per_mtok = … } to [agents.${runner.name}] to charge its turns`,
+      );
     }
   }
 
   let repo: RunRepository | undefined;
   if (worktreeTask !== undefined && opts.recorded) {
     const why = recordedRepositoryProblem(opts.recorded);
-    if (why) local.push(`agent task ${worktreeTask} works in a git worktree at the run's recorded base, but ${why}; restore the repository, or start a new run`);
+    if (why)
+      local.push(
+        `agent task ${worktreeTask} works in a git worktree at the run's recorded base, but ${why}; restore the repository, or start a new run`,
+      );
   } else if (worktreeTask !== undefined) {
     const probe = probeRepository(opts.repo ?? process.cwd());
-    if (!probe.ok) local.push(`agent task ${worktreeTask} works in a git worktree (workspace = "worktree"), but ${probe.problem}; ${opts.repo === undefined ? "run from inside the repository or pass --repo PATH" : "fix --repo"}`);
+    if (!probe.ok)
+      local.push(
+        `agent task ${worktreeTask} works in a git worktree (workspace = "worktree"), but ${probe.problem}; ${opts.repo === undefined ? "run from inside the repository or pass --repo PATH" : "fix --repo"}`,
+      );
     else repo = { path: probe.path, base: probe.head, keep_branches: opts.keepBranches === true };
   }
   return { problems: [...problems, ...local], local, warnings, ...(repo ? { repo } : {}) };

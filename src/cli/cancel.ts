@@ -11,7 +11,14 @@ export function register(program: Command): void {
   program
     .command("cancel")
     .description("cancel a running run (it can be resumed)")
-    .addHelpText("after", examples([["switchyard cancel latest"], ["switchyard cancel 20261202-1518", "a unique prefix of the id"], ["switchyard resume latest", "later: continue it"]]))
+    .addHelpText(
+      "after",
+      examples([
+        ["switchyard cancel latest"],
+        ["switchyard cancel 20261202-1518", "a unique prefix of the id"],
+        ["switchyard resume latest", "later: continue it"],
+      ]),
+    )
     .argument("<run>", "the run id, or `latest`")
     .option("--state-dir <dir>", "the state folder")
     .option("--force", "record the cancel when the process recorded as executing the run cannot be verified (it is not signalled)")

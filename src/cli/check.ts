@@ -25,12 +25,26 @@ export function register(program: Command): void {
       const result = compilePath(path, { playbook: opts.playbook });
       const failed = result.diagnostics.some((d) => d.severity === "error");
       if (opts.json) {
-        process.stdout.write(JSON.stringify({ ok: !failed, playbook: result.plan?.playbook ?? null, tasks: result.plan?.tasks.length ?? null, diagnostics: result.diagnostics }, null, 2) + "\n");
+        process.stdout.write(
+          JSON.stringify(
+            {
+              ok: !failed,
+              playbook: result.plan?.playbook ?? null,
+              tasks: result.plan?.tasks.length ?? null,
+              diagnostics: result.diagnostics,
+            },
+            null,
+            2,
+          ) + "\n",
+        );
       } else {
         const sources = (f: string) => result.sources.get(f);
         for (const d of result.diagnostics) process.stderr.write(formatForPeople(d, sources) + "\n\n");
         if (failed) process.stderr.write(`${path}: ${summaryLine(result.diagnostics)}\n`);
-        else process.stdout.write(`${path}: ok: playbook '${result.plan!.playbook}', ${result.plan!.tasks.length} task${result.plan!.tasks.length === 1 ? "" : "s"}${result.diagnostics.length ? ` (${summaryLine(result.diagnostics)})` : ""}\n`);
+        else
+          process.stdout.write(
+            `${path}: ok: playbook '${result.plan!.playbook}', ${result.plan!.tasks.length} task${result.plan!.tasks.length === 1 ? "" : "s"}${result.diagnostics.length ? ` (${summaryLine(result.diagnostics)})` : ""}\n`,
+          );
       }
       if (failed) setExitCode(compileFailureExit(result.diagnostics));
     });

@@ -97,7 +97,9 @@ export function reportError(err: unknown): number {
     return EXIT_USAGE;
   }
   if (err instanceof StateFolderError) {
-    process.stderr.write(`switchyard: error: ${forPeople(err.message)}\nhelp: point --state-dir (or $SWITCHYARD_HOME) at a folder that can be made\n`);
+    process.stderr.write(
+      `switchyard: error: ${forPeople(err.message)}\nhelp: point --state-dir (or $SWITCHYARD_HOME) at a folder that can be made\n`,
+    );
     return EXIT_USAGE;
   }
   if (err instanceof CommandFailed) {
@@ -109,7 +111,10 @@ export function reportError(err: unknown): number {
   if (fault) {
     const [code, ...rest] = fault.message.split(": ");
     process.stderr.write(`switchyard: error[${code}]: ${rest.join(": ")}\n`);
-    if (fault.code === "state-unwritable") process.stderr.write(`help: what was recorded is kept; free space or fix the file's permissions, then \`switchyard resume ${fault.run ?? "RUN"}\` continues the run\n`);
+    if (fault.code === "state-unwritable")
+      process.stderr.write(
+        `help: what was recorded is kept; free space or fix the file's permissions, then \`switchyard resume ${fault.run ?? "RUN"}\` continues the run\n`,
+      );
     return EXIT_FAILED;
   }
   // Anything else is a bug in switchyard: show everything so it can be reported.

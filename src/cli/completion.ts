@@ -46,7 +46,9 @@ function bash(list: Entry[]): string {
   const top = list.filter((e) => !e.path.includes(" ")).map((e) => e.path);
   const cases = list
     .map((e) => {
-      const subs = list.filter((s) => s.path.startsWith(e.path + " ") && !s.path.slice(e.path.length + 1).includes(" ")).map((s) => s.path.slice(e.path.length + 1));
+      const subs = list
+        .filter((s) => s.path.startsWith(e.path + " ") && !s.path.slice(e.path.length + 1).includes(" "))
+        .map((s) => s.path.slice(e.path.length + 1));
       return `    "${e.path}") opts="${[...subs, ...e.options].join(" ")}"; runs=${e.takesRun ? 1 : 0} ;;`;
     })
     .join("\n");
@@ -89,12 +91,14 @@ function fish(list: Entry[]): string {
   const lines = ["# switchyard completion for fish: switchyard completion fish | source", "complete -c switchyard -f"];
   const top = list.filter((e) => !e.path.includes(" "));
   const topNames = top.map((e) => e.path).join(" ");
-  for (const e of top) lines.push(`complete -c switchyard -n "not __fish_seen_subcommand_from ${topNames}" -a ${e.path} -d ${fishQuote(e.description)}`);
+  for (const e of top)
+    lines.push(`complete -c switchyard -n "not __fish_seen_subcommand_from ${topNames}" -a ${e.path} -d ${fishQuote(e.description)}`);
   for (const e of list) {
     const words = e.path.split(" ");
     const cond = words.map((w) => `__fish_seen_subcommand_from ${w}`).join("; and ");
     if (words.length > 1) continue;
-    for (const sub of list.filter((s) => s.path.startsWith(e.path + " "))) lines.push(`complete -c switchyard -n "${cond}" -a ${sub.path.split(" ").at(-1)} -d ${fishQuote(sub.description)}`);
+    for (const sub of list.filter((s) => s.path.startsWith(e.path + " ")))
+      lines.push(`complete -c switchyard -n "${cond}" -a ${sub.path.split(" ").at(-1)} -d ${fishQuote(sub.description)}`);
   }
   for (const e of list) {
     const cond = e.path
@@ -121,7 +125,8 @@ Examples:
   switchyard completion fish > ~/.config/fish/completions/switchyard.fish`,
     )
     .action((shell: string) => {
-      if (!(SHELLS as readonly string[]).includes(shell)) throw new UsageError(`no completion for the shell ${JSON.stringify(shell)}`, `choose one of ${SHELLS.join(", ")}`);
+      if (!(SHELLS as readonly string[]).includes(shell))
+        throw new UsageError(`no completion for the shell ${JSON.stringify(shell)}`, `choose one of ${SHELLS.join(", ")}`);
       const list = entries(program);
       const script = { bash, zsh, fish }[shell as Shell](list);
       process.stdout.write(script);

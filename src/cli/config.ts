@@ -62,7 +62,10 @@ function noPositions(): KeyPositions {
 }
 
 /** Declared judgement types of the pack's model-decided routes, by playbook. */
-function declaredTypes(pack: string, playbook: string | undefined): { byType: Map<string, string[]>; playbooks: string[]; plans: Plan[]; diagnostics: Diagnostic[] } {
+function declaredTypes(
+  pack: string,
+  playbook: string | undefined,
+): { byType: Map<string, string[]>; playbooks: string[]; plans: Plan[]; diagnostics: Diagnostic[] } {
   let names: Array<string | undefined> = [playbook];
   try {
     if (playbook === undefined && statSync(pack).isDirectory()) names = playbooksIn(pack);
@@ -115,14 +118,20 @@ export function checkConfig(pack: string | undefined, opts: CheckOptions): { rep
     }
   }
   const posOf = (type: string, source: Source): Position | undefined =>
-    source === "[decisions.types]" ? where.value(["decisions", "types", type]) : source === "[decisions] default" ? where.value(["decisions", "default"]) : undefined;
+    source === "[decisions.types]"
+      ? where.value(["decisions", "types", type])
+      : source === "[decisions] default"
+        ? where.value(["decisions", "default"])
+        : undefined;
   const sourceOf = (type: string): Source =>
     Object.hasOwn(overrides, type) ? "--decide" : Object.hasOwn(config.decisions.types, type) ? "[decisions.types]" : "[decisions] default";
 
   // Every routed type, and the default, must pass the resolver (D-30): a run would refuse them.
   const routed: Array<[string | null, JudgementMode, Source]> = [
     [null, config.decisions.default, "[decisions] default"],
-    ...Object.entries(config.decisions.types).filter(([t]) => !Object.hasOwn(overrides, t)).map(([t, m]): [string, JudgementMode, Source] => [t, m, "[decisions.types]"]),
+    ...Object.entries(config.decisions.types)
+      .filter(([t]) => !Object.hasOwn(overrides, t))
+      .map(([t, m]): [string, JudgementMode, Source] => [t, m, "[decisions.types]"]),
     ...Object.entries(overrides).map(([t, m]): [string, JudgementMode, Source] => [t, m, "--decide"]),
   ];
   for (const [type, mode, source] of routed) {
@@ -130,13 +139,23 @@ export function checkConfig(pack: string | undefined, opts: CheckOptions): { rep
     const problem = routeProblem(config, mode, true);
     const what = type === null ? "[decisions] default" : `judgement type "${type}" (${source})`;
     if (problem) {
-      report.errors.push({ severity: "error", code: problem.code, message: `D-30: ${what} is routed to ${formatMode(mode)}, but ${problem.message}`, pos: type === null ? posOf("", source) : posOf(type, source), hint: problem.hint });
+      report.errors.push({
+        severity: "error",
+        code: problem.code,
+        message: `D-30: ${what} is routed to ${formatMode(mode)}, but ${problem.message}`,
+        pos: type === null ? posOf("", source) : posOf(type, source),
+        hint: problem.hint,
+      });
       continue;
     }
     const keyEnv = config.providers[mode.provider].api_key_env;
     if (keyEnv !== undefined && !process.env[keyEnv]) {
-      report.warnings.push({ severity: "warning", code: "config-key-unset", message: `${what} is routed to ${formatMode(mode)}, but $${keyEnv}, where provider "${mode.provider}" reads its key, is not set here`,
-        hint: `export ${keyEnv}=… before running; the key is never stored in the config (D-21)` });
+      report.warnings.push({
+        severity: "warning",
+        code: "config-key-unset",
+        message: `${what} is routed to ${formatMode(mode)}, but $${keyEnv}, where provider "${mode.provider}" reads its key, is not set here`,
+        hint: `export ${keyEnv}=… before running; the key is never stored in the config (D-21)`,
+      });
     }
   }
 
@@ -151,12 +170,22 @@ export function checkConfig(pack: string | undefined, opts: CheckOptions): { rep
     }
     const names = [...declared.byType.keys()].sort();
     for (const type of names) {
-      report.types.push({ type, mode: formatMode(modeFor(type, config.decisions, overrides)), source: sourceOf(type), declared_by: declared.byType.get(type)! });
+      report.types.push({
+        type,
+        mode: formatMode(modeFor(type, config.decisions, overrides)),
+        source: sourceOf(type),
+        declared_by: declared.byType.get(type)!,
+      });
     }
     // The run's own preflight of agent work (issue 12), as errors and warnings of the check.
-    const agents = agentPreflight(declared.plans, config, { repo: opts.repo, modeOf: (type) => modeFor(type, config.decisions, overrides), budgetUsd: declared.plans.find((p) => p.settings.budget_usd !== undefined)?.settings.budget_usd });
+    const agents = agentPreflight(declared.plans, config, {
+      repo: opts.repo,
+      modeOf: (type) => modeFor(type, config.decisions, overrides),
+      budgetUsd: declared.plans.find((p) => p.settings.budget_usd !== undefined)?.settings.budget_usd,
+    });
     for (const message of agents.problems) {
-      if (agents.local.includes(message)) report.warnings.push({ severity: "warning", code: "agent-preflight", message: `${message} (a run here would refuse)` });
+      if (agents.local.includes(message))
+        report.warnings.push({ severity: "warning", code: "agent-preflight", message: `${message} (a run here would refuse)` });
       else report.errors.push({ severity: "error", code: "agent-preflight", message });
     }
     for (const message of agents.warnings) report.warnings.push({ severity: "warning", code: "agent-preflight", message });
@@ -167,7 +196,9 @@ export function checkConfig(pack: string | undefined, opts: CheckOptions): { rep
       const near = nearestName(type, names);
       report.types.push({ type, mode: formatMode(modeFor(type, config.decisions, overrides)), source, declared_by: [] });
       report.warnings.push({
-        severity: "warning", code: "config-undeclared-type", pos: source === "[decisions.types]" ? where.key(["decisions", "types", type]) : undefined,
+        severity: "warning",
+        code: "config-undeclared-type",
+        pos: source === "[decisions.types]" ? where.key(["decisions", "types", type]) : undefined,
         message: `D-50: judgement type "${type}" is routed by ${source} but no playbook of ${pack} declares it (likely a typo${near ? `; did you mean "${near}"?` : ""})`,
         hint: names.length > 0 ? `types the pack declares: ${names.join(", ")}` : "the pack has no model-decided question",
       });
@@ -190,7 +221,10 @@ function printReport(report: CheckReport): void {
       const w1 = Math.max(4, ...report.types.map((r) => r.type.length));
       const w2 = Math.max(4, ...report.types.map((r) => r.mode.length));
       out.push(`${"TYPE".padEnd(w1)}  ${"MODE".padEnd(w2)}  FROM`);
-      for (const r of report.types) out.push(`${r.type.padEnd(w1)}  ${r.mode.padEnd(w2)}  ${r.source}${r.declared_by.length === 0 ? "  (declared by no playbook)" : ""}`);
+      for (const r of report.types)
+        out.push(
+          `${r.type.padEnd(w1)}  ${r.mode.padEnd(w2)}  ${r.source}${r.declared_by.length === 0 ? "  (declared by no playbook)" : ""}`,
+        );
     }
   }
   out.push(report.warnings.length === 0 ? "ok" : `ok, with ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"}`);
@@ -201,12 +235,24 @@ export function register(program: Command): void {
   const config = program.command("config").description("The machine config: providers, agent runners and judgement modes");
   config
     .command("check [pack]")
-    .description(`Validate the machine config (default ${defaultConfigPath()}); with PACK, show each judgement type's mode and warn about routed types no playbook declares`)
-    .option("--config <file>", "machine config file (default: $SWITCHYARD_CONFIG, else .switchyard/config.toml here or above, else $XDG_CONFIG_HOME/switchyard/config.toml)")
+    .description(
+      `Validate the machine config (default ${defaultConfigPath()}); with PACK, show each judgement type's mode and warn about routed types no playbook declares`,
+    )
+    .option(
+      "--config <file>",
+      "machine config file (default: $SWITCHYARD_CONFIG, else .switchyard/config.toml here or above, else $XDG_CONFIG_HOME/switchyard/config.toml)",
+    )
     .option("--decide <type=mode>", "override a judgement type's mode, as `run` would (repeatable)", collect, [])
     .option("--playbook <name>", "check only this playbook of the pack")
     .option("--repo <path>", "the git repository of worktree agents, as `run --repo` (default: the one containing the working directory)")
-    .addHelpText("after", examples([["switchyard config check"], ["switchyard config check examples/cve-triage", "each judgement type's mode"], ["SWITCHYARD_CONFIG=ci.toml switchyard config check --json"]]))
+    .addHelpText(
+      "after",
+      examples([
+        ["switchyard config check"],
+        ["switchyard config check examples/cve-triage", "each judgement type's mode"],
+        ["SWITCHYARD_CONFIG=ci.toml switchyard config check --json"],
+      ]),
+    )
     .option("--json", "machine-readable output")
     .action((pack: string | undefined, opts: CheckOptions) => {
       const { report, exit } = checkConfig(pack, opts);

@@ -12,7 +12,10 @@ export function register(program: Command): void {
   program
     .command("eval")
     .description("evaluate a plain Starlark file (no playbook built-ins); print() goes to stdout")
-    .addHelpText("after", examples([["switchyard eval lib/helpers_test.star", "a helper's tests"], ["switchyard eval scratch.star --step-budget 1000"]]))
+    .addHelpText(
+      "after",
+      examples([["switchyard eval lib/helpers_test.star", "a helper's tests"], ["switchyard eval scratch.star --step-budget 1000"]]),
+    )
     .argument("<file>", "the .star file to evaluate")
     .option("--step-budget <n>", "maximum evaluation steps (a runaway loop stops there)", "10000000")
     .option("--alloc-budget <n>", "maximum list, tuple, dict and set elements created (a runaway comprehension stops there)", "5000000")
@@ -42,24 +45,32 @@ export function evalStarFile(file: string, stepBudget: number, allocBudget?: num
   // module path → its globals, or "loading" while it runs (a second visit then is a cycle)
   const modules = new Map<string, Map<string, Value> | "loading">([[normalize(file), "loading"]]);
 
-  const loadFrom = (fromFile: string) => (module: string): LoadResult => {
-    const path = normalize(join(dirname(fromFile), module));
-    const state = modules.get(path);
-    if (state === "loading") throw new StarError("load-error", `load cycle: ${JSON.stringify(module)} is already being loaded`, undefined, "break the cycle by moving the shared definitions into a third module");
-    if (state) return { globals: state };
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch {
-      throw new StarError("load-error", `cannot load ${JSON.stringify(module)}: no such file ${path}`);
-    }
-    sources.set(path, text);
-    modules.set(path, "loading");
-    const r = execFile(path, text, { thread, load: loadFrom(path) });
-    if (!r.ok) throw new DiagnosticError(r.diagnostics);
-    modules.set(path, r.globals);
-    return { globals: r.globals };
-  };
+  const loadFrom =
+    (fromFile: string) =>
+    (module: string): LoadResult => {
+      const path = normalize(join(dirname(fromFile), module));
+      const state = modules.get(path);
+      if (state === "loading")
+        throw new StarError(
+          "load-error",
+          `load cycle: ${JSON.stringify(module)} is already being loaded`,
+          undefined,
+          "break the cycle by moving the shared definitions into a third module",
+        );
+      if (state) return { globals: state };
+      let text: string;
+      try {
+        text = readFileSync(path, "utf8");
+      } catch {
+        throw new StarError("load-error", `cannot load ${JSON.stringify(module)}: no such file ${path}`);
+      }
+      sources.set(path, text);
+      modules.set(path, "loading");
+      const r = execFile(path, text, { thread, load: loadFrom(path) });
+      if (!r.ok) throw new DiagnosticError(r.diagnostics);
+      modules.set(path, r.globals);
+      return { globals: r.globals };
+    };
 
   const result = execFile(file, source, { thread, load: loadFrom(file) });
   if (!result.ok) {

@@ -36,14 +36,22 @@ export function register(program: Command): void {
         return;
       }
       if (!entry) {
-        const near = nearestName(wanted, allCodes().map((e) => e.code));
-        throw new UsageError(`no error code '${wanted}'${near ? ` (did you mean '${near}'?)` : ""}`, "`switchyard explain` lists every code");
+        const near = nearestName(
+          wanted,
+          allCodes().map((e) => e.code),
+        );
+        throw new UsageError(
+          `no error code '${wanted}'${near ? ` (did you mean '${near}'?)` : ""}`,
+          "`switchyard explain` lists every code",
+        );
       }
       if (opts.json) {
         process.stdout.write(JSON.stringify(entry, null, 2) + "\n");
         return;
       }
-      process.stdout.write(`error[${entry.code}]: ${entry.summary}${entry.rule ? ` (rule ${entry.rule})` : ""}\n\n${wrap(forPeople(entry.explain), 96)}\n`);
+      process.stdout.write(
+        `error[${entry.code}]: ${entry.summary}${entry.rule ? ` (rule ${entry.rule})` : ""}\n\n${wrap(forPeople(entry.explain), 96)}\n`,
+      );
     })
     .addHelpText(
       "after",
@@ -59,7 +67,10 @@ Examples:
 function explainRule(rule: string, json: boolean): void {
   const entries = allCodes().filter((e) => e.rule !== undefined && e.rule.split(/[,\s]+/).includes(rule));
   if (entries.length === 0) {
-    throw new UsageError(`no error comes from rule ${rule}`, "rule ids name the sections of switchyard's specification; the docs/ pages say what each does in words. `switchyard explain` lists every error code");
+    throw new UsageError(
+      `no error comes from rule ${rule}`,
+      "rule ids name the sections of switchyard's specification; the docs/ pages say what each does in words. `switchyard explain` lists every error code",
+    );
   }
   if (json) {
     process.stdout.write(JSON.stringify({ rule, codes: entries }, null, 2) + "\n");

@@ -26,7 +26,8 @@ export async function followRun(store: Store, run: string, json: boolean, out: N
     if (!row || row.status !== "running") return;
     if (ENDS.has(lastType)) continue; // a later invocation has begun: read on
     if (ownerGone(store, run)) {
-      if (!json) out.write(`switchyard: the process executing run ${run} (${row.pid}) is gone; continue it with \`switchyard resume ${run}\`\n`);
+      if (!json)
+        out.write(`switchyard: the process executing run ${run} (${row.pid}) is gone; continue it with \`switchyard resume ${run}\`\n`);
       return;
     }
     await new Promise((res) => setTimeout(res, POLL_MS));

@@ -19,7 +19,10 @@ export function register(program: Command): void {
       if (existsSync(root) && readdirSync(root).length > 0 && !opts.force) {
         throw new UsageError(`${dir} is not empty`, "choose a new folder, or pass --force to add the pack's files beside what is there");
       }
-      const name = basename(root).replace(/[^A-Za-z0-9_]/g, "_").replace(/^([0-9])/, "_$1") || "pack";
+      const name =
+        basename(root)
+          .replace(/[^A-Za-z0-9_]/g, "_")
+          .replace(/^([0-9])/, "_$1") || "pack";
       const written: string[] = [];
       for (const [path, text] of Object.entries(PACK_FILES)) {
         const target = join(root, path);

@@ -34,7 +34,11 @@ function labFailure(err: unknown): never {
 
 /** A file-system failure (permissions, a missing folder, a full disk): the person's to fix. */
 function isFsError(err: unknown): err is NodeJS.ErrnoException {
-  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === "string" && typeof (err as NodeJS.ErrnoException).syscall === "string";
+  return (
+    err instanceof Error &&
+    typeof (err as NodeJS.ErrnoException).code === "string" &&
+    typeof (err as NodeJS.ErrnoException).syscall === "string"
+  );
 }
 
 /** Runs a step, turning file-system errors into plain messages instead of stack traces. */
@@ -61,7 +65,7 @@ export function register(program: Command): void {
   lab
     .command("new")
     .description("Make a new lab and make it current; shadow pairs go to the current lab")
-    .addHelpText("after", examples([["switchyard lab new --note \"jev-2 on gate.depth\""]]))
+    .addHelpText("after", examples([['switchyard lab new --note "jev-2 on gate.depth"']]))
     .option("--note <text>", "what this lab is for", "")
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .action((opts: { note: string; stateDir?: string }) => {
@@ -104,7 +108,14 @@ export function register(program: Command): void {
   lab
     .command("harvest")
     .description("Report agreement, calibration and coverage by threshold of a lab's shadow pairs")
-    .addHelpText("after", examples([["switchyard lab harvest", "the current lab"], ["switchyard lab harvest --json | jq .types"], ["switchyard lab harvest --check", "exit 1 on audit drift (CI, cron)"]]))
+    .addHelpText(
+      "after",
+      examples([
+        ["switchyard lab harvest", "the current lab"],
+        ["switchyard lab harvest --json | jq .types"],
+        ["switchyard lab harvest --check", "exit 1 on audit drift (CI, cron)"],
+      ]),
+    )
     .argument("[lab]", "lab id (default: the current lab), or a path to a pairs.jsonl")
     .option("--json", "machine-readable output (shape in docs/lab.md)")
     .option("--html <file>", "also write a self-contained HTML report with the diagrams")
@@ -117,37 +128,56 @@ export function register(program: Command): void {
     .option("--config <file>", "a machine config: the calibrations it applies are reported as applied, and audits compared with them")
     .option("--check", "exit 1 when an audited type's agreement has drifted below its shadow agreement")
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
-    .action(async (labArg: string | undefined, opts: FilterFlags & { json?: boolean; html?: string; target: string; calibration?: string; config?: string; check?: boolean; stateDir?: string }) => {
-      const target = parseTarget(opts.target);
-      const { file, labId } = pairsFileOf(labArg, opts.stateDir);
-      const calibrations = knownCalibrations(opts.calibration ?? defaultCalibrationFile(file), labId, opts.calibration !== undefined);
-      // What the machine config applies wins over a file merely fitted for the lab.
-      if (opts.config !== undefined) Object.assign(calibrations, appliedCalibrations(loadMachineConfig(opts.config)));
-      let report: HarvestReport;
-      try {
-        report = await harvest(file, { target, lab: labId, calibrations, ...filtersOf(opts) });
-      } catch (err) {
-        labFailure(err);
-      }
-      for (const w of report.warnings) process.stderr.write(`warning: ${w}\n`);
-      if (opts.html) {
-        const html = renderHtml(report);
-        fsStep(`write ${opts.html}`, () => writeFileSync(opts.html as string, html));
-        process.stderr.write(`wrote ${resolve(opts.html)}\n`);
-      }
-      process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + "\n" : renderText(report));
-      if (!opts.json && report.overall.pairs === 0) {
-        process.stderr.write("no pairs yet: run a playbook with a judgement type in shadow mode (docs/decisions.md, docs/lab.md)\n");
-      }
-      if (opts.check && report.drift.length > 0) {
-        throw new CommandFailed(`drift: audit agreement dropped beyond chance for ${report.drift.join(", ")}`);
-      }
-    });
+    .action(
+      async (
+        labArg: string | undefined,
+        opts: FilterFlags & {
+          json?: boolean;
+          html?: string;
+          target: string;
+          calibration?: string;
+          config?: string;
+          check?: boolean;
+          stateDir?: string;
+        },
+      ) => {
+        const target = parseTarget(opts.target);
+        const { file, labId } = pairsFileOf(labArg, opts.stateDir);
+        const calibrations = knownCalibrations(opts.calibration ?? defaultCalibrationFile(file), labId, opts.calibration !== undefined);
+        // What the machine config applies wins over a file merely fitted for the lab.
+        if (opts.config !== undefined) Object.assign(calibrations, appliedCalibrations(loadMachineConfig(opts.config)));
+        let report: HarvestReport;
+        try {
+          report = await harvest(file, { target, lab: labId, calibrations, ...filtersOf(opts) });
+        } catch (err) {
+          labFailure(err);
+        }
+        for (const w of report.warnings) process.stderr.write(`warning: ${w}\n`);
+        if (opts.html) {
+          const html = renderHtml(report);
+          fsStep(`write ${opts.html}`, () => writeFileSync(opts.html as string, html));
+          process.stderr.write(`wrote ${resolve(opts.html)}\n`);
+        }
+        process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + "\n" : renderText(report));
+        if (!opts.json && report.overall.pairs === 0) {
+          process.stderr.write("no pairs yet: run a playbook with a judgement type in shadow mode (docs/decisions.md, docs/lab.md)\n");
+        }
+        if (opts.check && report.drift.length > 0) {
+          throw new CommandFailed(`drift: audit agreement dropped beyond chance for ${report.drift.join(", ")}`);
+        }
+      },
+    );
 
   lab
     .command("calibrate")
     .description("Fit, per judgement type, a map from the model's confidence to the chance of agreeing with the host")
-    .addHelpText("after", examples([["switchyard lab calibrate", "the current lab, every type"], ["switchyard lab calibrate --type gate.depth --method platt -o cal.json"]]))
+    .addHelpText(
+      "after",
+      examples([
+        ["switchyard lab calibrate", "the current lab, every type"],
+        ["switchyard lab calibrate --type gate.depth --method platt -o cal.json"],
+      ]),
+    )
     .argument("[lab]", "lab id (default: the current lab), or a path to a pairs.jsonl")
     .option("--type <type>", "only this judgement type (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--method <method>", `isotonic, platt or temperature (default ${DEFAULT_METHOD})`, DEFAULT_METHOD)
@@ -161,14 +191,24 @@ export function register(program: Command): void {
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .action(async (labArg: string | undefined, opts: CalibrateFlags) => {
       if (!(CALIBRATION_METHODS as readonly string[]).includes(opts.method)) {
-        throw new UsageError(`--method must be isotonic, platt or temperature, not '${opts.method}'`, "platt suits a few hundred pairs; isotonic needs more");
+        throw new UsageError(
+          `--method must be isotonic, platt or temperature, not '${opts.method}'`,
+          "platt suits a few hundred pairs; isotonic needs more",
+        );
       }
       const folds = Number(opts.folds);
-      if (!Number.isInteger(folds) || folds < 2 || folds > 20) throw new UsageError(`--folds must be an integer from 2 to 20, not '${opts.folds}'`);
+      if (!Number.isInteger(folds) || folds < 2 || folds > 20)
+        throw new UsageError(`--folds must be an integer from 2 to 20, not '${opts.folds}'`);
       const { file, labId } = pairsFileOf(labArg, opts.stateDir);
       let result: Awaited<ReturnType<typeof calibrate>>;
       try {
-        result = await calibrate(file, { ...filtersOf(opts), method: opts.method as CalibrationMethod, folds, model: opts.model, lab: labId });
+        result = await calibrate(file, {
+          ...filtersOf(opts),
+          method: opts.method as CalibrationMethod,
+          folds,
+          model: opts.model,
+          lab: labId,
+        });
       } catch (err) {
         labFailure(err);
       }
@@ -177,11 +217,19 @@ export function register(program: Command): void {
       for (const o of result.outcomes) {
         if (o.fitted) {
           const c = o.calibration;
-          rows.push([o.type, String(c.pairs.count), c.method, `${c.cv.ece_before.toFixed(3)} → ${c.cv.ece_after.toFixed(3)}`, `${c.cv.brier_before.toFixed(3)} → ${c.cv.brier_after.toFixed(3)}`, c.id]);
+          rows.push([
+            o.type,
+            String(c.pairs.count),
+            c.method,
+            `${c.cv.ece_before.toFixed(3)} → ${c.cv.ece_after.toFixed(3)}`,
+            `${c.cv.brier_before.toFixed(3)} → ${c.cv.brier_after.toFixed(3)}`,
+            c.id,
+          ]);
         } else rows.push([o.type, String(o.pairs), "–", `no map: ${o.reason}`, "", ""]);
       }
       const fitted = result.outcomes.filter((o) => o.fitted).length;
-      if (result.outcomes.length === 0) throw new CommandFailed("no shadow pairs with a model answer to calibrate on (run a judgement type in shadow mode first)");
+      if (result.outcomes.length === 0)
+        throw new CommandFailed("no shadow pairs with a model answer to calibrate on (run a judgement type in shadow mode first)");
       process.stdout.write(`calibration of ${labId ?? file} (held-out figures, ${folds}-fold cross-validation):\n`);
       process.stdout.write(table(rows, "  ", [0, 2, 3, 4, 5]).join("\n") + "\n");
       if (fitted === 0) throw new CommandFailed("no map was fitted, so no calibration file was written");
@@ -192,7 +240,9 @@ export function register(program: Command): void {
       const text = JSON.stringify({ ...result.file, pairs_file: named }, null, 2) + "\n";
       fsStep(`write ${out}`, () => writeFileSync(out, text));
       if (opts.json) process.stdout.write(text);
-      process.stderr.write(`wrote ${out}; name it in the machine config: "TYPE" = { mode = "PROVIDER/MODEL", calibration = "${out}", min_confidence = … } (lab harvest suggests the threshold)\n`);
+      process.stderr.write(
+        `wrote ${out}; name it in the machine config: "TYPE" = { mode = "PROVIDER/MODEL", calibration = "${out}", min_confidence = … } (lab harvest suggests the threshold)\n`,
+      );
     });
 }
 
@@ -215,7 +265,11 @@ function filtersOf(opts: FilterFlags): PairFilters {
   let since: Date | undefined;
   if (opts.since !== undefined) {
     since = parseSince(opts.since);
-    if (!since) throw new UsageError(`--since '${opts.since}' is neither an ISO 8601 date nor an age`, "write e.g. --since 2026-12-01 or --since 7d (m, h, d, w)");
+    if (!since)
+      throw new UsageError(
+        `--since '${opts.since}' is neither an ISO 8601 date nor an age`,
+        "write e.g. --since 2026-12-01 or --since 7d (m, h, d, w)",
+      );
   }
   return { runs: opts.run, types: opts.type, since, all: opts.all === true };
 }
@@ -225,7 +279,8 @@ function pairsFileOf(labArg: string | undefined, state: string | undefined): { f
   if (labArg !== undefined && (labArg.endsWith(".jsonl") || labArg.includes("/"))) {
     // A path to a pairs file (a copy, or one from another machine) rather than a lab id.
     const file = resolve(labArg);
-    if (!existsSync(file)) throw new UsageError(`no pairs file ${file}`, "name a lab id (`switchyard lab list`) or an existing pairs.jsonl");
+    if (!existsSync(file))
+      throw new UsageError(`no pairs file ${file}`, "name a lab id (`switchyard lab list`) or an existing pairs.jsonl");
     return { file, labId: labIdBeside(file) };
   }
   const dir = stateDir(state);

@@ -17,7 +17,11 @@ const POLL_MS = 200;
 export function parseInstance(spec: string): { task: string; key: string | null } {
   const open = spec.indexOf("[");
   if (open < 0) return { task: spec, key: null };
-  if (!spec.endsWith("]")) throw new UsageError(`cannot read the instance ${JSON.stringify(spec)}`, "write TASK for an unmapped task, or TASK[KEY] for one element, e.g. review[T7] (quote it in the shell)");
+  if (!spec.endsWith("]"))
+    throw new UsageError(
+      `cannot read the instance ${JSON.stringify(spec)}`,
+      "write TASK for an unmapped task, or TASK[KEY] for one element, e.g. review[T7] (quote it in the shell)",
+    );
   return { task: spec.slice(0, open), key: spec.slice(open + 1, -1) };
 }
 
@@ -52,24 +56,42 @@ Examples:
         const tasks = store.tasks(run);
         const t = tasks.find((x) => x.task === task);
         if (!t) {
-          const near = nearestName(task, tasks.map((x) => x.task));
-          throw new UsageError(`run ${run} has no task ${task}`, near ? `did you mean ${near}?` : `tasks: ${tasks.map((x) => x.task).join(", ")}`);
+          const near = nearestName(
+            task,
+            tasks.map((x) => x.task),
+          );
+          throw new UsageError(
+            `run ${run} has no task ${task}`,
+            near ? `did you mean ${near}?` : `tasks: ${tasks.map((x) => x.task).join(", ")}`,
+          );
         }
-        if (t.mapped && key === null) throw new UsageError(`${task} is mapped: say which element, e.g. ${task}[KEY]`, `keys: switchyard show ${run} --task ${task}`);
+        if (t.mapped && key === null)
+          throw new UsageError(`${task} is mapped: say which element, e.g. ${task}[KEY]`, `keys: switchyard show ${run} --task ${task}`);
         if (!t.mapped && key !== null) throw new UsageError(`${task} is not mapped: write just ${task}`);
         const rows = store.instances(run, task);
         const inst = rows.find((r) => r.key === key);
         if (!inst) {
-          const near = nearestName(key ?? "", rows.map((r) => r.key ?? ""));
-          throw new UsageError(`${task} has no instance ${spec} in run ${run}`, near ? `did you mean ${task}[${near}]?` : "it may not have been reached yet");
+          const near = nearestName(
+            key ?? "",
+            rows.map((r) => r.key ?? ""),
+          );
+          throw new UsageError(
+            `${task} has no instance ${spec} in run ${run}`,
+            near ? `did you mean ${task}[${near}]?` : "it may not have been reached yet",
+          );
         }
         const attempt = flags.attempt === undefined ? inst.attempts : Number(flags.attempt);
         if (!Number.isSafeInteger(attempt) || attempt < 1 || attempt > Math.max(1, inst.attempts)) {
-          if (inst.attempts === 0) throw new UsageError(`${spec} has no attempt: it is ${inst.status}${inst.label ? ` (${inst.label})` : ""} and never ran`);
+          if (inst.attempts === 0)
+            throw new UsageError(`${spec} has no attempt: it is ${inst.status}${inst.label ? ` (${inst.label})` : ""} and never ran`);
           throw new UsageError(`--attempt must be between 1 and ${inst.attempts} for ${spec}, got ${JSON.stringify(flags.attempt)}`);
         }
         const path = logPath(store, run, task, key, attempt);
-        if (!existsSync(path)) throw new UsageError(`${spec} attempt ${attempt} has no log (${t.kind} tasks run in the engine and write none)`, `its output: switchyard show ${run} --task ${task}${key !== null ? ` --key ${key}` : ""}`);
+        if (!existsSync(path))
+          throw new UsageError(
+            `${spec} attempt ${attempt} has no log (${t.kind} tasks run in the engine and write none)`,
+            `its output: switchyard show ${run} --task ${task}${key !== null ? ` --key ${key}` : ""}`,
+          );
         let offset = 0;
         const drain = () => {
           const size = statSync(path).size;
@@ -88,7 +110,12 @@ Examples:
         if (!flags.follow) return;
         const running = () => {
           const now = store.instances(run, task).find((r) => r.key === key);
-          return now !== undefined && now.attempts === attempt && (now.status === "running" || now.status === "pending") && store.run(run)?.status === "running";
+          return (
+            now !== undefined &&
+            now.attempts === attempt &&
+            (now.status === "running" || now.status === "pending") &&
+            store.run(run)?.status === "running"
+          );
         };
         while (running()) {
           await new Promise((res) => setTimeout(res, POLL_MS));

@@ -23,7 +23,25 @@ import { register as registerCancel } from "./cancel.js";
 import { register as registerUi } from "./ui.js";
 
 // Command registrations, one file per command (keep this list sorted).
-const registrations: Array<(program: Command) => void> = [registerCancel, registerCheck, registerCompile, registerCompletion, registerConfig, registerEval, registerExplain, registerInit, registerLab, registerLogs, registerRerun, registerResume, registerRun, registerRuns, registerShow, registerStatus, registerUi];
+const registrations: Array<(program: Command) => void> = [
+  registerCancel,
+  registerCheck,
+  registerCompile,
+  registerCompletion,
+  registerConfig,
+  registerEval,
+  registerExplain,
+  registerInit,
+  registerLab,
+  registerLogs,
+  registerRerun,
+  registerResume,
+  registerRun,
+  registerRuns,
+  registerShow,
+  registerStatus,
+  registerUi,
+];
 
 // `switchyard show latest | head`: a reader that stops early is not an error (no EPIPE trace).
 let brokenPipeGuarded = false;

@@ -7,7 +7,20 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { compilePath } from "../plan/index.js";
-import { claimRun, foldRunPlan, planRerun, recordRerun, RerunError, RunRefused, samePlan, snapshotPack, SnapshotError, type RerunRequest, type RunOwnership, type Store } from "../run/index.js";
+import {
+  claimRun,
+  foldRunPlan,
+  planRerun,
+  recordRerun,
+  RerunError,
+  RunRefused,
+  samePlan,
+  snapshotPack,
+  SnapshotError,
+  type RerunRequest,
+  type RunOwnership,
+  type Store,
+} from "../run/index.js";
 import type { EventPayloads } from "../run/index.js";
 import { CommandFailed, UsageError, printDiagnostics } from "./common.js";
 import { addRunFlags, execute, FORCE_HELP, openStore, overridesFrom, wire, type RunFlags } from "./run-wiring.js";
@@ -86,7 +99,14 @@ Examples:
           if (err instanceof RunRefused) throw new CommandFailed(err.message);
           throw err;
         }
-        const req: RerunRequest = { tasks: flags.task, keys: flags.key, failed: !!flags.failed, downstream: !!flags.downstream, redecide: !!flags.redecide, refresh_pack: !!flags.refreshPack };
+        const req: RerunRequest = {
+          tasks: flags.task,
+          keys: flags.key,
+          failed: !!flags.failed,
+          downstream: !!flags.downstream,
+          redecide: !!flags.redecide,
+          refresh_pack: !!flags.refreshPack,
+        };
         let planned;
         try {
           planned = planRerun(store, run, req);
@@ -113,7 +133,10 @@ Examples:
               (refreshed ? `; new pack snapshot ${refreshed.snapshot.dir} (${refreshed.snapshot.files} files)` : "") +
               "\n",
           );
-          if (planned.untouchedDependents.length) process.stderr.write(`switchyard: note: ${planned.untouchedDependents.join(", ")} read what was cleared and keep their results; add --downstream to run them again too\n`);
+          if (planned.untouchedDependents.length)
+            process.stderr.write(
+              `switchyard: note: ${planned.untouchedDependents.join(", ")} read what was cleared and keep their results; add --downstream to run them again too\n`,
+            );
         }
         await execute(store, run, true, flags, wiring, null, owner);
       } finally {

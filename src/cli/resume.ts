@@ -10,10 +10,22 @@ import { findRun } from "./run-lookup.js";
 import { recallInvocation } from "./run-invocation.js";
 
 export function register(program: Command): void {
-  addRunFlags(program.command("resume").description("continue a stopped, cancelled, failed or interrupted run").argument("<run>", "the run id (or a unique prefix; see `switchyard runs`), or `latest`").addHelpText("after", examples([["switchyard resume latest"], ["switchyard resume 20261202-1518 --max-duration 4h", "raise a ceiling"], ["switchyard resume latest --decide triage.match.package=host"]])))
+  addRunFlags(
+    program
+      .command("resume")
+      .description("continue a stopped, cancelled, failed or interrupted run")
+      .argument("<run>", "the run id (or a unique prefix; see `switchyard runs`), or `latest`")
+      .addHelpText(
+        "after",
+        examples([
+          ["switchyard resume latest"],
+          ["switchyard resume 20261202-1518 --max-duration 4h", "raise a ceiling"],
+          ["switchyard resume latest --decide triage.match.package=host"],
+        ]),
+      ),
+  )
     .option("--force", FORCE_HELP)
-    .action(
-    async (id: string, flags: RunFlags) => {
+    .action(async (id: string, flags: RunFlags) => {
       overridesFrom(flags);
       const store = openStore(flags.stateDir);
       try {
@@ -28,10 +40,19 @@ export function register(program: Command): void {
         if (first?.type === "plan_admitted") {
           const admitted = first.payload;
           const budgetUsd = wiring.engineDeps.overrides?.budget_usd ?? admitted.settings.budget_usd;
-          const agents = agentPreflight([admitted.plan], wiring.config, { modeOf: wiring.modeOf, budgetUsd, checkTerminal: false, ...(admitted.repo ? { recorded: admitted.repo } : {}) });
+          const agents = agentPreflight([admitted.plan], wiring.config, {
+            modeOf: wiring.modeOf,
+            budgetUsd,
+            checkTerminal: false,
+            ...(admitted.repo ? { recorded: admitted.repo } : {}),
+          });
           if (agents.problems.length) {
             await wiring.close();
-            throw new UsageError(`preflight: this run cannot resume its agent work:\n  ${agents.problems.join("\n  ")}`, "nothing was run or asked; fix the machine config (or pass --config) and resume again", "agent-preflight");
+            throw new UsageError(
+              `preflight: this run cannot resume its agent work:\n  ${agents.problems.join("\n  ")}`,
+              "nothing was run or asked; fix the machine config (or pass --config) and resume again",
+              "agent-preflight",
+            );
           }
           for (const w of agents.warnings) process.stderr.write(`switchyard: warning: ${w}\n`);
         }
@@ -39,6 +60,5 @@ export function register(program: Command): void {
       } finally {
         store.close();
       }
-    },
-  );
+    });
 }

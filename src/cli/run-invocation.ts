@@ -23,14 +23,17 @@ function file(stateDir: string, run: string): string {
 export function rememberInvocation(store: Store, run: string, flags: RunFlags): void {
   const inv: Invocation = { config: flags.config ? resolve(flags.config) : null, decide: flags.decide };
   store.db.exec(SCHEMA);
-  store.db.prepare("INSERT OR REPLACE INTO invocations (run, config, decide) VALUES (?, ?, ?)").run(run, inv.config, JSON.stringify(inv.decide));
+  store.db
+    .prepare("INSERT OR REPLACE INTO invocations (run, config, decide) VALUES (?, ?, ?)")
+    .run(run, inv.config, JSON.stringify(inv.decide));
   writeFileSync(file(store.stateDir, run), JSON.stringify(inv, null, 2) + "\n");
 }
 
 function stored(store: Store, run: string): Invocation | null {
   try {
     store.db.exec(SCHEMA);
-    const row = store.db.prepare("SELECT config, decide FROM invocations WHERE run = ?").get(run) as { config: string | null; decide: string } | undefined;
+    const row = store.db.prepare("SELECT config, decide FROM invocations WHERE run = ?").get(run) as
+      { config: string | null; decide: string } | undefined;
     if (row) return { config: row.config, decide: JSON.parse(row.decide) as string[] };
   } catch {
     // a read-only database: the file below may still say

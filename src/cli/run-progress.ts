@@ -71,7 +71,9 @@ export class Progress {
 
   event(e: RunEvent): void {
     if (this.mode === "json") {
-      this.out.write(JSON.stringify({ run: e.run, seq: e.seq, time: e.time, type: e.type, task: e.task, key: e.key, payload: e.payload }) + "\n");
+      this.out.write(
+        JSON.stringify({ run: e.run, seq: e.seq, time: e.time, type: e.type, task: e.task, key: e.key, payload: e.payload }) + "\n",
+      );
     } else if (this.mode === "plain") {
       this.out.write(plainLine(e) + "\n");
     } else if (this.mode === "tty") {
@@ -105,7 +107,9 @@ export class Progress {
     if (this.paused) return;
     const c = this.colors;
     const f = this.opts.figures;
-    const head = f ? [c.bold(`run ${f.run}`) + c.dim(`  ${formatElapsed(f.elapsedMs())}  $${f.spentUsd().toFixed(4)}  (Ctrl-C cancels; resume later)`)] : [];
+    const head = f
+      ? [c.bold(`run ${f.run}`) + c.dim(`  ${formatElapsed(f.elapsedMs())}  $${f.spentUsd().toFixed(4)}  (Ctrl-C cancels; resume later)`)]
+      : [];
     const rows = progressRows(this.snapshot(), c);
     this.live!([...head, ...rows].map((l) => this.fit(l)).join("\n"));
   }
@@ -119,7 +123,16 @@ export class Progress {
       this.live!.done();
     }
     if (this.mode === "json") {
-      this.out.write(JSON.stringify({ type: "summary", run: outcome.run, status: outcome.status, reason: outcome.reason ?? null, tasks: summaryObject(tasks), ...honest?.json }) + "\n");
+      this.out.write(
+        JSON.stringify({
+          type: "summary",
+          run: outcome.run,
+          status: outcome.status,
+          reason: outcome.reason ?? null,
+          tasks: summaryObject(tasks),
+          ...honest?.json,
+        }) + "\n",
+      );
       return;
     }
     // On a terminal every line fits its width; elsewhere (a file, a pipe) lines are whole.
@@ -145,7 +158,10 @@ const DETAIL: EventHandlers<[], string> = {
   instance_retried: (e) => `attempt ${e.payload.attempt} failed, retrying in ${e.payload.delay_ms} ms: ${e.payload.error}`,
   instance_interrupted: (e) => `attempt ${e.payload.attempt}`,
   gate_closed: (e) => `not_taken${e.payload.label ? ` (${e.payload.label})` : ""}`,
-  decision_recorded: (e) => Object.entries(e.payload.record).map(([q, d]) => `${q}=${d.label}`).join(" "),
+  decision_recorded: (e) =>
+    Object.entries(e.payload.record)
+      .map(([q, d]) => `${q}=${d.label}`)
+      .join(" "),
   revise_round: (e) => `round ${e.payload.round}: ${e.payload.verdict}`,
   fold_settled: (e) => e.payload.status,
   task_settled: (e) => e.payload.status,
@@ -175,7 +191,15 @@ const NO_COLORS = pc.createColors(false);
 export function progressRows(tasks: TaskProgress[], c: Colors = NO_COLORS): string[] {
   const w = Math.max(4, ...tasks.map((t) => t.task.length));
   const tint = (status: string, text: string) =>
-    status === "passed" ? c.green(text) : status === "failed" || status === "blocked" ? c.red(text) : status === "running" ? c.cyan(text) : status === "not_taken" ? c.dim(text) : text;
+    status === "passed"
+      ? c.green(text)
+      : status === "failed" || status === "blocked"
+        ? c.red(text)
+        : status === "running"
+          ? c.cyan(text)
+          : status === "not_taken"
+            ? c.dim(text)
+            : text;
   return tasks.map((t) => {
     const n = t.counts;
     const done = n.passed + n.failed + n.not_taken + n.blocked;
@@ -227,6 +251,10 @@ export function savingsLine(tasks: TaskProgress[]): string | null {
 
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (i >= 3 && /^\d/.test(c) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i >= 3 && /^\d/.test(c) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   return [line(header), ...rows.map(line)].join("\n");
 }

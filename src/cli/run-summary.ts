@@ -12,7 +12,11 @@ const REASON_CHARS = 100;
 
 export interface SummaryJson {
   decisions: Record<string, number>;
-  fallbacks: { total: number; reasons: Array<{ count: number; reason: string }>; all_fell_back: Array<{ type: string; decisions: number }> };
+  fallbacks: {
+    total: number;
+    reasons: Array<{ count: number; reason: string }>;
+    all_fell_back: Array<{ type: string; decisions: number }>;
+  };
   retries: number;
   cost_usd: number;
   slowest: Array<{ task: string; key: string | null; ms: number }>;
@@ -90,7 +94,9 @@ export class RunTally {
   }
 
   private allFellBack(): Array<{ type: string; decisions: number }> {
-    return [...this.turnedOn].filter(([, t]) => t.decisions > 0 && t.fellBack === t.decisions).map(([type, t]) => ({ type, decisions: t.decisions }));
+    return [...this.turnedOn]
+      .filter(([, t]) => t.decisions > 0 && t.fellBack === t.decisions)
+      .map(([type, t]) => ({ type, decisions: t.decisions }));
   }
 
   /** The summary's lines of text (after the per-task table). */
@@ -99,7 +105,12 @@ export class RunTally {
     const total = [...this.modes.values()].reduce((a, b) => a + b, 0);
     if (total > 0) {
       const order = ["model", "shadow", "host", "output"];
-      const parts = [...this.modes].sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0])).map(([m, n]) => `${n} ${m === "model" ? "by a turned-on model" : m === "shadow" ? "host (model in shadow)" : m === "host" ? "by the host" : "from outputs"}`);
+      const parts = [...this.modes]
+        .sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]))
+        .map(
+          ([m, n]) =>
+            `${n} ${m === "model" ? "by a turned-on model" : m === "shadow" ? "host (model in shadow)" : m === "host" ? "by the host" : "from outputs"}`,
+        );
       out.push(`decisions: ${total} (${parts.join(", ")})`);
     }
     if (this.fallbacks > 0) {
@@ -108,11 +119,16 @@ export class RunTally {
       if (this.reasons.size > 5) out.push(`  … and ${this.reasons.size - 5} other reasons`);
     }
     for (const t of this.allFellBack()) {
-      out.push(`WARNING: every decision of ${t.type} (${t.decisions}) fell back to the host: the model it is turned on for answered none of them`);
+      out.push(
+        `WARNING: every decision of ${t.type} (${t.decisions}) fell back to the host: the model it is turned on for answered none of them`,
+      );
     }
     if (this.retries > 0) out.push(`retries: ${this.retries}`);
     if (costUsd > 0) out.push(`cost: $${costUsd.toFixed(4)}`);
-    if (this.slowest.length > 0) out.push(`slowest: ${this.slowest.map((s) => `${s.task}${s.key !== null ? `[${s.key}]` : ""} ${s.ms < 1000 ? `${s.ms}ms` : formatElapsed(s.ms)}`).join(", ")}`);
+    if (this.slowest.length > 0)
+      out.push(
+        `slowest: ${this.slowest.map((s) => `${s.task}${s.key !== null ? `[${s.key}]` : ""} ${s.ms < 1000 ? `${s.ms}ms` : formatElapsed(s.ms)}`).join(", ")}`,
+      );
     return out;
   }
 }

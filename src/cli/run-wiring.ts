@@ -37,10 +37,18 @@ export interface RunFlags {
 export function addRunFlags(cmd: Command): Command {
   return cmd
     .option("--state-dir <dir>", "the state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
-    .option("--config <file>", "the machine config (default: $SWITCHYARD_CONFIG, else .switchyard/config.toml, else $XDG_CONFIG_HOME/switchyard/config.toml)")
+    .option(
+      "--config <file>",
+      "the machine config (default: $SWITCHYARD_CONFIG, else .switchyard/config.toml, else $XDG_CONFIG_HOME/switchyard/config.toml)",
+    )
     .option("--concurrency <n>", "most command/agent/evaluate instances at once")
     .option("--decision-concurrency <n>", "most decision requests at once")
-    .option("--decide <type=mode>", "route a judgement type: host, shadow:PROVIDER/MODEL or PROVIDER/MODEL (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option(
+      "--decide <type=mode>",
+      "route a judgement type: host, shadow:PROVIDER/MODEL or PROVIDER/MODEL (repeatable)",
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .option("--max-duration <duration>", "the run's wall-clock ceiling, e.g. 90m or 2h")
     .option("--budget-usd <usd>", "the run's ceiling on agents' reported cost")
     .option("--json", "print events as JSON lines and a JSON summary")
@@ -50,7 +58,8 @@ export function addRunFlags(cmd: Command): Command {
 }
 
 /** `--force` of resume and rerun. */
-export const FORCE_HELP = "take the run over when the process recorded as executing it cannot be verified (another host, or no /proc to compare its start time); never needed for a process that is gone";
+export const FORCE_HELP =
+  "take the run over when the process recorded as executing it cannot be verified (another host, or no /proc to compare its start time); never needed for a process that is gone";
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -67,7 +76,8 @@ export function overridesFrom(f: RunFlags): SettingsOverrides {
   if (d !== undefined) o.decision_concurrency = d;
   if (f.maxDuration !== undefined) {
     const s = parseDuration(f.maxDuration);
-    if (s === undefined) throw new UsageError(`--max-duration must be a duration like 90s, 10m, 2h or 1h30m, got ${JSON.stringify(f.maxDuration)}`);
+    if (s === undefined)
+      throw new UsageError(`--max-duration must be a duration like 90s, 10m, 2h or 1h30m, got ${JSON.stringify(f.maxDuration)}`);
     o.max_duration_seconds = s;
   }
   if (f.budgetUsd !== undefined) {
@@ -83,7 +93,8 @@ function maxFileBytesFrom(env: NodeJS.ProcessEnv): number | undefined {
   const v = env.SWITCHYARD_MAX_FILE_MB;
   if (v === undefined || v === "") return undefined;
   const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0 || n > 4096) throw new UsageError(`SWITCHYARD_MAX_FILE_MB must be a number of megabytes above 0 and at most 4096, got ${JSON.stringify(v)}`);
+  if (!Number.isFinite(n) || n <= 0 || n > 4096)
+    throw new UsageError(`SWITCHYARD_MAX_FILE_MB must be a number of megabytes above 0 and at most 4096, got ${JSON.stringify(v)}`);
   return Math.round(n * 1024 * 1024);
 }
 
@@ -132,7 +143,15 @@ export function wire(flags: RunFlags, state: string): Wiring {
 }
 
 /** Runs the engine with Ctrl-C handling and progress; sets the exit code from the outcome. */
-export async function execute(store: Store, run: string, resume: boolean, flags: RunFlags, wiring: Wiring, snapshot: { dir: string; plan: Plan } | null, owner?: RunOwnership): Promise<RunOutcome> {
+export async function execute(
+  store: Store,
+  run: string,
+  resume: boolean,
+  flags: RunFlags,
+  wiring: Wiring,
+  snapshot: { dir: string; plan: Plan } | null,
+  owner?: RunOwnership,
+): Promise<RunOutcome> {
   let progress: Progress | null = null;
   const tally = new RunTally();
   let engine: RunEngine;
@@ -176,7 +195,9 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
     }
     if (interrupts === 1) {
       const by = sig === "SIGINT" ? "Ctrl-C" : sig === "SIGHUP" ? "SIGHUP (the terminal closed)" : sig;
-      process.stderr.write(`\nswitchyard: cancelling: stopping running instances (${sig === "SIGINT" ? "Ctrl-C" : "the signal"} again to exit at once)\n`);
+      process.stderr.write(
+        `\nswitchyard: cancelling: stopping running instances (${sig === "SIGINT" ? "Ctrl-C" : "the signal"} again to exit at once)\n`,
+      );
       engine.cancel(`cancelled by ${by}`);
     } else {
       store.flush();
@@ -191,7 +212,8 @@ export async function execute(store: Store, run: string, resume: boolean, flags:
     try {
       outcome = await engine.execute();
     } catch (err) {
-      if (err instanceof RunRefused) throw new CommandFailed(err.message, err.code === "preflight" || err.code === "no-judge" ? 2 : EXIT_FAILED);
+      if (err instanceof RunRefused)
+        throw new CommandFailed(err.message, err.code === "preflight" || err.code === "no-judge" ? 2 : EXIT_FAILED);
       if (err instanceof StorageFault) err.run = run;
       throw err;
     }

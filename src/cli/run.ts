@@ -18,7 +18,14 @@ export function register(program: Command): void {
       .option("--playbook <name>", "which playbook of a pack with several")
       .option("--repo <path>", "the git repository of worktree agents (default: the one containing the working directory)")
       .option("--keep-branches", "keep each worktree agent's branch switchyard/RUN/TASK/KEY/aN, with its change committed, after its turn")
-      .addHelpText("after", examples([["switchyard run examples/cve-triage"], ["switchyard run . --decide triage.gate.depth=shadow:local/jev-1", "a model in shadow"], ["switchyard run . --max-duration 2h --budget-usd 20 --json > events.jsonl"]])),
+      .addHelpText(
+        "after",
+        examples([
+          ["switchyard run examples/cve-triage"],
+          ["switchyard run . --decide triage.gate.depth=shadow:local/jev-1", "a model in shadow"],
+          ["switchyard run . --max-duration 2h --budget-usd 20 --json > events.jsonl"],
+        ]),
+      ),
   ).action(async (path: string, flags: RunFlags & { playbook?: string; repo?: string; keepBranches?: boolean }) => {
     overridesFrom(flags); // usage errors before any work
     const compiled = compilePath(path, { playbook: flags.playbook });
@@ -36,24 +43,43 @@ export function register(program: Command): void {
       const problems = types.length ? (wiring.engineDeps.judge?.preflight?.(types) ?? []) : [];
       if (problems.length) {
         await wiring.close();
-        throw new UsageError(`preflight: the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`, "fix the machine config or the --decide flags; `switchyard config check` shows each type's mode");
+        throw new UsageError(
+          `preflight: the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`,
+          "fix the machine config or the --decide flags; `switchyard config check` shows each type's mode",
+        );
       }
       const budget = wiring.engineDeps.overrides?.budget_usd ?? compiled.plan.settings.budget_usd;
-      const agents = agentPreflight([compiled.plan], wiring.config, { repo: flags.repo, keepBranches: flags.keepBranches, modeOf: wiring.modeOf, budgetUsd: budget });
+      const agents = agentPreflight([compiled.plan], wiring.config, {
+        repo: flags.repo,
+        keepBranches: flags.keepBranches,
+        modeOf: wiring.modeOf,
+        budgetUsd: budget,
+      });
       if (agents.problems.length) {
         await wiring.close();
-        throw new UsageError(`preflight: this run cannot do its agent work:\n  ${agents.problems.join("\n  ")}`, "nothing was run or asked; `switchyard config check PACK` runs the same checks", "agent-preflight");
+        throw new UsageError(
+          `preflight: this run cannot do its agent work:\n  ${agents.problems.join("\n  ")}`,
+          "nothing was run or asked; `switchyard config check PACK` runs the same checks",
+          "agent-preflight",
+        );
       }
       for (const w of agents.warnings) process.stderr.write(`switchyard: warning: ${w}\n`);
       let run: string;
       try {
-        run = admitRun(store, { plan: compiled.plan, packDir: compiled.packRoot, sourcePath: path, overrides: wiring.engineDeps.overrides, ...(agents.repo ? { repo: agents.repo } : {}) });
+        run = admitRun(store, {
+          plan: compiled.plan,
+          packDir: compiled.packRoot,
+          sourcePath: path,
+          overrides: wiring.engineDeps.overrides,
+          ...(agents.repo ? { repo: agents.repo } : {}),
+        });
       } catch (err) {
         if (err instanceof SnapshotError) throw new CommandFailed(err.message);
         throw err;
       }
       rememberInvocation(store, run, flags);
-      if (!flags.json && !flags.quiet) process.stdout.write(`run ${run}: ${compiled.plan.playbook} (${compiled.plan.tasks.length} tasks)\n`);
+      if (!flags.json && !flags.quiet)
+        process.stdout.write(`run ${run}: ${compiled.plan.playbook} (${compiled.plan.tasks.length} tasks)\n`);
       await execute(store, run, false, flags, wiring, null);
     } finally {
       store.close();

@@ -29,10 +29,14 @@ Examples:
     )
     .action((flags: { stateDir?: string; json?: boolean; rebuild?: boolean; limit?: string; status?: string; playbook?: string }) => {
       const limit = flags.limit === undefined ? undefined : Number(flags.limit);
-      if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(flags.limit)}`);
+      if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1))
+        throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(flags.limit)}`);
       if (flags.status !== undefined && !RUN_STATUSES.includes(flags.status)) {
         const near = nearestName(flags.status, RUN_STATUSES);
-        throw new UsageError(`--status must be one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`, near ? `did you mean ${near}?` : undefined);
+        throw new UsageError(
+          `--status must be one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`,
+          near ? `did you mean ${near}?` : undefined,
+        );
       }
       const store = openForReading(flags.stateDir);
       if (!store) {
@@ -51,14 +55,42 @@ Examples:
         if (flags.playbook !== undefined) runs = runs.filter((r) => r.playbook === flags.playbook);
         if (limit !== undefined) runs = runs.slice(0, limit);
         if (flags.json) {
-          process.stdout.write(JSON.stringify(runs.map((r) => ({ run: r.run, status: r.status, playbook: r.playbook, source: r.source, started_at: r.started_at, finished_at: r.finished_at, elapsed_ms: r.elapsed_ms, spent_usd: r.spent_usd, reason: r.stop_reason })), null, 2) + "\n");
+          process.stdout.write(
+            JSON.stringify(
+              runs.map((r) => ({
+                run: r.run,
+                status: r.status,
+                playbook: r.playbook,
+                source: r.source,
+                started_at: r.started_at,
+                finished_at: r.finished_at,
+                elapsed_ms: r.elapsed_ms,
+                spent_usd: r.spent_usd,
+                reason: r.stop_reason,
+              })),
+              null,
+              2,
+            ) + "\n",
+          );
           return;
         }
         if (runs.length === 0) {
           process.stdout.write(`no runs${flags.status || flags.playbook ? " match" : ""} in ${store.stateDir}\n`);
           return;
         }
-        process.stdout.write(table(["run", "status", "playbook", "started", "elapsed", "source"], runs.map((r) => [r.run, r.status, r.playbook, r.started_at.slice(0, 19).replace("T", " "), formatElapsed(r.elapsed_ms), r.source])) + "\n");
+        process.stdout.write(
+          table(
+            ["run", "status", "playbook", "started", "elapsed", "source"],
+            runs.map((r) => [
+              r.run,
+              r.status,
+              r.playbook,
+              r.started_at.slice(0, 19).replace("T", " "),
+              formatElapsed(r.elapsed_ms),
+              r.source,
+            ]),
+          ) + "\n",
+        );
       } finally {
         store.close();
       }

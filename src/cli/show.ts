@@ -45,13 +45,23 @@ function onlyKey(shown: ShowJson, key: string): void {
   }
   if (!keys.has(key)) {
     const near = nearestName(key, [...keys]);
-    throw new UsageError(`run ${shown.run} has no element with key ${key}`, near ? `did you mean ${near}?` : "keys are the elements of the mapped tasks' `over` lists");
+    throw new UsageError(
+      `run ${shown.run} has no element with key ${key}`,
+      near ? `did you mean ${near}?` : "keys are the elements of the mapped tasks' `over` lists",
+    );
   }
 }
 
 /** A rerun as the command that made it, plus what it cleared. */
 function describeRerun(r: ShownRerun): string {
-  const flags = [...r.tasks.map((t) => `--task ${t}`), ...r.keys.map((k) => `--key ${k}`), ...(r.failed ? ["--failed"] : []), ...(r.downstream ? ["--downstream"] : []), ...(r.redecide ? ["--redecide"] : []), ...(r.refresh_pack ? ["--refresh-pack"] : [])];
+  const flags = [
+    ...r.tasks.map((t) => `--task ${t}`),
+    ...r.keys.map((k) => `--key ${k}`),
+    ...(r.failed ? ["--failed"] : []),
+    ...(r.downstream ? ["--downstream"] : []),
+    ...(r.redecide ? ["--redecide"] : []),
+    ...(r.refresh_pack ? ["--refresh-pack"] : []),
+  ];
   return `${flags.join(" ")}: ${r.reset} instance${r.reset === 1 ? "" : "s"} cleared${r.snapshot ? `, pack copied again to ${r.snapshot}` : ""}`;
 }
 
@@ -68,7 +78,12 @@ function onlyStatus(shown: ShowJson, status: string): void {
 }
 
 function isDecision(v: unknown): v is DecisionRecord[string] {
-  return !!v && typeof v === "object" && typeof (v as { label?: unknown }).label === "string" && typeof (v as { mode?: unknown }).mode === "string";
+  return (
+    !!v &&
+    typeof v === "object" &&
+    typeof (v as { label?: unknown }).label === "string" &&
+    typeof (v as { mode?: unknown }).mode === "string"
+  );
 }
 
 /**
@@ -98,7 +113,8 @@ export function describeDecisions(output: unknown): { line: string; receipts: st
 function earlierLines(kind: string, earlier: EarlierResult[] | undefined): string[] {
   return (earlier ?? []).map((e) => {
     const decided = kind === "route" && e.status === "passed" ? describeDecisions(e.output) : undefined;
-    const detail = e.status === "not_taken" ? (e.label ? `label ${e.label}` : "") : e.error ? e.error : decided ? decided.line : brief(e.output);
+    const detail =
+      e.status === "not_taken" ? (e.label ? `label ${e.label}` : "") : e.error ? e.error : decided ? decided.line : brief(e.output);
     const how = e.reason === "rerun" ? "cleared by a rerun" : "cleared downstream of a rerun";
     return `earlier (${how} at ${e.reset_at}${e.kept ? ", decision kept" : ""}): ${e.status}  ${detail}`.trimEnd();
   });
@@ -132,67 +148,109 @@ Examples:
   switchyard show latest --follow              # watch a run another terminal started
   switchyard show latest --html run.html       # the run page as one file, for a ticket or CI`,
     )
-    .action(async (id: string, flags: { task?: string; key?: string; stateDir?: string; json?: boolean; receipts?: boolean; status?: string; follow?: boolean; html?: string }) => {
-      if (flags.status !== undefined && !STATUSES.includes(flags.status)) {
-        const near = nearestName(flags.status, STATUSES);
-        throw new UsageError(`--status must be one of ${STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`, near ? `did you mean ${near}?` : undefined);
-      }
-      const store = openForReading(flags.stateDir);
-      if (!store) throw noRuns(flags.stateDir);
-      try {
-        const run = findRun(store, id);
-        if (flags.html !== undefined) {
-          writeHtml(store, run, flags.html);
-          return;
+    .action(
+      async (
+        id: string,
+        flags: {
+          task?: string;
+          key?: string;
+          stateDir?: string;
+          json?: boolean;
+          receipts?: boolean;
+          status?: string;
+          follow?: boolean;
+          html?: string;
+        },
+      ) => {
+        if (flags.status !== undefined && !STATUSES.includes(flags.status)) {
+          const near = nearestName(flags.status, STATUSES);
+          throw new UsageError(
+            `--status must be one of ${STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`,
+            near ? `did you mean ${near}?` : undefined,
+          );
         }
-        if (flags.follow) {
-          await followRun(store, run, !!flags.json);
-          return;
-        }
-        if (flags.task !== undefined) {
-          const names = store.tasks(run).map((t) => t.task);
-          if (!names.includes(flags.task)) {
-            const near = nearestName(flags.task, names);
-            throw new UsageError(`run ${run} has no task ${flags.task}`, near ? `did you mean ${near}?` : `tasks: ${names.join(", ")}`);
+        const store = openForReading(flags.stateDir);
+        if (!store) throw noRuns(flags.stateDir);
+        try {
+          const run = findRun(store, id);
+          if (flags.html !== undefined) {
+            writeHtml(store, run, flags.html);
+            return;
           }
-        }
-        const shown = showRun(store, run, flags.task)!;
-        if (flags.key !== undefined) onlyKey(shown, flags.key);
-        if (flags.status !== undefined) onlyStatus(shown, flags.status);
-        if (flags.json) {
-          const out: ShowJson & { receipts?: ReceiptRow[] } = flags.receipts ? { ...shown, receipts: receipts(shown) } : shown;
-          process.stdout.write(JSON.stringify(out, null, 2) + "\n");
-          return;
-        }
-        process.stdout.write(`run ${shown.run}  ${shown.playbook}  ${shown.status}\n`);
-        for (const r of shown.reruns ?? []) process.stdout.write(`rerun at ${r.time}: ${describeRerun(r)}\n`);
-        for (const [name, t] of Object.entries(shown.tasks)) {
-          if (t.mapped) {
-            const s = t.summary!;
-            process.stdout.write(`\n${name} (${t.kind}, mapped) ${t.status}: ${s.total} total, ${s.passed} passed, ${s.failed} failed, ${s.not_taken} not_taken, ${s.blocked} blocked\n`);
-            if (t.error) process.stdout.write(`  error: ${forPeople(t.error)}\n`);
-            for (const [key, i] of Object.entries(t.instances ?? {})) {
-              const decided = t.kind === "route" && i.status === "passed" ? describeDecisions(i.output) : undefined;
-              const detail = i.status === "not_taken" ? (i.label ? `label ${i.label}` : "") : i.error ? i.error : decided ? decided.line : brief(i.output);
-              process.stdout.write(`  ${name}[${key}]  ${i.status}${i.attempts > 1 ? ` (${i.attempts} attempts)` : ""}  ${forPeople(detail)}\n`);
-              for (const r of decided?.receipts ?? []) process.stdout.write(`    ${r}\n`);
-              for (const l of earlierLines(t.kind, i.earlier)) process.stdout.write(`    ${l}\n`);
+          if (flags.follow) {
+            await followRun(store, run, !!flags.json);
+            return;
+          }
+          if (flags.task !== undefined) {
+            const names = store.tasks(run).map((t) => t.task);
+            if (!names.includes(flags.task)) {
+              const near = nearestName(flags.task, names);
+              throw new UsageError(`run ${run} has no task ${flags.task}`, near ? `did you mean ${near}?` : `tasks: ${names.join(", ")}`);
             }
-          } else {
-            const decided = t.kind === "route" && t.status === "passed" ? describeDecisions(t.output) : undefined;
-            const detail = t.status === "not_taken" ? (t.label ? `label ${t.label}` : "") : t.error ? t.error : decided ? decided.line : brief(t.output);
-            process.stdout.write(`\n${name} (${t.kind}) ${t.status}  ${forPeople(detail)}\n`);
-            for (const r of decided?.receipts ?? []) process.stdout.write(`  ${r}\n`);
-            for (const l of earlierLines(t.kind, t.earlier)) process.stdout.write(`  ${l}\n`);
           }
+          const shown = showRun(store, run, flags.task)!;
+          if (flags.key !== undefined) onlyKey(shown, flags.key);
+          if (flags.status !== undefined) onlyStatus(shown, flags.status);
+          if (flags.json) {
+            const out: ShowJson & { receipts?: ReceiptRow[] } = flags.receipts ? { ...shown, receipts: receipts(shown) } : shown;
+            process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+            return;
+          }
+          process.stdout.write(`run ${shown.run}  ${shown.playbook}  ${shown.status}\n`);
+          for (const r of shown.reruns ?? []) process.stdout.write(`rerun at ${r.time}: ${describeRerun(r)}\n`);
+          for (const [name, t] of Object.entries(shown.tasks)) {
+            if (t.mapped) {
+              const s = t.summary!;
+              process.stdout.write(
+                `\n${name} (${t.kind}, mapped) ${t.status}: ${s.total} total, ${s.passed} passed, ${s.failed} failed, ${s.not_taken} not_taken, ${s.blocked} blocked\n`,
+              );
+              if (t.error) process.stdout.write(`  error: ${forPeople(t.error)}\n`);
+              for (const [key, i] of Object.entries(t.instances ?? {})) {
+                const decided = t.kind === "route" && i.status === "passed" ? describeDecisions(i.output) : undefined;
+                const detail =
+                  i.status === "not_taken"
+                    ? i.label
+                      ? `label ${i.label}`
+                      : ""
+                    : i.error
+                      ? i.error
+                      : decided
+                        ? decided.line
+                        : brief(i.output);
+                process.stdout.write(
+                  `  ${name}[${key}]  ${i.status}${i.attempts > 1 ? ` (${i.attempts} attempts)` : ""}  ${forPeople(detail)}\n`,
+                );
+                for (const r of decided?.receipts ?? []) process.stdout.write(`    ${r}\n`);
+                for (const l of earlierLines(t.kind, i.earlier)) process.stdout.write(`    ${l}\n`);
+              }
+            } else {
+              const decided = t.kind === "route" && t.status === "passed" ? describeDecisions(t.output) : undefined;
+              const detail =
+                t.status === "not_taken"
+                  ? t.label
+                    ? `label ${t.label}`
+                    : ""
+                  : t.error
+                    ? t.error
+                    : decided
+                      ? decided.line
+                      : brief(t.output);
+              process.stdout.write(`\n${name} (${t.kind}) ${t.status}  ${forPeople(detail)}\n`);
+              for (const r of decided?.receipts ?? []) process.stdout.write(`  ${r}\n`);
+              for (const l of earlierLines(t.kind, t.earlier)) process.stdout.write(`  ${l}\n`);
+            }
+          }
+          if (flags.receipts) {
+            const list = receipts(shown);
+            process.stdout.write(`\nreceipts: ${list.length}\n`);
+            for (const r of list)
+              process.stdout.write(
+                `  ${r.time}  ${r.task}[${r.key ?? ""}].${r.question}  ${r.type}  ${r.provider}/${r.model}: ${r.reason}\n`,
+              );
+          }
+        } finally {
+          store.close();
         }
-        if (flags.receipts) {
-          const list = receipts(shown);
-          process.stdout.write(`\nreceipts: ${list.length}\n`);
-          for (const r of list) process.stdout.write(`  ${r.time}  ${r.task}[${r.key ?? ""}].${r.question}  ${r.type}  ${r.provider}/${r.model}: ${r.reason}\n`);
-        }
-      } finally {
-        store.close();
-      }
-    });
+      },
+    );
 }

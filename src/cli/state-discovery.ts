@@ -50,7 +50,11 @@ function writable(dir: string): boolean {
  * `run` (forNewRun) starts a `./.switchyard/` in the working directory instead, unless that is
  * the home folder, the filesystem root or not writable.
  */
-export function locateState(flag: string | undefined, opts: { forNewRun?: boolean } = {}, env: NodeJS.ProcessEnv = process.env): StateLocation {
+export function locateState(
+  flag: string | undefined,
+  opts: { forNewRun?: boolean } = {},
+  env: NodeJS.ProcessEnv = process.env,
+): StateLocation {
   if (flag) return { dir: resolve(flag), source: "flag" };
   if (env.SWITCHYARD_HOME) return { dir: resolve(env.SWITCHYARD_HOME), source: "env" };
   const found = nearestStateFolder();
@@ -86,14 +90,17 @@ function makeFolder(dir: string): void {
     if (parent === d) break;
     d = parent;
   }
-  if (existsSync(d) && !statSync(d).isDirectory()) throw new StateFolderError(`the state folder ${dir} cannot be made: ${d} is a file, not a folder`);
+  if (existsSync(d) && !statSync(d).isDirectory())
+    throw new StateFolderError(`the state folder ${dir} cannot be made: ${d} is a file, not a folder`);
   for (const m of missing.reverse()) {
     try {
       mkdirSync(m);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "EEXIST") continue;
-      throw new StateFolderError(`the state folder ${dir} cannot be made: creating ${m} failed (${code})${m.startsWith("/proc/") || m.startsWith("/sys/") ? `; ${m.split("/")[1] === "proc" ? "/proc" : "/sys"} is a virtual filesystem` : ""}`);
+      throw new StateFolderError(
+        `the state folder ${dir} cannot be made: creating ${m} failed (${code})${m.startsWith("/proc/") || m.startsWith("/sys/") ? `; ${m.split("/")[1] === "proc" ? "/proc" : "/sys"} is a virtual filesystem` : ""}`,
+      );
     }
   }
 }

@@ -45,7 +45,18 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
     `started ${r.started_at}  elapsed ${formatElapsed(r.elapsed_ms)}  spent $${r.spent_usd.toFixed(4)}\n\n` +
     table(
       header,
-      rows.map((x) => [x.task, x.kind, x.status, String(x.total), String(x.passed), String(x.failed), String(x.not_taken), String(x.blocked), String(x.running), String(x.pending)]),
+      rows.map((x) => [
+        x.task,
+        x.kind,
+        x.status,
+        String(x.total),
+        String(x.passed),
+        String(x.failed),
+        String(x.not_taken),
+        String(x.blocked),
+        String(x.running),
+        String(x.pending),
+      ]),
     ) +
     "\n";
   return { status: r.status, json, text };
@@ -88,7 +99,9 @@ Examples:
           }
           const row = store.run(run)!;
           if (flags.watch && r.status === "running" && ownerGone(store, run)) {
-            process.stderr.write(`switchyard: the process executing run ${run} (${row.pid}) is gone; continue it with \`switchyard resume ${run}\`\n`);
+            process.stderr.write(
+              `switchyard: the process executing run ${run} (${row.pid}) is gone; continue it with \`switchyard resume ${run}\`\n`,
+            );
             if (flags.exitStatus) setExitCode(EXIT_FAILED);
             return;
           }

@@ -11,7 +11,11 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
 function parsePort(text: string): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text) || n > 65535) throw new UsageError(`--port must be a port number from 0 to 65535, got '${text}'`, "for example --port 4680, or --port 0 for any free port");
+  if (!/^\d+$/.test(text) || n > 65535)
+    throw new UsageError(
+      `--port must be a port number from 0 to 65535, got '${text}'`,
+      "for example --port 4680, or --port 0 for any free port",
+    );
   return n;
 }
 
@@ -35,13 +39,17 @@ Examples:
       if (!assetsBuilt()) throw new CommandFailed("the web view's browser code is not built: run `npm run build` (or `npm install`) first");
       const dir = stateDir(flags.stateDir);
       if (!LOOPBACK.has(flags.host)) {
-        process.stderr.write(`warning: listening on ${flags.host}: anyone who can reach it can read every run's outputs, prompts and logs (there is no login)\n`);
+        process.stderr.write(
+          `warning: listening on ${flags.host}: anyone who can reach it can read every run's outputs, prompts and logs (there is no login)\n`,
+        );
       }
       const { server, close } = createUiServer({ stateDir: dir, host: flags.host, port });
       await new Promise<void>((done, fail) => {
         server.once("error", (err: NodeJS.ErrnoException) => {
-          if (err.code === "EADDRINUSE") fail(new UsageError(`port ${port} on ${flags.host} is in use`, "pick another with --port N, or --port 0 for any free port"));
-          else if (err.code === "EADDRNOTAVAIL" || err.code === "ENOTFOUND") fail(new UsageError(`cannot listen on ${flags.host}: no such local address`, "use --host 127.0.0.1 (the default)"));
+          if (err.code === "EADDRINUSE")
+            fail(new UsageError(`port ${port} on ${flags.host} is in use`, "pick another with --port N, or --port 0 for any free port"));
+          else if (err.code === "EADDRNOTAVAIL" || err.code === "ENOTFOUND")
+            fail(new UsageError(`cannot listen on ${flags.host}: no such local address`, "use --host 127.0.0.1 (the default)"));
           else fail(new CommandFailed(`cannot listen on ${flags.host}:${port}: ${err.message}`));
         });
         server.listen(port, flags.host, () => done());

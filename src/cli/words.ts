@@ -11,8 +11,11 @@ const CITATION = new RegExp(String.raw`\s?\((?:SPEC |see )?${RULE}(?:(?:,\s*|\s*
 export const RULE_ID = new RegExp(`^${RULE}$`, "i");
 
 /** "D-20: the host is tty but …": a rule id leading a message (or a line of one). */
-const LEADING = new RegExp(String.raw`(^|
-|: )${RULE}: `, "g");
+const LEADING = new RegExp(
+  String.raw`(^|
+|: )${RULE}: `,
+  "g",
+);
 
 /** The text without rule-id citations. */
 export function forPeople(text: string): string {

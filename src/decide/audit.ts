@@ -10,11 +10,20 @@ export const AUDIT_SEED = "switchyard-audit-1";
 
 /** The decision's position in [0, 1): the first 48 bits of SHA-256 over the seed and its ids. */
 export function auditPoint(seed: string, run: string, task: string, key: string | null, question: string): number {
-  const h = createHash("sha256").update([seed, run, task, key === null ? "\u0001" : key, question].join("\u0000")).digest();
+  const h = createHash("sha256")
+    .update([seed, run, task, key === null ? "\u0001" : key, question].join("\u0000"))
+    .digest();
   return h.readUIntBE(0, 6) / 2 ** 48;
 }
 
 /** Whether the host is asked about this decision as well. */
-export function auditSampled(fraction: number, run: string, task: string, key: string | null, question: string, seed = AUDIT_SEED): boolean {
+export function auditSampled(
+  fraction: number,
+  run: string,
+  task: string,
+  key: string | null,
+  question: string,
+  seed = AUDIT_SEED,
+): boolean {
   return fraction > 0 && auditPoint(seed, run, task, key, question) < fraction;
 }

@@ -99,10 +99,12 @@ function mapProblem(m: unknown): string | null {
   if (map.kind === "isotonic") {
     const x = map.x as unknown[];
     const y = map.y as unknown[];
-    if (!Array.isArray(x) || !Array.isArray(y) || x.length === 0 || x.length !== y.length) return "its isotonic map needs lists x and y of the same, non-zero length";
+    if (!Array.isArray(x) || !Array.isArray(y) || x.length === 0 || x.length !== y.length)
+      return "its isotonic map needs lists x and y of the same, non-zero length";
     for (let i = 0; i < x.length; i++) {
       if (!num(x[i]) || !num(y[i]) || (y[i] as number) < 0 || (y[i] as number) > 1) return `its isotonic map has a bad point ${i}`;
-      if (i > 0 && ((x[i] as number) < (x[i - 1] as number) || (y[i] as number) < (y[i - 1] as number))) return "its isotonic map is not monotone";
+      if (i > 0 && ((x[i] as number) < (x[i - 1] as number) || (y[i] as number) < (y[i - 1] as number)))
+        return "its isotonic map is not monotone";
     }
     return null;
   }
@@ -113,11 +115,13 @@ function mapProblem(m: unknown): string | null {
 export function checkCalibrationFile(value: unknown): CalibrationFile | { error: string } {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return { error: "it is not a JSON object" };
   const f = value as Record<string, unknown>;
-  if (f.version !== CALIBRATION_VERSION) return { error: `its version is ${JSON.stringify(f.version)}, this switchyard reads version ${CALIBRATION_VERSION}` };
+  if (f.version !== CALIBRATION_VERSION)
+    return { error: `its version is ${JSON.stringify(f.version)}, this switchyard reads version ${CALIBRATION_VERSION}` };
   if (typeof f.types !== "object" || f.types === null) return { error: "it has no 'types'" };
   for (const [type, entry] of Object.entries(f.types as Record<string, unknown>)) {
     const e = entry as Record<string, unknown>;
-    if (typeof e !== "object" || e === null || typeof e.id !== "string" || typeof e.model !== "string") return { error: `the entry for "${type}" has no id or model` };
+    if (typeof e !== "object" || e === null || typeof e.id !== "string" || typeof e.model !== "string")
+      return { error: `the entry for "${type}" has no id or model` };
     const problem = mapProblem(e.map);
     if (problem) return { error: `the entry for "${type}": ${problem}` };
   }

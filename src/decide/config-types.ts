@@ -32,9 +32,7 @@ export interface ProviderConfig {
 
 /** A judgement mode (D-10): `host`, `shadow:PROVIDER/MODEL`, or `PROVIDER/MODEL`. */
 export type JudgementMode =
-  | { kind: "host" }
-  | { kind: "shadow"; provider: string; model: string }
-  | { kind: "model"; provider: string; model: string };
+  { kind: "host" } | { kind: "shadow"; provider: string; model: string } | { kind: "model"; provider: string; model: string };
 
 /** What a table-form `[decisions.types]` entry adds to its mode (D-33, D-34). */
 export interface TypeSettings {

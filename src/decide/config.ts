@@ -36,7 +36,18 @@ const PROVIDER_KINDS: readonly ProviderKind[] = ["systemone", "openai", "command
 const TOP_KEYS = ["agents", "providers", "decisions"];
 const AGENT_KEYS = ["preset", "command", "args", "env", "price"];
 const PRICE_KEYS = ["input_per_mtok", "output_per_mtok", "cached_input_per_mtok"];
-const PROVIDER_KEYS = ["kind", "vendor", "base_url", "api_key_env", "models", "logprob_models", "context_window", "command", "timeout", "max_retries"];
+const PROVIDER_KEYS = [
+  "kind",
+  "vendor",
+  "base_url",
+  "api_key_env",
+  "models",
+  "logprob_models",
+  "context_window",
+  "command",
+  "timeout",
+  "max_retries",
+];
 const DECISIONS_KEYS = ["default", "deny_vendors", "fallback_on_refusal", "host", "types"];
 const NAME = /^[A-Za-z0-9_-]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -72,13 +83,21 @@ export function loadMachineConfig(path?: string, env: NodeJS.ProcessEnv = proces
     if (code === "ENOENT" || code === "ENOTDIR") {
       if (path === undefined) return defaultMachineConfig();
       throw new DiagnosticError(
-        errorAt("config-not-found", `machine config ${file} does not exist`, undefined,
-          `check the --config path, or omit --config to use ${defaultConfigPath(env)}`),
+        errorAt(
+          "config-not-found",
+          `machine config ${file} does not exist`,
+          undefined,
+          `check the --config path, or omit --config to use ${defaultConfigPath(env)}`,
+        ),
       );
     }
     throw new DiagnosticError(
-      errorAt("config-unreadable", `machine config ${file} cannot be read (${code === "ENOTREG" || code === "EFBIG" || code === "EILSEQ" ? `it ${(err as Error).message}` : (code ?? (err as Error).message)})`, undefined,
-        "make it a readable TOML file"),
+      errorAt(
+        "config-unreadable",
+        `machine config ${file} cannot be read (${code === "ENOTREG" || code === "EFBIG" || code === "EILSEQ" ? `it ${(err as Error).message}` : (code ?? (err as Error).message)})`,
+        undefined,
+        "make it a readable TOML file",
+      ),
     );
   }
   return parseMachineConfig(text, file);
@@ -174,8 +193,12 @@ class Validator {
       if (allowed.includes(key)) continue;
       const near = nearestName(key, allowed);
       const where = path.length === 0 ? "at the top level" : `in [${dotted(path)}]`;
-      this.error("config-unknown-key", [...path, key], `unknown key "${key}" ${where}${near ? ` (did you mean "${near}"?)` : ""}`,
-        `accepted keys ${where}: ${allowed.join(", ")}`);
+      this.error(
+        "config-unknown-key",
+        [...path, key],
+        `unknown key "${key}" ${where}${near ? ` (did you mean "${near}"?)` : ""}`,
+        `accepted keys ${where}: ${allowed.join(", ")}`,
+      );
     }
   }
 
@@ -246,7 +269,7 @@ class Validator {
   private agent(name: string, body: unknown): AgentRunnerConfig | undefined {
     const path = ["agents", name];
     if (!isTable(body)) {
-      this.wrongType(path, body, "a table ([agents.NAME] with preset = \"…\" or command = [...])");
+      this.wrongType(path, body, 'a table ([agents.NAME] with preset = "…" or command = [...])');
       return undefined;
     }
     this.known(body, path, AGENT_KEYS);
@@ -257,15 +280,32 @@ class Validator {
       if ((PRESET_NAMES as readonly string[]).includes(p)) preset = p as PresetName;
       else {
         const near = nearestName(p, PRESET_NAMES);
-        this.error("config-bad-value", [...path, "preset"], `agents.${name}.preset "${p}" is not a preset${near ? ` (did you mean "${near}"?)` : ""}`,
-          `accepted presets: ${PRESET_NAMES.join(", ")}`, true);
+        this.error(
+          "config-bad-value",
+          [...path, "preset"],
+          `agents.${name}.preset "${p}" is not a preset${near ? ` (did you mean "${near}"?)` : ""}`,
+          `accepted presets: ${PRESET_NAMES.join(", ")}`,
+          true,
+        );
       }
     }
     // A preset knows its executable; `command` then only replaces it (another path, npx, …).
-    if (preset === "generic") this.required(body, path, "command", "the argv of the agent runner, e.g. command = [\"my-agent\", \"--print\"], or a preset = \"claude-code\" | \"codex\" | \"gemini\" | \"aider\"");
+    if (preset === "generic")
+      this.required(
+        body,
+        path,
+        "command",
+        'the argv of the agent runner, e.g. command = ["my-agent", "--print"], or a preset = "claude-code" | "codex" | "gemini" | "aider"',
+      );
     const command = this.strings(body, [...path, "command"]);
     if (command !== undefined && (command.length === 0 || command[0].length === 0)) {
-      this.error("config-bad-value", [...path, "command"], `agents.${name}.command is empty`, "name the executable first: command = [\"my-agent\", \"--flag\"]", true);
+      this.error(
+        "config-bad-value",
+        [...path, "command"],
+        `agents.${name}.command is empty`,
+        'name the executable first: command = ["my-agent", "--flag"]',
+        true,
+      );
     }
     const args = this.strings(body, [...path, "args"]);
     const env: Record<string, string> = {};
@@ -275,7 +315,13 @@ class Validator {
         if (typeof val !== "string") this.wrongType([...path, "env", k], val, "a string");
         else if (!ENV_NAME.test(k)) {
           // A name with "=" or a space cannot be set in a process's environment as written.
-          this.error("config-bad-value", [...path, "env", k], `agents.${name}.env has ${JSON.stringify(k)}, which is not an environment variable name`, "use letters, digits and _, not starting with a digit", true);
+          this.error(
+            "config-bad-value",
+            [...path, "env", k],
+            `agents.${name}.env has ${JSON.stringify(k)}, which is not an environment variable name`,
+            "use letters, digits and _, not starting with a digit",
+            true,
+          );
         } else env[k] = val;
       }
     }
@@ -299,11 +345,19 @@ class Validator {
       const v = t[key];
       if (v === undefined) continue;
       if (typeof v !== "number" && typeof v !== "bigint") this.wrongType([...path, key], v, "a number (dollars per million tokens)");
-      else if (!Number.isFinite(Number(v)) || Number(v) < 0) this.error("config-bad-value", [...path, key], `${dotted(path)}.${key} = ${v} is not a price`, "write dollars per million tokens, e.g. 3.0", true);
+      else if (!Number.isFinite(Number(v)) || Number(v) < 0)
+        this.error(
+          "config-bad-value",
+          [...path, key],
+          `${dotted(path)}.${key} = ${v} is not a price`,
+          "write dollars per million tokens, e.g. 3.0",
+          true,
+        );
       else out[key] = Number(v);
     }
     for (const key of ["input_per_mtok", "output_per_mtok"]) {
-      if (t[key] === undefined) this.error("config-missing-key", path, `${dotted(path)} has no "${key}"`, `add ${key} = … (dollars per million tokens)`);
+      if (t[key] === undefined)
+        this.error("config-missing-key", path, `${dotted(path)} has no "${key}"`, `add ${key} = … (dollars per million tokens)`);
     }
     if (out.input_per_mtok === undefined || out.output_per_mtok === undefined) return undefined;
     return out as unknown as PriceTable;
@@ -316,7 +370,12 @@ class Validator {
       return undefined;
     }
     if (!NAME.test(name)) {
-      this.error("config-bad-value", path, `provider name "${name}" cannot be used in a mode`, "use letters, digits, \"_\" and \"-\" only, so that PROVIDER/MODEL reads unambiguously");
+      this.error(
+        "config-bad-value",
+        path,
+        `provider name "${name}" cannot be used in a mode`,
+        'use letters, digits, "_" and "-" only, so that PROVIDER/MODEL reads unambiguously',
+      );
     }
     this.known(body, path, PROVIDER_KEYS);
     const at = (key: string): string[] => [...path, key];
@@ -329,8 +388,13 @@ class Validator {
         if ((PROVIDER_KINDS as readonly string[]).includes(k)) kind = k as ProviderKind;
         else {
           const near = nearestName(k, PROVIDER_KINDS);
-          this.error("config-bad-value", at("kind"), `providers.${name}.kind "${k}" is not a provider kind${near ? ` (did you mean "${near}"?)` : ""}`,
-            `accepted kinds: ${PROVIDER_KINDS.join(", ")}`, true);
+          this.error(
+            "config-bad-value",
+            at("kind"),
+            `providers.${name}.kind "${k}" is not a provider kind${near ? ` (did you mean "${near}"?)` : ""}`,
+            `accepted kinds: ${PROVIDER_KINDS.join(", ")}`,
+            true,
+          );
         }
       }
     }
@@ -338,14 +402,26 @@ class Validator {
     if (this.required(body, path, "vendor", "who makes its models, checked against [decisions] deny_vendors")) {
       vendor = this.string(body, at("vendor"));
       if (vendor !== undefined && vendor.trim().length === 0) {
-        this.error("config-bad-value", at("vendor"), `providers.${name}.vendor is empty`, "name the vendor, e.g. vendor = \"typesafe\"", true);
+        this.error(
+          "config-bad-value",
+          at("vendor"),
+          `providers.${name}.vendor is empty`,
+          'name the vendor, e.g. vendor = "typesafe"',
+          true,
+        );
       }
     }
     let models: string[] = [];
     if (this.required(body, path, "models", "the allowlist of models that may be asked (D-30)")) {
       models = this.strings(body, at("models")) ?? [];
       if (Array.isArray(body.models) && body.models.length === 0) {
-        this.error("config-bad-value", at("models"), `providers.${name}.models is empty: no model of it could ever be asked`, "list the models, e.g. models = [\"jev-1\"]", true);
+        this.error(
+          "config-bad-value",
+          at("models"),
+          `providers.${name}.models is empty: no model of it could ever be asked`,
+          'list the models, e.g. models = ["jev-1"]',
+          true,
+        );
       }
       if (models.some((m) => m.trim().length === 0)) {
         this.error("config-bad-value", at("models"), `providers.${name}.models has an empty model name`, undefined, true);
@@ -361,13 +437,25 @@ class Validator {
       } catch {
         okUrl = false;
       }
-      if (!okUrl) this.error("config-bad-value", at("base_url"), `providers.${name}.base_url "${baseUrl}" is not an http(s) URL`, "write e.g. base_url = \"http://127.0.0.1:8000\"", true);
+      if (!okUrl)
+        this.error(
+          "config-bad-value",
+          at("base_url"),
+          `providers.${name}.base_url "${baseUrl}" is not an http(s) URL`,
+          'write e.g. base_url = "http://127.0.0.1:8000"',
+          true,
+        );
     }
     const apiKeyEnv = this.string(body, at("api_key_env"));
     if (apiKeyEnv !== undefined && !ENV_NAME.test(apiKeyEnv)) {
       // Never echo the value: a person may have pasted the key itself here.
-      this.error("config-bad-value", at("api_key_env"), `providers.${name}.api_key_env must be the NAME of an environment variable, not the key itself`,
-        "write e.g. api_key_env = \"TYPESAFE_API_KEY\" and export the key in that variable", true);
+      this.error(
+        "config-bad-value",
+        at("api_key_env"),
+        `providers.${name}.api_key_env must be the NAME of an environment variable, not the key itself`,
+        'write e.g. api_key_env = "TYPESAFE_API_KEY" and export the key in that variable',
+        true,
+      );
     }
     const logprobModels = this.strings(body, at("logprob_models")) ?? [];
     for (const m of logprobModels) this.listed(name, models, m, at("logprob_models"), "logprob_models");
@@ -379,7 +467,13 @@ class Validator {
         const p = [...at("context_window"), m];
         if (typeof tokens !== "number" && typeof tokens !== "bigint") this.wrongType(p, tokens, "an integer (tokens)");
         else if (!Number.isSafeInteger(Number(tokens)) || Number(tokens) <= 0) {
-          this.error("config-bad-value", p, `providers.${name}.context_window.${m} = ${tokens} is not a positive number of tokens`, undefined, true);
+          this.error(
+            "config-bad-value",
+            p,
+            `providers.${name}.context_window.${m} = ${tokens} is not a positive number of tokens`,
+            undefined,
+            true,
+          );
         } else {
           this.listed(name, models, m, p, "context_window", false);
           contextWindow[m] = Number(tokens);
@@ -388,14 +482,27 @@ class Validator {
     }
     const command = this.strings(body, at("command"));
     if (command !== undefined && (command.length === 0 || command[0].length === 0)) {
-      this.error("config-bad-value", at("command"), `providers.${name}.command is empty`, "name the executable first: command = [\"./my-decider\", \"--flag\"]", true);
+      this.error(
+        "config-bad-value",
+        at("command"),
+        `providers.${name}.command is empty`,
+        'name the executable first: command = ["./my-decider", "--flag"]',
+        true,
+      );
     }
 
     let timeoutMs = DEFAULT_TIMEOUT_MS;
     const timeout = this.string(body, at("timeout"));
     if (timeout !== undefined) {
       const ms = parseDurationMs(timeout);
-      if (ms === undefined) this.error("config-bad-value", at("timeout"), `providers.${name}.timeout "${timeout}" is not a duration`, "write e.g. timeout = \"30s\", \"500ms\", \"2m\" or \"1m30s\"", true);
+      if (ms === undefined)
+        this.error(
+          "config-bad-value",
+          at("timeout"),
+          `providers.${name}.timeout "${timeout}" is not a duration`,
+          'write e.g. timeout = "30s", "500ms", "2m" or "1m30s"',
+          true,
+        );
       else timeoutMs = ms;
     }
     let maxRetries = DEFAULT_MAX_RETRIES;
@@ -403,7 +510,13 @@ class Validator {
     if (retries !== undefined) {
       if (typeof retries !== "number" && typeof retries !== "bigint") this.wrongType(at("max_retries"), retries, "an integer");
       else if (!Number.isInteger(Number(retries)) || Number(retries) < 0 || Number(retries) > MAX_RETRIES_LIMIT) {
-        this.error("config-bad-value", at("max_retries"), `providers.${name}.max_retries = ${retries} is out of range`, `use an integer from 0 to ${MAX_RETRIES_LIMIT}`, true);
+        this.error(
+          "config-bad-value",
+          at("max_retries"),
+          `providers.${name}.max_retries = ${retries} is out of range`,
+          `use an integer from 0 to ${MAX_RETRIES_LIMIT}`,
+          true,
+        );
       } else maxRetries = Number(retries);
     }
 
@@ -411,22 +524,33 @@ class Validator {
     if (kind !== undefined) {
       const notFor = (key: string, kinds: ProviderKind[]): void => {
         if (body[key] !== undefined && !kinds.includes(kind as ProviderKind)) {
-          this.error("config-key-not-for-kind", at(key), `providers.${name}.${key} does not apply to kind "${kind}"`,
-            `${key} is read only by kind ${kinds.map((k) => `"${k}"`).join(" and ")}; remove it or change the kind`);
+          this.error(
+            "config-key-not-for-kind",
+            at(key),
+            `providers.${name}.${key} does not apply to kind "${kind}"`,
+            `${key} is read only by kind ${kinds.map((k) => `"${k}"`).join(" and ")}; remove it or change the kind`,
+          );
         }
       };
       notFor("command", ["command"]);
       notFor("base_url", ["systemone", "openai"]);
       notFor("api_key_env", ["systemone", "openai"]);
       notFor("logprob_models", ["openai"]);
-      if (kind === "systemone") this.required(body, path, "base_url", "where the System One API is, e.g. base_url = \"https://api.typesafe.ai\"");
-      if (kind === "command") this.required(body, path, "command", "the executable that answers, e.g. command = [\"./my-decider\"]");
+      if (kind === "systemone")
+        this.required(body, path, "base_url", 'where the System One API is, e.g. base_url = "https://api.typesafe.ai"');
+      if (kind === "command") this.required(body, path, "command", 'the executable that answers, e.g. command = ["./my-decider"]');
     }
 
     if (this.diagnostics.length > start || kind === undefined || vendor === undefined) return undefined;
     const provider: ProviderConfig = {
-      name, kind, vendor, models, logprob_models: logprobModels, context_window: contextWindow,
-      timeout_ms: timeoutMs, max_retries: maxRetries,
+      name,
+      kind,
+      vendor,
+      models,
+      logprob_models: logprobModels,
+      context_window: contextWindow,
+      timeout_ms: timeoutMs,
+      max_retries: maxRetries,
     };
     if (baseUrl !== undefined) provider.base_url = baseUrl;
     if (apiKeyEnv !== undefined) provider.api_key_env = apiKeyEnv;
@@ -437,8 +561,13 @@ class Validator {
   private listed(provider: string, models: string[], model: string, path: readonly string[], what: string, atValue = true): void {
     if (models.includes(model)) return;
     const near = nearestName(model, models);
-    this.error("config-unlisted-model", path, `providers.${provider}.${what} names model "${model}", which is not in providers.${provider}.models${near ? ` (did you mean "${near}"?)` : ""}`,
-      `listed models: ${models.join(", ") || "(none)"}`, atValue);
+    this.error(
+      "config-unlisted-model",
+      path,
+      `providers.${provider}.${what} names model "${model}", which is not in providers.${provider}.models${near ? ` (did you mean "${near}"?)` : ""}`,
+      `listed models: ${models.join(", ") || "(none)"}`,
+      atValue,
+    );
   }
 
   private decisions(body: Table, config: MachineConfig): DecisionsConfig {
@@ -461,8 +590,13 @@ class Validator {
       else {
         const choices = ["tty", ...Object.keys(config.agents)];
         const near = nearestName(host, choices);
-        this.error("config-unknown-agent", ["decisions", "host"], `decisions.host "${host}" is neither "tty" nor an [agents.NAME] runner${near ? ` (did you mean "${near}"?)` : ""}`,
-          `accepted: ${choices.map((c) => `"${c}"`).join(", ")}`, true);
+        this.error(
+          "config-unknown-agent",
+          ["decisions", "host"],
+          `decisions.host "${host}" is neither "tty" nor an [agents.NAME] runner${near ? ` (did you mean "${near}"?)` : ""}`,
+          `accepted: ${choices.map((c) => `"${c}"`).join(", ")}`,
+          true,
+        );
       }
     }
     const types = this.table(body, ["decisions", "types"]);
@@ -540,7 +674,8 @@ export function routeProblem(
     return {
       code: "config-unknown-provider",
       message: `no provider "${mode.provider}" is configured${near ? ` (did you mean "${near}"?)` : ""}`,
-      hint: names.length > 0 ? `configured providers: ${names.join(", ")}` : `add a [providers.${mode.provider}] block to the machine config`,
+      hint:
+        names.length > 0 ? `configured providers: ${names.join(", ")}` : `add a [providers.${mode.provider}] block to the machine config`,
     };
   }
   if (!provider.models.includes(mode.model)) {

@@ -180,7 +180,14 @@ export interface Exchange {
  * `ETIMEDOUT` when `timeoutMs` passed before the whole body arrived) or with the signal's reason.
  * `headers` gets the content-length.
  */
-export type Send = (href: string, method: string, headers: Record<string, string>, body: Buffer | undefined, signal?: AbortSignal, timeoutMs?: number) => Promise<Exchange>;
+export type Send = (
+  href: string,
+  method: string,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+  signal?: AbortSignal,
+  timeoutMs?: number,
+) => Promise<Exchange>;
 
 /**
  * A response whose body is already in memory, for an SDK that only reads it whole (`text()`,
@@ -263,13 +270,22 @@ function nodeSend(agents: { http: HttpAgent; https: HttpsAgent }): Send {
           if (received > MAX_REPLY_BYTES) {
             chunks.length = 0;
             req.destroy();
-            done(() => reject(new TransportError(`the reply body is larger than ${MAX_REPLY_BYTES / (1024 * 1024)} MB, the limit; stopped reading it`, "ETOOLARGE")));
+            done(() =>
+              reject(
+                new TransportError(
+                  `the reply body is larger than ${MAX_REPLY_BYTES / (1024 * 1024)} MB, the limit; stopped reading it`,
+                  "ETOOLARGE",
+                ),
+              ),
+            );
           }
         });
         res.on("end", () => {
           const expected = Number(res.headers["content-length"]);
           if (!res.complete || (Number.isFinite(expected) && received < expected)) {
-            return done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET")));
+            return done(() =>
+              reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET")),
+            );
           }
           let payload: Buffer;
           try {
@@ -278,12 +294,23 @@ function nodeSend(agents: { http: HttpAgent; https: HttpsAgent }): Send {
             return done(() => reject(new TransportError(`the response body could not be decoded (${(e as Error).message})`, "EDECODE")));
           }
           const status = res.statusCode ?? 0;
-          if (status < 200 || status > 599) return done(() => reject(new TransportError(`the server answered with HTTP status ${status}`, "EBADSTATUS")));
-          const exchange: Exchange = { status, statusText: res.statusMessage ?? "", headers: responseHeaders(res.headers), payload, url: target.href };
+          if (status < 200 || status > 599)
+            return done(() => reject(new TransportError(`the server answered with HTTP status ${status}`, "EBADSTATUS")));
+          const exchange: Exchange = {
+            status,
+            statusText: res.statusMessage ?? "",
+            headers: responseHeaders(res.headers),
+            payload,
+            url: target.href,
+          };
           done(() => resolve(exchange));
         });
-        res.on("error", () => done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET"))));
-        res.on("aborted", () => done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET"))));
+        res.on("error", () =>
+          done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET"))),
+        );
+        res.on("aborted", () =>
+          done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET"))),
+        );
       });
       const onAbort = () => {
         done(() => reject(abortError(signal!)));
@@ -320,7 +347,10 @@ function hrefOf(input: string | URL | Request): string {
   return typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
 }
 
-function sdkFetch(send: Send, buffered: boolean): (input: string | URL | Request, init: RequestInit, headers: Record<string, string>) => Promise<Response> {
+function sdkFetch(
+  send: Send,
+  buffered: boolean,
+): (input: string | URL | Request, init: RequestInit, headers: Record<string, string>) => Promise<Response> {
   return async (input, init, headers) => {
     const x = await send(hrefOf(input), init.method ?? "GET", headers, await bodyBytes(init.body), init.signal ?? undefined);
     const out = x.headers;
@@ -351,22 +381,29 @@ export interface ProviderTransport {
    */
   fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
   /** Like `fetch`, with `edit` applied to the request's headers (lower-case names) first. */
-  fetchWith(edit: (headers: Record<string, string>, href: string) => void): (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  fetchWith(
+    edit: (headers: Record<string, string>, href: string) => void,
+  ): (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 }
 
 export function providerTransport(config: ProviderConfig, opts: { buffered?: boolean } = {}): ProviderTransport {
   const send = nodeSend({ http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) });
   const transport = sdkFetch(send, opts.buffered ?? false);
-  const fetchWith: ProviderTransport["fetchWith"] = (edit) => async (input, init = {}) => {
-    const headers = authorize(config, plainHeaders(init));
-    edit(headers, hrefOf(input));
-    return transport(input, init, headers);
-  };
+  const fetchWith: ProviderTransport["fetchWith"] =
+    (edit) =>
+    async (input, init = {}) => {
+      const headers = authorize(config, plainHeaders(init));
+      edit(headers, hrefOf(input));
+      return transport(input, init, headers);
+    };
   return { send, fetch: async (input, init = {}) => transport(input, init, authorize(config, plainHeaders(init))), fetchWith };
 }
 
 /** The fetch both SDKs are given (ProviderTransport.fetch). */
-export function providerFetch(config: ProviderConfig, opts: { buffered?: boolean } = {}): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+export function providerFetch(
+  config: ProviderConfig,
+  opts: { buffered?: boolean } = {},
+): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
   return providerTransport(config, opts).fetch;
 }
 

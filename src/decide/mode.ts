@@ -50,8 +50,12 @@ export function parseModeOverride(text: string, pos?: Position): ModeOverride {
   const type = eq < 0 ? "" : text.slice(0, eq).trim();
   if (eq < 0 || type.length === 0) {
     throw new DiagnosticError(
-      errorAt("config-bad-override", `--decide "${text}" is not TYPE=MODE`, pos,
-        `write e.g. --decide triage.gate.exploitable=shadow:PROVIDER/MODEL; MODE is ${MODE_FORMS}`),
+      errorAt(
+        "config-bad-override",
+        `--decide "${text}" is not TYPE=MODE`,
+        pos,
+        `write e.g. --decide triage.gate.exploitable=shadow:PROVIDER/MODEL; MODE is ${MODE_FORMS}`,
+      ),
     );
   }
   const mode = parseMode(text.slice(eq + 1));

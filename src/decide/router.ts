@@ -70,9 +70,7 @@ export interface RoutingJudge extends Judge {
 type Why = "resolver" | "window" | "error" | "refusal";
 
 /** One question's answer by a model, or why it has none. */
-type ModelOutcome =
-  | { ok: true; answer: ResolvedAnswer; latency_ms: number; usage: Usage | null }
-  | { ok: false; why: Why; reason: string };
+type ModelOutcome = { ok: true; answer: ResolvedAnswer; latency_ms: number; usage: Usage | null } | { ok: false; why: Why; reason: string };
 
 interface HostAnswer {
   answer: ResolvedAnswer;
@@ -120,7 +118,10 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
   async function hostProvider(): Promise<Provider> {
     if (!host) {
       const { createHostProvider } = await import("./providers/index.js");
-      host ??= hostName === "tty" ? createHostProvider({ tty: true }) : createHostProvider({ runner: config.agents[hostName], hideEnv: secretEnvNames(config) });
+      host ??=
+        hostName === "tty"
+          ? createHostProvider({ tty: true })
+          : createHostProvider({ runner: config.agents[hostName], hideEnv: secretEnvNames(config) });
       built.set("\u0000host", host);
     }
     return host;
@@ -130,7 +131,9 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
   async function askHost(req: JudgeRequest, questions: ResolvedQuestion[], signal: AbortSignal): Promise<Map<string, HostAnswer>> {
     let response: ProviderResponse;
     try {
-      response = await (await hostProvider()).ask({
+      response = await (
+        await hostProvider()
+      ).ask({
         model: hostName,
         state: req.state,
         state_text: req.state_text,
@@ -167,7 +170,9 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
 
     let response: ProviderResponse;
     try {
-      response = await (await providerFor(target.provider)).ask({
+      response = await (
+        await providerFor(target.provider)
+      ).ask({
         model: target.model,
         state: req.state,
         state_text: req.state_text,
@@ -237,12 +242,18 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       }
     } else {
       // "window" alone, else "resolver: …" / "error: …", so the lab can count skips by reason.
-      pair.skipped = { provider: mode.provider, model: mode.model, reason: outcome.why === "window" ? "window" : `${outcome.why}: ${outcome.reason}` };
+      pair.skipped = {
+        provider: mode.provider,
+        model: mode.model,
+        reason: outcome.why === "window" ? "window" : `${outcome.why}: ${outcome.reason}`,
+      };
     }
     try {
       opts.pairs.append(pair);
     } catch (err) {
-      warn(`could not record the ${audit ? "audit" : "shadow"} pair of ${req.task}${req.key === null ? "" : `[${req.key}]`} question '${q.id}': ${messageOf(err)}`);
+      warn(
+        `could not record the ${audit ? "audit" : "shadow"} pair of ${req.task}${req.key === null ? "" : `[${req.key}]`} question '${q.id}': ${messageOf(err)}`,
+      );
     }
   }
 
@@ -259,7 +270,15 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     return new DecisionFailure(`${err.message}; the host was answering in place of the model: ${why.join("; ")}`, err.code);
   }
 
-  function record(q: ResolvedQuestion, a: ResolvedAnswer, mode: QuestionDecision["mode"], provider: string, model: string, latency: number, usage: Usage | null): QuestionDecision {
+  function record(
+    q: ResolvedQuestion,
+    a: ResolvedAnswer,
+    mode: QuestionDecision["mode"],
+    provider: string,
+    model: string,
+    latency: number,
+    usage: Usage | null,
+  ): QuestionDecision {
     const d: QuestionDecision = {
       label: a.label,
       probabilities: a.probabilities,
@@ -348,14 +367,16 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       const calibrated = new Map<string, Calibrated>();
       for (const [id, o] of modelOutcomes) {
         if (!o.ok) fallbackReasons.set(id, `${o.why}: ${o.reason}`);
-        else if (o.answer.refused && config.decisions.fallback_on_refusal) fallbackReasons.set(id, "refusal: the model refused to answer and fallback_on_refusal is set");
+        else if (o.answer.refused && config.decisions.fallback_on_refusal)
+          fallbackReasons.set(id, "refusal: the model refused to answer and fallback_on_refusal is set");
         else {
           const c = calibrations.get(id);
           if (c && !o.answer.refused) calibrated.set(id, calibrate(o.answer, c.settings, c.min_confidence));
         }
       }
       // An audited question that falls back takes the host's audit answer: never asked twice.
-      const fallbackQuestions = fallbackReasons.size > 0 ? req.questions.filter((q) => fallbackReasons.has(q.id) && !audited.has(q.id)) : [];
+      const fallbackQuestions =
+        fallbackReasons.size > 0 ? req.questions.filter((q) => fallbackReasons.has(q.id) && !audited.has(q.id)) : [];
       const fallbackPromise = fallbackQuestions.length > 0 && !signal.aborted ? askHost(req, fallbackQuestions, signal) : noAnswers;
       fallbackPromise.catch(() => local?.abort());
 
@@ -365,13 +386,25 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       if (req.signal.aborted) throw cancelled(req.signal);
       if (settled[0].status === "rejected" && !hostNeeded && ![...audited].some((id) => fallbackReasons.has(id))) {
         // Only audit questions were asked: the model's answers stand, without their audit.
-        warn(`the host could not answer the audit of ${req.task}${req.key === null ? "" : `[${req.key}]`}: ${messageOf(settled[0].reason)}`);
+        warn(
+          `the host could not answer the audit of ${req.task}${req.key === null ? "" : `[${req.key}]`}: ${messageOf(settled[0].reason)}`,
+        );
         settled[0] = { status: "fulfilled", value: new Map() };
       }
       // A host that failed while answering in place of failed models: the error keeps their reasons.
       const reasonsOf = (asked: (id: string) => boolean) => new Map([...fallbackReasons].filter(([id]) => asked(id)));
-      if (settled[0].status === "rejected") throw withModelReasons(settled[0].reason, reasonsOf((id) => audited.has(id)), modes);
-      if (settled[1].status === "rejected") throw withModelReasons(settled[1].reason, reasonsOf((id) => !audited.has(id)), modes);
+      if (settled[0].status === "rejected")
+        throw withModelReasons(
+          settled[0].reason,
+          reasonsOf((id) => audited.has(id)),
+          modes,
+        );
+      if (settled[1].status === "rejected")
+        throw withModelReasons(
+          settled[1].reason,
+          reasonsOf((id) => !audited.has(id)),
+          modes,
+        );
       for (const s of shadowSettled) if (s.status === "fulfilled") for (const [id, o] of s.value) shadowOutcomes.set(id, o);
       const hostAnswers = (settled[0] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;
       const fallbackAnswers = (settled[1] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;
@@ -405,8 +438,23 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
             out[q.id] = d;
           } else {
             const h = auditAnswer ?? fallbackAnswers.get(q.id)!;
-            if (auditAnswer) appendPair(req, q, mode, auditAnswer.answer.label, modelOutcomes.get(q.id) ?? { ok: false, why: "error", reason: "the model was not asked" }, {});
-            const receipt: Receipt = { type: q.type, key: req.key, provider: mode.provider, model: mode.model, reason, time: now().toISOString() };
+            if (auditAnswer)
+              appendPair(
+                req,
+                q,
+                mode,
+                auditAnswer.answer.label,
+                modelOutcomes.get(q.id) ?? { ok: false, why: "error", reason: "the model was not asked" },
+                {},
+              );
+            const receipt: Receipt = {
+              type: q.type,
+              key: req.key,
+              provider: mode.provider,
+              model: mode.model,
+              reason,
+              time: now().toISOString(),
+            };
             out[q.id] = { ...record(q, h.answer, "model", "host", hostName, h.latency_ms, h.usage), receipt };
           }
         }
@@ -428,7 +476,11 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     for (const type of unique) {
       const mode = modeOf(type);
       if (mode.kind === "host") continue;
-      const via = Object.hasOwn(overrides, type) ? "--decide" : Object.hasOwn(config.decisions.types, type) ? "[decisions.types]" : "[decisions] default";
+      const via = Object.hasOwn(overrides, type)
+        ? "--decide"
+        : Object.hasOwn(config.decisions.types, type)
+          ? "[decisions.types]"
+          : "[decisions] default";
       const problem = routeProblem(config, mode, true);
       if (problem) {
         const what = `D-30: judgement type "${type}" is routed to ${formatMode(mode)} (by ${via}), but ${problem.message}`;
@@ -438,14 +490,19 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
         } else {
           // An unlisted model or a denied vendor is reported now (D-30) and never asked: turned
           // on, the host answers with a receipt (D-31); in shadow, each pair is recorded as skipped.
-          const consequence = mode.kind === "shadow" ? "its shadow pairs will be recorded as skipped" : "the host answers it instead, with a fallback receipt on each decision (D-31)";
+          const consequence =
+            mode.kind === "shadow"
+              ? "its shadow pairs will be recorded as skipped"
+              : "the host answers it instead, with a fallback receipt on each decision (D-31)";
           warn(`${what}: ${consequence}`);
         }
         continue;
       }
       const keyEnv = config.providers[mode.provider].api_key_env;
       if (keyEnv !== undefined && !opts.providers?.[mode.provider] && !env[keyEnv]) {
-        problems.push(`D-21: judgement type "${type}" is routed to ${formatMode(mode)}, but provider "${mode.provider}" reads its key from $${keyEnv}, which is not set`);
+        problems.push(
+          `D-21: judgement type "${type}" is routed to ${formatMode(mode)}, but provider "${mode.provider}" reads its key from $${keyEnv}, which is not set`,
+        );
       }
       if (mode.kind === "shadow" && !opts.pairs) {
         problems.push(`H-1: judgement type "${type}" runs in shadow mode, but no lab is open to record its pairs`);
@@ -457,7 +514,9 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     for (const type of Object.keys(overrides)) {
       if (unique.includes(type)) continue;
       const near = nearestName(type, unique);
-      problems.push(`D-10: --decide names judgement type "${type}", which no question of this run asks${near ? ` (did you mean "${near}"?)` : ""}`);
+      problems.push(
+        `D-10: --decide names judgement type "${type}", which no question of this run asks${near ? ` (did you mean "${near}"?)` : ""}`,
+      );
     }
     return problems;
   }

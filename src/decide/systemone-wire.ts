@@ -82,7 +82,6 @@ export function systemOneRequestText(request: SystemOneRequest, state: unknown, 
   return `{"state":${text},"model":${JSON.stringify(request.model)},"questions":${JSON.stringify(request.questions)}}`;
 }
 
-
 /** Maps one System One answer to a raw answer over the question's labels. */
 export function systemOneAnswer(q: ResolvedQuestion, answer: unknown, what: string): RawAnswer {
   const at = `${what}: the answer to '${q.id}' (${q.kind})`;

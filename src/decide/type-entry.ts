@@ -23,7 +23,14 @@ export interface EntryContext {
   baseDir: string;
 }
 
-function fraction(ctx: EntryContext, body: Record<string, unknown>, path: readonly string[], key: string, name: string, what: string): number | undefined {
+function fraction(
+  ctx: EntryContext,
+  body: Record<string, unknown>,
+  path: readonly string[],
+  key: string,
+  name: string,
+  what: string,
+): number | undefined {
   const v = body[key];
   if (v === undefined) return undefined;
   const p = [...path, key];
@@ -33,17 +40,34 @@ function fraction(ctx: EntryContext, body: Record<string, unknown>, path: readon
   }
   const x = Number(v);
   if (!(x >= 0 && x <= 1)) {
-    ctx.error("config-bad-value", p, `${name}.${key} = ${x} is not between 0 and 1`, `${key} is ${what}, e.g. ${key} = ${key === "audit" ? "0.1" : "0.82"}`, true);
+    ctx.error(
+      "config-bad-value",
+      p,
+      `${name}.${key} = ${x} is not between 0 and 1`,
+      `${key} is ${what}, e.g. ${key} = ${key === "audit" ? "0.1" : "0.82"}`,
+      true,
+    );
     return undefined;
   }
   return x;
 }
 
 /** The mode and settings of one table-form entry, or undefined when it has errors (reported). */
-export function typeEntry(type: string, body: Record<string, unknown>, path: readonly string[], name: string, ctx: EntryContext): TypeSettings | undefined {
+export function typeEntry(
+  type: string,
+  body: Record<string, unknown>,
+  path: readonly string[],
+  name: string,
+  ctx: EntryContext,
+): TypeSettings | undefined {
   ctx.known(body, path, TYPE_ENTRY_KEYS);
   if (body.mode === undefined) {
-    ctx.error("config-missing-key", path, `${name} has no "mode"`, `write e.g. ${JSON.stringify(type)} = { mode = "PROVIDER/MODEL", min_confidence = 0.8 }`);
+    ctx.error(
+      "config-missing-key",
+      path,
+      `${name} has no "mode"`,
+      `write e.g. ${JSON.stringify(type)} = { mode = "PROVIDER/MODEL", min_confidence = 0.8 }`,
+    );
     return undefined;
   }
   if (typeof body.mode !== "string") {
@@ -60,8 +84,12 @@ export function typeEntry(type: string, body: Record<string, unknown>, path: rea
   // Keys that only a mode with a model reads: written beside `host` they would do nothing.
   const onlyTurnedOn = (key: string): boolean => {
     if (body[key] === undefined || mode.kind === "model") return true;
-    ctx.error("config-bad-value", [...path, key], `${name}.${key} does nothing in mode "${formatMode(mode)}"`,
-      `${key} applies only to a turned-on mode (PROVIDER/MODEL)${key === "min_confidence" ? " or a shadow one" : ""}; remove it, or change the mode`);
+    ctx.error(
+      "config-bad-value",
+      [...path, key],
+      `${name}.${key} does nothing in mode "${formatMode(mode)}"`,
+      `${key} applies only to a turned-on mode (PROVIDER/MODEL)${key === "min_confidence" ? " or a shadow one" : ""}; remove it, or change the mode`,
+    );
     return false;
   };
   const calOk = onlyTurnedOn("calibration");
@@ -84,20 +112,30 @@ export function typeEntry(type: string, body: Record<string, unknown>, path: rea
       value = JSON.parse(readFileSync(file, "utf8"));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") return bad(`${file} does not exist`, "fit one with `switchyard lab calibrate -o FILE`; a relative path is relative to this config file");
+      if (code === "ENOENT")
+        return bad(
+          `${file} does not exist`,
+          "fit one with `switchyard lab calibrate -o FILE`; a relative path is relative to this config file",
+        );
       return bad(`${file} cannot be read as JSON (${code ?? (err as Error).message})`, "write it with `switchyard lab calibrate -o FILE`");
     }
     const checked = checkCalibrationFile(value);
-    if ("error" in checked) return bad(`${file} is not a calibration file: ${checked.error}`, "write it with `switchyard lab calibrate -o FILE`");
+    if ("error" in checked)
+      return bad(`${file} is not a calibration file: ${checked.error}`, "write it with `switchyard lab calibrate -o FILE`");
     const entry = Object.hasOwn(checked.types, type) ? checked.types[type] : undefined;
     if (!entry) {
       const has = Object.keys(checked.types);
-      return bad(`${file} has no map for judgement type "${type}"`, has.length > 0 ? `it has maps for: ${has.join(", ")}` : "it has no maps: calibrate a lab with pairs of this type");
+      return bad(
+        `${file} has no map for judgement type "${type}"`,
+        has.length > 0 ? `it has maps for: ${has.join(", ")}` : "it has no maps: calibrate a lab with pairs of this type",
+      );
     }
     const target = `${mode.provider}/${mode.model}`;
     if (entry.model !== target) {
-      return bad(`the map for "${type}" in ${file} was fitted for model ${entry.model}, not ${target}`,
-        "a map says how one model's confidence relates to agreement; fit one for this model (shadow it, then `switchyard lab calibrate`)");
+      return bad(
+        `the map for "${type}" in ${file} was fitted for model ${entry.model}, not ${target}`,
+        "a map says how one model's confidence relates to agreement; fit one for this model (shadow it, then `switchyard lab calibrate`)",
+      );
     }
     settings.calibration = { ...entry, type, file };
   }

@@ -42,7 +42,10 @@ export interface CalibrateResult {
 }
 
 interface Collected {
-  models: Map<string, { c: number[]; y: number[]; order: string[]; answered: number; agree: number; digest: ReturnType<typeof createHash> }>;
+  models: Map<
+    string,
+    { c: number[]; y: number[]; order: string[]; answered: number; agree: number; digest: ReturnType<typeof createHash> }
+  >;
 }
 
 /**
@@ -51,7 +54,16 @@ interface Collected {
  */
 function orderKey(pair: ShadowPair): string {
   // The element first (hashed, so folds mix keys), then the state: the same tickets order alike in every lab.
-  return createHash("sha256").update(JSON.stringify([pair.task, pair.key, pair.question.id])).digest("hex").slice(0, 16) + " " + pair.state_digest + " " + pair.host_label;
+  return (
+    createHash("sha256")
+      .update(JSON.stringify([pair.task, pair.key, pair.question.id]))
+      .digest("hex")
+      .slice(0, 16) +
+    " " +
+    pair.state_digest +
+    " " +
+    pair.host_label
+  );
 }
 
 export async function calibrate(pairsFile: string, options: CalibrateOptions = {}): Promise<CalibrateResult> {
@@ -75,7 +87,19 @@ export async function calibrate(pairsFile: string, options: CalibrateOptions = {
     m.c.push(pair.model.confidence);
     m.y.push(agrees ? 1 : 0);
     m.order.push(orderKey(pair));
-    m.digest.update(JSON.stringify([pair.run, pair.task, pair.key, pair.question.id, pair.state_digest, pair.host_label, who, label, pair.model.confidence]) + "\n");
+    m.digest.update(
+      JSON.stringify([
+        pair.run,
+        pair.task,
+        pair.key,
+        pair.question.id,
+        pair.state_digest,
+        pair.host_label,
+        who,
+        label,
+        pair.model.confidence,
+      ]) + "\n",
+    );
   });
   const outcomes: TypeOutcome[] = [];
   const types: Record<string, TypeCalibration> = {};
@@ -84,7 +108,12 @@ export async function calibrate(pairsFile: string, options: CalibrateOptions = {
     let who: string;
     if (options.model !== undefined) {
       if (!models.models.has(options.model)) {
-        outcomes.push({ type, fitted: false, pairs: 0, reason: `no pairs of model ${options.model} (the type's pairs are of ${[...models.models.keys()].join(", ")})` });
+        outcomes.push({
+          type,
+          fitted: false,
+          pairs: 0,
+          reason: `no pairs of model ${options.model} (the type's pairs are of ${[...models.models.keys()].join(", ")})`,
+        });
         continue;
       }
       who = options.model;
@@ -96,12 +125,23 @@ export async function calibrate(pairsFile: string, options: CalibrateOptions = {
     const m = models.models.get(who)!;
     const n = m.c.length;
     if (n < MIN_PAIRS) {
-      outcomes.push({ type, fitted: false, pairs: n, needed: MIN_PAIRS, reason: `${n} labelled answers; a map needs at least ${MIN_PAIRS} (${MIN_PAIRS - n} more)` });
+      outcomes.push({
+        type,
+        fitted: false,
+        pairs: n,
+        needed: MIN_PAIRS,
+        reason: `${n} labelled answers; a map needs at least ${MIN_PAIRS} (${MIN_PAIRS - n} more)`,
+      });
       continue;
     }
     const agreeing = m.y.reduce((a, b) => a + b, 0);
     if (agreeing === 0 || agreeing === n) {
-      outcomes.push({ type, fitted: false, pairs: n, reason: `all ${n} answers ${agreeing === 0 ? "disagree" : "agree"} with the host: there is nothing to calibrate against` });
+      outcomes.push({
+        type,
+        fitted: false,
+        pairs: n,
+        reason: `all ${n} answers ${agreeing === 0 ? "disagree" : "agree"} with the host: there is nothing to calibrate against`,
+      });
       continue;
     }
     const sorted = [...m.c.keys()].sort((i, j) => (m.order[i] < m.order[j] ? -1 : m.order[i] > m.order[j] ? 1 : m.c[i] - m.c[j]));
@@ -113,7 +153,13 @@ export async function calibrate(pairsFile: string, options: CalibrateOptions = {
       method,
       pairs: { count: n, digest: "sha256:" + m.digest.digest("hex") },
       baseline: { answered: m.answered, agree: m.agree },
-      cv: { folds: cv.folds, ece_before: r6(cv.ece_before), ece_after: r6(cv.ece_after), brier_before: r6(cv.brier_before), brier_after: r6(cv.brier_after) },
+      cv: {
+        folds: cv.folds,
+        ece_before: r6(cv.ece_before),
+        ece_after: r6(cv.ece_after),
+        brier_before: r6(cv.brier_before),
+        brier_after: r6(cv.brier_after),
+      },
       map: roundMap(fit(method, obs)),
     };
     const calibration = { id: calibrationId(entry), ...entry };
@@ -121,7 +167,8 @@ export async function calibrate(pairsFile: string, options: CalibrateOptions = {
     outcomes.push({ type, fitted: true, calibration });
   }
   for (const type of options.types ?? []) {
-    if (!byType.has(type)) outcomes.push({ type, fitted: false, pairs: 0, needed: MIN_PAIRS, reason: "no shadow pairs with a model answer" });
+    if (!byType.has(type))
+      outcomes.push({ type, fitted: false, pairs: 0, needed: MIN_PAIRS, reason: "no shadow pairs with a model answer" });
   }
   return {
     file: {

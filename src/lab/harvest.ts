@@ -103,7 +103,11 @@ class Tally {
     this.pairs++;
     this.kinds.add(pair.question.kind);
     for (const l of pair.question.labels) this.label(l);
-    const who = pair.model ? `${pair.model.provider}/${pair.model.model}` : pair.skipped ? `${pair.skipped.provider}/${pair.skipped.model}` : "";
+    const who = pair.model
+      ? `${pair.model.provider}/${pair.model.model}`
+      : pair.skipped
+        ? `${pair.skipped.provider}/${pair.skipped.model}`
+        : "";
     if (who !== "") bump(this.models, who, MAX_MODELS);
     if (!pair.model) {
       bump(this.skipped, reasonClass(pair.skipped?.reason ?? ""), MAX_REASONS);
@@ -320,7 +324,14 @@ function report(type: string, t: Tally, target: number): TypeReport {
     return { b, n, agree, conf };
   });
   const bands: BandReport[] = sums.map(({ b, n, agree, conf }) => ({
-    band: b.name, lo: b.lo / 100, hi: Math.min(1, b.hi / 100), n, agree, agreement: rate(agree, n), mean_confidence: rate(conf, n), small_sample: n < SMALL_SAMPLE,
+    band: b.name,
+    lo: b.lo / 100,
+    hi: Math.min(1, b.hi / 100),
+    n,
+    agree,
+    agreement: rate(agree, n),
+    mean_confidence: rate(conf, n),
+    small_sample: n < SMALL_SAMPLE,
   }));
   let ece: number | null = null;
   if (calibrated > 0) {
@@ -353,13 +364,26 @@ function report(type: string, t: Tally, target: number): TypeReport {
     skipped: { total: skippedTotal, by_reason: Object.fromEntries([...t.skipped].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) },
     answered: t.answered,
     abstained: { total: t.refused + t.noLabel, refused: t.refused, no_label: t.noLabel },
-    agreement: { agree: t.agree, rate: rate(t.agree, t.answered), wilson: interval(t.agree, t.answered), small_sample: t.answered < SMALL_SAMPLE },
+    agreement: {
+      agree: t.agree,
+      rate: rate(t.agree, t.answered),
+      wilson: interval(t.agree, t.answered),
+      small_sample: t.answered < SMALL_SAMPLE,
+    },
     calibrated,
     ece,
     brier: calibrated > 0 ? r6(t.brierSum / calibrated) : null,
     bands,
     thresholds,
-    recommended: best ? { threshold: best.t, covered: best.covered, coverage: best.coverage ?? 0, agreement: best.agreement ?? 0, small_sample: best.covered < SMALL_SAMPLE } : null,
+    recommended: best
+      ? {
+          threshold: best.t,
+          covered: best.covered,
+          coverage: best.coverage ?? 0,
+          agreement: best.agreement ?? 0,
+          small_sample: best.covered < SMALL_SAMPLE,
+        }
+      : null,
     confusion: {
       host_labels: hosts,
       model_labels: modelLabels,
@@ -439,14 +463,34 @@ export async function harvest(pairsFile: string, options: HarvestOptions = {}): 
     if (label !== pair.host_label) {
       st.disagreeing++;
       if (st.disagreements.length < listed) {
-        st.disagreements.push({ run: pair.run, task: pair.task, key: pair.key, host_label: pair.host_label, model_label: label ?? ABSTAIN, confidence: m.confidence });
+        st.disagreements.push({
+          run: pair.run,
+          task: pair.task,
+          key: pair.key,
+          host_label: pair.host_label,
+          model_label: label ?? ABSTAIN,
+          confidence: m.confidence,
+        });
       }
     }
     const known = st.known;
     if (known && st.mapped && pairModel(pair) === known.calibration.model) {
       st.mapped.add(label === null ? pair : { ...pair, model: { ...m, confidence: applyMap(known.calibration.map, m.confidence) } });
       // The same digest `lab calibrate` takes, to tell whether the map was fitted on these pairs.
-      if (label !== null) st.digest.update(JSON.stringify([pair.run, pair.task, pair.key, pair.question.id, pair.state_digest, pair.host_label, pairModel(pair), label, m.confidence]) + "\n");
+      if (label !== null)
+        st.digest.update(
+          JSON.stringify([
+            pair.run,
+            pair.task,
+            pair.key,
+            pair.question.id,
+            pair.state_digest,
+            pair.host_label,
+            pairModel(pair),
+            label,
+            m.confidence,
+          ]) + "\n",
+        );
     }
   });
   const overall = new Tally();
@@ -475,7 +519,12 @@ export async function harvest(pairsFile: string, options: HarvestOptions = {}): 
     lab: options.lab ?? null,
     target,
     lines: scan.lines,
-    filters: { runs: options.runs ?? [], since: options.since?.toISOString() ?? null, types: options.types ?? [], deduplicated: !options.all },
+    filters: {
+      runs: options.runs ?? [],
+      since: options.since?.toISOString() ?? null,
+      types: options.types ?? [],
+      deduplicated: !options.all,
+    },
     duplicates: selection.duplicates,
     drift: types.filter((t) => t.audit?.drift).map((t) => t.type),
     warnings: [...scan.warnings, ...folded],
@@ -553,7 +602,8 @@ function auditReport(st: TypeState): AuditReport | null {
   decided -= a.gatedUncertain;
   decidedAgree -= a.gatedUncertainAgree;
   let baseline: AuditReport["baseline"] = null;
-  if (st.shadow.answered > 0) baseline = { source: "shadow", answered: st.shadow.answered, agree: st.shadow.agree, rate: rate(st.shadow.agree, st.shadow.answered) };
+  if (st.shadow.answered > 0)
+    baseline = { source: "shadow", answered: st.shadow.answered, agree: st.shadow.agree, rate: rate(st.shadow.agree, st.shadow.answered) };
   else if (st.known) {
     const b = st.known.calibration.baseline;
     baseline = { source: "calibration", answered: b.answered, agree: b.agree, rate: rate(b.agree, b.answered) };
@@ -563,7 +613,12 @@ function auditReport(st: TypeState): AuditReport | null {
     pairs: a.pairs,
     skipped: a.pairs - a.answered,
     answered: a.answered,
-    agreement: { agree: a.agree, rate: rate(a.agree, a.answered), wilson: interval(a.agree, a.answered), small_sample: a.answered < SMALL_SAMPLE },
+    agreement: {
+      agree: a.agree,
+      rate: rate(a.agree, a.answered),
+      wilson: interval(a.agree, a.answered),
+      small_sample: a.answered < SMALL_SAMPLE,
+    },
     decided: { n: decided, agree: decidedAgree, rate: rate(decidedAgree, decided) },
     baseline,
     difference: difference ? { d: r6(difference.d), lo: r6(difference.lo), hi: r6(difference.hi) } : null,

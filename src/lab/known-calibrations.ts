@@ -20,7 +20,11 @@ export function defaultCalibrationFile(pairsFile: string): string {
  * The maps of a calibration file, by judgement type. A missing file is no calibration unless
  * `required` (it was named on purpose); an unreadable or malformed one is a sentence saying why.
  */
-export function readCalibrations(file: string, labId: string | null, required: boolean): { calibrations: Record<string, KnownCalibration> } | { error: string } {
+export function readCalibrations(
+  file: string,
+  labId: string | null,
+  required: boolean,
+): { calibrations: Record<string, KnownCalibration> } | { error: string } {
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(file, "utf8"));
@@ -31,7 +35,8 @@ export function readCalibrations(file: string, labId: string | null, required: b
   const checked = checkCalibrationFile(value);
   if ("error" in checked) return { error: `${file} is not a calibration file: ${checked.error}` };
   const out: Record<string, KnownCalibration> = {};
-  for (const [type, c] of Object.entries(checked.types)) out[type] = { calibration: { ...c, type }, file, lab: checked.lab ?? labId, applied: false };
+  for (const [type, c] of Object.entries(checked.types))
+    out[type] = { calibration: { ...c, type }, file, lab: checked.lab ?? labId, applied: false };
   return { calibrations: out };
 }
 

@@ -83,7 +83,9 @@ export function pairFilter(filters: PairFilters = {}): PairSelection {
         if (!(t >= since)) return false;
       }
       if (!seen) return true;
-      const d = createHash("sha256").update(`${pairKind(pair)}\u0000${pair.type}\u0000${pair.state_digest}\u0000${pair.host_label}\u0000${pairModel(pair)}`).digest();
+      const d = createHash("sha256")
+        .update(`${pairKind(pair)}\u0000${pair.type}\u0000${pair.state_digest}\u0000${pair.host_label}\u0000${pairModel(pair)}`)
+        .digest();
       if (seen.add(d.readUInt32LE(0), d.readUInt32LE(4))) return true;
       duplicates++;
       return false;

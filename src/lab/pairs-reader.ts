@@ -100,7 +100,8 @@ export async function scanPairs(file: string, visit: (pair: ShadowPair, line: nu
           continue;
         }
         // Listed one by one up to a few; beyond that only counted, so memory stays bounded.
-        if (++torn <= MAX_LISTED) warnings.push(`${file}:${lineNo}: skipped a fragment torn by an interrupted write before the pair on that line`);
+        if (++torn <= MAX_LISTED)
+          warnings.push(`${file}:${lineNo}: skipped a fragment torn by an interrupted write before the pair on that line`);
         value = recovered;
       }
       pairs++;

@@ -95,7 +95,10 @@ function disagreements(r: TypeReport): string {
   const d = r.disagreements;
   if (!d || d.total === 0) return "";
   const rows = d.listed
-    .map((x) => `<tr><td>${escapeHtml(x.host_label)}</td><td>${escapeHtml(x.model_label)}</td><td>${x.confidence.toFixed(3)}</td><td>${escapeHtml(x.run)}</td><td>${escapeHtml(x.key ?? "–")}</td></tr>`)
+    .map(
+      (x) =>
+        `<tr><td>${escapeHtml(x.host_label)}</td><td>${escapeHtml(x.model_label)}</td><td>${x.confidence.toFixed(3)}</td><td>${escapeHtml(x.run)}</td><td>${escapeHtml(x.key ?? "–")}</td></tr>`,
+    )
     .join("");
   return `<table class="disagreements"><caption>${d.total} disagreeing pair(s)${d.total > d.listed.length ? `, first ${d.listed.length} listed` : ""}</caption><tr><th>host</th><th>model</th><th>confidence</th><th>run</th><th>key</th></tr>${rows}</table>`;
 }
@@ -116,15 +119,22 @@ function section(r: TypeReport, target: number): string {
     ? `min_confidence <b>${r.recommended.threshold.toFixed(2)}</b> reaches ${pct(target)}: the model decides ${pct(r.recommended.coverage)} (${r.recommended.covered} of ${r.answered}) at ${pct(r.recommended.agreement)} agreement${r.recommended.small_sample ? "*" : ""}`
     : `no threshold reaches ${pct(target)} agreement`;
   const bandRows = r.bands
-    .map((b) => `<tr><td>${escapeHtml(b.band)}</td><td>${b.n}</td><td>${b.agree}</td><td>${pct(b.agreement)}${b.small_sample && b.n > 0 ? "*" : ""}</td><td>${num(b.mean_confidence)}</td></tr>`)
+    .map(
+      (b) =>
+        `<tr><td>${escapeHtml(b.band)}</td><td>${b.n}</td><td>${b.agree}</td><td>${pct(b.agreement)}${b.small_sample && b.n > 0 ? "*" : ""}</td><td>${num(b.mean_confidence)}</td></tr>`,
+    )
     .join("");
   const c = r.confusion;
-  const confusion = !c ? "" :
-    `<table class="confusion"><tr><th>host \\ model</th>${c.model_labels.map((m) => `<th>${escapeHtml(m)}</th>`).join("")}</tr>` +
-    c.host_labels
-      .map((h, i) => `<tr><th>${escapeHtml(h)}</th>${c.counts[i].map((n, j) => `<td class="${c.model_labels[j] === h ? "diag" : ""}">${n}</td>`).join("")}</tr>`)
-      .join("") +
-    `</table>`;
+  const confusion = !c
+    ? ""
+    : `<table class="confusion"><tr><th>host \\ model</th>${c.model_labels.map((m) => `<th>${escapeHtml(m)}</th>`).join("")}</tr>` +
+      c.host_labels
+        .map(
+          (h, i) =>
+            `<tr><th>${escapeHtml(h)}</th>${c.counts[i].map((n, j) => `<td class="${c.model_labels[j] === h ? "diag" : ""}">${n}</td>`).join("")}</tr>`,
+        )
+        .join("") +
+      `</table>`;
   return `<section class="type" data-type="${escapeHtml(r.type)}">
 <h2>${escapeHtml(title)}</h2>
 <p class="meta">${escapeHtml(r.kinds.join("/") || "–")} · ${escapeHtml(r.models.map((m) => m.model).join(", ") || "no model")}</p>

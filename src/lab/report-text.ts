@@ -1,6 +1,13 @@
 // The harvest as plain text for a terminal: per judgement type, then overall, aligned tables.
 
-import { SMALL_SAMPLE, type AuditReport, type CalibrationReport, type HarvestReport, type ThresholdPoint, type TypeReport } from "./harvest.js";
+import {
+  SMALL_SAMPLE,
+  type AuditReport,
+  type CalibrationReport,
+  type HarvestReport,
+  type ThresholdPoint,
+  type TypeReport,
+} from "./harvest.js";
 
 const fmt = (x: number | null, digits = 3): string => (x === null ? "–" : x.toFixed(digits));
 const pct = (x: number | null): string => (x === null ? "–" : `${(x * 100).toFixed(1)}%`);
@@ -45,7 +52,9 @@ function section(r: TypeReport, target: number): string[] {
     `  pairs ${r.pairs} · answered ${r.answered} · skipped ${r.skipped.total}${reasons ? ` (${reasons})` : ""} · abstained ${r.abstained.total}` +
       (r.abstained.total > 0 ? ` (refused ${r.abstained.refused}, no label ${r.abstained.no_label})` : ""),
   );
-  out.push(`  agreement ${pct(r.agreement.rate)} (${r.agreement.agree}/${r.answered})${r.agreement.small_sample && r.answered > 0 ? FEW : ""} · ECE ${fmt(r.ece)} · Brier ${fmt(r.brier)}`);
+  out.push(
+    `  agreement ${pct(r.agreement.rate)} (${r.agreement.agree}/${r.answered})${r.agreement.small_sample && r.answered > 0 ? FEW : ""} · ECE ${fmt(r.ece)} · Brier ${fmt(r.brier)}`,
+  );
   if (r.recommended) {
     const rec = r.recommended;
     out.push(
@@ -56,11 +65,25 @@ function section(r: TypeReport, target: number): string[] {
   }
   if (r.answered > 0) out.push(...figures(r));
   if (r.calibration) out.push(`  ${calibrationSentence(r.calibration, target)}`);
-  if (r.score) out.push(`  levels: mean absolute distance ${fmt(r.score.mean_abs_level_distance)} · quadratic-weighted kappa ${fmt(r.score.quadratic_kappa)}`);
+  if (r.score)
+    out.push(
+      `  levels: mean absolute distance ${fmt(r.score.mean_abs_level_distance)} · quadratic-weighted kappa ${fmt(r.score.quadratic_kappa)}`,
+    );
   if (r.audit) out.push(`  ${auditSentence(r.audit)}`);
   if (r.disagreements && r.disagreements.total > 0) {
-    out.push(`  disagreements: ${r.disagreements.total}${r.disagreements.total > r.disagreements.listed.length ? ` (first ${r.disagreements.listed.length} listed)` : ""}`);
-    out.push(...table([["host", "model", "conf", "run", "key"], ...r.disagreements.listed.map((d) => [d.host_label, d.model_label, d.confidence.toFixed(3), d.run, d.key ?? "–"])], "    ", [0, 1, 3, 4]));
+    out.push(
+      `  disagreements: ${r.disagreements.total}${r.disagreements.total > r.disagreements.listed.length ? ` (first ${r.disagreements.listed.length} listed)` : ""}`,
+    );
+    out.push(
+      ...table(
+        [
+          ["host", "model", "conf", "run", "key"],
+          ...r.disagreements.listed.map((d) => [d.host_label, d.model_label, d.confidence.toFixed(3), d.run, d.key ?? "–"]),
+        ],
+        "    ",
+        [0, 1, 3, 4],
+      ),
+    );
   }
   return out;
 }
@@ -71,7 +94,13 @@ function figures(r: TypeReport): string[] {
   out.push(
     ...table([
       ["confidence", "answers", "agree", "agreement", "mean conf"],
-      ...r.bands.map((b) => [b.band, String(b.n), String(b.agree), pct(b.agreement) + (b.small_sample && b.n > 0 ? "*" : ""), fmt(b.mean_confidence)]),
+      ...r.bands.map((b) => [
+        b.band,
+        String(b.n),
+        String(b.agree),
+        pct(b.agreement) + (b.small_sample && b.n > 0 ? "*" : ""),
+        fmt(b.mean_confidence),
+      ]),
     ]),
   );
   out.push("");
@@ -79,7 +108,12 @@ function figures(r: TypeReport): string[] {
   out.push(
     ...table([
       ["threshold", "decides", "coverage", "agreement"],
-      ...shown.map((p) => [p.t.toFixed(2) + (p.t === r.recommended?.threshold ? " *" : ""), String(p.covered), pct(p.coverage), pct(p.agreement)]),
+      ...shown.map((p) => [
+        p.t.toFixed(2) + (p.t === r.recommended?.threshold ? " *" : ""),
+        String(p.covered),
+        pct(p.coverage),
+        pct(p.agreement),
+      ]),
     ]),
   );
   out.push("");
@@ -94,18 +128,22 @@ function figures(r: TypeReport): string[] {
 /** What a type's calibration is and does to these pairs; shared by the text and HTML reports. */
 export function calibrationSentence(c: CalibrationReport, target: number): string {
   const rec = c.recommended;
-  return `calibration: ${c.status} ${c.method} ${c.id} (${c.file}), fitted on ${c.fitted_pairs} pairs of ${c.model}; held-out ECE ${fmt(c.cv.ece_before)} → ${fmt(c.cv.ece_after)}, Brier ${fmt(c.cv.brier_before)} → ${fmt(c.cv.brier_after)}` +
+  return (
+    `calibration: ${c.status} ${c.method} ${c.id} (${c.file}), fitted on ${c.fitted_pairs} pairs of ${c.model}; held-out ECE ${fmt(c.cv.ece_before)} → ${fmt(c.cv.ece_after)}, Brier ${fmt(c.cv.brier_before)} → ${fmt(c.cv.brier_after)}` +
     (c.calibrated > 0
       ? `; these ${c.calibrated} answers mapped: ECE ${fmt(c.ece)}, Brier ${fmt(c.brier)}, min_confidence for ${pct(target)} ${rec ? `${rec.threshold.toFixed(2)} (decides ${pct(rec.coverage)})` : "none"}`
-      : "");
+      : "")
+  );
 }
 
 /** The audit's agreement against its baseline, and whether it drifted; shared by text and HTML. */
 export function auditSentence(a: AuditReport): string {
-  return `audit: ${a.answered} answered, agreement ${pct(a.agreement.rate)} (${pct(a.agreement.wilson.lo)}–${pct(a.agreement.wilson.hi)})${a.agreement.small_sample ? FEW : ""}` +
+  return (
+    `audit: ${a.answered} answered, agreement ${pct(a.agreement.rate)} (${pct(a.agreement.wilson.lo)}–${pct(a.agreement.wilson.hi)})${a.agreement.small_sample ? FEW : ""}` +
     (a.baseline
       ? ` vs ${a.baseline.source} ${pct(a.baseline.rate)}; difference ${a.difference ? `${pct(a.difference.d)} (${pct(a.difference.lo)} … ${pct(a.difference.hi)})` : "–"}${a.drift ? " — DRIFT" : ", within chance"}`
-      : " (no shadow baseline)");
+      : " (no shadow baseline)")
+  );
 }
 
 /** Marks a figure resting on fewer than SMALL_SAMPLE pairs. */
@@ -125,7 +163,9 @@ export function summaryRows(report: HarvestReport): string[][] {
       rec ? rec.threshold.toFixed(2) + (cal ? " cal" : "") : "–",
       rec ? pct(rec.coverage) + (rec.covered < SMALL_SAMPLE ? "*" : "") : "–",
       r.calibration ? `${r.calibration.status} ${r.calibration.method}` : "none",
-      r.audit ? `${pct(r.audit.agreement.rate)} of ${r.audit.answered}${r.audit.agreement.small_sample ? "*" : ""}${r.audit.drift ? " DRIFT" : ""}` : "–",
+      r.audit
+        ? `${pct(r.audit.agreement.rate)} of ${r.audit.answered}${r.audit.agreement.small_sample ? "*" : ""}${r.audit.drift ? " DRIFT" : ""}`
+        : "–",
       r.verdict?.text ?? "–",
     ]);
   }
@@ -134,8 +174,10 @@ export function summaryRows(report: HarvestReport): string[][] {
 
 export function renderText(report: HarvestReport): string {
   const out: string[] = [];
-  out.push(`harvest of ${report.lab ?? report.file}: ${report.overall.pairs} pairs, ${report.types.length} judgement type(s), target ${pct(report.target)}` +
-    (report.duplicates > 0 ? `, ${report.duplicates} duplicate pairs not counted (--all counts them)` : ""));
+  out.push(
+    `harvest of ${report.lab ?? report.file}: ${report.overall.pairs} pairs, ${report.types.length} judgement type(s), target ${pct(report.target)}` +
+      (report.duplicates > 0 ? `, ${report.duplicates} duplicate pairs not counted (--all counts them)` : ""),
+  );
   for (const w of report.warnings) out.push(`warning: ${w}`);
   if (report.types.length > 0) {
     out.push("");

@@ -3,7 +3,20 @@
 // Pairs are appended one whole line per write(2) on an O_APPEND descriptor, so concurrent
 // appenders never interleave and a crash can only tear the last line.
 
-import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { nearestName } from "../lang/diagnostic.js";
@@ -53,7 +66,12 @@ function currentPath(stateDir: string): string {
 export function newLabId(now: Date = new Date()): string {
   const p = (n: number) => String(n).padStart(2, "0");
   const stamp =
-    p(now.getUTCFullYear() % 100) + p(now.getUTCMonth() + 1) + p(now.getUTCDate()) + p(now.getUTCHours()) + p(now.getUTCMinutes()) + p(now.getUTCSeconds());
+    p(now.getUTCFullYear() % 100) +
+    p(now.getUTCMonth() + 1) +
+    p(now.getUTCDate()) +
+    p(now.getUTCHours()) +
+    p(now.getUTCMinutes()) +
+    p(now.getUTCSeconds());
   return `lab-${stamp}-${randomBytes(2).toString("hex")}`;
 }
 
@@ -149,17 +167,28 @@ export function resolveLab(stateDir: string, id?: string): LabInfo {
     const current = currentLabId(stateDir);
     if (current !== null) return readLabInfo(stateDir, current);
     if (labs.length === 0) {
-      throw new LabError("lab-none", `no labs in ${labsDir(stateDir)} (H-1)`, "run `switchyard lab new --note TEXT`, or run a judgement type in shadow mode, which makes one");
+      throw new LabError(
+        "lab-none",
+        `no labs in ${labsDir(stateDir)} (H-1)`,
+        "run `switchyard lab new --note TEXT`, or run a judgement type in shadow mode, which makes one",
+      );
     }
     throw new LabError("lab-none", `no current lab in ${labsDir(stateDir)} (H-1)`, `name one: ${labs.map((l) => l.id).join(", ")}`);
   }
   const found = labs.find((l) => l.id === id);
   if (found) return found;
-  const near = nearestName(id, labs.map((l) => l.id));
+  const near = nearestName(
+    id,
+    labs.map((l) => l.id),
+  );
   throw new LabError(
     "lab-unknown",
     `no lab '${id}' in ${labsDir(stateDir)} (H-1)`,
-    near ? `did you mean '${near}'?` : labs.length > 0 ? "`switchyard lab list` shows the labs" : "there are no labs yet: `switchyard lab new`",
+    near
+      ? `did you mean '${near}'?`
+      : labs.length > 0
+        ? "`switchyard lab list` shows the labs"
+        : "there are no labs yet: `switchyard lab new`",
   );
 }
 

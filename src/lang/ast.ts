@@ -40,8 +40,27 @@ export type Expr =
   | { kind: "paren"; x: Expr; line: number; col: number };
 
 export type BinaryOp =
-  | "+" | "-" | "*" | "/" | "//" | "%" | "|" | "&" | "^" | "<<" | ">>"
-  | "==" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "not in" | "and" | "or";
+  | "+"
+  | "-"
+  | "*"
+  | "/"
+  | "//"
+  | "%"
+  | "|"
+  | "&"
+  | "^"
+  | "<<"
+  | ">>"
+  | "=="
+  | "!="
+  | "<"
+  | "<="
+  | ">"
+  | ">="
+  | "in"
+  | "not in"
+  | "and"
+  | "or";
 
 export interface CallExpr extends Node {
   kind: "call";
@@ -56,8 +75,7 @@ export interface Arg extends Node {
 }
 
 export type Clause =
-  | { kind: "for"; vars: Expr; iter: Expr; line: number; col: number }
-  | { kind: "if"; cond: Expr; line: number; col: number };
+  { kind: "for"; vars: Expr; iter: Expr; line: number; col: number } | { kind: "if"; cond: Expr; line: number; col: number };
 
 export interface Comprehension extends Node {
   kind: "comprehension";

@@ -6,8 +6,24 @@ import { callValue } from "./eval.js";
 import { attrNames, getAttr, hasAttr, pairsOf } from "./methods.js";
 import { iterableToArray, seqLength, toFloat, toIndex } from "./ops.js";
 import {
-  Builtin, DICT_ENTRY_COST, Dict, RangeValue, StarError, StarList, StarSet, Struct, Tuple, compare, rejectKwargs, repr, str, truth, typeName, unpackArgs,
-  type CallContext, type Value,
+  Builtin,
+  DICT_ENTRY_COST,
+  Dict,
+  RangeValue,
+  StarError,
+  StarList,
+  StarSet,
+  Struct,
+  Tuple,
+  compare,
+  rejectKwargs,
+  repr,
+  str,
+  truth,
+  typeName,
+  unpackArgs,
+  type CallContext,
+  type Value,
 } from "./values.js";
 
 function typeError(msg: string, hint?: string): StarError {
@@ -185,7 +201,8 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     if (x.base !== undefined) {
       if (typeof v !== "string") throw typeError("int: can't convert non-string with explicit base");
       const base = toIndex(x.base, "int base");
-      if (base !== 0 && (base < 2 || base > 36)) throw new StarError("runtime-error", `int: base must be 0 or between 2 and 36, not ${base}`);
+      if (base !== 0 && (base < 2 || base > 36))
+        throw new StarError("runtime-error", `int: base must be 0 or between 2 and 36, not ${base}`);
       const r = parseIntString(v, base);
       if (r === undefined) throw new StarError("runtime-error", `int: invalid literal with base ${base}: ${repr(v)}`);
       return r;
@@ -198,7 +215,13 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     }
     if (typeof v === "string") {
       const r = parseIntString(v, 10);
-      if (r === undefined) throw new StarError("runtime-error", `int: invalid literal with base 10: ${repr(v)}`, undefined, "use int(s, 0) to accept 0x/0o/0b prefixes");
+      if (r === undefined)
+        throw new StarError(
+          "runtime-error",
+          `int: invalid literal with base 10: ${repr(v)}`,
+          undefined,
+          "use int(s, 0) to accept 0x/0o/0b prefixes",
+        );
       return r;
     }
     throw typeError(`int: cannot convert ${typeName(v)} to int`);
@@ -223,7 +246,8 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   },
   range: (c, a, k) => {
     rejectKwargs(c, "range", k);
-    if (a.length < 1 || a.length > 3) throw new StarError(a.length ? "too-many-arguments" : "missing-argument", `range() takes 1 to 3 arguments (${a.length} given)`);
+    if (a.length < 1 || a.length > 3)
+      throw new StarError(a.length ? "too-many-arguments" : "missing-argument", `range() takes 1 to 3 arguments (${a.length} given)`);
     for (const v of a) if (typeof v !== "bigint") throw typeError(`range: arguments must be ints, got ${typeName(v)}`);
     const [start, stop, step] = a.length === 1 ? [0n, a[0] as bigint, 1n] : [a[0] as bigint, a[1] as bigint, (a[2] ?? 1n) as bigint];
     if (step === 0n) throw new StarError("runtime-error", "range: step argument must not be zero");
@@ -237,7 +261,13 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   },
   sorted: (c, a, k) => {
     // key and reverse are named parameters only (the spec's "optional named parameter").
-    if (a.length > 1) throw new StarError("too-many-arguments", `sorted() accepts 1 positional argument (${a.length} given)`, c.argPositions[1] ?? c.pos, "pass key and reverse by name: sorted(x, key = f, reverse = True)");
+    if (a.length > 1)
+      throw new StarError(
+        "too-many-arguments",
+        `sorted() accepts 1 positional argument (${a.length} given)`,
+        c.argPositions[1] ?? c.pos,
+        "pass key and reverse by name: sorted(x, key = f, reverse = True)",
+      );
     const x = args(c, "sorted", a, k, ["x", "key?", "reverse?"]);
     const items = copied(c, iterableToArray(x.x, c.thread));
     const key = x.key ?? null;

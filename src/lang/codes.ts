@@ -9,7 +9,7 @@ export const LANG_CODES: CodeEntry[] = [
     rule: "L-10",
     summary: "the file contains text that is not a valid Starlark token",
     explain:
-      "The scanner could not read part of the file: an unterminated string, an invalid escape sequence such as \\d in a normal string (write \\\\d or use a raw string r\"...\"), a number with leading zeros (write 0o17 for octal), an unexpected character, inconsistent indentation, or a reserved Python word such as `while`, `class`, `import` or `try` that Starlark does not allow. Fix the text at the caret.",
+      'The scanner could not read part of the file: an unterminated string, an invalid escape sequence such as \\d in a normal string (write \\\\d or use a raw string r"..."), a number with leading zeros (write 0o17 for octal), an unexpected character, inconsistent indentation, or a reserved Python word such as `while`, `class`, `import` or `try` that Starlark does not allow. Fix the text at the caret.',
   },
   {
     code: "syntax-error",
@@ -51,7 +51,7 @@ export const LANG_CODES: CodeEntry[] = [
     rule: "L-12",
     summary: "an operation was applied to a value of the wrong type",
     explain:
-      "Starlark does not convert types implicitly: `\"a\" + 1` is an error (write `\"a\" + str(1)`), values of unlike types cannot be ordered with < (except int with float), strings are not iterable (use s.elems()), and lists and dicts cannot be dict keys. The message names the types involved.",
+      'Starlark does not convert types implicitly: `"a" + 1` is an error (write `"a" + str(1)`), values of unlike types cannot be ordered with < (except int with float), strings are not iterable (use s.elems()), and lists and dicts cannot be dict keys. The message names the types involved.',
   },
   {
     code: "index-error",
@@ -64,7 +64,8 @@ export const LANG_CODES: CodeEntry[] = [
     code: "key-error",
     rule: "L-12",
     summary: "a dict has no such key",
-    explain: "`d[k]` or `d.pop(k)` was used with a key the dict does not contain. Use `d.get(k, default)` for optional keys or test `k in d` first.",
+    explain:
+      "`d[k]` or `d.pop(k)` was used with a key the dict does not contain. Use `d.get(k, default)` for optional keys or test `k in d` first.",
   },
   {
     code: "attribute-error",
@@ -84,7 +85,8 @@ export const LANG_CODES: CodeEntry[] = [
     code: "recursion",
     rule: "L-11",
     summary: "a function called itself (directly or indirectly)",
-    explain: "Starlark forbids recursion so that evaluation always terminates. Rewrite the function with a `for` loop over a bounded `range`, or an explicit work list.",
+    explain:
+      "Starlark forbids recursion so that evaluation always terminates. Rewrite the function with a `for` loop over a bounded `range`, or an explicit work list.",
   },
   {
     code: "step-budget",
@@ -104,14 +106,15 @@ export const LANG_CODES: CodeEntry[] = [
     code: "fail",
     rule: "L-13",
     summary: "the code called fail()",
-    explain: "The Starlark code stopped itself by calling `fail(message)`; the message is the author's. Read it, and fix the input or the code that led there.",
+    explain:
+      "The Starlark code stopped itself by calling `fail(message)`; the message is the author's. Read it, and fix the input or the code that led there.",
   },
   {
     code: "load-error",
     rule: "L-3",
     summary: "a load statement could not be satisfied",
     explain:
-      "A `load(\"path\", \"name\")` failed: the module file does not exist or leaves the allowed folder, the loads form a cycle, the module failed, the module does not define the requested name, or the name is private (starts with _). The message says which.",
+      'A `load("path", "name")` failed: the module file does not exist or leaves the allowed folder, the loads form a cycle, the module failed, the module does not define the requested name, or the name is private (starts with _). The message says which.',
   },
   {
     code: "unknown-argument",

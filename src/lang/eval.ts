@@ -8,8 +8,26 @@ import type { Arg, CallExpr, Comprehension, Expr, FileAST, FuncInfo, Stmt } from
 import { binaryOp, checkSequenceSize, index, iterableToArray, setIndex, setOp, slice, unaryOp } from "./ops.js";
 import { getAttr, callMethod, hasMethod } from "./methods.js";
 import {
-  Builtin, DICT_ENTRY_COST, Dict, HostObject, RangeValue, StarError, StarFunction, StarList, StarSet, Tuple, budgetError, freeze, truth, typeName,
-  type CallContext, type Cell, type LoadHook, type ModuleState, type Thread, type Value,
+  Builtin,
+  DICT_ENTRY_COST,
+  Dict,
+  HostObject,
+  RangeValue,
+  StarError,
+  StarFunction,
+  StarList,
+  StarSet,
+  Tuple,
+  budgetError,
+  freeze,
+  truth,
+  typeName,
+  type CallContext,
+  type Cell,
+  type LoadHook,
+  type ModuleState,
+  type Thread,
+  type Value,
 } from "./values.js";
 
 const NORMAL = 0;
@@ -44,7 +62,6 @@ export function execModule(ast: FileAST, module: ModuleState, thread: Thread, lo
   }
   for (const g of module.globals) if (g !== undefined) freeze(g);
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -140,8 +157,15 @@ function execLoad(s: Extract<Stmt, { kind: "load" }>, fr: Frame): void {
   for (const [id, orig, at] of s.names) {
     const v = globals.get(orig);
     if (v === undefined) {
-      const near = nearestName(orig, [...globals.keys()].filter((k) => !k.startsWith("_")));
-      throw new StarError("load-error", `module ${JSON.stringify(s.module)} has no symbol '${orig}'${near ? ` (did you mean '${near}'?)` : ""}`, posOf(fr, at.line, at.col));
+      const near = nearestName(
+        orig,
+        [...globals.keys()].filter((k) => !k.startsWith("_")),
+      );
+      throw new StarError(
+        "load-error",
+        `module ${JSON.stringify(s.module)} has no symbol '${orig}'${near ? ` (did you mean '${near}'?)` : ""}`,
+        posOf(fr, at.line, at.col),
+      );
     }
     assign(id, v, fr);
   }
@@ -211,13 +235,21 @@ function assign(lhs: Expr, v: Value, fr: Frame): void {
     case "list": {
       let elems: readonly Value[];
       try {
-        if (typeof v === "string") throw new StarError("type-error", "cannot unpack a string", undefined, "use s.elems() to unpack its characters");
+        if (typeof v === "string")
+          throw new StarError("type-error", "cannot unpack a string", undefined, "use s.elems() to unpack its characters");
         elems = iterableToArray(v, fr.thread);
       } catch (e) {
         throw annotate(e, fr, lhs);
       }
       if (elems.length !== lhs.elems.length)
-        throw annotate(new StarError("runtime-error", `${elems.length < lhs.elems.length ? "not enough" : "too many"} values to unpack (got ${elems.length}, want ${lhs.elems.length})`), fr, lhs);
+        throw annotate(
+          new StarError(
+            "runtime-error",
+            `${elems.length < lhs.elems.length ? "not enough" : "too many"} values to unpack (got ${elems.length}, want ${lhs.elems.length})`,
+          ),
+          fr,
+          lhs,
+        );
       for (let i = 0; i < elems.length; i++) assign(lhs.elems[i], elems[i], fr);
       return;
     }
@@ -234,7 +266,16 @@ function assign(lhs: Expr, v: Value, fr: Frame): void {
     }
     case "dot": {
       const x = evalExpr(lhs.x, fr);
-      throw annotate(new StarError("type-error", `cannot set field '${lhs.name}' of a ${typeName(x)} value`, undefined, typeName(x) === "struct" ? "structs are immutable; build a new one with struct(...)" : undefined), fr, { line: lhs.nameLine, col: lhs.nameCol });
+      throw annotate(
+        new StarError(
+          "type-error",
+          `cannot set field '${lhs.name}' of a ${typeName(x)} value`,
+          undefined,
+          typeName(x) === "struct" ? "structs are immutable; build a new one with struct(...)" : undefined,
+        ),
+        fr,
+        { line: lhs.nameLine, col: lhs.nameCol },
+      );
     }
     default:
       throw annotate(new StarError("runtime-error", "invalid assignment target"), fr, lhs);
@@ -376,7 +417,8 @@ export function evalExpr(x: Expr, fr: Frame): Value {
         const k = evalExpr(kx, fr);
         const v = evalExpr(vx, fr);
         try {
-          if (d.has(k)) throw new StarError("runtime-error", `duplicate key ${typeof k === "string" ? JSON.stringify(k) : String(k)} in dict literal`);
+          if (d.has(k))
+            throw new StarError("runtime-error", `duplicate key ${typeof k === "string" ? JSON.stringify(k) : String(k)} in dict literal`);
           d.setFresh(k, v);
         } catch (e) {
           throw annotate(e, fr, kx);
@@ -419,7 +461,16 @@ function lookup(x: Extract<Expr, { kind: "ident" }>, fr: Frame): Value {
     case "global":
       v = fr.module.globals[b.index];
       if (v === undefined)
-        throw annotate(new StarError("unbound-variable", `global variable '${x.name}' is used before it is assigned`, undefined, "move the assignment above this use"), fr, x);
+        throw annotate(
+          new StarError(
+            "unbound-variable",
+            `global variable '${x.name}' is used before it is assigned`,
+            undefined,
+            "move the assignment above this use",
+          ),
+          fr,
+          x,
+        );
       return v;
     case "predeclared":
       return fr.module.predeclared[x.name];
@@ -429,7 +480,16 @@ function lookup(x: Extract<Expr, { kind: "ident" }>, fr: Frame): Value {
       throw annotate(new StarError("undefined-name", `undefined name '${x.name}'`), fr, x);
   }
   if (v === undefined)
-    throw annotate(new StarError("unbound-variable", `local variable '${x.name}' is used before it is assigned`, undefined, "a name assigned anywhere in a function is local to the whole function"), fr, x);
+    throw annotate(
+      new StarError(
+        "unbound-variable",
+        `local variable '${x.name}' is used before it is assigned`,
+        undefined,
+        "a name assigned anywhere in a function is local to the whole function",
+      ),
+      fr,
+      x,
+    );
   return v as Value;
 }
 
@@ -511,7 +571,9 @@ function makeFunction(info: FuncInfo, fr: Frame): StarFunction {
   for (const p of info.params) {
     if (p.default) defaults[info.paramNames.indexOf(p.name)] = evalExpr(p.default, fr);
   }
-  const free: Cell[] = info.freevars.map((b) => (b.kind === "cell" ? (fr.locals[b.index] as Cell) : fr.fn!.freevars[(b as { index: number }).index]));
+  const free: Cell[] = info.freevars.map((b) =>
+    b.kind === "cell" ? (fr.locals[b.index] as Cell) : fr.fn!.freevars[(b as { index: number }).index],
+  );
   return new StarFunction(info, defaults as Value[], free, fr.module);
 }
 
@@ -567,11 +629,13 @@ function evalCall(x: CallExpr, fr: Frame): Value {
       case "starstar": {
         dynamicPositions = true;
         const v = evalExpr(a.value, fr);
-        if (!(v instanceof Dict)) throw annotate(new StarError("type-error", `argument after ** must be a dict, not ${typeName(v)}`), fr, a);
+        if (!(v instanceof Dict))
+          throw annotate(new StarError("type-error", `argument after ** must be a dict, not ${typeName(v)}`), fr, a);
         if (kwargs === EMPTY_KWARGS) kwargs = [];
         for (const [k, val] of v.entries()) {
           if (typeof k !== "string") throw annotate(new StarError("type-error", `keywords must be strings, not ${typeName(k)}`), fr, a);
-          if (kwargs.some(([n]) => n === k)) throw annotate(new StarError("duplicate-argument", `got multiple values for keyword argument '${k}'`), fr, a);
+          if (kwargs.some(([n]) => n === k))
+            throw annotate(new StarError("duplicate-argument", `got multiple values for keyword argument '${k}'`), fr, a);
           kwargs.push([k, val]);
         }
         break;
@@ -590,7 +654,10 @@ function evalCall(x: CallExpr, fr: Frame): Value {
     if (e instanceof StarError && !e.pos && e.argument && !dynamicPositions) {
       // A bad argument to a def or lambda: point at that argument rather than at the callee.
       const { keyword, index } = e.argument;
-      const a = keyword !== undefined ? x.args.find((g) => g.kind === "named" && g.name === keyword) : x.args.filter((g) => g.kind === "pos")[index!];
+      const a =
+        keyword !== undefined
+          ? x.args.find((g) => g.kind === "named" && g.name === keyword)
+          : x.args.filter((g) => g.kind === "pos")[index!];
       if (a) e.pos = posOf(fr, a.line, a.col);
     }
     throw annotate(e, fr, x);
@@ -649,7 +716,12 @@ function argumentError(e: StarError, argument: StarError["argument"]): StarError
 export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<[string, Value]>, thread: Thread): Value {
   const code = fn.code;
   if (thread.active.has(code)) {
-    throw new StarError("recursion", `function ${fn.name} called recursively`, undefined, "Starlark does not allow recursion (L-11); rewrite it with a loop over a bounded range");
+    throw new StarError(
+      "recursion",
+      `function ${fn.name} called recursively`,
+      undefined,
+      "Starlark does not allow recursion (L-11); rewrite it with a loop over a bounded range",
+    );
   }
   const locals: Array<Value | Cell | undefined> = new Array(code.numLocals);
   const np = code.numPositional;
@@ -657,7 +729,13 @@ export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<
   const name = fn.name;
   if (args.length > np) {
     if (code.varargsSlot < 0)
-      throw argumentError(new StarError("too-many-arguments", `${name}() accepts ${np === 0 ? "no" : `at most ${np}`} positional argument${np === 1 ? "" : "s"} (${args.length} given)`), { index: np });
+      throw argumentError(
+        new StarError(
+          "too-many-arguments",
+          `${name}() accepts ${np === 0 ? "no" : `at most ${np}`} positional argument${np === 1 ? "" : "s"} (${args.length} given)`,
+        ),
+        { index: np },
+      );
     locals[code.varargsSlot] = new Tuple(args.slice(np));
     for (let i = 0; i < np; i++) locals[i] = args[i];
   } else {
@@ -673,15 +751,24 @@ export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<
     const [key, v] = kwargs[k];
     const idx = code.paramNames.indexOf(key);
     if (idx >= 0) {
-      if (locals[idx] !== undefined) throw argumentError(new StarError("duplicate-argument", `${name}() got multiple values for parameter '${key}'`), { keyword: key });
+      if (locals[idx] !== undefined)
+        throw argumentError(new StarError("duplicate-argument", `${name}() got multiple values for parameter '${key}'`), { keyword: key });
       locals[idx] = v;
     } else if (extra) {
-      if (extra.has(key)) throw argumentError(new StarError("duplicate-argument", `${name}() got multiple values for keyword argument '${key}'`), { keyword: key });
+      if (extra.has(key))
+        throw argumentError(new StarError("duplicate-argument", `${name}() got multiple values for keyword argument '${key}'`), {
+          keyword: key,
+        });
       extra.setFresh(key, v);
     } else {
       const near = nearestName(key, code.paramNames);
       throw argumentError(
-        new StarError("unknown-argument", `${name}() got an unexpected keyword argument '${key}'${near ? ` (did you mean '${near}'?)` : ""}`, undefined, `it accepts: ${code.paramNames.join(", ") || "no keyword arguments"}`),
+        new StarError(
+          "unknown-argument",
+          `${name}() got an unexpected keyword argument '${key}'${near ? ` (did you mean '${near}'?)` : ""}`,
+          undefined,
+          `it accepts: ${code.paramNames.join(", ") || "no keyword arguments"}`,
+        ),
         { keyword: key },
       );
     }
@@ -711,4 +798,3 @@ export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<
     thread.callStack.pop();
   }
 }
-

@@ -146,7 +146,22 @@ export function toDiagnostics(e: unknown, file: string): Diagnostic[] {
   if (e instanceof DiagnosticError) return e.diagnostics;
   if (e instanceof RangeError) return [errorAt("runtime-error", `evaluation too deep: ${e.message}`, { file, line: 1, col: 1 })];
   const msg = e instanceof Error ? e.message : String(e);
-  return [errorAt("internal-error", `internal error in the Starlark interpreter: ${msg}`, { file, line: 1, col: 1 }, "please report this with the file that triggers it")];
+  return [
+    errorAt(
+      "internal-error",
+      `internal error in the Starlark interpreter: ${msg}`,
+      { file, line: 1, col: 1 },
+      "please report this with the file that triggers it",
+    ),
+  ];
 }
 
-export { DiagnosticError, formatDiagnostic, sortDiagnostics, nearestName, type Diagnostic, type Position, type StackFrame } from "./diagnostic.js";
+export {
+  DiagnosticError,
+  formatDiagnostic,
+  sortDiagnostics,
+  nearestName,
+  type Diagnostic,
+  type Position,
+  type StackFrame,
+} from "./diagnostic.js";

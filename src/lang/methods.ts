@@ -7,7 +7,23 @@ import { checkSequenceSize, iterableToArray, toIndex } from "./ops.js";
 import { SET_METHODS } from "./set-methods.js";
 import { strFormat } from "./strfmt.js";
 import {
-  Builtin, DICT_ENTRY_COST, Dict, HostObject, StarError, StarList, StarSet, StringElems, Struct, Tuple, equals, repr, truth, typeName, unpackArgs, type CallContext, type Value,
+  Builtin,
+  DICT_ENTRY_COST,
+  Dict,
+  HostObject,
+  StarError,
+  StarList,
+  StarSet,
+  StringElems,
+  Struct,
+  Tuple,
+  equals,
+  repr,
+  truth,
+  typeName,
+  unpackArgs,
+  type CallContext,
+  type Value,
 } from "./values.js";
 
 type Method<R> = (call: CallContext, recv: R, args: Value[], kwargs: Array<[string, Value]>) => Value;
@@ -204,7 +220,11 @@ function find(s: string, call: CallContext, name: string, args: Value[], kwargs:
 
 function findOrFail(s: string, call: CallContext, name: string, args: Value[], kwargs: Array<[string, Value]>, right: boolean): number {
   const i = find(s, call, name, args, kwargs, right);
-  if (i < 0) throw new StarError("runtime-error", `${name}: substring ${repr(margs(call, name, args, kwargs, ["sub", "start?", "end?"]).sub)} not found`);
+  if (i < 0)
+    throw new StarError(
+      "runtime-error",
+      `${name}: substring ${repr(margs(call, name, args, kwargs, ["sub", "start?", "end?"]).sub)} not found`,
+    );
   return i;
 }
 
@@ -249,7 +269,8 @@ const STRING_METHODS: Record<string, Method<string>> = {
     let size = s.length * Math.max(parts.length - 1, 0);
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i];
-      if (typeof p !== "string") throw typeError(`join: element ${i} is a ${typeName(p)}, not a string`, "convert elements with str() first");
+      if (typeof p !== "string")
+        throw typeError(`join: element ${i} is a ${typeName(p)}, not a string`, "convert elements with str() first");
       size += p.length;
     }
     checkSequenceSize(size);
@@ -317,14 +338,16 @@ const STRING_METHODS: Record<string, Method<string>> = {
   split: (c, s, a, k) => {
     const x = margs(c, "split", a, k, ["sep?", "maxsplit?"]);
     const max = optInt(x.maxsplit, "maxsplit") ?? -1;
-    const parts = x.sep === undefined || x.sep === null ? splitWhitespace(s, max, false) : splitSep(s, wantString(x.sep, "separator"), max, false);
+    const parts =
+      x.sep === undefined || x.sep === null ? splitWhitespace(s, max, false) : splitSep(s, wantString(x.sep, "separator"), max, false);
     c.thread.alloc(parts.length);
     return new StarList(parts);
   },
   rsplit: (c, s, a, k) => {
     const x = margs(c, "rsplit", a, k, ["sep?", "maxsplit?"]);
     const max = optInt(x.maxsplit, "maxsplit") ?? -1;
-    const parts = x.sep === undefined || x.sep === null ? splitWhitespace(s, max, true) : splitSep(s, wantString(x.sep, "separator"), max, true);
+    const parts =
+      x.sep === undefined || x.sep === null ? splitWhitespace(s, max, true) : splitSep(s, wantString(x.sep, "separator"), max, true);
     c.thread.alloc(parts.length);
     return new StarList(parts);
   },
@@ -402,7 +425,8 @@ const LIST_METHODS: Record<string, Method<StarList>> = {
     let i = optInt(x.index, "pop index") ?? n - 1;
     const orig = i;
     if (i < 0) i += n;
-    if (i < 0 || i >= n) throw new StarError("index-error", n === 0 ? "pop from empty list" : `pop index ${orig} out of range: list has ${n} elements`);
+    if (i < 0 || i >= n)
+      throw new StarError("index-error", n === 0 ? "pop from empty list" : `pop index ${orig} out of range: list has ${n} elements`);
     return l.elems.splice(i, 1)[0];
   },
   remove: (c, l, a, k) => {
@@ -423,7 +447,11 @@ const DICT_METHODS: Record<string, Method<Dict>> = {
     const v = d.get(x.key);
     return v === undefined ? (x.default ?? null) : v;
   },
-  items: (c, d, a, k) => (noArgs(c, "items", a, k), c.thread.alloc(3 * d.size), new StarList(d.entries().map(([key, v]) => new Tuple([key, v])))),
+  items: (c, d, a, k) => (
+    noArgs(c, "items", a, k),
+    c.thread.alloc(3 * d.size),
+    new StarList(d.entries().map(([key, v]) => new Tuple([key, v])))
+  ),
   keys: (c, d, a, k) => (noArgs(c, "keys", a, k), c.thread.alloc(d.size), new StarList(d.keys())),
   values: (c, d, a, k) => (noArgs(c, "values", a, k), c.thread.alloc(d.size), new StarList(d.values())),
   pop: (c, d, a, k) => {

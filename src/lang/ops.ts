@@ -5,7 +5,22 @@
 import type { BinaryOp } from "./ast.js";
 import { formatString } from "./strfmt.js";
 import {
-  DICT_ENTRY_COST, Dict, RangeValue, StarError, StarList, StarSet, StringElems, Tuple, compare, equals, hashKey, repr, truth, typeName, type Thread, type Value,
+  DICT_ENTRY_COST,
+  Dict,
+  RangeValue,
+  StarError,
+  StarList,
+  StarSet,
+  StringElems,
+  Tuple,
+  compare,
+  equals,
+  hashKey,
+  repr,
+  truth,
+  typeName,
+  type Thread,
+  type Value,
 } from "./values.js";
 
 /** Largest sequence a single operation may build; guards memory against `"x" * 10**12`. */
@@ -22,12 +37,17 @@ function bitLength(x: bigint): number {
 }
 
 function checkIntSize(bits: number): void {
-  if (bits > MAX_INT_BITS) throw new StarError("runtime-error", `int result too large (more than ${MAX_INT_BITS.toLocaleString("en-US")} bits)`);
+  if (bits > MAX_INT_BITS)
+    throw new StarError("runtime-error", `int result too large (more than ${MAX_INT_BITS.toLocaleString("en-US")} bits)`);
 }
 
 /** Throws when a sequence of n elements would exceed MAX_SEQUENCE. */
 export function checkSequenceSize(n: number): void {
-  if (n > MAX_SEQUENCE) throw new StarError("runtime-error", `sequence too large: ${n.toLocaleString("en-US")} elements (the limit is ${MAX_SEQUENCE.toLocaleString("en-US")})`);
+  if (n > MAX_SEQUENCE)
+    throw new StarError(
+      "runtime-error",
+      `sequence too large: ${n.toLocaleString("en-US")} elements (the limit is ${MAX_SEQUENCE.toLocaleString("en-US")})`,
+    );
 }
 
 function typeError(msg: string, hint?: string): StarError {
@@ -51,22 +71,23 @@ export function toFloat(v: bigint | number): number {
 
 export function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 export function floorMod(a: bigint, b: bigint): bigint {
   const r = a % b;
-  return r !== 0n && (r < 0n) !== (b < 0n) ? r + b : r;
+  return r !== 0n && r < 0n !== b < 0n ? r + b : r;
 }
 
 function floatMod(a: number, b: number): number {
   const r = a % b;
-  return r !== 0 && (r < 0) !== (b < 0) ? r + b : r;
+  return r !== 0 && r < 0 !== b < 0 ? r + b : r;
 }
 
 function repeatCount(n: bigint, unit: number, thread?: Thread): number {
   if (n <= 0n) return 0;
-  if (n * BigInt(Math.max(unit, 1)) > BigInt(MAX_SEQUENCE)) throw new StarError("runtime-error", `repetition makes a sequence of more than ${MAX_SEQUENCE.toLocaleString("en-US")} elements`);
+  if (n * BigInt(Math.max(unit, 1)) > BigInt(MAX_SEQUENCE))
+    throw new StarError("runtime-error", `repetition makes a sequence of more than ${MAX_SEQUENCE.toLocaleString("en-US")} elements`);
   thread?.charge(Math.floor((Number(n) * Math.max(unit, 1)) / 16));
   return Number(n);
 }
@@ -257,7 +278,8 @@ export function contains(container: Value, x: Value): boolean {
     return container.has(x);
   }
   if (container instanceof RangeValue) {
-    if (typeof x !== "bigint" && typeof x !== "number") throw typeError(`'in <range>' requires a number as left operand, not ${typeName(x)}`);
+    if (typeof x !== "bigint" && typeof x !== "number")
+      throw typeError(`'in <range>' requires a number as left operand, not ${typeName(x)}`);
     if (typeof x === "number" && !Number.isInteger(x)) return false;
     const v = BigInt(x);
     const { start, stop, step } = container;
@@ -306,7 +328,15 @@ export function seqLength(x: Value): number | undefined {
 export function index(x: Value, key: Value): Value {
   if (x instanceof Dict) {
     const v = x.get(key);
-    if (v === undefined) throw new StarError("key-error", `key ${repr(key)} not in dict`, undefined, x.size > 0 && x.size <= 20 ? `keys: ${x.keys().map(repr).join(", ")}; use d.get(key, default) for optional keys` : "use d.get(key, default) for optional keys");
+    if (v === undefined)
+      throw new StarError(
+        "key-error",
+        `key ${repr(key)} not in dict`,
+        undefined,
+        x.size > 0 && x.size <= 20
+          ? `keys: ${x.keys().map(repr).join(", ")}; use d.get(key, default) for optional keys`
+          : "use d.get(key, default) for optional keys",
+      );
     return v;
   }
   if (x instanceof RangeValue) {
@@ -321,7 +351,8 @@ export function index(x: Value, key: Value): Value {
   let i = toIndex(key, `${typeName(x)} index`);
   const orig = i;
   if (i < 0) i += n;
-  if (i < 0 || i >= n) throw new StarError("index-error", `index ${orig} out of range: ${typeName(x)} has ${n} element${n === 1 ? "" : "s"}`);
+  if (i < 0 || i >= n)
+    throw new StarError("index-error", `index ${orig} out of range: ${typeName(x)} has ${n} element${n === 1 ? "" : "s"}`);
   if (typeof x === "string") return x[i];
   return (x as StarList | Tuple).elems[i];
 }
@@ -340,7 +371,10 @@ export function setIndex(x: Value, key: Value, v: Value): void {
     x.elems[i] = v;
     return;
   }
-  throw typeError(`${typeName(x)} value does not support item assignment`, typeName(x) === "tuple" || typeName(x) === "string" ? `a ${typeName(x)} is immutable` : undefined);
+  throw typeError(
+    `${typeName(x)} value does not support item assignment`,
+    typeName(x) === "tuple" || typeName(x) === "string" ? `a ${typeName(x)} is immutable` : undefined,
+  );
 }
 
 /** Python/Starlark slice index computation: returns the selected indices' start, count and step. */
@@ -408,7 +442,7 @@ export function iterableToArray(v: Value, thread?: Thread): readonly Value[] {
     thread?.alloc(v.s.length);
     return v.elems();
   }
-  if (typeof v === "string") throw typeError("string is not iterable", 'use s.elems() to iterate over its characters');
+  if (typeof v === "string") throw typeError("string is not iterable", "use s.elems() to iterate over its characters");
   throw typeError(`${typeName(v)} value is not iterable`);
 }
 

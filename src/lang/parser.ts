@@ -25,10 +25,31 @@ export interface ParseResult {
   recoveredNames: Set<string>;
 }
 
-export function newFuncInfo(name: string, line: number, col: number, params: Param[], body: Stmt[], isLambda: boolean, isTopLevel: boolean): FuncInfo {
+export function newFuncInfo(
+  name: string,
+  line: number,
+  col: number,
+  params: Param[],
+  body: Stmt[],
+  isLambda: boolean,
+  isTopLevel: boolean,
+): FuncInfo {
   return {
-    name, line, col, params, body, isLambda, isTopLevel,
-    numLocals: 0, cellSlots: [], freevars: [], numPositional: 0, numKwonly: 0, varargsSlot: -1, kwargsSlot: -1, paramNames: [],
+    name,
+    line,
+    col,
+    params,
+    body,
+    isLambda,
+    isTopLevel,
+    numLocals: 0,
+    cellSlots: [],
+    freevars: [],
+    numPositional: 0,
+    numKwonly: 0,
+    varargsSlot: -1,
+    kwargsSlot: -1,
+    paramNames: [],
   };
 }
 
@@ -41,7 +62,17 @@ export function parse(file: string, src: string): ParseResult {
 }
 
 const AUG_OPS: Record<string, BinaryOp> = {
-  "+=": "+", "-=": "-", "*=": "*", "/=": "/", "//=": "//", "%=": "%", "|=": "|", "&=": "&", "^=": "^", "<<=": "<<", ">>=": ">>",
+  "+=": "+",
+  "-=": "-",
+  "*=": "*",
+  "/=": "/",
+  "//=": "//",
+  "%=": "%",
+  "|=": "|",
+  "&=": "&",
+  "^=": "^",
+  "<<=": "<<",
+  ">>=": ">>",
 };
 
 const COMPARISON = new Set(["==", "!=", "<", "<=", ">", ">="]);
@@ -133,7 +164,16 @@ class Parser {
     // at the end of the file after an unclosed bracket, the bracket error says it all
     if (this.atEndOfFile(e.tok) && this.diagnostics.some((d) => d.message.endsWith("was never closed"))) return;
     // a missing closing bracket after a bracket reported as never closed is the same error
-    if (/^expected '[)\]}]'/.test(e.message) && this.diagnostics.some((d) => d.message.endsWith("was never closed") && d.pos !== undefined && (d.pos.line < e.tok.line || (d.pos.line === e.tok.line && d.pos.col < e.tok.col)))) return;
+    if (
+      /^expected '[)\]}]'/.test(e.message) &&
+      this.diagnostics.some(
+        (d) =>
+          d.message.endsWith("was never closed") &&
+          d.pos !== undefined &&
+          (d.pos.line < e.tok.line || (d.pos.line === e.tok.line && d.pos.col < e.tok.col)),
+      )
+    )
+      return;
     this.diagnostics.push(errorAt("syntax-error", e.message, { file: this.file, line: e.tok.line, col: e.tok.col }, e.hint));
   }
 
@@ -298,7 +338,11 @@ class Parser {
     if (this.tok.kind !== "newline") {
       if (this.tok.kind === "string" && this.toks[this.pos - 1]?.kind === "string")
         this.fail("implicit string concatenation is not allowed in Starlark", this.tok, "join the strings with +");
-      this.fail(`unexpected ${describe(this.tok)} after statement`, this.tok, this.isOp("=") ? "assignment is a statement; use == to compare" : undefined);
+      this.fail(
+        `unexpected ${describe(this.tok)} after statement`,
+        this.tok,
+        this.isOp("=") ? "assignment is a statement; use == to compare" : undefined,
+      );
     }
     this.next();
   }
@@ -361,7 +405,11 @@ class Parser {
         for (const e of x.elems) this.checkAssignable(e, at);
         return;
       default:
-        this.fail(`cannot assign to ${exprWhat(x)}`, at, x.kind === "binary" && x.op === "==" ? undefined : "the left side of = must be a name, index, attribute, or a tuple/list of them");
+        this.fail(
+          `cannot assign to ${exprWhat(x)}`,
+          at,
+          x.kind === "binary" && x.op === "==" ? undefined : "the left side of = must be a name, index, attribute, or a tuple/list of them",
+        );
     }
   }
 
@@ -378,18 +426,34 @@ class Parser {
         const s = this.next();
         const nm = s.value as string;
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(nm)) this.fail(`load: ${JSON.stringify(nm)} is not a valid name`, s);
-        names.push([{ kind: "ident", name: nm, line: s.line, col: s.col, binding: { kind: "unresolved" } }, nm, { line: s.line, col: s.col }]);
+        names.push([
+          { kind: "ident", name: nm, line: s.line, col: s.col, binding: { kind: "unresolved" } },
+          nm,
+          { line: s.line, col: s.col },
+        ]);
       } else if (this.tok.kind === "ident") {
         const id = this.next();
         this.expectOp("=");
         if (this.tok.kind !== "string") this.fail(`load: expected a string naming the symbol to bind to ${id.text}`);
         const s = this.next();
-        names.push([{ kind: "ident", name: id.text, line: id.line, col: id.col, binding: { kind: "unresolved" } }, s.value as string, { line: s.line, col: s.col }]);
+        names.push([
+          { kind: "ident", name: id.text, line: id.line, col: id.col, binding: { kind: "unresolved" } },
+          s.value as string,
+          { line: s.line, col: s.col },
+        ]);
       } else this.fail(`load: expected a string or name = "symbol", got ${describe(this.tok)}`);
     }
     this.expectOp(")");
     if (names.length === 0) this.fail("load statement must import at least one symbol", kw);
-    return { kind: "load", module: modTok.value as string, moduleLine: modTok.line, moduleCol: modTok.col, names, line: kw.line, col: kw.col };
+    return {
+      kind: "load",
+      module: modTok.value as string,
+      moduleLine: modTok.line,
+      moduleCol: modTok.col,
+      names,
+      line: kw.line,
+      col: kw.col,
+    };
   }
 
   // --- expressions ---
@@ -401,7 +465,8 @@ class Parser {
     const elems = [first];
     while (this.isOp(",")) {
       const comma = this.next();
-      if (this.atExpressionEnd()) this.fail("trailing comma is not allowed in an unparenthesized tuple", comma, "wrap the tuple in parentheses: (a, b,)");
+      if (this.atExpressionEnd())
+        this.fail("trailing comma is not allowed in an unparenthesized tuple", comma, "wrap the tuple in parentheses: (a, b,)");
       elems.push(this.parseTest());
     }
     return { kind: "tuple", elems, line: first.line, col: first.col, parens: false };
@@ -410,7 +475,7 @@ class Parser {
   private atExpressionEnd(): boolean {
     const t = this.tok;
     if (t.kind === "newline" || t.kind === "eof") return true;
-    return t.kind === "op" && ["=", ")", "]", "}", ":", ";"].includes(t.text) || (t.kind === "op" && t.text in AUG_OPS);
+    return (t.kind === "op" && ["=", ")", "]", "}", ":", ";"].includes(t.text)) || (t.kind === "op" && t.text in AUG_OPS);
   }
 
   private enter(): void {
@@ -577,7 +642,8 @@ class Parser {
           args.push({ kind: "named", name: t.text, value: this.parseTest(), line: t.line, col: t.col });
         } else {
           const v = this.parseTest();
-          if (this.isKw("for")) this.fail("generator expressions are not supported in Starlark", this.tok, "use a list comprehension: f([x for x in y])");
+          if (this.isKw("for"))
+            this.fail("generator expressions are not supported in Starlark", this.tok, "use a list comprehension: f([x for x in y])");
           args.push({ kind: "pos", value: v, line: v.line, col: v.col });
         }
         if (!this.isOp(",")) break;
@@ -686,7 +752,8 @@ class Parser {
         return { kind: "tuple", elems: [], line: open.line, col: open.col, parens: true };
       }
       const first = this.parseTest();
-      if (this.isKw("for")) this.fail("generator expressions are not supported in Starlark", this.tok, "use a list comprehension [... for ...]");
+      if (this.isKw("for"))
+        this.fail("generator expressions are not supported in Starlark", this.tok, "use a list comprehension [... for ...]");
       if (this.isOp(")")) {
         this.next();
         return { kind: "paren", x: first, line: open.line, col: open.col };
@@ -741,7 +808,8 @@ class Parser {
         return { kind: "dict", entries: [], line: open.line, col: open.col };
       }
       const k = this.parseTest();
-      if (!this.isOp(":")) this.fail(`expected ':' after dict key, got ${describe(this.tok)}`, this.tok, "Starlark has no set literals; use a dict or a list");
+      if (!this.isOp(":"))
+        this.fail(`expected ':' after dict key, got ${describe(this.tok)}`, this.tok, "Starlark has no set literals; use a dict or a list");
       this.next();
       const v = this.parseTest();
       if (this.isKw("for")) {

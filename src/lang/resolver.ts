@@ -57,7 +57,15 @@ class Resolver {
 
   run(stmts: Stmt[]): { ast: FileAST; diagnostics: Diagnostic[] } {
     const toplevel = newFuncInfo("<toplevel>", 1, 1, [], stmts, false, false);
-    const moduleFs: FnScope = { info: toplevel, parent: null, defBlock: null, nextSlot: 0, cells: new Set(), freeMap: new Map(), isModule: true };
+    const moduleFs: FnScope = {
+      info: toplevel,
+      parent: null,
+      defBlock: null,
+      nextSlot: 0,
+      cells: new Set(),
+      freeMap: new Map(),
+      isModule: true,
+    };
     this.allScopes.push(moduleFs);
     // Pass 1: every top-level binding is a global, usable by any function in the file.
     this.collectGlobals(stmts);
@@ -70,7 +78,10 @@ class Resolver {
       fs.info.numLocals = fs.nextSlot;
       fs.info.cellSlots = [...fs.cells].sort((a, b) => a - b);
     }
-    return { ast: { file: this.file, stmts, toplevel, globalNames: this.globalNames, loadSlots: this.loadSlots }, diagnostics: this.diagnostics };
+    return {
+      ast: { file: this.file, stmts, toplevel, globalNames: this.globalNames, loadSlots: this.loadSlots },
+      diagnostics: this.diagnostics,
+    };
   }
 
   private collectGlobals(stmts: Stmt[]): void {
@@ -93,11 +104,23 @@ class Resolver {
           break;
         case "load":
           for (const [id, orig, at] of s.names) {
-            if (orig.startsWith("_")) this.err("load-error", `load: cannot load private symbol '${orig}' (names starting with _ are not exported)`, at.line, at.col);
+            if (orig.startsWith("_"))
+              this.err(
+                "load-error",
+                `load: cannot load private symbol '${orig}' (names starting with _ are not exported)`,
+                at.line,
+                at.col,
+              );
             const existing = this.globals.get(id.name);
             if (existing !== undefined) {
               const what = this.loadSlots.has(existing) ? "loaded" : "defined";
-              this.err("load-error", `load: '${id.name}' is already ${what} in this file (line ${this.declaredAt.get(id.name)})`, id.line, id.col, "load it once, or bind it to another name: load(\"m.star\", other = \"name\")");
+              this.err(
+                "load-error",
+                `load: '${id.name}' is already ${what} in this file (line ${this.declaredAt.get(id.name)})`,
+                id.line,
+                id.col,
+                'load it once, or bind it to another name: load("m.star", other = "name")',
+              );
               continue;
             }
             const slot = this.declareGlobal(id.name, id.line, id.col);
@@ -118,11 +141,23 @@ class Resolver {
     const existing = this.globals.get(name);
     if (existing !== undefined) {
       if (this.loadSlots.has(existing))
-        this.err("load-error", `cannot assign to '${name}': it is bound by load on line ${this.declaredAt.get(name)}`, line, col, "names bound by load are read-only; choose another name");
+        this.err(
+          "load-error",
+          `cannot assign to '${name}': it is bound by load on line ${this.declaredAt.get(name)}`,
+          line,
+          col,
+          "names bound by load are read-only; choose another name",
+        );
       return existing;
     }
     if (this.opts.predeclared.has(name) || this.opts.universal.has(name)) {
-      this.err("reassign-builtin", `cannot assign to built-in '${name}' at top level`, line, col, `choose another name; '${name}' is a built-in of this file`);
+      this.err(
+        "reassign-builtin",
+        `cannot assign to built-in '${name}' at top level`,
+        line,
+        col,
+        `choose another name; '${name}' is a built-in of this file`,
+      );
       return undefined;
     }
     const slot = this.globalNames.length;
@@ -252,7 +287,8 @@ class Resolver {
         case "plain":
           if (sawStar) kwonly.push(p.name);
           else {
-            if (sawDefault) this.err("syntax-error", `required parameter '${p.name}' may not follow a parameter with a default`, p.line, p.col);
+            if (sawDefault)
+              this.err("syntax-error", `required parameter '${p.name}' may not follow a parameter with a default`, p.line, p.col);
             positional.push(p.name);
           }
           break;

@@ -3,9 +3,7 @@
 
 import { errorAt, type Diagnostic } from "./diagnostic.js";
 
-export type TokenKind =
-  | "ident" | "int" | "float" | "string" | "op" | "keyword"
-  | "newline" | "indent" | "dedent" | "eof";
+export type TokenKind = "ident" | "int" | "float" | "string" | "op" | "keyword" | "newline" | "indent" | "dedent" | "eof";
 
 export interface Token {
   kind: TokenKind;
@@ -18,16 +16,43 @@ export interface Token {
 }
 
 export const KEYWORDS = new Set([
-  "and", "break", "continue", "def", "elif", "else", "for", "if", "in", "lambda", "load", "not", "or", "pass", "return",
+  "and",
+  "break",
+  "continue",
+  "def",
+  "elif",
+  "else",
+  "for",
+  "if",
+  "in",
+  "lambda",
+  "load",
+  "not",
+  "or",
+  "pass",
+  "return",
 ]);
 
 /** Python keywords that Starlark reserves; using one is a lexical error with a tailored hint. */
 const RESERVED: Record<string, string> = {
-  as: "", assert: "use fail() to report an error", async: "", await: "", class: "Starlark has no classes; use struct() or dicts",
-  del: "use dict.pop() or list.pop() to remove an element", except: "Starlark has no exceptions", finally: "Starlark has no exceptions",
-  from: "use load(\"file.star\", \"name\") to import", global: "", import: "use load(\"file.star\", \"name\") to import", is: "use == to compare values",
-  nonlocal: "", raise: "use fail(\"message\") to stop with an error", try: "Starlark has no exceptions",
-  while: "Starlark has no while loops; use `for i in range(n):` with a bound (L-11)", with: "", yield: "",
+  as: "",
+  assert: "use fail() to report an error",
+  async: "",
+  await: "",
+  class: "Starlark has no classes; use struct() or dicts",
+  del: "use dict.pop() or list.pop() to remove an element",
+  except: "Starlark has no exceptions",
+  finally: "Starlark has no exceptions",
+  from: 'use load("file.star", "name") to import',
+  global: "",
+  import: 'use load("file.star", "name") to import',
+  is: "use == to compare values",
+  nonlocal: "",
+  raise: 'use fail("message") to stop with an error',
+  try: "Starlark has no exceptions",
+  while: "Starlark has no while loops; use `for i in range(n):` with a bound (L-11)",
+  with: "",
+  yield: "",
 };
 
 /** The reserved words (each already reported by the scanner, so not again as undefined names). */
@@ -36,9 +61,49 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set(Object.keys(RESERVED)
 const CLOSE: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
 
 const OPERATORS = [
-  "**=", "//=", "<<=", ">>=",
-  "==", "!=", "<=", ">=", "//", "<<", ">>", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "**", "->",
-  "+", "-", "*", "/", "%", "|", "&", "^", "~", "<", ">", "=", ".", ",", ":", ";", "(", ")", "[", "]", "{", "}",
+  "**=",
+  "//=",
+  "<<=",
+  ">>=",
+  "==",
+  "!=",
+  "<=",
+  ">=",
+  "//",
+  "<<",
+  ">>",
+  "+=",
+  "-=",
+  "*=",
+  "/=",
+  "%=",
+  "|=",
+  "&=",
+  "^=",
+  "**",
+  "->",
+  "+",
+  "-",
+  "*",
+  "/",
+  "%",
+  "|",
+  "&",
+  "^",
+  "~",
+  "<",
+  ">",
+  "=",
+  ".",
+  ",",
+  ":",
+  ";",
+  "(",
+  ")",
+  "[",
+  "]",
+  "{",
+  "}",
 ];
 
 const OPERATOR_SET = new Set(OPERATORS);
@@ -56,7 +121,9 @@ export function scan(file: string, src: string): { tokens: Token[]; diagnostics:
   const STATEMENT_START = /^[ \t]*(def|return|load|pass|break|continue|elif)\b/;
   const unclosed = () => {
     const o = openers[0];
-    diagnostics.push(errorAt("syntax-error", `'${o.ch}' was never closed`, { file, line: o.line, col: o.col }, `close it with '${CLOSE[o.ch]}'`));
+    diagnostics.push(
+      errorAt("syntax-error", `'${o.ch}' was never closed`, { file, line: o.line, col: o.col }, `close it with '${CLOSE[o.ch]}'`),
+    );
     openers.length = 0;
     depth = 0;
   };
@@ -101,7 +168,8 @@ export function scan(file: string, src: string): { tokens: Token[]; diagnostics:
         atLineStart = true;
         continue;
       }
-      if (tabAt >= 0) err("tab characters are not allowed in indentation", line, tabAt - lineStart + 1, "indent with spaces only (Starlark)");
+      if (tabAt >= 0)
+        err("tab characters are not allowed in indentation", line, tabAt - lineStart + 1, "indent with spaces only (Starlark)");
       i = j;
       atLineStart = false;
       const cur = indents[indents.length - 1];
@@ -141,7 +209,8 @@ export function scan(file: string, src: string): { tokens: Token[]; diagnostics:
     if (c === "\n" || c === "\r") {
       i += c === "\r" && src[i + 1] === "\n" ? 2 : 1;
       if (depth > 0 && STATEMENT_START.test(src.slice(i, i + 64))) unclosed();
-      if (depth === 0 && lastKind() !== "newline" && lastKind() !== "indent" && lastKind() !== "dedent") push("newline", "", startLine, startCol);
+      if (depth === 0 && lastKind() !== "newline" && lastKind() !== "indent" && lastKind() !== "dedent")
+        push("newline", "", startLine, startCol);
       line++;
       lineStart = i;
       atLineStart = depth === 0;
@@ -235,7 +304,7 @@ export function scan(file: string, src: string): { tokens: Token[]; diagnostics:
     }
     while (i < src.length && isDigit(src[i])) i++;
     let isFloat = false;
-    if (src[i] === "." ) {
+    if (src[i] === ".") {
       isFloat = true;
       i++;
       while (i < src.length && isDigit(src[i])) i++;
@@ -266,7 +335,12 @@ export function scan(file: string, src: string): { tokens: Token[]; diagnostics:
       return;
     }
     if (clean.length > 1 && clean[0] === "0" && /[1-9]/.test(clean)) {
-      err(`invalid int literal ${text}: leading zeros are not allowed`, l, c, `use 0o${clean.replace(/^0+/, "")} for an octal number, or drop the zeros`);
+      err(
+        `invalid int literal ${text}: leading zeros are not allowed`,
+        l,
+        c,
+        `use 0o${clean.replace(/^0+/, "")} for an octal number, or drop the zeros`,
+      );
       push("int", text, l, c, 0n);
       return;
     }
@@ -335,16 +409,36 @@ export function scan(file: string, src: string): { tokens: Token[]; diagnostics:
           line++;
           lineStart = i;
           break;
-        case "a": out += "\x07"; break;
-        case "b": out += "\b"; break;
-        case "f": out += "\f"; break;
-        case "n": out += "\n"; break;
-        case "r": out += "\r"; break;
-        case "t": out += "\t"; break;
-        case "v": out += "\v"; break;
-        case "\\": out += "\\"; break;
-        case "'": out += "'"; break;
-        case '"': out += '"'; break;
+        case "a":
+          out += "\x07";
+          break;
+        case "b":
+          out += "\b";
+          break;
+        case "f":
+          out += "\f";
+          break;
+        case "n":
+          out += "\n";
+          break;
+        case "r":
+          out += "\r";
+          break;
+        case "t":
+          out += "\t";
+          break;
+        case "v":
+          out += "\v";
+          break;
+        case "\\":
+          out += "\\";
+          break;
+        case "'":
+          out += "'";
+          break;
+        case '"':
+          out += '"';
+          break;
         case "x": {
           const h = src.slice(i, i + 2);
           if (!/^[0-9a-fA-F]{2}$/.test(h)) err("invalid \\x escape: needs exactly two hex digits", line, escCol);

@@ -53,7 +53,11 @@ export const SET_METHODS: Record<string, Method> = {
   },
   difference_update: (c, s, a, k) => {
     const os = others(c, "difference_update", a, k);
-    replaceWith(s, s.elems().filter((e) => !os.some((o) => o.has(e))), "update");
+    replaceWith(
+      s,
+      s.elems().filter((e) => !os.some((o) => o.has(e))),
+      "update",
+    );
     return null;
   },
   discard: (c, s, a, k) => {
@@ -68,7 +72,11 @@ export const SET_METHODS: Record<string, Method> = {
   },
   intersection_update: (c, s, a, k) => {
     const os = others(c, "intersection_update", a, k);
-    replaceWith(s, s.elems().filter((e) => os.every((o) => o.has(e))), "update");
+    replaceWith(
+      s,
+      s.elems().filter((e) => os.every((o) => o.has(e))),
+      "update",
+    );
     return null;
   },
   isdisjoint: (c, s, a, k) => {
@@ -94,7 +102,8 @@ export const SET_METHODS: Record<string, Method> = {
   remove: (c, s, a, k) => {
     const x = elem(c, "remove", a, k);
     s.checkMutable("delete from");
-    if (!s.delete(x)) throw new StarError("key-error", `remove: ${repr(x)} not in set`, undefined, "use s.discard(x) to ignore a missing element");
+    if (!s.delete(x))
+      throw new StarError("key-error", `remove: ${repr(x)} not in set`, undefined, "use s.discard(x) to ignore a missing element");
     return null;
   },
   symmetric_difference: (c, s, a, k) => {

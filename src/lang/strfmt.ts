@@ -47,7 +47,11 @@ export function formatString(format: string, operand: Value): string {
     }
     out += convert(conv, arg);
   }
-  if (!usedMapping && argIndex < args.length) throw fmtError(`too many arguments for format string (${args.length} given, ${argIndex} used)`, "pass a tuple with one value per % conversion");
+  if (!usedMapping && argIndex < args.length)
+    throw fmtError(
+      `too many arguments for format string (${args.length} given, ${argIndex} used)`,
+      "pass a tuple with one value per % conversion",
+    );
   return out;
 }
 
@@ -89,7 +93,8 @@ function convert(conv: string, arg: Value): string {
     case "F":
     case "g":
     case "G": {
-      if (typeof arg !== "bigint" && typeof arg !== "number") throw fmtError(`%${conv} format requires a float or int, not ${typeName(arg)}`);
+      if (typeof arg !== "bigint" && typeof arg !== "number")
+        throw fmtError(`%${conv} format requires a float or int, not ${typeName(arg)}`);
       const f = Number(arg);
       if (conv === "e" || conv === "E") return formatExp(f, 6, conv === "E");
       if (conv === "f" || conv === "F") return formatFixed(f, 6, conv === "F");
@@ -136,13 +141,18 @@ export function strFormat(format: string, args: readonly Value[], kwargs: Readon
       field = field.slice(0, bang);
       if (conv !== "s" && conv !== "r") throw fmtError(`unknown conversion !${conv} in format string`, "use !s or !r");
     }
-    if (field.includes(":")) throw fmtError(`format spec ${JSON.stringify(field.slice(field.indexOf(":")))} is not supported in Starlark`, "format the value first, e.g. with '%.2f' % x");
+    if (field.includes(":"))
+      throw fmtError(
+        `format spec ${JSON.stringify(field.slice(field.indexOf(":")))} is not supported in Starlark`,
+        "format the value first, e.g. with '%.2f' % x",
+      );
     if (field.includes("{")) throw fmtError("nested replacement fields are not supported");
     let arg: Value;
     if (field === "") {
       if (mode === "manual") throw fmtError("cannot switch from manual field numbering to automatic");
       mode = "auto";
-      if (auto >= args.length) throw new StarError("index-error", `format: not enough positional arguments for {} #${auto + 1} (${args.length} given)`);
+      if (auto >= args.length)
+        throw new StarError("index-error", `format: not enough positional arguments for {} #${auto + 1} (${args.length} given)`);
       arg = args[auto++];
     } else if (/^\d+$/.test(field)) {
       if (mode === "auto") throw fmtError("cannot switch from automatic field numbering to manual");
@@ -152,7 +162,13 @@ export function strFormat(format: string, args: readonly Value[], kwargs: Readon
       arg = args[n];
     } else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) {
       const kv = kwargs.find(([k]) => k === field);
-      if (!kv) throw new StarError("key-error", `format: keyword ${field} not given`, undefined, kwargs.length ? `given: ${kwargs.map(([k]) => k).join(", ")}` : undefined);
+      if (!kv)
+        throw new StarError(
+          "key-error",
+          `format: keyword ${field} not given`,
+          undefined,
+          kwargs.length ? `given: ${kwargs.map(([k]) => k).join(", ")}` : undefined,
+        );
       arg = kv[1];
     } else {
       throw fmtError(`format field {${field}} is not supported: use {}, {0} or {name}`);

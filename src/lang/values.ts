@@ -7,20 +7,7 @@ import type { FuncInfo } from "./ast.js";
 import { formatFloat } from "./numfmt.js";
 
 export type Value =
-  | null
-  | boolean
-  | bigint
-  | number
-  | string
-  | StarList
-  | Tuple
-  | Dict
-  | StarSet
-  | StarFunction
-  | Builtin
-  | Struct
-  | RangeValue
-  | HostObject;
+  null | boolean | bigint | number | string | StarList | Tuple | Dict | StarSet | StarFunction | Builtin | Struct | RangeValue | HostObject;
 
 /** A runtime error raised by built-ins or the evaluator; the evaluator attaches position and stack. */
 export class StarError extends Error {
@@ -40,8 +27,18 @@ export class StarError extends Error {
 
 function mutationError(what: string, v: { frozen: boolean }, verb: string): StarError {
   return v.frozen
-    ? new StarError("frozen-value", `cannot ${verb} frozen ${what}`, undefined, "values are frozen once the module that made them finishes (L-14); make a copy, e.g. list(x) or dict(x)")
-    : new StarError("runtime-error", `cannot ${verb} ${what} during iteration`, undefined, "build a new collection instead of changing the one being iterated (L-14)");
+    ? new StarError(
+        "frozen-value",
+        `cannot ${verb} frozen ${what}`,
+        undefined,
+        "values are frozen once the module that made them finishes (L-14); make a copy, e.g. list(x) or dict(x)",
+      )
+    : new StarError(
+        "runtime-error",
+        `cannot ${verb} ${what} during iteration`,
+        undefined,
+        "build a new collection instead of changing the one being iterated (L-14)",
+      );
 }
 
 export class StarList {
@@ -486,14 +483,26 @@ function reprInto(v: Value, seen: Set<object>): string {
   }
   if (v instanceof Dict) {
     seen.add(v);
-    const s = "{" + v.entries().map(([k, x]) => `${reprInto(k, seen)}: ${reprInto(x, seen)}`).join(", ") + "}";
+    const s =
+      "{" +
+      v
+        .entries()
+        .map(([k, x]) => `${reprInto(k, seen)}: ${reprInto(x, seen)}`)
+        .join(", ") +
+      "}";
     seen.delete(v);
     return s;
   }
   if (v instanceof StarSet) {
     if (v.size === 0) return "set()";
     seen.add(v);
-    const s = "set([" + v.elems().map((e) => reprInto(e, seen)).join(", ") + "])";
+    const s =
+      "set([" +
+      v
+        .elems()
+        .map((e) => reprInto(e, seen))
+        .join(", ") +
+      "])";
     seen.delete(v);
     return s;
   }
@@ -504,7 +513,8 @@ function reprInto(v: Value, seen: Set<object>): string {
     return s;
   }
   if (v instanceof StarFunction) return v.isLambda ? "<function lambda>" : `<function ${v.name}>`;
-  if (v instanceof Builtin) return v.recv !== undefined ? `<built-in method ${v.name} of ${typeName(v.recv)} value>` : `<built-in function ${v.name}>`;
+  if (v instanceof Builtin)
+    return v.recv !== undefined ? `<built-in method ${v.name} of ${typeName(v.recv)} value>` : `<built-in function ${v.name}>`;
   if (v instanceof RangeValue) return v.step === 1n ? `range(${v.start}, ${v.stop})` : `range(${v.start}, ${v.stop}, ${v.step})`;
   return (v as HostObject).repr();
 }
@@ -596,12 +606,20 @@ export function numCompare(a: bigint | number, b: bigint | number): number {
 export function compare(a: Value, b: Value): number {
   const ta = typeof a;
   const tb = typeof b;
-  if ((ta === "bigint" || ta === "number") && (tb === "bigint" || tb === "number")) return numCompare(a as bigint | number, b as bigint | number);
+  if ((ta === "bigint" || ta === "number") && (tb === "bigint" || tb === "number"))
+    return numCompare(a as bigint | number, b as bigint | number);
   if (ta === "string" && tb === "string") return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
   if (ta === "boolean" && tb === "boolean") return a === b ? 0 : a ? 1 : -1;
   if (a instanceof StarList && b instanceof StarList) return seqCompare(a.elems, b.elems);
   if (a instanceof Tuple && b instanceof Tuple) return seqCompare(a.elems, b.elems);
-  throw new StarError("type-error", `unsupported comparison: ${typeName(a)} vs ${typeName(b)}`, undefined, typeName(a) === typeName(b) ? `values of type ${typeName(a)} are not ordered` : "only values of the same type (or int and float) can be ordered");
+  throw new StarError(
+    "type-error",
+    `unsupported comparison: ${typeName(a)} vs ${typeName(b)}`,
+    undefined,
+    typeName(a) === typeName(b)
+      ? `values of type ${typeName(a)} are not ordered`
+      : "only values of the same type (or int and float) can be ordered",
+  );
 }
 
 function seqCompare(a: readonly Value[], b: readonly Value[]): number {
@@ -651,7 +669,12 @@ function objectHash(v: Value): string {
     const h = v.hashKey();
     if (h !== undefined) return v.starType + ":" + h;
   }
-  throw new StarError("type-error", `unhashable type: ${typeName(v)}`, undefined, "dict keys and set elements must be hashable (not list or dict); a tuple of hashable values works");
+  throw new StarError(
+    "type-error",
+    `unhashable type: ${typeName(v)}`,
+    undefined,
+    "dict keys and set elements must be hashable (not list or dict); a tuple of hashable values works",
+  );
 }
 
 function subHash(v: Value): string {
@@ -721,10 +744,12 @@ function setOwn(out: Record<string, unknown>, k: string, v: unknown): void {
 }
 
 export function toJSON(v: Value, depth = 0): unknown {
-  if (depth > MAX_JSON_DEPTH) throw new StarError("type-error", `value is nested more than ${MAX_JSON_DEPTH} levels deep; it cannot be converted to JSON`);
+  if (depth > MAX_JSON_DEPTH)
+    throw new StarError("type-error", `value is nested more than ${MAX_JSON_DEPTH} levels deep; it cannot be converted to JSON`);
   if (v === null || typeof v === "boolean" || typeof v === "string") return v;
   if (typeof v === "bigint") {
-    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) throw new StarError("type-error", `int ${v} is too large to convert to JSON`);
+    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER))
+      throw new StarError("type-error", `int ${v} is too large to convert to JSON`);
     return Number(v);
   }
   if (typeof v === "number") {
@@ -780,7 +805,9 @@ export function unpackArgs(
   if (args.length > n) {
     throw new StarError(
       "too-many-arguments",
-      n === 0 ? `${fnName}() takes no arguments (${args.length} given)` : `${fnName}() accepts at most ${n} positional argument${n === 1 ? "" : "s"} (${args.length} given)`,
+      n === 0
+        ? `${fnName}() takes no arguments (${args.length} given)`
+        : `${fnName}() accepts at most ${n} positional argument${n === 1 ? "" : "s"} (${args.length} given)`,
       call.argPositions[n] ?? call.pos,
       n > 0 ? `it accepts: ${paramNames(params).join(", ")}; pass the others by name` : undefined,
     );
@@ -802,7 +829,8 @@ export function unpackArgs(
       }
     }
     if (!found) {
-      if (n === 0) throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; it takes no arguments`, kpos);
+      if (n === 0)
+        throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; it takes no arguments`, kpos);
       const names = paramNames(params);
       const near = nearestName(key, names);
       throw new StarError(
@@ -828,7 +856,12 @@ export function unpackArgs(
 export function rejectKwargs(call: CallContext, fnName: string, kwargs: Array<[string, Value]>): void {
   if (kwargs.length === 0) return;
   const [key] = kwargs[0];
-  throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; its arguments are positional only`, call.kwargPositions[key] ?? call.pos, `pass the value without '${key} ='`);
+  throw new StarError(
+    "unknown-argument",
+    `${fnName}() got an unexpected keyword argument '${key}'; its arguments are positional only`,
+    call.kwargPositions[key] ?? call.pos,
+    `pass the value without '${key} ='`,
+  );
 }
 
 function paramName(p: string): string {

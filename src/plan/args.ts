@@ -22,7 +22,15 @@ export interface Args {
  * unpackArgs, but an argument error does not stop the call: it is recorded, the offending argument
  * dropped (or required ones relaxed), and unpacking retried, so the other arguments are still read.
  */
-export function unpack(ctx: CompileContext, call: CallContext, fn: string, args: Value[], kwargs: Array<[string, Value]>, params: string[], broken: Set<string>): Args {
+export function unpack(
+  ctx: CompileContext,
+  call: CallContext,
+  fn: string,
+  args: Value[],
+  kwargs: Array<[string, Value]>,
+  params: string[],
+  broken: Set<string>,
+): Args {
   // Only a compilation with a failed load has unknown values to leave out.
   let { pos, kw } = ctx.unknownValues ? leaveOutUnknown(args, kwargs, params, broken) : { pos: args, kw: kwargs };
   // A required argument that was left out as unknown is not missing.
@@ -68,7 +76,10 @@ export function unpack(ctx: CompileContext, call: CallContext, fn: string, args:
         // The argument it was probably meant to be is unknown now: skip rules that need it. With
         // no close name, the task's other arguments are still good; only a field reference could
         // have been a gate, and only then is the coverage of gates unknown (G-8).
-        const near = nearestName(name, ps.map((p) => p.replace("?", "")));
+        const near = nearestName(
+          name,
+          ps.map((p) => p.replace("?", "")),
+        );
         broken.add(near ?? "all");
         if (near === "when" || (near === undefined && mayBeGate(value))) {
           broken.add("when");
@@ -89,7 +100,12 @@ export function unpack(ctx: CompileContext, call: CallContext, fn: string, args:
  * only its known parts; either way the argument is marked broken, so the rules that need it are
  * skipped and no follow-on problem is invented. An unknown argument name is kept, to be reported.
  */
-function leaveOutUnknown(args: Value[], kwargs: Array<[string, Value]>, params: string[], broken: Set<string>): { pos: Value[]; kw: Array<[string, Value]> } {
+function leaveOutUnknown(
+  args: Value[],
+  kwargs: Array<[string, Value]>,
+  params: string[],
+  broken: Set<string>,
+): { pos: Value[]; kw: Array<[string, Value]> } {
   if (!args.some((a) => holds(a, isBroken)) && !kwargs.some(([, v]) => holds(v, isBroken))) return { pos: args, kw: kwargs };
   const names = params.map((p) => p.replace("?", ""));
   // Positional arguments become keywords, so that an unknown one can be left out.
@@ -171,7 +187,11 @@ export class Reader {
     if (s === undefined) return def;
     if (!(allowed as readonly string[]).includes(s)) {
       const near = nearestName(s, allowed);
-      this.invalid(name, `${JSON.stringify(s)} is not one of ${allowed.map((x) => JSON.stringify(x)).join(", ")}`, near ? `did you mean "${near}"?` : undefined);
+      this.invalid(
+        name,
+        `${JSON.stringify(s)} is not one of ${allowed.map((x) => JSON.stringify(x)).join(", ")}`,
+        near ? `did you mean "${near}"?` : undefined,
+      );
       return def;
     }
     return s as T;
@@ -233,7 +253,12 @@ export class Reader {
     if (s === undefined) return def;
     const secs = parseDuration(s);
     if (secs === undefined) {
-      this.ctx.report("invalid-duration", `${this.fn}() argument '${name}': ${JSON.stringify(s)} is not a duration`, this.pos(name), 'write a number and a unit s, m or h, e.g. "90s", "10m", "2h", "1h30m"');
+      this.ctx.report(
+        "invalid-duration",
+        `${this.fn}() argument '${name}': ${JSON.stringify(s)} is not a duration`,
+        this.pos(name),
+        'write a number and a unit s, m or h, e.g. "90s", "10m", "2h", "1h30m"',
+      );
       this.broken.add(name);
       return def;
     }

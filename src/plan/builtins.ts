@@ -12,7 +12,19 @@ import { FieldRefValue, InertValue, QuestionValue, TaskValue } from "./values.js
 
 export { CompileContext } from "./context.js";
 
-const COMMON = ["depends_on?", "join?", "over?", "max_fanout?", "keyed?", "when?", "answers?", "otherwise?", "timeout?", "retries?", "emits?"];
+const COMMON = [
+  "depends_on?",
+  "join?",
+  "over?",
+  "max_fanout?",
+  "keyed?",
+  "when?",
+  "answers?",
+  "otherwise?",
+  "timeout?",
+  "retries?",
+  "emits?",
+];
 
 // ---------------------------------------------------------------------------------------------
 // Tasks
@@ -68,11 +80,13 @@ function readCommon(r: Reader, t: DeclTask): void {
   if (r.has("keyed")) {
     const v = r.a.values.keyed;
     const items = listItems(v);
-    if (!items) r.wrong("keyed", "a list of field references", v, v instanceof FieldRefValue ? "write keyed = [producer.field]" : undefined);
-    else for (const x of items) {
-      const ref = r.ref("keyed", x);
-      if (ref) t.keyed.push(ref);
-    }
+    if (!items)
+      r.wrong("keyed", "a list of field references", v, v instanceof FieldRefValue ? "write keyed = [producer.field]" : undefined);
+    else
+      for (const x of items) {
+        const ref = r.ref("keyed", x);
+        if (ref) t.keyed.push(ref);
+      }
   }
   if (r.has("when")) {
     const ref = r.ref("when");
@@ -80,7 +94,11 @@ function readCommon(r: Reader, t: DeclTask): void {
       const w: DeclWhen = { ref, otherwise: false };
       const answers = r.labels("answers");
       if (answers !== undefined && answers.length === 0) {
-        r.invalid("answers", "the list of labels is empty, so the task could never run", 'list at least one label, or use otherwise = True');
+        r.invalid(
+          "answers",
+          "the list of labels is empty, so the task could never run",
+          "list at least one label, or use otherwise = True",
+        );
       } else if (answers !== undefined) {
         w.answers = answers;
         w.answersPos = r.pos("answers");
@@ -110,13 +128,22 @@ function readCommon(r: Reader, t: DeclTask): void {
           continue;
         }
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) {
-          r.ctx.report("invalid-name", `emits field ${JSON.stringify(k)} is not an identifier`, r.pos("emits"), "field names are identifiers so they can be written as task.field");
+          r.ctx.report(
+            "invalid-name",
+            `emits field ${JSON.stringify(k)} is not an identifier`,
+            r.pos("emits"),
+            "field names are identifiers so they can be written as task.field",
+          );
           continue;
         }
         if (typeof x !== "string" || !(FIELD_TYPES as readonly string[]).includes(x)) {
           const near = typeof x === "string" ? nearestName(x, FIELD_TYPES) : undefined;
-          r.ctx.report("invalid-field-type", `emits field '${k}' has type ${typeof x === "string" ? JSON.stringify(x) : typeName(x)}; types are ${FIELD_TYPES.map((f) => JSON.stringify(f)).join(", ")}`,
-            r.pos("emits"), near ? `did you mean "${near}"?` : undefined);
+          r.ctx.report(
+            "invalid-field-type",
+            `emits field '${k}' has type ${typeof x === "string" ? JSON.stringify(x) : typeName(x)}; types are ${FIELD_TYPES.map((f) => JSON.stringify(f)).join(", ")}`,
+            r.pos("emits"),
+            near ? `did you mean "${near}"?` : undefined,
+          );
           t.emits[k] = "any"; // keep the field referenceable: no follow-on undeclared-field
           continue;
         }
@@ -132,8 +159,12 @@ function finish(ctx: CompileContext, r: Reader, t: DeclTask, call: CallContext):
   t.complete = r.broken.size === 0;
   const module = ctx.inModuleTopLevel();
   if (module !== undefined) {
-    ctx.report("module-declares-task", `module ${ctx.packRelative(module)} declares task '${t.name}' at its top level`, call.pos,
-      "modules may define helper functions that declare tasks; call them from the playbook (L-4)");
+    ctx.report(
+      "module-declares-task",
+      `module ${ctx.packRelative(module)} declares task '${t.name}' at its top level`,
+      call.pos,
+      "modules may define helper functions that declare tasks; call them from the playbook (L-4)",
+    );
   }
   ctx.tasks.push(t);
   return new TaskValue(t, ctx);
@@ -155,7 +186,8 @@ function taskBuiltin(ctx: CompileContext, kind: TaskKind, params: string[], impl
 
 const commandImpl: Impl = (_ctx, r, t) => {
   const run = r.string("run");
-  if (run !== undefined && run.trim() === "") r.invalid("run", "the command line is empty", 'write the shell command to run, e.g. run = "make test"');
+  if (run !== undefined && run.trim() === "")
+    r.invalid("run", "the command line is empty", 'write the shell command to run, e.g. run = "make test"');
   t.command = { run: run ?? "", env: r.stringDict("env") ?? {} };
 };
 
@@ -222,8 +254,12 @@ const evaluateImpl: Impl = (ctx, r, t) => {
     return;
   }
   if (fn.isLambda || !fn.isTopLevel) {
-    ctx.report("evaluate-not-top-level", `evaluate() fn must be a top-level def, but ${fn.isLambda ? "it is a lambda" : `'${fn.name}' is a nested function`}, which the plan cannot refer to by module and name`,
-      r.pos("fn"), "define the function with def at the top level of the playbook or of a lib/ module (T-4)");
+    ctx.report(
+      "evaluate-not-top-level",
+      `evaluate() fn must be a top-level def, but ${fn.isLambda ? "it is a lambda" : `'${fn.name}' is a nested function`}, which the plan cannot refer to by module and name`,
+      r.pos("fn"),
+      "define the function with def at the top level of the playbook or of a lib/ module (T-4)",
+    );
     r.broken.add("fn");
     return;
   }
@@ -234,9 +270,15 @@ const reviseImpl: Impl = (ctx, r, t) => {
   const take = (name: "body" | "reviewer"): DeclTask | undefined => {
     if (!r.has(name)) return undefined;
     const v = r.a.values[name];
-    if (!(v instanceof TaskValue)) return r.wrong(name, "a task declared inline (agent(...), command(...)" + (name === "reviewer" ? " or evaluate(...))" : ")"), v);
+    if (!(v instanceof TaskValue))
+      return r.wrong(name, "a task declared inline (agent(...), command(...)" + (name === "reviewer" ? " or evaluate(...))" : ")"), v);
     if (v.decl.inlineIn) {
-      ctx.report("inline-task-referenced", `'${v.decl.name}' is already the ${v.decl.inlineIn.revise?.body === v.decl ? "body" : "reviewer"} of revise '${v.decl.inlineIn.name}'`, r.pos(name), "declare a separate task for each loop");
+      ctx.report(
+        "inline-task-referenced",
+        `'${v.decl.name}' is already the ${v.decl.inlineIn.revise?.body === v.decl ? "body" : "reviewer"} of revise '${v.decl.inlineIn.name}'`,
+        r.pos(name),
+        "declare a separate task for each loop",
+      );
       r.broken.add(name);
       return undefined;
     }
@@ -252,13 +294,24 @@ const reviseImpl: Impl = (ctx, r, t) => {
   } else {
     r.broken.add("emits");
   }
-  if (r.has("emits")) ctx.report("revise-emits", "revise() does not take emits: its output is its body's output plus rounds", r.pos("emits"), "declare the fields in the body's emits");
+  if (r.has("emits"))
+    ctx.report(
+      "revise-emits",
+      "revise() does not take emits: its output is its body's output plus rounds",
+      r.pos("emits"),
+      "declare the fields in the body's emits",
+    );
 };
 
 // ---------------------------------------------------------------------------------------------
 // Questions
 
-function questionBuiltin(ctx: CompileContext, kind: QuestionKind, params: string[], read: (r: Reader, q: Omit<DeclQuestion, "name">) => void): Builtin {
+function questionBuiltin(
+  ctx: CompileContext,
+  kind: QuestionKind,
+  params: string[],
+  read: (r: Reader, q: Omit<DeclQuestion, "name">) => void,
+): Builtin {
   return new Builtin(kind, (call, args, kwargs) => {
     const broken = new Set<string>();
     const a = unpack(ctx, call, kind, args, kwargs, ["ask", ...params, "drop?", "min_confidence?", "type?"], broken);
@@ -277,7 +330,11 @@ function questionBuiltin(ctx: CompileContext, kind: QuestionKind, params: string
     if (mc !== undefined) q.min_confidence = mc;
     const type = r.optString("type");
     if (type !== undefined) {
-      if (!/^[A-Za-z0-9_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*$/.test(type)) r.invalid("type", `${JSON.stringify(type)} is not a judgement type (dot-separated names of letters, digits, _ and -, e.g. "triage.gate.depth")`);
+      if (!/^[A-Za-z0-9_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*$/.test(type))
+        r.invalid(
+          "type",
+          `${JSON.stringify(type)} is not a judgement type (dot-separated names of letters, digits, _ and -, e.g. "triage.gate.depth")`,
+        );
       else q.type = type;
     }
     read(r, q);
@@ -309,20 +366,44 @@ function readLabelDict(r: Reader, name: string, q: Omit<DeclQuestion, "name">): 
 function playbookBuiltin(ctx: CompileContext): Builtin {
   return new Builtin("playbook", (call, args, kwargs) => {
     const broken = new Set<string>();
-    const a = unpack(ctx, call, "playbook", args, kwargs, ["description?", "concurrency?", "decision_concurrency?", "max_duration?", "budget_usd?"], broken);
+    const a = unpack(
+      ctx,
+      call,
+      "playbook",
+      args,
+      kwargs,
+      ["description?", "concurrency?", "decision_concurrency?", "max_duration?", "budget_usd?"],
+      broken,
+    );
     const r = new Reader(ctx, "playbook", a, call.pos, broken);
     const module = ctx.inModuleTopLevel();
     if (module !== undefined) {
-      ctx.report("module-declares-task", `module ${ctx.packRelative(module)} calls playbook() at its top level`, call.pos, "only the playbook file sets run-wide settings (L-4, L-5)");
+      ctx.report(
+        "module-declares-task",
+        `module ${ctx.packRelative(module)} calls playbook() at its top level`,
+        call.pos,
+        "only the playbook file sets run-wide settings (L-4, L-5)",
+      );
       return null;
     }
     if (ctx.playbookCall) {
-      ctx.report("playbook-repeated", `playbook() is called again (first call at line ${ctx.playbookCall.line})`, call.pos, "merge the settings into one playbook(...) call (L-5)");
+      ctx.report(
+        "playbook-repeated",
+        `playbook() is called again (first call at line ${ctx.playbookCall.line})`,
+        call.pos,
+        "merge the settings into one playbook(...) call (L-5)",
+      );
       return null;
     }
     ctx.playbookCall = call.pos;
     const first = ctx.tasks.find((t) => !t.inlineIn);
-    if (first) ctx.report("playbook-after-task", `playbook() is called after task '${first.name}' was declared (line ${first.pos.line})`, call.pos, "call playbook(...) before declaring any task (L-5)");
+    if (first)
+      ctx.report(
+        "playbook-after-task",
+        `playbook() is called after task '${first.name}' was declared (line ${first.pos.line})`,
+        call.pos,
+        "call playbook(...) before declaring any task (L-5)",
+      );
     const s: DeclSettings = {
       description: r.string("description") ?? DEFAULT_SETTINGS.description,
       concurrency: r.int("concurrency", DEFAULT_SETTINGS.concurrency, 1, 10000),

@@ -42,7 +42,11 @@ export function compilePath(path: string, opts: CompileOptions = {}): CompileRes
     // Unreadable files (permissions, a vanished file) are the user's to fix, not a crash.
     const code = (e as NodeJS.ErrnoException | undefined)?.code;
     if (typeof code !== "string" || !/^E[A-Z]+$/.test(code)) throw e;
-    return { diagnostics: [errorAt("pack-not-found", `cannot read ${path}: ${(e as Error).message}`, undefined)], sources: new Map(), packRoot: "" };
+    return {
+      diagnostics: [errorAt("pack-not-found", `cannot read ${path}: ${(e as Error).message}`, undefined)],
+      sources: new Map(),
+      packRoot: "",
+    };
   }
   return { ...r, diagnostics: r.diagnostics.map(suggestBuiltin).map(citeRule) };
 }
@@ -58,7 +62,8 @@ function compileTarget(path: string, opts: CompileOptions): CompileResult {
     try {
       return { plan: readPlanToml(text, display), diagnostics: [], sources, packRoot: target.root };
     } catch (e) {
-      if (e instanceof Error && "diagnostics" in e) return { diagnostics: (e as { diagnostics: Diagnostic[] }).diagnostics, sources, packRoot: target.root };
+      if (e instanceof Error && "diagnostics" in e)
+        return { diagnostics: (e as { diagnostics: Diagnostic[] }).diagnostics, sources, packRoot: target.root };
       throw e;
     }
   }
@@ -70,7 +75,13 @@ function packRel(root: string, abs: string): string {
   return relative(root, abs).split(sep).join("/");
 }
 
-export function compilePlaybook(root: string, file: string, playbook: string, opts: CompileOptions = {}, sources = new Map<string, string>()): CompileResult {
+export function compilePlaybook(
+  root: string,
+  file: string,
+  playbook: string,
+  opts: CompileOptions = {},
+  sources = new Map<string, string>(),
+): CompileResult {
   const diags: Diagnostic[] = [];
   const pack = readPackToml(root, displayPath(`${root}${sep}pack.toml`));
   diags.push(...pack.diagnostics);
@@ -92,9 +103,12 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
     ctx.unknownValues = true;
     // A helper called with tasks (or with a playbook function, which sees every task) may declare
     // tasks gated on them.
-    return { globals: new UnknownGlobals(rel, (args) => {
-      if (args.some((a) => holds(a, (x) => x instanceof TaskValue || x instanceof FieldRefValue || x instanceof StarFunction))) ctx.unknownTasks = true;
-    }) };
+    return {
+      globals: new UnknownGlobals(rel, (args) => {
+        if (args.some((a) => holds(a, (x) => x instanceof TaskValue || x instanceof FieldRefValue || x instanceof StarFunction)))
+          ctx.unknownTasks = true;
+      }),
+    };
   };
   const load = (module: string, pos: Position): LoadResult => {
     const res = resolveLoadPath(root, module);
@@ -106,7 +120,12 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
     if (cached === "failed") return failed(res.rel);
     if (cached) return cached;
     if (loading.includes(res.rel)) {
-      ctx.report("load-cycle", `load cycle: ${[...loading.slice(loading.indexOf(res.rel)), res.rel].join(" -> ")}`, pos, "move the shared definitions into a module both can load");
+      ctx.report(
+        "load-cycle",
+        `load cycle: ${[...loading.slice(loading.indexOf(res.rel)), res.rel].join(" -> ")}`,
+        pos,
+        "move the shared definitions into a module both can load",
+      );
       return failed(res.rel);
     }
     const text = readFileSync(res.abs, "utf8");
@@ -152,8 +171,14 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
       if (!t.evaluate || modules.get(t.evaluate.module) === "failed") continue;
       const bound = globalsOf(t.evaluate.module)?.get(t.evaluate.function);
       if (bound !== t.evaluate.fn) {
-        diags.push(errorAt("evaluate-not-top-level", `evaluate() fn '${t.evaluate.function}' is not what the name '${t.evaluate.function}' refers to at the end of ${t.evaluate.module}, so the plan could not find it by name`,
-          t.evaluate.fnPos, "give each evaluate function its own name and do not rebind it (T-4)"));
+        diags.push(
+          errorAt(
+            "evaluate-not-top-level",
+            `evaluate() fn '${t.evaluate.function}' is not what the name '${t.evaluate.function}' refers to at the end of ${t.evaluate.module}, so the plan could not find it by name`,
+            t.evaluate.fnPos,
+            "give each evaluate function its own name and do not rebind it (T-4)",
+          ),
+        );
       }
     }
   }
@@ -161,7 +186,14 @@ export function compilePlaybook(root: string, file: string, playbook: string, op
   const checked = checkTasks(tasks, { evaluationComplete: result.ok && !ctx.unknownTasks, playbook });
   diags.push(...checked.diagnostics);
   if (result.ok && ctx.tasks.length === 0 && !diags.some((d) => d.severity === "error")) {
-    diags.push(errorAt("empty-playbook", `playbook '${playbook}' declares no task`, { file: display, line: 1, col: 1 }, "declare tasks with command(...), agent(...), route(...), evaluate(...) or revise(...)"));
+    diags.push(
+      errorAt(
+        "empty-playbook",
+        `playbook '${playbook}' declares no task`,
+        { file: display, line: 1, col: 1 },
+        "declare tasks with command(...), agent(...), route(...), evaluate(...) or revise(...)",
+      ),
+    );
   }
   diags.push(...wholeReadWarnings(checked.tasks));
   const sorted = sortDiagnostics(dedupe(diags).map(suggestBuiltin).map(citeRule));
@@ -201,7 +233,14 @@ function knownProblems(list: Diagnostic[], file: string): Diagnostic[] {
   return list.map((d) => {
     if (d.severity !== "error" || !d.message.includes(BROKEN_TYPE)) return d;
     const pos = [...(d.stack ?? [])].reverse().find((f) => f.pos.file === file)?.pos ?? d.pos;
-    return { severity: "warning", code: "check-stopped", message: "checking stopped here: this line uses a name loaded from a module with errors (reported there), so what follows was not checked", pos, hint: "fix the module's errors and check again" };
+    return {
+      severity: "warning",
+      code: "check-stopped",
+      message:
+        "checking stopped here: this line uses a name loaded from a module with errors (reported there), so what follows was not checked",
+      pos,
+      hint: "fix the module's errors and check again",
+    };
   });
 }
 
@@ -222,4 +261,3 @@ function dedupe(list: Diagnostic[]): Diagnostic[] {
     return true;
   });
 }
-

@@ -69,7 +69,15 @@ export interface DeclTask {
   emits: Record<string, FieldType>;
   emitsPos?: Position;
   command?: { run: string; env: Record<string, string> };
-  agent?: { prompt: string; promptPos: Position; effort: Effort; files: string[]; filesPos: Position; runner: string; workspace?: "worktree" };
+  agent?: {
+    prompt: string;
+    promptPos: Position;
+    effort: Effort;
+    files: string[];
+    filesPos: Position;
+    runner: string;
+    workspace?: "worktree";
+  };
   route?: {
     decide: "model" | "output";
     decidePos: Position;

@@ -61,7 +61,10 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
     try {
       text = readFileSync(join(packDir, ...rel.split("/")), "utf8");
     } catch {
-      return fail(`cannot read ${rel} in ${packDir} for evaluate task '${t.name}'`, "the pack snapshot must hold the files the plan was compiled from");
+      return fail(
+        `cannot read ${rel} in ${packDir} for evaluate task '${t.name}'`,
+        "the pack snapshot must hold the files the plan was compiled from",
+      );
     }
     sources.set(rel, text);
     loading.push(rel);
@@ -85,7 +88,10 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
   const { globals } = run(module);
   const fn = globals.get(fnName);
   if (!(fn instanceof StarFunction) || fn.isLambda || !fn.isTopLevel) {
-    fail(`${module} has no top-level function '${fnName}' for evaluate task '${t.name}'`, "the pack changed since it was compiled; recompile it");
+    fail(
+      `${module} has no top-level function '${fnName}' for evaluate task '${t.name}'`,
+      "the pack changed since it was compiled; recompile it",
+    );
   }
   const budget = opts.stepBudget;
   return (input: unknown) => {
@@ -104,12 +110,18 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
       throw e;
     }
     if (!(result instanceof Dict)) {
-      fail(`evaluate task '${t.name}': ${fnName}() returned ${typeName(result)}, not a dict`, "an evaluate function returns a dict, which becomes the task's output (T-4)", fn.pos, lookup);
+      fail(
+        `evaluate task '${t.name}': ${fnName}() returned ${typeName(result)}, not a dict`,
+        "an evaluate function returns a dict, which becomes the task's output (T-4)",
+        fn.pos,
+        lookup,
+      );
     }
     try {
       return toJSON(result) as Record<string, unknown>;
     } catch (e) {
-      if (e instanceof StarError) fail(`evaluate task '${t.name}': ${fnName}() returned a value that is not JSON: ${e.message}`, undefined, fn.pos, lookup);
+      if (e instanceof StarError)
+        fail(`evaluate task '${t.name}': ${fnName}() returned a value that is not JSON: ${e.message}`, undefined, fn.pos, lookup);
       throw e;
     }
   };

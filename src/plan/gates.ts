@@ -59,19 +59,31 @@ export function resolveGates(tasks: DeclTask[], opts: CheckOptions, flawed: Set<
         for (const a of w.answers) {
           if (a === UNCERTAIN) {
             if (!model) {
-              err("uncertain-on-output-route", `answers lists "uncertain", but route '${route.name}' is output-decided and never answers it`, w.answersPos ?? w.ref.pos);
+              err(
+                "uncertain-on-output-route",
+                `answers lists "uncertain", but route '${route.name}' is output-decided and never answers it`,
+                w.answersPos ?? w.ref.pos,
+              );
               gateErrors = true;
             } else listed.add(a);
           } else if (q.dynamic) {
-            err("dynamic-answers", `answers lists ${JSON.stringify(a)}, but ${route.name}.${q.name} is a dynamic choice: answers may list only "uncertain"`, w.answersPos ?? w.ref.pos,
-              "use otherwise = True for the options and read the chosen option from the route's output");
+            err(
+              "dynamic-answers",
+              `answers lists ${JSON.stringify(a)}, but ${route.name}.${q.name} is a dynamic choice: answers may list only "uncertain"`,
+              w.answersPos ?? w.ref.pos,
+              "use otherwise = True for the options and read the chosen option from the route's output",
+            );
             gateErrors = true;
           } else if (q.labelsUnknown) {
             gateErrors = true; // the labels are unknown, so is whether this one is among them
           } else if (!q.labels.includes(a)) {
             const near = nearestName(a, [...q.labels, ...(model ? [UNCERTAIN] : [])]);
-            err("unknown-label", `answers lists ${JSON.stringify(a)}, which ${route.name}.${q.name} does not declare (labels: ${[...q.labels, ...(model ? [UNCERTAIN] : [])].join(", ")})`, w.answersPos ?? w.ref.pos,
-              near ? `did you mean "${near}"?` : undefined);
+            err(
+              "unknown-label",
+              `answers lists ${JSON.stringify(a)}, which ${route.name}.${q.name} does not declare (labels: ${[...q.labels, ...(model ? [UNCERTAIN] : [])].join(", ")})`,
+              w.answersPos ?? w.ref.pos,
+              near ? `did you mean "${near}"?` : undefined,
+            );
             gateErrors = true;
           } else listed.add(a);
         }
@@ -86,8 +98,13 @@ export function resolveGates(tasks: DeclTask[], opts: CheckOptions, flawed: Set<
         const w = t.when!;
         if (otherwiseTasks.includes(t)) {
           if (otherwiseLabels.length === 0 && !q.dynamic) {
-            if (!gateErrors) err("empty-otherwise", `'${t.name}' has otherwise = True on ${route.name}.${q.name}, but every label is already taken or dropped, so it could never run`, w.otherwisePos ?? w.ref.pos,
-              "remove the task, or take a label away from the other tasks' answers or the question's drop");
+            if (!gateErrors)
+              err(
+                "empty-otherwise",
+                `'${t.name}' has otherwise = True on ${route.name}.${q.name}, but every label is already taken or dropped, so it could never run`,
+                w.otherwisePos ?? w.ref.pos,
+                "remove the task, or take a label away from the other tasks' answers or the question's drop",
+              );
           }
           out.set(t, { task: t, labels: otherwiseLabels, anyOption: q.dynamic !== undefined });
         } else if (w.answers) {
@@ -97,12 +114,20 @@ export function resolveGates(tasks: DeclTask[], opts: CheckOptions, flawed: Set<
       if (!model || unreadableGate || gateErrors || unknownCoverage.has(route)) continue;
       const covered = (l: string) => listed.has(l) || dropped.has(l) || otherwiseTasks.length > 0;
       if (q.dynamic && otherwiseTasks.length === 0)
-        err("uncovered-label", `route '${route.name}', question '${q.name}': its dynamic options lead nowhere`, q.pos,
-          `add a task with when = ${route.name}.${q.name}, otherwise = True (a dynamic choice's options are covered only by otherwise)`);
+        err(
+          "uncovered-label",
+          `route '${route.name}', question '${q.name}': its dynamic options lead nowhere`,
+          q.pos,
+          `add a task with when = ${route.name}.${q.name}, otherwise = True (a dynamic choice's options are covered only by otherwise)`,
+        );
       for (const l of all) {
         if (!covered(l))
-          err("uncovered-label", `route '${route.name}', question '${q.name}': label "${l}" leads nowhere`, q.pos,
-            `add a task with when = ${route.name}.${q.name}, answers = "${l}" (or otherwise = True), or add "${l}" to the question's drop`);
+          err(
+            "uncovered-label",
+            `route '${route.name}', question '${q.name}': label "${l}" leads nowhere`,
+            q.pos,
+            `add a task with when = ${route.name}.${q.name}, answers = "${l}" (or otherwise = True), or add "${l}" to the question's drop`,
+          );
       }
     }
   }

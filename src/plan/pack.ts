@@ -41,21 +41,52 @@ export function resolveTarget(path: string, playbook?: string): { target?: PackT
   const st = statSync(abs);
   if (st.isDirectory()) {
     const books = playbooksIn(abs);
-    if (books.length === 0) return { diagnostics: [errorAt("no-playbook", `${path} has no playbook (no *.star file at its root)`, undefined, "add a playbook such as main.star at the pack root; lib/ holds modules")] };
+    if (books.length === 0)
+      return {
+        diagnostics: [
+          errorAt(
+            "no-playbook",
+            `${path} has no playbook (no *.star file at its root)`,
+            undefined,
+            "add a playbook such as main.star at the pack root; lib/ holds modules",
+          ),
+        ],
+      };
     let name = playbook;
     if (name === undefined) {
-      if (books.length > 1) return { diagnostics: [errorAt("ambiguous-playbook", `${path} has several playbooks: ${books.join(", ")}`, undefined, `choose one with --playbook NAME, e.g. --playbook ${books[0]}`)] };
+      if (books.length > 1)
+        return {
+          diagnostics: [
+            errorAt(
+              "ambiguous-playbook",
+              `${path} has several playbooks: ${books.join(", ")}`,
+              undefined,
+              `choose one with --playbook NAME, e.g. --playbook ${books[0]}`,
+            ),
+          ],
+        };
       name = books[0];
     }
     const stem = name.endsWith(".star") ? name.slice(0, -5) : name;
     if (!books.includes(stem)) {
       const near = nearestName(stem, books);
-      return { diagnostics: [errorAt("unknown-playbook", `${path} has no playbook '${stem}' (playbooks: ${books.join(", ")})`, undefined, near ? `did you mean --playbook ${near}?` : undefined)] };
+      return {
+        diagnostics: [
+          errorAt(
+            "unknown-playbook",
+            `${path} has no playbook '${stem}' (playbooks: ${books.join(", ")})`,
+            undefined,
+            near ? `did you mean --playbook ${near}?` : undefined,
+          ),
+        ],
+      };
     }
     return { target: { kind: "pack", root: abs, file: join(abs, stem + ".star"), playbook: stem }, diagnostics: [] };
   }
-  if (abs.endsWith(".star")) return { target: { kind: "star", root: dirname(abs), file: abs, playbook: basename(abs, ".star") }, diagnostics: [] };
-  if (abs.endsWith(".toml")) return { target: { kind: "plan", root: dirname(abs), file: abs, playbook: basename(abs, ".toml") }, diagnostics: [] };
+  if (abs.endsWith(".star"))
+    return { target: { kind: "star", root: dirname(abs), file: abs, playbook: basename(abs, ".star") }, diagnostics: [] };
+  if (abs.endsWith(".toml"))
+    return { target: { kind: "plan", root: dirname(abs), file: abs, playbook: basename(abs, ".toml") }, diagnostics: [] };
   return { diagnostics: [errorAt("pack-not-found", `${path} is neither a pack folder, a .star playbook nor a plan .toml`, undefined)] };
 }
 
@@ -116,7 +147,13 @@ export function readPackToml(root: string, display: string): { info: PackInfo; d
   try {
     doc = parse(text) as Record<string, unknown>;
   } catch (e) {
-    if (e instanceof TomlError) return { info: {}, diagnostics: [errorAt("pack-toml", `pack.toml is not valid TOML: ${e.message.split("\n")[0]}`, { file: display, line: e.line, col: e.column })] };
+    if (e instanceof TomlError)
+      return {
+        info: {},
+        diagnostics: [
+          errorAt("pack-toml", `pack.toml is not valid TOML: ${e.message.split("\n")[0]}`, { file: display, line: e.line, col: e.column }),
+        ],
+      };
     throw e;
   }
   const diags: Diagnostic[] = [];
@@ -128,7 +165,9 @@ export function readPackToml(root: string, display: string): { info: PackInfo; d
   }
   for (const [k, v] of Object.entries(pack)) {
     if (k !== "name" && k !== "version" && k !== "description") {
-      diags.push(errorAt("pack-toml", `pack.toml: unknown key pack.${k} (expected name, version, description)`, { file: display, line: 1, col: 1 }));
+      diags.push(
+        errorAt("pack-toml", `pack.toml: unknown key pack.${k} (expected name, version, description)`, { file: display, line: 1, col: 1 }),
+      );
     } else if (typeof v !== "string") {
       diags.push(errorAt("pack-toml", `pack.toml: pack.${k} must be a string`, { file: display, line: 1, col: 1 }));
     } else info[k] = v;
@@ -136,28 +175,59 @@ export function readPackToml(root: string, display: string): { info: PackInfo; d
   return { info, diagnostics: diags };
 }
 
-export type LoadPathResult = { ok: true; abs: string; rel: string } | { ok: false; code: "load-outside-pack" | "load-not-found"; message: string; hint?: string };
+export type LoadPathResult =
+  { ok: true; abs: string; rel: string } | { ok: false; code: "load-outside-pack" | "load-not-found"; message: string; hint?: string };
 
 /** Resolves a `load` path relative to the pack root; it must stay inside the pack (L-3). */
 export function resolveLoadPath(root: string, module: string): LoadPathResult {
   if (module.startsWith("/") || /^[A-Za-z]:[\\/]/.test(module) || module.includes("\\") || module.includes("\0")) {
-    return { ok: false, code: "load-outside-pack", message: `load path ${JSON.stringify(module)} is not a pack-relative path`, hint: 'write paths from the pack root, e.g. "lib/util.star"' };
+    return {
+      ok: false,
+      code: "load-outside-pack",
+      message: `load path ${JSON.stringify(module)} is not a pack-relative path`,
+      hint: 'write paths from the pack root, e.g. "lib/util.star"',
+    };
   }
   const norm = posix.normalize(module.replace(/^\/\/|^:/, ""));
   if (norm === ".." || norm.startsWith("../")) {
-    return { ok: false, code: "load-outside-pack", message: `load path ${JSON.stringify(module)} leaves the pack`, hint: "modules live inside the pack, usually under lib/" };
+    return {
+      ok: false,
+      code: "load-outside-pack",
+      message: `load path ${JSON.stringify(module)} leaves the pack`,
+      hint: "modules live inside the pack, usually under lib/",
+    };
   }
-  if (!norm.endsWith(".star")) return { ok: false, code: "load-not-found", message: `load path ${JSON.stringify(module)} does not name a .star file`, hint: 'modules are .star files, e.g. "lib/util.star"' };
+  if (!norm.endsWith(".star"))
+    return {
+      ok: false,
+      code: "load-not-found",
+      message: `load path ${JSON.stringify(module)} does not name a .star file`,
+      hint: 'modules are .star files, e.g. "lib/util.star"',
+    };
   const abs = join(root, ...norm.split("/"));
   if (!existsSync(abs) || !statSync(abs).isFile()) {
-    const near = nearestName(norm, packSourceFiles(root).filter((f) => f.endsWith(".star")));
-    return { ok: false, code: "load-not-found", message: `module ${JSON.stringify(module)} not found in the pack`, hint: near ? `did you mean "${near}"? (paths are relative to the pack root)` : "paths are relative to the pack root, e.g. \"lib/util.star\"" };
+    const near = nearestName(
+      norm,
+      packSourceFiles(root).filter((f) => f.endsWith(".star")),
+    );
+    return {
+      ok: false,
+      code: "load-not-found",
+      message: `module ${JSON.stringify(module)} not found in the pack`,
+      hint: near
+        ? `did you mean "${near}"? (paths are relative to the pack root)`
+        : 'paths are relative to the pack root, e.g. "lib/util.star"',
+    };
   }
   // A symlink may point outside the pack even when the path does not.
   const real = realpathSync(abs);
   const realRoot = realpathSync(root);
   if (real !== realRoot && !real.startsWith(realRoot + sep)) {
-    return { ok: false, code: "load-outside-pack", message: `load path ${JSON.stringify(module)} resolves outside the pack (through a symbolic link)` };
+    return {
+      ok: false,
+      code: "load-outside-pack",
+      message: `load path ${JSON.stringify(module)} resolves outside the pack (through a symbolic link)`,
+    };
   }
   return { ok: true, abs, rel: norm };
 }

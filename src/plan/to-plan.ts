@@ -72,7 +72,10 @@ function taskSpec(t: DeclTask, gates: Map<DeclTask, Gate>, opts: CheckOptions): 
     }
     case "agent": {
       if (!t.agent) return undefined;
-      const agent: TaskSpec & { kind: "agent" } = { kind: t.kind, agent: { prompt: t.agent.prompt, effort: t.agent.effort, files: [...t.agent.files], runner: t.agent.runner } };
+      const agent: TaskSpec & { kind: "agent" } = {
+        kind: t.kind,
+        agent: { prompt: t.agent.prompt, effort: t.agent.effort, files: [...t.agent.files], runner: t.agent.runner },
+      };
       if (t.agent.workspace) agent.agent.workspace = t.agent.workspace;
       return agent;
     }
@@ -81,7 +84,12 @@ function taskSpec(t: DeclTask, gates: Map<DeclTask, Gate>, opts: CheckOptions): 
       if (!r) return undefined;
       const route: TaskSpec & { kind: "route" } = {
         kind: t.kind,
-        route: { decide: r.decide, min_confidence: r.min_confidence, files: [...r.files], questions: r.questions.map((q) => questionPlan(t, q, opts.playbook)) },
+        route: {
+          decide: r.decide,
+          min_confidence: r.min_confidence,
+          files: [...r.files],
+          questions: r.questions.map((q) => questionPlan(t, q, opts.playbook)),
+        },
       };
       if (r.source) route.route.source = fieldRef(r.source);
       return route;

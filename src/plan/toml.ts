@@ -46,7 +46,14 @@ function taskTable(t: TaskPlan): Table {
     out.when = w;
   }
   if (t.command) out.command = { run: t.command.run, env: { ...t.command.env } };
-  if (t.agent) out.agent = { prompt: t.agent.prompt, effort: t.agent.effort, files: t.agent.files, runner: t.agent.runner, ...(t.agent.workspace ? { workspace: t.agent.workspace } : {}) };
+  if (t.agent)
+    out.agent = {
+      prompt: t.agent.prompt,
+      effort: t.agent.effort,
+      files: t.agent.files,
+      runner: t.agent.runner,
+      ...(t.agent.workspace ? { workspace: t.agent.workspace } : {}),
+    };
   if (t.route) {
     const r: Table = { decide: t.route.decide };
     if (t.route.source) r.source = refString(t.route.source);
@@ -101,7 +108,9 @@ class Reader {
   constructor(readonly file: string) {}
 
   fail(path: string, message: string): never {
-    throw new DiagnosticError(errorAt("malformed-plan", `${this.file}: ${path}: ${message}`, undefined, "recompile the plan with `switchyard compile`"));
+    throw new DiagnosticError(
+      errorAt("malformed-plan", `${this.file}: ${path}: ${message}`, undefined, "recompile the plan with `switchyard compile`"),
+    );
   }
   table(v: unknown, path: string): Table {
     if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(path, `expected a table, got ${describe(v)}`);
@@ -129,12 +138,14 @@ class Reader {
   }
   oneOf<T extends string>(t: Table, key: string, path: string, allowed: readonly T[]): T {
     const v = this.str(t, key, path);
-    if (!(allowed as readonly string[]).includes(v)) this.fail(`${path}.${key}`, `expected one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}, got ${JSON.stringify(v)}`);
+    if (!(allowed as readonly string[]).includes(v))
+      this.fail(`${path}.${key}`, `expected one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}, got ${JSON.stringify(v)}`);
     return v as T;
   }
   strList(t: Table, key: string, path: string): string[] {
     const v = t[key];
-    if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) this.fail(`${path}.${key}`, `expected a list of strings, got ${describe(v)}`);
+    if (!Array.isArray(v) || v.some((x) => typeof x !== "string"))
+      this.fail(`${path}.${key}`, `expected a list of strings, got ${describe(v)}`);
     return [...(v as string[])];
   }
   strRecord(t: Table, key: string, path: string): Record<string, string> {
@@ -164,7 +175,26 @@ function describe(v: unknown): string {
   return `${typeof v} ${JSON.stringify(v)}`;
 }
 
-const TASK_KEYS = ["name", "kind", "depends_on", "join", "over", "max_fanout", "aligned_with", "keyed", "timeout_seconds", "retries", "declared_at", "emits", "when", "command", "agent", "route", "evaluate", "revise"];
+const TASK_KEYS = [
+  "name",
+  "kind",
+  "depends_on",
+  "join",
+  "over",
+  "max_fanout",
+  "aligned_with",
+  "keyed",
+  "timeout_seconds",
+  "retries",
+  "declared_at",
+  "emits",
+  "when",
+  "command",
+  "agent",
+  "route",
+  "evaluate",
+  "revise",
+];
 
 function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
   const t = rd.table(v, path);
@@ -178,7 +208,8 @@ function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
   const emitsTable = rd.table(t.emits, `${p}.emits`);
   const emits: Record<string, FieldType> = {};
   for (const [k, x] of Object.entries(emitsTable)) {
-    if (typeof x !== "string" || !(FIELD_TYPES as readonly string[]).includes(x)) rd.fail(`${p}.emits.${k}`, `expected one of ${FIELD_TYPES.join(", ")}, got ${describe(x)}`);
+    if (typeof x !== "string" || !(FIELD_TYPES as readonly string[]).includes(x))
+      rd.fail(`${p}.emits.${k}`, `expected one of ${FIELD_TYPES.join(", ")}, got ${describe(x)}`);
     emits[k] = x as FieldType;
   }
   const out: TaskBase & { kind: TaskKind } = {
@@ -211,8 +242,14 @@ function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
     const a = rd.table(t.agent, `${p}.agent`);
     const ap = `${p}.agent`;
     rd.known(a, ap, ["prompt", "effort", "files", "runner", "workspace"]);
-    specs.agent = { prompt: rd.str(a, "prompt", ap), effort: rd.oneOf(a, "effort", ap, ["low", "medium", "high"] as const), files: rd.strList(a, "files", ap), runner: rd.str(a, "runner", ap) };
-    if (a.workspace !== undefined && rd.oneOf(a, "workspace", ap, ["scratch", "worktree"] as const) === "worktree") specs.agent.workspace = "worktree";
+    specs.agent = {
+      prompt: rd.str(a, "prompt", ap),
+      effort: rd.oneOf(a, "effort", ap, ["low", "medium", "high"] as const),
+      files: rd.strList(a, "files", ap),
+      runner: rd.str(a, "runner", ap),
+    };
+    if (a.workspace !== undefined && rd.oneOf(a, "workspace", ap, ["scratch", "worktree"] as const) === "worktree")
+      specs.agent.workspace = "worktree";
   }
   if (kind === "route" || t.route !== undefined) {
     need("route");
@@ -239,10 +276,15 @@ function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
     need("revise");
     const r = rd.table(t.revise, `${p}.revise`);
     rd.known(r, `${p}.revise`, ["max_rounds", "body", "reviewer"]);
-    specs.revise = { body: readTask(rd, r.body, `${p}.revise.body`), reviewer: readTask(rd, r.reviewer, `${p}.revise.reviewer`), max_rounds: rd.int(r, "max_rounds", `${p}.revise`, 1, 100) };
+    specs.revise = {
+      body: readTask(rd, r.body, `${p}.revise.body`),
+      reviewer: readTask(rd, r.reviewer, `${p}.revise.reviewer`),
+      max_rounds: rd.int(r, "max_rounds", `${p}.revise`, 1, 100),
+    };
   }
   const found = ["command", "agent", "route", "evaluate", "revise"].filter((k) => t[k] !== undefined);
-  if (found.length !== 1 || found[0] !== kind) rd.fail(p, `a ${kind} task has exactly one [${kind}] table (found: ${found.join(", ") || "none"})`);
+  if (found.length !== 1 || found[0] !== kind)
+    rd.fail(p, `a ${kind} task has exactly one [${kind}] table (found: ${found.join(", ") || "none"})`);
   return { ...out, ...pickSpec(kind, specs, () => rd.fail(p, `a ${kind} task needs a [${kind}] table`)) };
 }
 
@@ -302,7 +344,14 @@ export function readPlanToml(text: string, file = "plan.toml"): Plan {
   } catch (e) {
     if (e instanceof TomlError) {
       const first = e.message.split("\n")[0];
-      throw new DiagnosticError(errorAt("malformed-plan", `${file} is not valid TOML: ${first}`, { file, line: e.line, col: e.column }, "recompile the plan with `switchyard compile`"));
+      throw new DiagnosticError(
+        errorAt(
+          "malformed-plan",
+          `${file} is not valid TOML: ${first}`,
+          { file, line: e.line, col: e.column },
+          "recompile the plan with `switchyard compile`",
+        ),
+      );
     }
     throw e;
   }
@@ -339,9 +388,14 @@ function checkGraph(rd: Reader, tasks: TaskPlan[]): void {
     const p = `task[${i}](${t.name})`;
     if (seen.has(t.name)) rd.fail(p, `duplicate task name '${t.name}'`);
     for (const d of t.depends_on) if (!seen.has(d)) rd.fail(`${p}.depends_on`, `'${d}' is not a task declared before '${t.name}'`);
-    for (const a of t.aligned_with) if (!t.depends_on.includes(a)) rd.fail(`${p}.aligned_with`, `'${a}' is not a dependency of '${t.name}'`);
-    const refs: FieldRef[] = [...t.keyed, ...(t.over ? [t.over] : []), ...(t.route?.source ? [t.route.source] : []),
-      ...(t.route?.questions.flatMap((q) => (q.dynamic ? [q.dynamic] : [])) ?? [])];
+    for (const a of t.aligned_with)
+      if (!t.depends_on.includes(a)) rd.fail(`${p}.aligned_with`, `'${a}' is not a dependency of '${t.name}'`);
+    const refs: FieldRef[] = [
+      ...t.keyed,
+      ...(t.over ? [t.over] : []),
+      ...(t.route?.source ? [t.route.source] : []),
+      ...(t.route?.questions.flatMap((q) => (q.dynamic ? [q.dynamic] : [])) ?? []),
+    ];
     for (const r of refs) {
       const producer = seen.get(r.task);
       if (!producer) rd.fail(p, `reference ${r.task}.${r.field} names no task declared before '${t.name}'`);
@@ -350,7 +404,8 @@ function checkGraph(rd: Reader, tasks: TaskPlan[]): void {
     if (t.when) {
       const route = seen.get(t.when.route);
       if (!route?.route) rd.fail(`${p}.when`, `'${t.when.route}' is not a route declared before '${t.name}'`);
-      if (!route.route.questions.some((q) => q.name === t.when!.question)) rd.fail(`${p}.when`, `route '${t.when.route}' has no question '${t.when.question}'`);
+      if (!route.route.questions.some((q) => q.name === t.when!.question))
+        rd.fail(`${p}.when`, `route '${t.when.route}' has no question '${t.when.question}'`);
     }
     seen.set(t.name, t);
   }

@@ -37,7 +37,11 @@ export class TaskValue extends HostObject {
         "undeclared-field",
         `${t.name}.${name}: '${t.name}' declares no ${what} '${name}' (declared: ${fields.length ? fields.join(", ") : "none"})`,
         pos,
-        near ? `did you mean ${t.name}.${near}?` : t.kind === "route" ? "a route's fields are its question names" : `declare ${name} in ${t.name}'s emits`,
+        near
+          ? `did you mean ${t.name}.${near}?`
+          : t.kind === "route"
+            ? "a route's fields are its question names"
+            : `declare ${name} in ${t.name}'s emits`,
       );
     }
     return new FieldRefValue(undefined, t);

@@ -30,7 +30,8 @@ export const RUN_CODES: CodeEntry[] = [
     code: "over-value-not-list",
     rule: "M-1",
     summary: "the value a task maps over is not a list at run time",
-    explain: "The producer's output did not hold a list under the `over` field (a field declared `any` can hold anything; a compiled plan edited by hand can map over a mapped task, whose output is a fold). The mapped task fails before any instance starts. Fix the producer's output, or declare the field `list` so the compiler and the producer's output check catch it.",
+    explain:
+      "The producer's output did not hold a list under the `over` field (a field declared `any` can hold anything; a compiled plan edited by hand can map over a mapped task, whose output is a fold). The mapped task fails before any instance starts. Fix the producer's output, or declare the field `list` so the compiler and the producer's output check catch it.",
   },
   {
     code: "keyed-missing",
@@ -43,7 +44,8 @@ export const RUN_CODES: CodeEntry[] = [
     code: "keyed-value-not-object",
     rule: "M-3",
     summary: "the value of a `keyed` field is not an object at run time",
-    explain: "A `keyed` field must hold an object keyed by element; the producer's output held something else (possible when the field is declared `any`). Fix the producer's output, or declare the field `object`.",
+    explain:
+      "A `keyed` field must hold an object keyed by element; the producer's output held something else (possible when the field is declared `any`). Fix the producer's output, or declare the field `object`.",
   },
   {
     code: "output-missing",
@@ -106,7 +108,7 @@ export const RUN_CODES: CodeEntry[] = [
     code: "agent-preflight",
     summary: "a run was refused before any work: its agent tasks cannot run",
     explain:
-      "Before the first decision or turn, `run` (and `config check PACK`) checks that every agent task names a runner defined in the machine config, that each runner's executable is on PATH (or at its path), that a host of \"tty\" has a terminal when some judgement type is answered by the host (host or shadow mode), and that a `workspace = \"worktree\"` task has a git repository without uncommitted changes (`--repo PATH`, default the one containing the working directory). `resume` checks the same against the run's recorded plan (all but the terminal), and that the repository and base commit the run recorded still exist. Nothing was run, asked or recorded; each line of the message names the fix.",
+      'Before the first decision or turn, `run` (and `config check PACK`) checks that every agent task names a runner defined in the machine config, that each runner\'s executable is on PATH (or at its path), that a host of "tty" has a terminal when some judgement type is answered by the host (host or shadow mode), and that a `workspace = "worktree"` task has a git repository without uncommitted changes (`--repo PATH`, default the one containing the working directory). `resume` checks the same against the run\'s recorded plan (all but the terminal), and that the repository and base commit the run recorded still exist. Nothing was run, asked or recorded; each line of the message names the fix.',
   },
   {
     code: "worktree-failed",
@@ -124,7 +126,7 @@ export const RUN_CODES: CodeEntry[] = [
     code: "route-label-unknown",
     rule: "T-3",
     summary: "an output-decided route's source holds a label its question does not declare",
-    explain: "With decide = \"output\", the `source` object must hold, per question name, one of the question's declared labels.",
+    explain: 'With decide = "output", the `source` object must hold, per question name, one of the question\'s declared labels.',
   },
   {
     code: "route-source-missing",
@@ -137,7 +139,7 @@ export const RUN_CODES: CodeEntry[] = [
     rule: "Q-31",
     summary: "a dynamic choice's options are malformed for an element",
     explain:
-      "A dynamic choice reads its options per element: a list of at most 64 entries, each a label or {\"value\": label, \"description\": text}. Labels must be identifiers and not `uncertain`; at least two distinct options must remain. Only that element's decision fails.",
+      'A dynamic choice reads its options per element: a list of at most 64 entries, each a label or {"value": label, "description": text}. Labels must be identifiers and not `uncertain`; at least two distinct options must remain. Only that element\'s decision fails.',
   },
   {
     code: "decision-failed",
@@ -155,13 +157,14 @@ export const RUN_CODES: CodeEntry[] = [
     code: "preflight",
     rule: "D-30",
     summary: "the decision layer refused the run's judgement types before it started",
-    explain: "A judgement type of the plan cannot be decided as configured: a --decide flag names a provider that does not exist or a type no question asks, a provider's api_key_env variable is not set, a shadow mode has no lab, or [decisions] host names no agent runner. The message names the type and what to fix in the machine config or the flags. (An unlisted model or a denied vendor does not refuse the run: it is reported as a warning and the host answers with fallback receipts, D-31.)",
+    explain:
+      "A judgement type of the plan cannot be decided as configured: a --decide flag names a provider that does not exist or a type no question asks, a provider's api_key_env variable is not set, a shadow mode has no lab, or [decisions] host names no agent runner. The message names the type and what to fix in the machine config or the flags. (An unlisted model or a denied vendor does not refuse the run: it is reported as a warning and the host answers with fallback receipts, D-31.)",
   },
   {
     code: "revise-failed",
     rule: "T-5",
     summary: "a revise loop did not get `accept` within max_rounds, or its reviewer emitted a bad verdict",
-    explain: "The reviewer must emit `verdict` = \"accept\" or \"revise\". After max_rounds revisions without acceptance the loop fails.",
+    explain: 'The reviewer must emit `verdict` = "accept" or "revise". After max_rounds revisions without acceptance the loop fails.',
   },
   {
     code: "pack-too-large",
@@ -173,7 +176,8 @@ export const RUN_CODES: CodeEntry[] = [
     code: "ceiling-reached",
     rule: "R-6",
     summary: "the run stopped at its max_duration or budget_usd",
-    explain: "Nothing new starts once a ceiling is reached; running instances finish. Resume with a raised ceiling: `switchyard resume RUN --max-duration 4h` or `--budget-usd 20`.",
+    explain:
+      "Nothing new starts once a ceiling is reached; running instances finish. Resume with a raised ceiling: `switchyard resume RUN --max-duration 4h` or `--budget-usd 20`.",
   },
   {
     code: "run-busy",
@@ -206,7 +210,7 @@ export const RUN_CODES: CodeEntry[] = [
     rule: "G-5",
     summary: "an instance is blocked: a dependency it waits for under an `all` join failed or was blocked",
     explain:
-      "With `join = \"all\"` (the default) an instance runs only when every dependency passed or was not taken; on a mapped edge that is judged per element. A failed or blocked dependency blocks it, and the block travels down the chain. `switchyard show RUN` names the dependency; fix it and `switchyard resume RUN` runs the failed dependency again and then the blocked instances. Use `join = \"settled\"` for a task that should run whatever its dependencies' outcome.",
+      'With `join = "all"` (the default) an instance runs only when every dependency passed or was not taken; on a mapped edge that is judged per element. A failed or blocked dependency blocks it, and the block travels down the chain. `switchyard show RUN` names the dependency; fix it and `switchyard resume RUN` runs the failed dependency again and then the blocked instances. Use `join = "settled"` for a task that should run whatever its dependencies\' outcome.',
   },
   {
     code: "gate-unanswered",
@@ -223,11 +227,13 @@ export const RUN_CODES: CodeEntry[] = [
   {
     code: "internal",
     summary: "switchyard itself failed while running an instance",
-    explain: "A bug in switchyard, not in the playbook. The message carries the details; please report it. The instance can be run again with `switchyard resume`.",
+    explain:
+      "A bug in switchyard, not in the playbook. The message carries the details; please report it. The instance can be run again with `switchyard resume`.",
   },
   {
     code: "unknown-run",
     summary: "no run with that id in the state folder",
-    explain: "List runs with `switchyard runs`; a unique prefix of an id is enough. The state folder is --state-dir, else $SWITCHYARD_HOME, else the nearest `.switchyard/` in the working directory or a parent, else the per-user folder ($XDG_STATE_HOME/switchyard, else ~/.local/state/switchyard).",
+    explain:
+      "List runs with `switchyard runs`; a unique prefix of an id is enough. The state folder is --state-dir, else $SWITCHYARD_HOME, else the nearest `.switchyard/` in the working directory or a parent, else the per-user folder ($XDG_STATE_HOME/switchyard, else ~/.local/state/switchyard).",
   },
 ];

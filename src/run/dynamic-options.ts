@@ -26,7 +26,11 @@ export function resolveOptions(list: unknown, where: string): ResolvedOption[] {
     let value: unknown;
     let description = "";
     if (typeof entry === "string") value = entry;
-    else if (isPlainObject(entry) && typeof entry.value === "string" && (entry.description === undefined || typeof entry.description === "string")) {
+    else if (
+      isPlainObject(entry) &&
+      typeof entry.value === "string" &&
+      (entry.description === undefined || typeof entry.description === "string")
+    ) {
       value = entry.value;
       description = (entry.description as string | undefined) ?? "";
     } else {
@@ -36,7 +40,9 @@ export function resolveOptions(list: unknown, where: string): ResolvedOption[] {
     }
     const label = value as string;
     if (!IDENT.test(label) || label.length > 64) {
-      throw new OptionsError(`dynamic-options: entry ${i} of ${where} has the label ${JSON.stringify(label)}, which is not an identifier (Q-31, Q-4)`);
+      throw new OptionsError(
+        `dynamic-options: entry ${i} of ${where} has the label ${JSON.stringify(label)}, which is not an identifier (Q-31, Q-4)`,
+      );
     }
     if (label === UNCERTAIN) throw new OptionsError(`dynamic-options: entry ${i} of ${where} is "uncertain", which is reserved (Q-31)`);
     if (seen.has(label)) return; // duplicates collapse to the first entry

@@ -22,7 +22,15 @@ import { join } from "node:path";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import type { AgentRunnerConfig } from "./agent-runner-config.js";
 import { applyOverrides, type SettingsOverrides } from "./admit.js";
-import { chargedUsd, type InstanceStatus, type RunEvent, type RunRepository, type RunStatus, type Settings, type TerminalStatus } from "./events.js";
+import {
+  chargedUsd,
+  type InstanceStatus,
+  type RunEvent,
+  type RunRepository,
+  type RunStatus,
+  type Settings,
+  type TerminalStatus,
+} from "./events.js";
 import { isTerminal } from "./events.js";
 import type { DecisionRecord, Judge } from "./judge.js";
 import { elementKeys, KeyError, keyDirName } from "./keys.js";
@@ -230,7 +238,8 @@ export class RunEngine {
         this.refuse(new RunRefused("no-judge: the plan has model-decided routes but no decision layer was given (D-1)", "no-judge"));
       }
       const problems = this.opts.judge.preflight?.([...types].sort()) ?? [];
-      if (problems.length) this.refuse(new RunRefused(`preflight: the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`, "preflight"));
+      if (problems.length)
+        this.refuse(new RunRefused(`preflight: the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`, "preflight"));
     }
     for (const ts of this.order) {
       const r = this.taskRecords.get(ts.name);
@@ -410,7 +419,11 @@ export class RunEngine {
     if (this.finished) return;
     const active = this.workRunning + this.decisionRunning + this.retryTimers.size;
     if (active > 0) return;
-    const queuedNow = this.expandQueue.length + (this.inlineQueue.length - this.inlineHead) + (this.workQueue.length - this.workHead) + (this.decisionQueue.length - this.decisionHead);
+    const queuedNow =
+      this.expandQueue.length +
+      (this.inlineQueue.length - this.inlineHead) +
+      (this.workQueue.length - this.workHead) +
+      (this.decisionQueue.length - this.decisionHead);
     if (this.halt || queuedNow === 0) this.launcher?.close();
     if (this.halt) {
       this.finished = true;
@@ -421,7 +434,11 @@ export class RunEngine {
       else this.done?.({ run: this.run, status: this.halt.kind, reason: this.halt.reason });
       return;
     }
-    const queued = this.expandQueue.length + (this.inlineQueue.length - this.inlineHead) + (this.workQueue.length - this.workHead) + (this.decisionQueue.length - this.decisionHead);
+    const queued =
+      this.expandQueue.length +
+      (this.inlineQueue.length - this.inlineHead) +
+      (this.workQueue.length - this.workHead) +
+      (this.decisionQueue.length - this.decisionHead);
     if (queued > 0) return;
     if (this.settledTasks < this.order.length) {
       const stuck = this.order.filter((t) => !t.settled).map((t) => t.name);
@@ -466,7 +483,11 @@ export class RunEngine {
       const over = ts.plan.over!;
       const producer = this.tasks.get(over.task)!;
       if (producer.mapped) {
-        this.failTask(ts, `over-value-not-list: ${ts.name} maps over ${over.task}.${over.field}, but ${over.task} is itself mapped: its output is a fold, not a list (M-1)`, "over-value-not-list");
+        this.failTask(
+          ts,
+          `over-value-not-list: ${ts.name} maps over ${over.task}.${over.field}, but ${over.task} is itself mapped: its output is a fold, not a list (M-1)`,
+          "over-value-not-list",
+        );
         return;
       }
       const pi = producer.inst.get(UNMAPPED)!;
@@ -649,10 +670,23 @@ export class RunEngine {
     if (plan.kind === "command") p = runCommand({ ...ctx, task: plan }, input, prepared?.files);
     else if (plan.kind === "agent") p = runAgent({ ...ctx, task: plan }, input);
     else if (plan.kind === "revise") {
-      p = runRevise({ ...ctx, task: plan }, input, inst.rounds, (r, usage) => {
-        inst.rounds = [...inst.rounds, r];
-        this.emit("revise_round", ts.name, inst.key, { attempt, round: r.round, body: r.body, verdict: r.verdict, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}), ...(usage ? { usage } : {}) });
-      }, () => !this.checkCeilings());
+      p = runRevise(
+        { ...ctx, task: plan },
+        input,
+        inst.rounds,
+        (r, usage) => {
+          inst.rounds = [...inst.rounds, r];
+          this.emit("revise_round", ts.name, inst.key, {
+            attempt,
+            round: r.round,
+            body: r.body,
+            verdict: r.verdict,
+            ...(r.feedback !== undefined ? { feedback: r.feedback } : {}),
+            ...(usage ? { usage } : {}),
+          });
+        },
+        () => !this.checkCeilings(),
+      );
     } else p = Promise.resolve({ status: "failed", error: `unknown task kind ${kind}`, code: "bad-plan" } as Outcome);
     p.then(
       (out) => {
@@ -702,14 +736,25 @@ export class RunEngine {
           this.store.flush();
         }
       } else {
-        this.emit("instance_finished", ts.name, inst.key, { attempt, status: "passed", output: out.output, ...(out.usage ? { usage: out.usage } : {}) });
+        this.emit("instance_finished", ts.name, inst.key, {
+          attempt,
+          status: "passed",
+          output: out.output,
+          ...(out.usage ? { usage: out.usage } : {}),
+        });
       }
       ts.setStatus(inst, "passed");
     } else {
       if (retryable && inst.tries < ts.plan.retries && !this.halt) {
         inst.tries += 1;
         const delay = Math.min((this.opts.retryBaseMs ?? 1000) * 2 ** (inst.tries - 1), 30000);
-        this.emit("instance_retried", ts.name, inst.key, { attempt, error: out.error, code: out.code, delay_ms: delay, ...(out.usage ? { usage: out.usage } : {}) });
+        this.emit("instance_retried", ts.name, inst.key, {
+          attempt,
+          error: out.error,
+          code: out.code,
+          delay_ms: delay,
+          ...(out.usage ? { usage: out.usage } : {}),
+        });
         ts.setStatus(inst, "pending");
         const timer = setTimeout(() => {
           this.retryTimers.delete(timer);
@@ -720,7 +765,13 @@ export class RunEngine {
         return;
       }
       inst.error = out.error;
-      this.emit("instance_finished", ts.name, inst.key, { attempt, status: "failed", error: out.error, code: out.code, ...(out.usage ? { usage: out.usage } : {}) });
+      this.emit("instance_finished", ts.name, inst.key, {
+        attempt,
+        status: "failed",
+        error: out.error,
+        code: out.code,
+        ...(out.usage ? { usage: out.usage } : {}),
+      });
       ts.setStatus(inst, "failed");
     }
     ts.open -= 1;

@@ -146,7 +146,11 @@ export type RunEvent<T extends EventType = EventType> = { [K in T]: EventOf<K> }
 export type EventHandlers<Args extends unknown[] = [], R = void> = { readonly [K in EventType]: (e: RunEvent<K>, ...args: Args) => R };
 
 /** Calls the handler of `e`'s type. */
-export function dispatch<T extends EventType, Args extends unknown[], R>(handlers: EventHandlers<Args, R>, e: RunEvent<T>, ...args: Args): R {
+export function dispatch<T extends EventType, Args extends unknown[], R>(
+  handlers: EventHandlers<Args, R>,
+  e: RunEvent<T>,
+  ...args: Args
+): R {
   const handler: (e: RunEvent<T>, ...args: Args) => R = handlers[e.type];
   return handler(e, ...args);
 }

@@ -154,5 +154,14 @@ export function foldEvents(store: Store, run: string): FoldedRun {
   }
   const { plan, settings } = f;
   if (!plan || !settings) throw new RunRefused(`unknown-run: no run ${run} in ${store.stateDir}`, "unknown-run");
-  return { plan, packDir: f.packDir, settings, recorded: f.recorded, taskRecords: f.taskRecords, priorMs: f.prior + (f.lastMs - f.invStartMs), spentUsd: f.spent, ...(f.repo ? { repo: f.repo } : {}) };
+  return {
+    plan,
+    packDir: f.packDir,
+    settings,
+    recorded: f.recorded,
+    taskRecords: f.taskRecords,
+    priorMs: f.prior + (f.lastMs - f.invStartMs),
+    spentUsd: f.spent,
+    ...(f.repo ? { repo: f.repo } : {}),
+  };
 }

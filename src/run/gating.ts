@@ -12,8 +12,7 @@ import { UNMAPPED, type Inst, type TaskState } from "./task-state.js";
  * status and label, or its status and code — is what resume compares with the log (R-4).
  */
 export type Disposition =
-  | { status: "not_taken"; label?: string; reason: string }
-  | { status: "blocked"; code: BlockedCode; reason: string };
+  { status: "not_taken"; label?: string; reason: string } | { status: "blocked"; code: BlockedCode; reason: string };
 
 /** Why an instance is blocked: a dependency failed or was blocked (G-5), or its gate has no answer (G-1, G-2). */
 export type BlockedCode = "dependency-failed" | "gate-unanswered";
@@ -66,14 +65,21 @@ export function disposition(ts: TaskState, key: string | null, tasks: ReadonlyMa
   const w = ts.plan.when;
   if (w) {
     const route = tasks.get(w.route)!;
-    if (route.mapped && key === null) return { status: "blocked", code: "gate-unanswered", reason: `gate on mapped route ${w.route} from an unmapped task (G-2)` };
+    if (route.mapped && key === null)
+      return { status: "blocked", code: "gate-unanswered", reason: `gate on mapped route ${w.route} from an unmapped task (G-2)` };
     const ri = route.mapped ? route.inst.get(k) : route.inst.get(UNMAPPED);
     if (!ri) return { status: "blocked", code: "gate-unanswered", reason: `route ${w.route} has no instance for key ${k} (G-2)` };
     if (ri.status === "not_taken") return { status: "not_taken", label: ri.label, reason: `gate route ${w.route} was not taken (G-5)` };
-    if (ri.status !== "passed") return { status: "blocked", code: "gate-unanswered", reason: `gate route ${w.route}${route.mapped ? `[${k}]` : ""} ${ri.status}; its answer is unknown (G-1)` };
+    if (ri.status !== "passed")
+      return {
+        status: "blocked",
+        code: "gate-unanswered",
+        reason: `gate route ${w.route}${route.mapped ? `[${k}]` : ""} ${ri.status}; its answer is unknown (G-1)`,
+      };
     const answer = (ri.output as DecisionRecord | undefined)?.[w.question];
     const label = answer?.label;
-    if (typeof label !== "string") return { status: "blocked", code: "gate-unanswered", reason: `route ${w.route} recorded no answer to ${w.question} (G-1)` };
+    if (typeof label !== "string")
+      return { status: "blocked", code: "gate-unanswered", reason: `route ${w.route} recorded no answer to ${w.question} (G-1)` };
     const open = w.labels.includes(label) || (w.any_option && label !== UNCERTAIN);
     if (!open) return { status: "not_taken", label, reason: `gate closed: ${w.route}.${w.question} answered ${label} (G-1)` };
   }

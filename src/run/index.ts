@@ -6,7 +6,17 @@ export { RunRefused } from "./run-refused.js";
 export { stopOrphanedGroups } from "./process-groups.js";
 export { claimRun, runOwner, ownerGone, RunOwnership, type OwnerCheck, type OwnerIdentity } from "./ownership.js";
 export { Store, type RunRow, type TaskRow, type InstanceRow } from "./store.js";
-export type { RunEvent, EventType, EventPayloads, EventHandlers, StoredEvent, RunStatus, InstanceStatus, Settings, FoldSummary } from "./events.js";
+export type {
+  RunEvent,
+  EventType,
+  EventPayloads,
+  EventHandlers,
+  StoredEvent,
+  RunStatus,
+  InstanceStatus,
+  Settings,
+  FoldSummary,
+} from "./events.js";
 export { decodeEvent, dispatch } from "./events.js";
 export type { EvaluatorFactory, InstanceInput } from "./kinds/context.js";
 export { showRun, type ShowJson } from "./show.js";

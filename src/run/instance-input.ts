@@ -52,10 +52,19 @@ export function buildInput(ts: TaskState, key: string | null): InstanceInput {
   if (key !== null) {
     for (const ref of ts.plan.keyed) {
       const producer = inputs[ref.task];
-      if (!isPlainObject(producer)) throw new InputError(`keyed-missing: ${ref.task} did not pass, so ${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (M-3)`, "keyed-missing");
+      if (!isPlainObject(producer))
+        throw new InputError(
+          `keyed-missing: ${ref.task} did not pass, so ${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (M-3)`,
+          "keyed-missing",
+        );
       const obj = producer[ref.field];
-      if (!isPlainObject(obj)) throw new InputError(`keyed-value-not-object: ${ref.task}.${ref.field} is not an object keyed by element (M-3)`, "keyed-value-not-object");
-      if (!Object.hasOwn(obj, key)) throw new InputError(`keyed-missing: ${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (M-3)`, "keyed-missing");
+      if (!isPlainObject(obj))
+        throw new InputError(
+          `keyed-value-not-object: ${ref.task}.${ref.field} is not an object keyed by element (M-3)`,
+          "keyed-value-not-object",
+        );
+      if (!Object.hasOwn(obj, key))
+        throw new InputError(`keyed-missing: ${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (M-3)`, "keyed-missing");
       inputs[ref.task] = { ...producer, [ref.field]: obj[key] };
     }
   }
@@ -65,23 +74,39 @@ export function buildInput(ts: TaskState, key: string | null): InstanceInput {
 }
 
 /** Reads `producer.field` as this instance sees it: aligned → own instance; mapped route → entry by key. */
-export function readRef(ts: TaskState, key: string | null, ref: FieldRef, input: InstanceInput, tasks: ReadonlyMap<string, TaskState>): unknown {
+export function readRef(
+  ts: TaskState,
+  key: string | null,
+  ref: FieldRef,
+  input: InstanceInput,
+  tasks: ReadonlyMap<string, TaskState>,
+): unknown {
   const dep = tasks.get(ref.task)!;
   const k = key ?? UNMAPPED;
   if (ts.aligned.includes(dep)) {
     const di = dep.inst.get(k);
-    if (!di || di.status !== "passed") throw new InputError(`route-source-missing: ${ref.task}[${k}] did not pass (${di?.status ?? dep.status}) (T-3)`, "route-source-missing");
+    if (!di || di.status !== "passed")
+      throw new InputError(
+        `route-source-missing: ${ref.task}[${k}] did not pass (${di?.status ?? dep.status}) (T-3)`,
+        "route-source-missing",
+      );
     return isPlainObject(di.output) ? di.output[ref.field] : undefined;
   }
   // Unmapped producer: read through the (possibly keyed-narrowed) input, else the raw output.
   const di = dep.inst.get(UNMAPPED);
-  if (!di || di.status !== "passed") throw new InputError(`route-source-missing: ${ref.task} did not pass (${di?.status ?? dep.status}) (T-3)`, "route-source-missing");
+  if (!di || di.status !== "passed")
+    throw new InputError(`route-source-missing: ${ref.task} did not pass (${di?.status ?? dep.status}) (T-3)`, "route-source-missing");
   const out = di.output as Record<string, unknown>;
   const value = out[ref.field];
   if (key === null) return value;
   const narrowed = input.inputs[ref.task];
   if (ts.plan.keyed.some((r) => r.task === ref.task && r.field === ref.field) && isPlainObject(narrowed)) return narrowed[ref.field];
-  if (!isPlainObject(value)) throw new InputError(`route-source-missing: ${ref.task}.${ref.field} is not an object keyed by element (T-3)`, "route-source-missing");
-  if (!Object.hasOwn(value, key)) throw new InputError(`route-source-missing: ${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (T-3)`, "route-source-missing");
+  if (!isPlainObject(value))
+    throw new InputError(`route-source-missing: ${ref.task}.${ref.field} is not an object keyed by element (T-3)`, "route-source-missing");
+  if (!Object.hasOwn(value, key))
+    throw new InputError(
+      `route-source-missing: ${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (T-3)`,
+      "route-source-missing",
+    );
   return value[key];
 }

@@ -19,7 +19,10 @@ const MAX_FANOUT_CAP = 10000;
 
 export function elementKeys(list: unknown, where: string, maxFanout: number): string[] {
   if (!Array.isArray(list)) {
-    throw new KeyError(`over-value-not-list: ${where} is not a list (got ${list === null ? "null" : typeof list}) (M-1)`, "over-value-not-list");
+    throw new KeyError(
+      `over-value-not-list: ${where} is not a list (got ${list === null ? "null" : typeof list}) (M-1)`,
+      "over-value-not-list",
+    );
   }
   if (list.length > maxFanout) {
     throw new KeyError(
@@ -35,17 +38,37 @@ export function elementKeys(list: unknown, where: string, maxFanout: number): st
     if (typeof e === "string") key = e;
     else if (typeof e === "number" && Number.isSafeInteger(e)) key = String(e);
     else {
-      const what = e === null ? "null" : Array.isArray(e) ? "a list" : typeof e === "object" ? "an object" : typeof e === "number" ? (Number.isInteger(e) ? `the integer ${BigInt(e)}, beyond 2^53, which a key cannot hold exactly (write it as a string)` : `the non-integer number ${e}`) : typeof e;
+      const what =
+        e === null
+          ? "null"
+          : Array.isArray(e)
+            ? "a list"
+            : typeof e === "object"
+              ? "an object"
+              : typeof e === "number"
+                ? Number.isInteger(e)
+                  ? `the integer ${BigInt(e)}, beyond 2^53, which a key cannot hold exactly (write it as a string)`
+                  : `the non-integer number ${e}`
+                : typeof e;
       throw new KeyError(`bad-element: element ${i} of ${where} is ${what}; elements must be strings or integers (M-1)`, "bad-element");
     }
     if (key.length < 1 || key.length > 256) {
-      throw new KeyError(`bad-element: element ${i} of ${where} has a key of ${key.length} characters; keys are 1 to 256 characters (M-1)`, "bad-element");
+      throw new KeyError(
+        `bad-element: element ${i} of ${where} has a key of ${key.length} characters; keys are 1 to 256 characters (M-1)`,
+        "bad-element",
+      );
     }
     if (CONTROL.test(key)) {
-      throw new KeyError(`bad-element: element ${i} of ${where} (${JSON.stringify(key)}) contains a NUL or control character (M-1)`, "bad-element");
+      throw new KeyError(
+        `bad-element: element ${i} of ${where} (${JSON.stringify(key)}) contains a NUL or control character (M-1)`,
+        "bad-element",
+      );
     }
     if (seen.has(key)) {
-      throw new KeyError(`duplicate-key: element ${i} of ${where} repeats the key ${JSON.stringify(key)}; keys must be unique (M-1)`, "duplicate-key");
+      throw new KeyError(
+        `duplicate-key: element ${i} of ${where} repeats the key ${JSON.stringify(key)}; keys must be unique (M-1)`,
+        "duplicate-key",
+      );
     }
     seen.add(key);
     keys[i] = key;

@@ -65,7 +65,8 @@ function shProgram(setsid: string): LaunchProgram {
         .join(" ");
       const argv = s.argv.map(q).join(" ");
       // A symlink counts even when it points at nothing: the engine then says what is wrong with it.
-      const output = s.outputFile !== undefined ? `{ [ -e ${q(resolve(s.outputFile))} ] || [ -L ${q(resolve(s.outputFile))} ]; } && o=1; ` : "";
+      const output =
+        s.outputFile !== undefined ? `{ [ -e ${q(resolve(s.outputFile))} ] || [ -L ${q(resolve(s.outputFile))} ]; } && o=1; ` : "";
       return (
         `( cd ${q(resolve(s.cwd))} || exit 127; ${exports ? `export ${exports}; ` : ""}exec ${q(setsid)} ${argv} ) <${q(resolve(s.stdinFile ?? "/dev/null"))} >>${q(resolve(s.logFile))} 2>&1 &\n` +
         `echo "P $!"; wait $!; s=$?; o=0; ${output}echo "X $s $o"\n`
@@ -81,14 +82,24 @@ function perlProgram(perl: string): LaunchProgram {
     args: ["-e", PERL_LAUNCHER, "--", ...(sys !== null ? [String(sys)] : [])],
     job: (s) => {
       const env = Object.entries(s.extraEnv ?? {});
-      const fields = [resolve(s.cwd), resolve(s.logFile), resolve(s.stdinFile ?? "/dev/null"), s.outputFile !== undefined ? resolve(s.outputFile) : "", String(env.length), ...env.flat(), ...s.argv];
+      const fields = [
+        resolve(s.cwd),
+        resolve(s.logFile),
+        resolve(s.stdinFile ?? "/dev/null"),
+        s.outputFile !== undefined ? resolve(s.outputFile) : "",
+        String(env.length),
+        ...env.flat(),
+        ...s.argv,
+      ];
       const body = Buffer.from(fields.join("\0"));
       return Buffer.concat([Buffer.from(`J ${body.length}\n`), body]);
     },
   };
 }
 
-const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.signals).map(([name, n]) => [n as number, name as NodeJS.Signals]));
+const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(
+  Object.entries(constants.signals).map(([name, n]) => [n as number, name as NodeJS.Signals]),
+);
 
 interface Job {
   spec: LaunchSpec;
@@ -137,8 +148,7 @@ class LauncherShell {
       if (line.startsWith("P ")) {
         job.pid = Number(line.slice(2));
         job.onPid();
-      }
-      else if (line.startsWith("X ")) {
+      } else if (line.startsWith("X ")) {
         this.job = null;
         const [statusText, outputText] = line.slice(2).split(" ");
         const status = Number(statusText);
@@ -194,7 +204,10 @@ export class Launcher {
 
   /** Like runProcess, with the launcher's env plus `spec.extraEnv` as the environment. */
   run(spec: LaunchSpec): Promise<ProcessResult> {
-    if (!this.program || !this.accepts(spec.extraEnv ?? {}, spec.argv)) return Promise.reject(new Error(`internal: the launcher cannot pass these environment variables: ${Object.keys(spec.extraEnv ?? {}).join(", ")}`));
+    if (!this.program || !this.accepts(spec.extraEnv ?? {}, spec.argv))
+      return Promise.reject(
+        new Error(`internal: the launcher cannot pass these environment variables: ${Object.keys(spec.extraEnv ?? {}).join(", ")}`),
+      );
     let shell = this.idle.pop();
     while (shell && shell.dead) shell = this.idle.pop();
     if (!shell) {

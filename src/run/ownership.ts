@@ -65,7 +65,13 @@ function bootId(): string | null {
 let self: OwnerIdentity | undefined;
 /** This process's identity (one token per process). */
 export function currentIdentity(): OwnerIdentity {
-  self ??= { pid: process.pid, started: processStartTime(process.pid), boot: bootId(), host: hostname(), token: randomBytes(8).toString("hex") };
+  self ??= {
+    pid: process.pid,
+    started: processStartTime(process.pid),
+    boot: bootId(),
+    host: hostname(),
+    token: randomBytes(8).toString("hex"),
+  };
   return self;
 }
 
@@ -91,7 +97,12 @@ export function checkOwner(owner: OwnerIdentity): OwnerCheck {
   }
   if (!pidExists(owner.pid)) return { state: "gone", owner, why: `process ${owner.pid} no longer exists` };
   const started = processStartTime(owner.pid);
-  if (owner.started === null || started === null) return { state: "unverifiable", owner, why: `process ${owner.pid} exists, but its start time cannot be compared${owner.started === null ? " (none was recorded)" : ""}` };
+  if (owner.started === null || started === null)
+    return {
+      state: "unverifiable",
+      owner,
+      why: `process ${owner.pid} exists, but its start time cannot be compared${owner.started === null ? " (none was recorded)" : ""}`,
+    };
   if (started !== owner.started) return { state: "gone", owner, why: `process ${owner.pid} is another program that reused the pid` };
   return { state: "alive", owner };
 }
@@ -119,7 +130,8 @@ interface OwnerRow {
  */
 export function readOwner(store: Store, run: string): OwnerIdentity | undefined {
   let row: OwnerRow | undefined;
-  if (ensureTable(store)) row = store.db.prepare("SELECT pid, started, boot, host, token FROM owners WHERE run = ?").get(run) as OwnerRow | undefined;
+  if (ensureTable(store))
+    row = store.db.prepare("SELECT pid, started, boot, host, token FROM owners WHERE run = ?").get(run) as OwnerRow | undefined;
   if (row) return { ...row };
   const r = store.run(run);
   if (r && r.status === "running" && r.pid) return { pid: r.pid, started: null, boot: null, host: currentIdentity().host, token: "" };
@@ -140,7 +152,8 @@ export function ownerGone(store: Store, run: string): boolean {
 /** What a run-busy refusal says about a recorded owner. */
 export function busyMessage(run: string, check: OwnerCheck): string {
   const o = check.owner;
-  if (check.state === "alive") return `run-busy: run ${run} is being executed by process ${o.pid}; wait for it, or stop it with \`switchyard cancel ${run}\``;
+  if (check.state === "alive")
+    return `run-busy: run ${run} is being executed by process ${o.pid}; wait for it, or stop it with \`switchyard cancel ${run}\``;
   return (
     `run-busy: run ${run} is recorded as executed by process ${o.pid} on ${o.host}, which cannot be verified: ${check.state === "unverifiable" ? check.why : ""}. ` +
     `If no switchyard process is executing it, take it over with \`switchyard resume ${run} --force\``
@@ -181,7 +194,8 @@ export function claimRun(store: Store, run: string, opts: { force?: boolean } = 
   const claim = store.db.transaction(() => {
     const o = readOwner(store, run);
     previous = o && o.token !== me.token ? checkOwner(o) : undefined;
-    if (previous && (previous.state === "alive" || (previous.state === "unverifiable" && !opts.force))) throw new RunRefused(busyMessage(run, previous), "run-busy");
+    if (previous && (previous.state === "alive" || (previous.state === "unverifiable" && !opts.force)))
+      throw new RunRefused(busyMessage(run, previous), "run-busy");
     store.db
       .prepare("INSERT OR REPLACE INTO owners (run, pid, started, boot, host, token, since) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .run(run, me.pid, me.started, me.boot, me.host, me.token, new Date().toISOString());
@@ -190,7 +204,10 @@ export function claimRun(store: Store, run: string, opts: { force?: boolean } = 
     claim.immediate();
   } catch (err) {
     if ((err as { code?: string }).code === "SQLITE_BUSY") {
-      throw new RunRefused(`run-busy: the state database ${store.stateDir} stayed locked by another process; try again in a moment`, "run-busy");
+      throw new RunRefused(
+        `run-busy: the state database ${store.stateDir} stayed locked by another process; try again in a moment`,
+        "run-busy",
+      );
     }
     throw err;
   }

@@ -39,7 +39,9 @@ export class GroupRecorder {
     private readonly owner: string,
   ) {
     store.db.exec(SCHEMA);
-    this.add = store.db.prepare("INSERT OR REPLACE INTO process_groups (run, pgid, started, owner, task, key, attempt) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    this.add = store.db.prepare(
+      "INSERT OR REPLACE INTO process_groups (run, pgid, started, owner, task, key, attempt) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
     this.del = store.db.prepare("DELETE FROM process_groups WHERE run = ? AND pgid = ?");
   }
 

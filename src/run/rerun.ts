@@ -55,22 +55,33 @@ export function planRerun(store: Store, run: string, req: RerunRequest): RerunPl
   const folded = foldEvents(store, run);
   const plan = folded.plan;
   const byName = new Map(plan.tasks.map((t) => [t.name, t]));
-  if (req.tasks.length === 0) throw new RerunError("say which task to run again with --task TASK", `tasks: ${plan.tasks.map((t) => t.name).join(", ")}`);
+  if (req.tasks.length === 0)
+    throw new RerunError("say which task to run again with --task TASK", `tasks: ${plan.tasks.map((t) => t.name).join(", ")}`);
   for (const name of req.tasks) {
     if (!byName.has(name)) {
       const near = nearestName(name, byName.keys());
-      throw new RerunError(`run ${run} has no task ${name}`, near ? `did you mean ${near}?` : `tasks: ${plan.tasks.map((t) => t.name).join(", ")}`);
+      throw new RerunError(
+        `run ${run} has no task ${name}`,
+        near ? `did you mean ${near}?` : `tasks: ${plan.tasks.map((t) => t.name).join(", ")}`,
+      );
     }
   }
   if (req.keys.length) {
     const unmapped = req.tasks.filter((n) => !byName.get(n)!.over);
-    if (unmapped.length) throw new RerunError(`--key selects elements of mapped tasks, but ${unmapped.join(", ")} ${unmapped.length > 1 ? "are" : "is"} not mapped`, "leave out --key to run an unmapped task again");
+    if (unmapped.length)
+      throw new RerunError(
+        `--key selects elements of mapped tasks, but ${unmapped.join(", ")} ${unmapped.length > 1 ? "are" : "is"} not mapped`,
+        "leave out --key to run an unmapped task again",
+      );
     const known = new Set<string>();
     for (const n of req.tasks) for (const k of folded.recorded.get(n)?.keys() ?? []) known.add(k);
     for (const k of req.keys) {
       if (!known.has(k)) {
         const near = nearestName(k, known);
-        throw new RerunError(`no instance of ${req.tasks.join(", ")} has the key ${k}`, near ? `did you mean ${near}?` : "keys are the elements of the task's `over` list; see `switchyard show RUN --task TASK`");
+        throw new RerunError(
+          `no instance of ${req.tasks.join(", ")} has the key ${k}`,
+          near ? `did you mean ${near}?` : "keys are the elements of the task's `over` list; see `switchyard show RUN --task TASK`",
+        );
       }
     }
   }
@@ -149,7 +160,12 @@ export function planRerun(store: Store, run: string, req: RerunRequest): RerunPl
 
 /** The playbook's plan without what does not change what runs (compiler version, positions, the pack digest). */
 function planShape(p: Plan): string {
-  return JSON.stringify({ playbook: p.playbook, source_file: p.source_file, settings: p.settings, tasks: p.tasks.map(({ declared_at: _, ...rest }) => rest) });
+  return JSON.stringify({
+    playbook: p.playbook,
+    source_file: p.source_file,
+    settings: p.settings,
+    tasks: p.tasks.map(({ declared_at: _, ...rest }) => rest),
+  });
 }
 
 /** Whether a freshly compiled plan runs the same tasks as the run's own (so a refreshed pack may be used). */

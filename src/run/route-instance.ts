@@ -19,10 +19,21 @@ function refAt(ref: FieldRef, key: string | null): string {
 }
 
 /** A `decide = "output"` route instance: the label its producer computed, with probability 1. */
-export function outputRoute(ts: TaskState, route: RouteSpec, key: string | null, input: InstanceInput, tasks: ReadonlyMap<string, TaskState>): Outcome {
+export function outputRoute(
+  ts: TaskState,
+  route: RouteSpec,
+  key: string | null,
+  input: InstanceInput,
+  tasks: ReadonlyMap<string, TaskState>,
+): Outcome {
   const source = route.source;
   // The compiler requires a source with decide = "output"; a hand-edited plan may lack it.
-  if (!source) return { status: "failed", error: `bad-plan: route ${ts.name} has decide = "output" but no source; recompile the playbook`, code: "bad-plan" };
+  if (!source)
+    return {
+      status: "failed",
+      error: `bad-plan: route ${ts.name} has decide = "output" but no source; recompile the playbook`,
+      code: "bad-plan",
+    };
   try {
     const entry = readRef(ts, key, source, input, tasks);
     return { status: "passed", output: outputDecision(route, entry, refAt(source, key)) };
@@ -45,7 +56,13 @@ export interface ModelRouteContext {
 }
 
 /** A model-decided route instance (T-3, R-21, Q-30 … Q-32): resolve, then ask the judge. */
-export async function decideModelRoute(ts: TaskState, route: RouteSpec, key: string | null, input: InstanceInput, c: ModelRouteContext): Promise<Outcome> {
+export async function decideModelRoute(
+  ts: TaskState,
+  route: RouteSpec,
+  key: string | null,
+  input: InstanceInput,
+  c: ModelRouteContext,
+): Promise<Outcome> {
   let questions;
   try {
     const lists: Record<string, unknown> = {};
@@ -85,14 +102,19 @@ export async function decideModelRoute(ts: TaskState, route: RouteSpec, key: str
     for (const q of questions) {
       const d = record[q.id];
       if (!d || typeof d.label !== "string") {
-        return { status: "failed", code: "decision-failed", error: `decision-failed: the decision layer returned no answer for question ${q.id}` };
+        return {
+          status: "failed",
+          code: "decision-failed",
+          error: `decision-failed: the decision layer returned no answer for question ${q.id}`,
+        };
       }
       if (q.resolved_options && !d.options) d.options = q.resolved_options;
     }
     return { status: "passed", output: record };
   } catch (err) {
     if (c.cancelled()) return { status: "interrupted" };
-    if (err instanceof DecisionFailure) return { status: "failed", error: err.message.startsWith(err.code) ? err.message : `${err.code}: ${err.message}`, code: err.code };
+    if (err instanceof DecisionFailure)
+      return { status: "failed", error: err.message.startsWith(err.code) ? err.message : `${err.code}: ${err.message}`, code: err.code };
     return { status: "failed", error: `decision-failed: ${errorText(err)}`, code: "decision-failed" };
   }
 }

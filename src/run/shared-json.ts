@@ -32,7 +32,10 @@ class SharedText {
     if (!isPlainObject(x)) return this.value(x);
     const hit = this.cache.get(x);
     if (hit !== undefined) return hit;
-    return this.remember(x, this.object(x, (v) => this.value(v)));
+    return this.remember(
+      x,
+      this.object(x, (v) => this.value(v)),
+    );
   }
 
   private remember(x: object, text: string): string {
@@ -43,7 +46,9 @@ class SharedText {
 
   /** An instance input (or a route state built on one): its `inputs` entries as dependencies. */
   input(input: InstanceInput | Record<string, unknown>): string {
-    return this.object(input as Record<string, unknown>, (v, k) => (k === "inputs" && isPlainObject(v) ? this.object(v, (out) => this.dependency(out)) : this.serialise(v)));
+    return this.object(input as Record<string, unknown>, (v, k) =>
+      k === "inputs" && isPlainObject(v) ? this.object(v, (out) => this.dependency(out)) : this.serialise(v),
+    );
   }
 
   private object(x: Record<string, unknown>, part: (v: unknown, k: string) => string): string {

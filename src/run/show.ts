@@ -64,7 +64,9 @@ function rerunHistory(store: Store, run: string, only?: string) {
   const reruns: ShownRerun[] = [];
   const earlier = new Map<string, EarlierResult[]>();
   const rows = store.db
-    .prepare("SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND type IN ('rerun_requested', 'pack_refreshed', 'instance_reset') ORDER BY seq")
+    .prepare(
+      "SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND type IN ('rerun_requested', 'pack_refreshed', 'instance_reset') ORDER BY seq",
+    )
     .all(run) as StoredEvent[];
   for (const r of rows.map((row) => decodeEvent(run, row))) {
     if (r.type === "rerun_requested") {
@@ -77,7 +79,15 @@ function rerunHistory(store: Store, run: string, only?: string) {
       const p = r.payload;
       const id = `${r.task}\u0000${r.key ?? ""}`;
       const list = earlier.get(id) ?? earlier.set(id, []).get(id)!;
-      list.push({ reset_at: r.time, reason: p.reason, status: p.previous.status, ...(p.previous.output !== undefined ? { output: p.previous.output } : {}), ...(p.previous.error !== undefined ? { error: p.previous.error } : {}), ...(p.previous.label !== undefined ? { label: p.previous.label } : {}), ...(p.keep_decision ? { kept: true } : {}) });
+      list.push({
+        reset_at: r.time,
+        reason: p.reason,
+        status: p.previous.status,
+        ...(p.previous.output !== undefined ? { output: p.previous.output } : {}),
+        ...(p.previous.error !== undefined ? { error: p.previous.error } : {}),
+        ...(p.previous.label !== undefined ? { label: p.previous.label } : {}),
+        ...(p.keep_decision ? { kept: true } : {}),
+      });
     }
   }
   return { reruns, earlier };
@@ -130,5 +140,13 @@ export function showRun(store: Store, run: string, only?: string): ShowJson | un
       };
     }
   }
-  return { run: r.run, status: r.status, playbook: r.playbook, started_at: r.started_at, finished_at: r.finished_at, tasks, ...(history.reruns.length ? { reruns: history.reruns } : {}) };
+  return {
+    run: r.run,
+    status: r.status,
+    playbook: r.playbook,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    tasks,
+    ...(history.reruns.length ? { reruns: history.reruns } : {}),
+  };
 }

@@ -64,7 +64,10 @@ export function snapshotPack(packDir: string, dest: string): SnapshotInfo {
   collect(packDir, packDir, entries);
   const bytes = entries.reduce((n, e) => n + e.size, 0);
   if (bytes > SNAPSHOT_LIMIT_BYTES) {
-    const biggest = [...entries].sort((a, b) => b.size - a.size).slice(0, 3).map((e) => `${e.rel} (${(e.size / 1048576).toFixed(1)} MB)`);
+    const biggest = [...entries]
+      .sort((a, b) => b.size - a.size)
+      .slice(0, 3)
+      .map((e) => `${e.rel} (${(e.size / 1048576).toFixed(1)} MB)`);
     throw new SnapshotError(
       `pack-too-large: the pack ${packDir} holds ${(bytes / 1048576).toFixed(1)} MB, over the 50 MB snapshot limit (R-1); largest files: ${biggest.join(", ")}. Move data out of the pack, or into a hidden folder.`,
     );

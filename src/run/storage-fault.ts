@@ -36,7 +36,8 @@ export class StorageFault extends CodedError {
 
 function base(code: string): string {
   // Extended codes (SQLITE_IOERR_WRITE, SQLITE_CORRUPT_VTAB, ...) share their primary's meaning.
-  for (const k of [...Object.keys(DAMAGED), ...Object.keys(CANNOT_WRITE)].sort((a, b) => b.length - a.length)) if (code === k || code.startsWith(`${k}_`)) return k;
+  for (const k of [...Object.keys(DAMAGED), ...Object.keys(CANNOT_WRITE)].sort((a, b) => b.length - a.length))
+    if (code === k || code.startsWith(`${k}_`)) return k;
   return code;
 }
 

@@ -22,7 +22,17 @@ import Database from "better-sqlite3";
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chargedUsd, decodeEvent, dispatch, type EventHandlers, type EventPayloads, type EventType, type RunEvent, type RunStatus, type StoredEvent } from "./events.js";
+import {
+  chargedUsd,
+  decodeEvent,
+  dispatch,
+  type EventHandlers,
+  type EventPayloads,
+  type EventType,
+  type RunEvent,
+  type RunStatus,
+  type StoredEvent,
+} from "./events.js";
 import { noteDatabase, storageFault, type StorageFault } from "./storage-fault.js";
 
 type DB = Database.Database;
@@ -112,7 +122,6 @@ const EVENTS_PER_INSERT = 16;
 
 /** Events per transaction when the projections are rebuilt. */
 const REBUILD_BATCH = 4000;
-
 
 export class Store {
   readonly db: DB;
@@ -324,7 +333,7 @@ export class Store {
       })();
       // Read in pages, each one read whole before it is applied: the connection cannot write
       // while a statement still iterates over it.
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const page = this.stmts.eventsAfter.all(r, after, REBUILD_BATCH) as StoredEvent[];
         if (page.length === 0) break;
         const batch = page.map((e): PendingRow => ({ ...decodeEvent(r, e), text: "", ms: Date.parse(e.time) }));
@@ -339,7 +348,8 @@ export class Store {
   }
 
   run(run: string): RunRow | undefined {
-    const r = this.stmts.run.get(run) as (Omit<RunRow, "elapsed_ms"> & { prior_ms: number; inv_start: number; inv_last: number }) | undefined;
+    const r = this.stmts.run.get(run) as
+      (Omit<RunRow, "elapsed_ms"> & { prior_ms: number; inv_start: number; inv_last: number }) | undefined;
     if (!r) return undefined;
     const { prior_ms, inv_start, inv_last, ...rest } = r;
     return { ...rest, elapsed_ms: prior_ms + (inv_last - inv_start) };
@@ -355,11 +365,13 @@ export class Store {
   }
 
   tasks(run: string): TaskRow[] {
-    return (this.stmts.tasks.all(run) as Array<Omit<TaskRow, "mapped" | "summary"> & { mapped: number; summary: string | null }>).map((t) => ({
-      ...t,
-      mapped: t.mapped === 1,
-      summary: t.summary === null ? null : JSON.parse(t.summary),
-    }));
+    return (this.stmts.tasks.all(run) as Array<Omit<TaskRow, "mapped" | "summary"> & { mapped: number; summary: string | null }>).map(
+      (t) => ({
+        ...t,
+        mapped: t.mapped === 1,
+        summary: t.summary === null ? null : JSON.parse(t.summary),
+      }),
+    );
   }
 
   instances(run: string, task?: string): InstanceRow[] {
@@ -373,7 +385,9 @@ export class Store {
 function prepare(db: DB) {
   return {
     insertEvent: db.prepare("INSERT INTO events (run, seq, time, type, task, key, payload) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-    insertEvents: db.prepare(`INSERT INTO events (run, seq, time, type, task, key, payload) VALUES ${Array(EVENTS_PER_INSERT).fill("(?, ?, ?, ?, ?, ?, ?)").join(", ")}`),
+    insertEvents: db.prepare(
+      `INSERT INTO events (run, seq, time, type, task, key, payload) VALUES ${Array(EVENTS_PER_INSERT).fill("(?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
+    ),
     maxSeq: db.prepare("SELECT MAX(seq) AS m FROM events WHERE run = ?"),
     events: db.prepare("SELECT seq, time, type, task, key, payload FROM events WHERE run = ? ORDER BY seq"),
     eventsAfter: db.prepare("SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND seq > ? ORDER BY seq LIMIT ?"),
@@ -404,7 +418,9 @@ function prepare(db: DB) {
     ),
     tasks: db.prepare("SELECT task, kind, mapped, status, count, summary, error FROM tasks WHERE run = ? ORDER BY ord"),
     instances: db.prepare("SELECT task, key, status, attempts, output, error, label FROM instances WHERE run = ? ORDER BY task, key"),
-    instancesOfTask: db.prepare("SELECT task, key, status, attempts, output, error, label FROM instances WHERE run = ? AND task = ? ORDER BY key"),
+    instancesOfTask: db.prepare(
+      "SELECT task, key, status, attempts, output, error, label FROM instances WHERE run = ? AND task = ? ORDER BY key",
+    ),
   };
 }
 
@@ -473,7 +489,8 @@ class Projection {
   /** Writes the instance rows (interrupts of rows this batch did not write first). */
   finish(): void {
     for (const [run, task, key] of this.interrupts) this.s.interrupt.run(run, task, key);
-    for (const w of this.writes.values()) if (w) this.s.upsertInstance.run(w.run, w.task, w.key, w.status, w.attempts, w.output, w.error, w.label);
+    for (const w of this.writes.values())
+      if (w) this.s.upsertInstance.run(w.run, w.task, w.key, w.status, w.attempts, w.output, w.error, w.label);
   }
 }
 
@@ -504,16 +521,32 @@ const PROJECT: EventHandlers<[Projection, RowExtras]> = {
   },
   instance_finished: (e, p, r) => {
     const output = e.payload.output === undefined ? null : (r.outputText ?? JSON.stringify(e.payload.output));
-    p.upsert({ ...instanceOf(e), status: e.payload.status, attempts: e.payload.attempt, output, error: e.payload.error ?? null, label: null });
+    p.upsert({
+      ...instanceOf(e),
+      status: e.payload.status,
+      attempts: e.payload.attempt,
+      output,
+      error: e.payload.error ?? null,
+      label: null,
+    });
   },
-  instance_retried: (e, p) => p.upsert({ ...instanceOf(e), status: "pending", attempts: e.payload.attempt, output: null, error: e.payload.error, label: null }),
+  instance_retried: (e, p) =>
+    p.upsert({ ...instanceOf(e), status: "pending", attempts: e.payload.attempt, output: null, error: e.payload.error, label: null }),
   instance_interrupted: (e, p) => {
     const { run, task, key } = instanceOf(e);
     p.interrupt(run, task, key);
   },
-  gate_closed: (e, p) => p.upsert({ ...instanceOf(e), status: "not_taken", attempts: 0, output: null, error: null, label: e.payload.label ?? null }),
+  gate_closed: (e, p) =>
+    p.upsert({ ...instanceOf(e), status: "not_taken", attempts: 0, output: null, error: null, label: e.payload.label ?? null }),
   decision_recorded: (e, p, r) =>
-    p.upsert({ ...instanceOf(e), status: "passed", attempts: e.payload.attempt, output: r.outputText ?? JSON.stringify(e.payload.record), error: null, label: null }),
+    p.upsert({
+      ...instanceOf(e),
+      status: "passed",
+      attempts: e.payload.attempt,
+      output: r.outputText ?? JSON.stringify(e.payload.record),
+      error: null,
+      label: null,
+    }),
   revise_round: () => {}, // its cost is charged by apply(), like every event's
   fold_settled: (e, p) => {
     p.s.taskSettled.run(e.payload.status, JSON.stringify(e.payload.summary), e.run, e.task);

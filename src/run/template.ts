@@ -19,7 +19,11 @@ function show(v: unknown): string {
 }
 
 /** `routes`: the names of the dependencies that are routes (their outputs are decision records). */
-export function renderPrompt(template: string, input: { key?: string; inputs: Record<string, unknown> }, routes: ReadonlySet<string> = new Set()): string {
+export function renderPrompt(
+  template: string,
+  input: { key?: string; inputs: Record<string, unknown> },
+  routes: ReadonlySet<string> = new Set(),
+): string {
   return template.replace(PLACEHOLDER, (whole, path: string) => {
     const parts = path.split(".");
     if (parts[0] === "key" && parts.length === 1) return input.key ?? "";

@@ -24,7 +24,13 @@ export function megabytes(bytes: number): string {
   return Number.isInteger(mb) ? `${mb} MB` : `${bytes} bytes`;
 }
 
-function kindOf(s: { isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean; isDirectory(): boolean }): string {
+function kindOf(s: {
+  isFIFO(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isSocket(): boolean;
+  isDirectory(): boolean;
+}): string {
   if (s.isFIFO()) return "a FIFO";
   if (s.isCharacterDevice() || s.isBlockDevice()) return "a device";
   if (s.isSocket()) return "a socket";
@@ -82,7 +88,11 @@ export async function readUntrustedFile(path: string, o: UntrustedRead): Promise
       throw reject("is a symbolic link to nothing", "write a regular file instead");
     }
     const root = await realpath(o.workspace).catch(() => o.workspace);
-    if (!inside(real, root)) throw reject(`resolves to ${real}, outside the instance's workspace`, "the engine reads only files inside the workspace; copy the file there instead of linking to it");
+    if (!inside(real, root))
+      throw reject(
+        `resolves to ${real}, outside the instance's workspace`,
+        "the engine reads only files inside the workspace; copy the file there instead of linking to it",
+      );
   }
   let fh;
   try {
@@ -97,7 +107,11 @@ export async function readUntrustedFile(path: string, o: UntrustedRead): Promise
   try {
     const fst = await fh.stat();
     if (!fst.isFile()) throw reject(`is ${kindOf(fst)}`, "write a regular file");
-    if (fst.size > o.limit) throw reject(`is ${fst.size} bytes, more than the limit of ${megabytes(o.limit)}`, "write less, or raise the limit with SWITCHYARD_MAX_FILE_MB");
+    if (fst.size > o.limit)
+      throw reject(
+        `is ${fst.size} bytes, more than the limit of ${megabytes(o.limit)}`,
+        "write less, or raise the limit with SWITCHYARD_MAX_FILE_MB",
+      );
     const buf = Buffer.allocUnsafe(Math.min(fst.size, o.limit) + 1);
     let n = 0;
     for (;;) {
@@ -106,7 +120,11 @@ export async function readUntrustedFile(path: string, o: UntrustedRead): Promise
       n += bytesRead;
       if (n === buf.length) break;
     }
-    if (n > o.limit) throw reject(`grew past the limit of ${megabytes(o.limit)} while it was read`, "write less, or raise the limit with SWITCHYARD_MAX_FILE_MB");
+    if (n > o.limit)
+      throw reject(
+        `grew past the limit of ${megabytes(o.limit)} while it was read`,
+        "write less, or raise the limit with SWITCHYARD_MAX_FILE_MB",
+      );
     return strictUtf8(buf.subarray(0, n), o.what);
   } finally {
     await fh.close();

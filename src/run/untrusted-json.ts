@@ -45,7 +45,8 @@ export function checkJsonLimits(text: string, what: string): void {
       }
       i = j;
     } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
-      if (++depth > MAX_JSON_DEPTH) throw invalid(`${what} nests arrays and objects more than ${MAX_JSON_DEPTH} deep, the limit; flatten it`);
+      if (++depth > MAX_JSON_DEPTH)
+        throw invalid(`${what} nests arrays and objects more than ${MAX_JSON_DEPTH} deep, the limit; flatten it`);
     } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
       depth--;
     } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
@@ -57,7 +58,9 @@ export function checkJsonLimits(text: string, what: string): void {
       const isInteger = next !== 46 && next !== 101 && next !== 69; // no '.', 'e', 'E'
       if (isInteger && digits > SAFE_DIGITS && !Number.isSafeInteger(Number(text.slice(i, j)))) {
         const literal = text.slice(i, j);
-        throw invalid(`${what} holds the integer ${literal.length > 40 ? literal.slice(0, 40) + "…" : literal}, beyond 2^53 (9007199254740991), the largest a number keeps exactly; write it as a string`);
+        throw invalid(
+          `${what} holds the integer ${literal.length > 40 ? literal.slice(0, 40) + "…" : literal}, beyond 2^53 (9007199254740991), the largest a number keeps exactly; write it as a string`,
+        );
       }
       i = j - 1;
     }

@@ -22,7 +22,11 @@ export interface GitResult {
 export function git(cwd: string, args: string[], maxBuffer = 256 * 1024 * 1024): Promise<GitResult> {
   return new Promise((done) => {
     execFile("git", args, { cwd, maxBuffer, env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" } }, (err, stdout, stderr) => {
-      done({ ok: !err, stdout: String(stdout), stderr: String(stderr || (err && !("code" in err && typeof err.code === "number") ? err.message : "")) });
+      done({
+        ok: !err,
+        stdout: String(stdout),
+        stderr: String(stderr || (err && !("code" in err && typeof err.code === "number") ? err.message : "")),
+      });
     });
   });
 }
@@ -45,7 +49,12 @@ export function probeRepository(dir: string): RepositoryProbe {
   const top = gitSync(where, ["rev-parse", "--show-toplevel"]);
   if (!top.ok) {
     if (/ENOENT/.test(top.stderr) && !/not a git/i.test(top.stderr)) return { ok: false, problem: "git is not installed (not on PATH)" };
-    return { ok: false, problem: /not a git repository/i.test(top.stderr) ? `${where} is not inside a git repository` : `git cannot read ${where}: ${top.stderr.trim().split("\n")[0]}` };
+    return {
+      ok: false,
+      problem: /not a git repository/i.test(top.stderr)
+        ? `${where} is not inside a git repository`
+        : `git cannot read ${where}: ${top.stderr.trim().split("\n")[0]}`,
+    };
   }
   const path = top.stdout.trim();
   const head = gitSync(path, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
@@ -54,8 +63,15 @@ export function probeRepository(dir: string): RepositoryProbe {
   if (!status.ok) return { ok: false, problem: `git status failed in ${path}: ${status.stderr.trim().split("\n")[0]}` };
   const changed = status.stdout.split("\n").filter((l) => l.trim() !== "");
   if (changed.length > 0) {
-    const files = changed.slice(0, 5).map((l) => l.slice(3)).join(", ") + (changed.length > 5 ? `, … (${changed.length} files)` : "");
-    return { ok: false, problem: `the repository ${path} has uncommitted changes (${files}); commit or stash them, so that every worktree starts from a known commit` };
+    const files =
+      changed
+        .slice(0, 5)
+        .map((l) => l.slice(3))
+        .join(", ") + (changed.length > 5 ? `, … (${changed.length} files)` : "");
+    return {
+      ok: false,
+      problem: `the repository ${path} has uncommitted changes (${files}); commit or stash them, so that every worktree starts from a known commit`,
+    };
   }
   return { ok: true, path: realpathSync(path), head: head.stdout.trim() };
 }
@@ -74,7 +90,10 @@ const queues = new Map<string, Promise<unknown>>();
 export function serialised<T>(repo: string, fn: () => Promise<T>): Promise<T> {
   const prev = queues.get(repo) ?? Promise.resolve();
   const next = prev.then(fn, fn);
-  queues.set(repo, next.catch(() => undefined));
+  queues.set(
+    repo,
+    next.catch(() => undefined),
+  );
   return next;
 }
 
@@ -97,6 +116,11 @@ export function gitLocked(repo: string, args: string[]): Promise<GitResult> {
 
 /** A git branch name component from any text (a task name or an element key). */
 export function refComponent(text: string): string {
-  const safe = text.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.{2,}/g, "_").replace(/^[.-]+/, "_").replace(/\.lock$/i, "_lock").replace(/\.$/, "_");
+  const safe = text
+    .replace(/[^A-Za-z0-9_.-]/g, "_")
+    .replace(/\.{2,}/g, "_")
+    .replace(/^[.-]+/, "_")
+    .replace(/\.lock$/i, "_lock")
+    .replace(/\.$/, "_");
   return safe === "" ? "_" : safe.slice(0, 100);
 }

@@ -81,7 +81,15 @@ export interface InstancePage {
   total: number;
   offset: number;
   limit: number;
-  instances: Array<{ task: string; key: string | null; status: string; output: unknown; error: string | null; attempts: number; label?: string }>;
+  instances: Array<{
+    task: string;
+    key: string | null;
+    status: string;
+    output: unknown;
+    error: string | null;
+    attempts: number;
+    label?: string;
+  }>;
 }
 
 /** One question's decision as the cell page shows it (the Q-20 record). */

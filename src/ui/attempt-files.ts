@@ -99,10 +99,17 @@ export function attemptFiles(runDir: string, task: string, key: string | null, a
  * One file of an attempt's workspace, named by a relative path from the listing. Refused (null)
  * when the path leaves the workspace, passes through a symbolic link, or is not a regular file.
  */
-export function workspaceFile(runDir: string, task: string, key: string | null, attempt: number, rel: string): ReturnType<typeof readBounded> {
+export function workspaceFile(
+  runDir: string,
+  task: string,
+  key: string | null,
+  attempt: number,
+  rel: string,
+): ReturnType<typeof readBounded> {
   const root = attemptStem(runDir, task, key, attempt);
   const parts = rel.split("/");
-  if (rel === "" || rel.startsWith("/") || parts.some((p) => p === "" || p === "." || p === ".." || p.includes("\\") || p.includes("\0"))) return null;
+  if (rel === "" || rel.startsWith("/") || parts.some((p) => p === "" || p === "." || p === ".." || p.includes("\\") || p.includes("\0")))
+    return null;
   const full = resolve(root, ...parts);
   if (!full.startsWith(root + sep)) return null;
   let at = root;

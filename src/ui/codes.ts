@@ -13,12 +13,14 @@ export const UI_CODES: CodeEntry[] = [
   {
     code: "ui-bad-path",
     summary: "a web view request path is not valid percent-encoding",
-    explain: "A `%` in the path must be followed by two hex digits that decode to UTF-8. Encode each segment with encodeURIComponent (400).",
+    explain:
+      "A `%` in the path must be followed by two hex digits that decode to UTF-8. Encode each segment with encodeURIComponent (400).",
   },
   {
     code: "ui-bad-parameter",
     summary: "a query parameter of a web view endpoint is out of range",
-    explain: "`offset`, `limit`, `after` and `attempt` are integers within the ranges docs/ui.md gives for each endpoint (400). The message names the parameter and its range.",
+    explain:
+      "`offset`, `limit`, `after` and `attempt` are integers within the ranges docs/ui.md gives for each endpoint (400). The message names the parameter and its range.",
   },
   {
     code: "ui-not-found",
@@ -29,7 +31,8 @@ export const UI_CODES: CodeEntry[] = [
   {
     code: "ui-no-runs",
     summary: "the state folder the web view serves has no runs yet",
-    explain: "No run has been started in this state folder (404). Start one with `switchyard run PATH`; the runs page shows it as it starts.",
+    explain:
+      "No run has been started in this state folder (404). Start one with `switchyard run PATH`; the runs page shows it as it starts.",
   },
   {
     code: "ui-wrong-host",
@@ -45,6 +48,7 @@ export const UI_CODES: CodeEntry[] = [
   {
     code: "ui-server-error",
     summary: "the web view failed while answering a request",
-    explain: "A bug in switchyard, not in the request (500): the terminal running `switchyard ui` shows the trace. Please report it with that trace.",
+    explain:
+      "A bug in switchyard, not in the request (500): the terminal running `switchyard ui` shows the trace. Please report it with that trace.",
   },
 ];

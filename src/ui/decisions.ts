@@ -22,7 +22,9 @@ export function decisionsOf(output: unknown): CellDecision[] {
       latency_ms: d.latency_ms,
       usage: d.usage,
       judgement_type: d.judgement_type,
-      ...(d.receipt ? { receipt: { provider: d.receipt.provider, model: d.receipt.model, reason: d.receipt.reason, time: d.receipt.time } } : {}),
+      ...(d.receipt
+        ? { receipt: { provider: d.receipt.provider, model: d.receipt.model, reason: d.receipt.reason, time: d.receipt.time } }
+        : {}),
     });
   }
   return out;

@@ -7,7 +7,17 @@ import type Database from "better-sqlite3";
 import { showRun, type FoldSummary, type Store } from "../run/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { decisionsOf, routeCell } from "./decisions.js";
-import { STATUS_LETTER, type ApiEvent, type CellDoc, type GraphTask, type InstancePage, type GridDoc, type RunDoc, type RunListItem, type StatusName } from "./api-types.js";
+import {
+  STATUS_LETTER,
+  type ApiEvent,
+  type CellDoc,
+  type GraphTask,
+  type InstancePage,
+  type GridDoc,
+  type RunDoc,
+  type RunListItem,
+  type StatusName,
+} from "./api-types.js";
 
 type Statement = Database.Statement;
 
@@ -58,13 +68,19 @@ export class RunReader {
     this.q = {
       counts: db.prepare("SELECT run, status, COUNT(*) AS n FROM instances GROUP BY run, status"),
       countsByTask: db.prepare("SELECT task, status, COUNT(*) AS n FROM instances WHERE run = ? GROUP BY task, status"),
-      decisions: db.prepare("SELECT i.run AS run, COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE t.kind = 'route' AND i.status = 'passed' GROUP BY i.run"),
-      decisionsOf: db.prepare("SELECT COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE i.run = ? AND t.kind = 'route' AND i.status = 'passed'"),
+      decisions: db.prepare(
+        "SELECT i.run AS run, COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE t.kind = 'route' AND i.status = 'passed' GROUP BY i.run",
+      ),
+      decisionsOf: db.prepare(
+        "SELECT COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE i.run = ? AND t.kind = 'route' AND i.status = 'passed'",
+      ),
       plan: db.prepare("SELECT payload FROM events WHERE run = ? AND seq = 1"),
       lastSeq: db.prepare("SELECT MAX(seq) AS m FROM events WHERE run = ?"),
       after: db.prepare("SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND seq > ? ORDER BY seq LIMIT ?"),
       cellEvents: db.prepare("SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND task = ? AND key IS ? ORDER BY seq"),
-      code: db.prepare("SELECT json_extract(payload, '$.code') AS code FROM events WHERE run = ? AND task = ? AND key IS ? AND type IN ('instance_finished', 'instance_retried', 'task_failed') ORDER BY seq DESC LIMIT 1"),
+      code: db.prepare(
+        "SELECT json_extract(payload, '$.code') AS code FROM events WHERE run = ? AND task = ? AND key IS ? AND type IN ('instance_finished', 'instance_retried', 'task_failed') ORDER BY seq DESC LIMIT 1",
+      ),
       grid: db.prepare("SELECT task, key, status, output, label FROM instances WHERE run = ? AND key <> '' ORDER BY task, key"),
       instance: db.prepare("SELECT status, attempts, output, error, label FROM instances WHERE run = ? AND task = ? AND key = ?"),
       changed: db.prepare("SELECT run, status, inv_last, spent_usd FROM runs"),
@@ -145,7 +161,13 @@ export class RunReader {
       }
       const live = perTask.get(t.task) ?? { total: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 };
       live.total = t.count ?? 0;
-      tasks[t.task] = { kind: t.kind, status: t.status, mapped: true, summary: (t.summary as FoldSummary | null) ?? live, ...(t.error ? { error: t.error } : {}) };
+      tasks[t.task] = {
+        kind: t.kind,
+        status: t.status,
+        mapped: true,
+        summary: (t.summary as FoldSummary | null) ?? live,
+        ...(t.error ? { error: t.error } : {}),
+      };
     }
     return {
       run: r.run,
@@ -171,7 +193,15 @@ export class RunReader {
     for (const r of rows) keySet.add(r.key);
     const keys = [...keySet].sort();
     const index = new Map(keys.map((k, i) => [k, i]));
-    const doc: GridDoc = { run, tasks: mapped.map((t) => ({ name: t.name, kind: t.kind })), keys, status: {}, label: {}, confidence: {}, last_seq: lastSeq };
+    const doc: GridDoc = {
+      run,
+      tasks: mapped.map((t) => ({ name: t.name, kind: t.kind })),
+      keys,
+      status: {},
+      label: {},
+      confidence: {},
+      last_seq: lastSeq,
+    };
     const letters = new Map<string, string[]>();
     for (const t of mapped) {
       letters.set(t.name, new Array<string>(keys.length).fill("-"));
@@ -200,11 +230,17 @@ export class RunReader {
     const plan = this.plan(run);
     const task = plan?.tasks.find((t) => t.name === taskName);
     if (!task || (task.over !== undefined) !== (key !== null)) return undefined;
-    const row = this.q.instance!.get(run, taskName, key ?? "") as { status: string; attempts: number; output: string | null; error: string | null; label: string | null } | undefined;
+    const row = this.q.instance!.get(run, taskName, key ?? "") as
+      { status: string; attempts: number; output: string | null; error: string | null; label: string | null } | undefined;
     if (!row) return undefined;
     const output = row.output === null ? null : (JSON.parse(row.output) as unknown);
     const code = (this.q.code!.get(run, taskName, key) as { code: string | null } | undefined)?.code ?? null;
-    const events = (this.q.cellEvents!.all(run, taskName, key) as RawEvent[]).map((e) => ({ seq: e.seq, time: e.time, type: e.type, payload: JSON.parse(e.payload) as unknown }));
+    const events = (this.q.cellEvents!.all(run, taskName, key) as RawEvent[]).map((e) => ({
+      seq: e.seq,
+      time: e.time,
+      type: e.type,
+      payload: JSON.parse(e.payload) as unknown,
+    }));
     return {
       run,
       task: taskName,
@@ -253,7 +289,15 @@ export class RunReader {
   instances(run: string, f: InstanceFilter): InstancePage {
     const params = { run, task: f.task ?? null, status: f.status ?? null, key: f.key ?? null, limit: f.limit, offset: f.offset };
     const total = (this.q.pageCount!.get(params) as { n: number }).n;
-    const rows = this.q.page!.all(params) as Array<{ task: string; key: string; status: string; attempts: number; output: string | null; error: string | null; label: string | null }>;
+    const rows = this.q.page!.all(params) as Array<{
+      task: string;
+      key: string;
+      status: string;
+      attempts: number;
+      output: string | null;
+      error: string | null;
+      label: string | null;
+    }>;
     return {
       run,
       total,
@@ -287,7 +331,8 @@ export class RunReader {
   /** A cheap fingerprint per run (status, last activity, spend) to tell which runs changed. */
   fingerprints(): Map<string, string> {
     const m = new Map<string, string>();
-    for (const r of this.q.changed!.all() as Array<{ run: string; status: string; inv_last: number; spent_usd: number }>) m.set(r.run, `${r.status} ${r.inv_last} ${r.spent_usd}`);
+    for (const r of this.q.changed!.all() as Array<{ run: string; status: string; inv_last: number; spent_usd: number }>)
+      m.set(r.run, `${r.status} ${r.inv_last} ${r.spent_usd}`);
     return m;
   }
 }

@@ -72,7 +72,13 @@ class StateSource {
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", ...extra });
+  res.writeHead(status, {
+    "content-type": type,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    ...extra,
+  });
   res.end(res.req.method === "HEAD" ? undefined : body);
 }
 
@@ -84,7 +90,8 @@ function intParam(url: URL, name: string, dflt: number, min: number, max: number
   const v = url.searchParams.get(name);
   if (v === null) return dflt;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new HttpError(400, "ui-bad-parameter", `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new HttpError(400, "ui-bad-parameter", `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -99,7 +106,8 @@ export function pathSegments(rawPath: string): string[] {
     } catch {
       throw new HttpError(400, "ui-bad-path", "the path is not valid percent-encoding");
     }
-    if (d === "." || d === ".." || d === "" || /[/\\\0]/.test(d)) throw new HttpError(400, "ui-path-refused", "paths with '.', '..', empty segments, slashes, backslashes or NUL are refused");
+    if (d === "." || d === ".." || d === "" || /[/\\\0]/.test(d))
+      throw new HttpError(400, "ui-path-refused", "paths with '.', '..', empty segments, slashes, backslashes or NUL are refused");
     return d;
   });
 }
@@ -130,81 +138,117 @@ export function createUiServer(opts: UiServerOptions): { server: Server; close: 
       },
     ],
     [/^api\/stream$/, ({ res }) => hub.followRuns(res)],
-    [/^api\/runs\/([^/]+)$/, (ctx) => {
-      const { reader, id } = run(ctx);
-      sendJson(ctx.res, reader.runDoc(id));
-    }],
-    [/^api\/runs\/([^/]+)\/grid$/, (ctx) => {
-      const { reader, id } = run(ctx);
-      sendJson(ctx.res, reader.grid(id));
-    }],
-    [/^api\/runs\/([^/]+)\/instances$/, (ctx) => {
-      const { reader, id } = run(ctx);
-      const u = ctx.url.searchParams;
-      const page = reader.instances(id, {
-        task: u.get("task") ?? undefined,
-        status: u.get("status") ?? undefined,
-        key: u.get("key") ?? undefined,
-        offset: intParam(ctx.url, "offset", 0, 0, Number.MAX_SAFE_INTEGER),
-        limit: intParam(ctx.url, "limit", 500, 1, 5000),
-      });
-      sendJson(ctx.res, page);
-    }],
-    [/^api\/runs\/([^/]+)\/events$/, (ctx) => {
-      const { reader, id } = run(ctx);
-      let after = intParam(ctx.url, "after", 0, 0, Number.MAX_SAFE_INTEGER);
-      if ((ctx.req.headers.accept ?? "").includes("text/event-stream")) {
-        const last = Number(ctx.req.headers["last-event-id"]);
-        if (Number.isInteger(last) && last > after) after = last;
-        hub.followRun(ctx.res, id, after);
-        return;
-      }
-      const events = reader.eventsAfter(id, after, intParam(ctx.url, "limit", 1000, 1, 10000));
-      sendJson(ctx.res, { run: id, events, last_seq: events.length ? events[events.length - 1]!.seq : after });
-    }],
-    [/^api\/runs\/([^/]+)\/cells\/([^/]+)$/, (ctx) => {
-      const { reader, id } = run(ctx);
-      const cell = reader.cell(id, ctx.params[1]!, keyParam(ctx));
-      if (!cell) throw notFound(`run ${id} has no instance ${ctx.params[1]}${keyParam(ctx) === null ? "" : `[${keyParam(ctx)}]`}`);
-      const dir = reader.store.runDir(id);
-      for (let a = cell.attempts; a >= 1; a--) {
-        const f = attemptFiles(dir, cell.task, cell.key, a);
-        // Decisions and evaluates leave no files: show only attempts that left something.
-        if (f.input !== null || f.log_tail !== null || f.prompt !== null || f.files.length > 0) cell.attempt_files.push(f);
-      }
-      sendJson(ctx.res, cell);
-    }],
-    [/^api\/runs\/([^/]+)\/cells\/([^/]+)\/file$/, (ctx) => {
-      const { reader, id } = run(ctx);
-      const key = keyParam(ctx);
-      const cell = reader.cell(id, ctx.params[1]!, key);
-      if (!cell) throw notFound(`run ${id} has no instance ${ctx.params[1]}`);
-      const attempt = intParam(ctx.url, "attempt", cell.attempts, 1, Math.max(1, cell.attempts));
-      const f = workspaceFile(reader.store.runDir(id), cell.task, key, attempt, ctx.url.searchParams.get("path") ?? "");
-      if (!f) throw notFound("no such file in the attempt's workspace (links are not followed)");
-      if (ctx.url.searchParams.get("format") === "text") {
-        // For people (the cell page links here): the bytes as plain text, in a sandbox.
-        send(ctx.res, 200, "text/plain; charset=utf-8", f.text + (f.truncated ? `\n… (${f.bytes} bytes; the first ${f.text.length} shown)\n` : ""), { "content-security-policy": "sandbox; default-src 'none'" });
-        return;
-      }
-      sendJson(ctx.res, { path: ctx.url.searchParams.get("path"), bytes: f.bytes, truncated: f.truncated, text: f.text });
-    }],
-    [/^api\/labs$/, ({ res }) => {
-      const labs: LabItem[] = listLabs(opts.stateDir).map((l) => ({ id: l.id, created: l.created, note: l.note, current: l.current, pairs_bytes: l.pairs_bytes }));
-      sendJson(res, { labs });
-    }],
-    [/^labs\/([^/]+)$/, async ({ res, params }) => {
-      const lab = listLabs(opts.stateDir).find((l) => l.id === params[0]);
-      if (!lab) throw notFound(`no lab ${params[0]} in ${opts.stateDir}`);
-      const file = pairsPath(opts.stateDir, lab.id);
-      if (!existsSync(file)) throw notFound(`lab ${lab.id} has no pairs yet`);
-      // The lab folder's calibration.json, as `lab harvest` reads it: a broken one is a warning here.
-      const known = readCalibrations(defaultCalibrationFile(file), lab.id, false);
-      const report = await harvest(file, { target: 0.95, lab: lab.id, calibrations: "error" in known ? {} : known.calibrations });
-      if ("error" in known) report.warnings.push(known.error);
-      const html = renderHtml(report);
-      send(res, 200, "text/html; charset=utf-8", html, { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" });
-    }],
+    [
+      /^api\/runs\/([^/]+)$/,
+      (ctx) => {
+        const { reader, id } = run(ctx);
+        sendJson(ctx.res, reader.runDoc(id));
+      },
+    ],
+    [
+      /^api\/runs\/([^/]+)\/grid$/,
+      (ctx) => {
+        const { reader, id } = run(ctx);
+        sendJson(ctx.res, reader.grid(id));
+      },
+    ],
+    [
+      /^api\/runs\/([^/]+)\/instances$/,
+      (ctx) => {
+        const { reader, id } = run(ctx);
+        const u = ctx.url.searchParams;
+        const page = reader.instances(id, {
+          task: u.get("task") ?? undefined,
+          status: u.get("status") ?? undefined,
+          key: u.get("key") ?? undefined,
+          offset: intParam(ctx.url, "offset", 0, 0, Number.MAX_SAFE_INTEGER),
+          limit: intParam(ctx.url, "limit", 500, 1, 5000),
+        });
+        sendJson(ctx.res, page);
+      },
+    ],
+    [
+      /^api\/runs\/([^/]+)\/events$/,
+      (ctx) => {
+        const { reader, id } = run(ctx);
+        let after = intParam(ctx.url, "after", 0, 0, Number.MAX_SAFE_INTEGER);
+        if ((ctx.req.headers.accept ?? "").includes("text/event-stream")) {
+          const last = Number(ctx.req.headers["last-event-id"]);
+          if (Number.isInteger(last) && last > after) after = last;
+          hub.followRun(ctx.res, id, after);
+          return;
+        }
+        const events = reader.eventsAfter(id, after, intParam(ctx.url, "limit", 1000, 1, 10000));
+        sendJson(ctx.res, { run: id, events, last_seq: events.length ? events[events.length - 1]!.seq : after });
+      },
+    ],
+    [
+      /^api\/runs\/([^/]+)\/cells\/([^/]+)$/,
+      (ctx) => {
+        const { reader, id } = run(ctx);
+        const cell = reader.cell(id, ctx.params[1]!, keyParam(ctx));
+        if (!cell) throw notFound(`run ${id} has no instance ${ctx.params[1]}${keyParam(ctx) === null ? "" : `[${keyParam(ctx)}]`}`);
+        const dir = reader.store.runDir(id);
+        for (let a = cell.attempts; a >= 1; a--) {
+          const f = attemptFiles(dir, cell.task, cell.key, a);
+          // Decisions and evaluates leave no files: show only attempts that left something.
+          if (f.input !== null || f.log_tail !== null || f.prompt !== null || f.files.length > 0) cell.attempt_files.push(f);
+        }
+        sendJson(ctx.res, cell);
+      },
+    ],
+    [
+      /^api\/runs\/([^/]+)\/cells\/([^/]+)\/file$/,
+      (ctx) => {
+        const { reader, id } = run(ctx);
+        const key = keyParam(ctx);
+        const cell = reader.cell(id, ctx.params[1]!, key);
+        if (!cell) throw notFound(`run ${id} has no instance ${ctx.params[1]}`);
+        const attempt = intParam(ctx.url, "attempt", cell.attempts, 1, Math.max(1, cell.attempts));
+        const f = workspaceFile(reader.store.runDir(id), cell.task, key, attempt, ctx.url.searchParams.get("path") ?? "");
+        if (!f) throw notFound("no such file in the attempt's workspace (links are not followed)");
+        if (ctx.url.searchParams.get("format") === "text") {
+          // For people (the cell page links here): the bytes as plain text, in a sandbox.
+          send(
+            ctx.res,
+            200,
+            "text/plain; charset=utf-8",
+            f.text + (f.truncated ? `\n… (${f.bytes} bytes; the first ${f.text.length} shown)\n` : ""),
+            { "content-security-policy": "sandbox; default-src 'none'" },
+          );
+          return;
+        }
+        sendJson(ctx.res, { path: ctx.url.searchParams.get("path"), bytes: f.bytes, truncated: f.truncated, text: f.text });
+      },
+    ],
+    [
+      /^api\/labs$/,
+      ({ res }) => {
+        const labs: LabItem[] = listLabs(opts.stateDir).map((l) => ({
+          id: l.id,
+          created: l.created,
+          note: l.note,
+          current: l.current,
+          pairs_bytes: l.pairs_bytes,
+        }));
+        sendJson(res, { labs });
+      },
+    ],
+    [
+      /^labs\/([^/]+)$/,
+      async ({ res, params }) => {
+        const lab = listLabs(opts.stateDir).find((l) => l.id === params[0]);
+        if (!lab) throw notFound(`no lab ${params[0]} in ${opts.stateDir}`);
+        const file = pairsPath(opts.stateDir, lab.id);
+        if (!existsSync(file)) throw notFound(`lab ${lab.id} has no pairs yet`);
+        // The lab folder's calibration.json, as `lab harvest` reads it: a broken one is a warning here.
+        const known = readCalibrations(defaultCalibrationFile(file), lab.id, false);
+        const report = await harvest(file, { target: 0.95, lab: lab.id, calibrations: "error" in known ? {} : known.calibrations });
+        if ("error" in known) report.warnings.push(known.error);
+        const html = renderHtml(report);
+        send(res, 200, "text/html; charset=utf-8", html, { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" });
+      },
+    ],
   ];
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -213,7 +257,8 @@ export function createUiServer(opts: UiServerOptions): { server: Server; close: 
         const host = (req.headers.host ?? "").replace(/:\d+$/, "");
         if (!LOOPBACK.has(host)) throw new HttpError(421, "ui-wrong-host", `this server answers to ${opts.host} only`);
       }
-      if (req.method !== "GET" && req.method !== "HEAD") throw new HttpError(405, "ui-read-only", "the web view is read-only: only GET and HEAD");
+      if (req.method !== "GET" && req.method !== "HEAD")
+        throw new HttpError(405, "ui-read-only", "the web view is read-only: only GET and HEAD");
       const raw = req.url ?? "/";
       const q = raw.indexOf("?");
       const segs = pathSegments(q < 0 ? raw : raw.slice(0, q));

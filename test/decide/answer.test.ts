@@ -42,12 +42,21 @@ test("Q-10: a sum within 1e-3 of 1 is kept as given; further off it is normalise
 
 test("Q-10: invalid distributions fail, naming what was wrong", () => {
   failsWith(() => resolveAnswer(abc, { probabilities: { billing: 0.5, technical: 0.5 } }), /label 'other' missing/);
-  failsWith(() => resolveAnswer(abc, { probabilities: { billing: 0.5, technical: 0.5, other: 0, biling: 0 } }), /'biling', a label not asked about.*did you mean 'billing'/);
-  failsWith(() => resolveAnswer(abc, { probabilities: { billing: -0.1, technical: 0.6, other: 0.5 } }), /probability of 'billing' is -0.1, negative/);
+  failsWith(
+    () => resolveAnswer(abc, { probabilities: { billing: 0.5, technical: 0.5, other: 0, biling: 0 } }),
+    /'biling', a label not asked about.*did you mean 'billing'/,
+  );
+  failsWith(
+    () => resolveAnswer(abc, { probabilities: { billing: -0.1, technical: 0.6, other: 0.5 } }),
+    /probability of 'billing' is -0.1, negative/,
+  );
   failsWith(() => resolveAnswer(abc, { probabilities: { billing: Number.NaN, technical: 0.6, other: 0.4 } }), /'billing' is NaN/);
   failsWith(() => resolveAnswer(abc, { probabilities: { billing: 1.2, technical: 0, other: 0 } }), /'billing' is 1.2, above 1/);
   failsWith(() => resolveAnswer(abc, { probabilities: { billing: Infinity, technical: 0, other: 0 } }), /'billing' is Infinity/);
-  failsWith(() => resolveAnswer(abc, { probabilities: { billing: "0.5" as unknown as number, technical: 0, other: 0 } }), /'billing' is string "0.5", not a number/);
+  failsWith(
+    () => resolveAnswer(abc, { probabilities: { billing: "0.5" as unknown as number, technical: 0, other: 0 } }),
+    /'billing' is string "0.5", not a number/,
+  );
   failsWith(() => resolveAnswer(abc, { probabilities: { billing: 0, technical: 0, other: 0 } }), /sum to 0/);
   failsWith(() => resolveAnswer(abc, {}), /question 'team' \(choice\).*has no probabilities/);
 });
@@ -90,7 +99,8 @@ test("Q-12: score answers carry per-level probabilities and the expected level",
 test("D-22: resolveAll fails a question the response does not answer, naming it", () => {
   const q2 = noulQ("urgent");
   assert.throws(
-    () => resolveAll([abc, q2], { answers: { team: { probabilities: { billing: 1, technical: 0, other: 0 } } }, usage: null, latency_ms: 1 }),
+    () =>
+      resolveAll([abc, q2], { answers: { team: { probabilities: { billing: 1, technical: 0, other: 0 } } }, usage: null, latency_ms: 1 }),
     /no answer for question 'urgent' \(noul\)/,
   );
 });

@@ -78,7 +78,9 @@ test("D-22 command: a timeout kills the whole process group", async () => {
   const pidFile = join(dir, "grandchild.pid");
   // A shell (not a Node child, which can take longer than the timeout to start on a loaded
   // machine) starts a grandchild, records its pid, and waits forever.
-  const p = createProvider(providerConfig("command", { command: ["/bin/sh", "-c", `sleep 30 & echo $! > '${pidFile}'; wait`], timeout_ms: 1000 }));
+  const p = createProvider(
+    providerConfig("command", { command: ["/bin/sh", "-c", `sleep 30 & echo $! > '${pidFile}'; wait`], timeout_ms: 1000 }),
+  );
   const t0 = Date.now();
   const e = await failure(p.ask(providerRequest([team])));
   assert.match(e.message, /no answer within 1000 ms \(timeout\); the process group was killed/);

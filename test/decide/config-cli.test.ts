@@ -21,7 +21,9 @@ function sy(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null;
 
 const pack = join(dir, "pack");
 mkdirSync(pack);
-writeFileSync(join(pack, "main.star"), `playbook(description = "config check fixture")
+writeFileSync(
+  join(pack, "main.star"),
+  `playbook(description = "config check fixture")
 prepare = command(name = "prepare", run = "echo", emits = {"members": "list"})
 gate = route(
     name = "gate", depends_on = [prepare], over = prepare.members, max_fanout = 10,
@@ -30,7 +32,8 @@ gate = route(
         "size": choice(ask = "Size?", options = {"s": "small", "l": "large"}, type = "triage.size", drop = ["s", "l", "uncertain"]),
     },
 )
-`);
+`,
+);
 
 function config(name: string, text: string): string {
   const file = join(dir, name);
@@ -53,11 +56,14 @@ models = ["a1"]
 `;
 
 test("D-50: config check PACK lists each declared type's mode and warns about a routed type no playbook declares", () => {
-  const file = config("typo.toml", `${PROVIDERS}
+  const file = config(
+    "typo.toml",
+    `${PROVIDERS}
 [decisions.types]
 "main.gate.exploitable" = "shadow:local/decider-2b"
 "main.gate.exploitabel" = "local/decider-2b"
-`);
+`,
+  );
   const r = sy(["config", "check", pack, "--config", file], { LOCAL_KEY: "set" });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /main\.gate\.exploitable\s+shadow:local\/decider-2b\s+\[decisions\.types\]/);
@@ -65,16 +71,30 @@ test("D-50: config check PACK lists each declared type's mode and warns about a 
   // Without a terminal (as under most test runners), the host-mode type is also warned about (issue 12).
   const noTty = /warning\[agent-preflight\]: the host answers .*"tty", but switchyard has no terminal/.test(r.stderr);
   assert.match(r.stdout, noTty ? /ok, with 2 warnings/ : /ok, with 1 warning/);
-  assert.match(r.stderr, /typo\.toml:16:1: warning\[config-undeclared-type\]: judgement type "main\.gate\.exploitabel" is routed by \[decisions\.types\] but no playbook of .* declares it \(likely a typo; did you mean "main\.gate\.exploitable"\?\)/);
+  assert.match(
+    r.stderr,
+    /typo\.toml:16:1: warning\[config-undeclared-type\]: judgement type "main\.gate\.exploitabel" is routed by \[decisions\.types\] but no playbook of .* declares it \(likely a typo; did you mean "main\.gate\.exploitable"\?\)/,
+  );
 
   const j = sy(["config", "check", pack, "--config", file, "--json", "--decide", "triage.size=local/decider-2b"], { LOCAL_KEY: "set" });
   assert.equal(j.code, 0, j.stderr);
-  const report = JSON.parse(j.stdout) as { ok: boolean; playbooks: string[]; types: Array<{ type: string; mode: string; source: string; declared_by: string[] }>; warnings: Array<{ code: string; line: number }> };
+  const report = JSON.parse(j.stdout) as {
+    ok: boolean;
+    playbooks: string[];
+    types: Array<{ type: string; mode: string; source: string; declared_by: string[] }>;
+    warnings: Array<{ code: string; line: number }>;
+  };
   assert.equal(report.ok, true);
   assert.deepEqual(report.playbooks, ["main"]);
-  assert.deepEqual(report.types.find((t) => t.type === "triage.size"), { type: "triage.size", mode: "local/decider-2b", source: "--decide", declared_by: ["main"] });
+  assert.deepEqual(
+    report.types.find((t) => t.type === "triage.size"),
+    { type: "triage.size", mode: "local/decider-2b", source: "--decide", declared_by: ["main"] },
+  );
   // (agent-preflight's no-terminal warning depends on where the test runs; see above.)
-  assert.deepEqual(report.warnings.filter((w) => w.code !== "agent-preflight" || !noTty).map((w) => [w.code, w.line]), [["config-undeclared-type", 16]]);
+  assert.deepEqual(
+    report.warnings.filter((w) => w.code !== "agent-preflight" || !noTty).map((w) => [w.code, w.line]),
+    [["config-undeclared-type", 16]],
+  );
 });
 
 test("D-50: an invalid config exits 2 with every error at FILE:LINE:COL; --json carries them too", () => {
@@ -82,27 +102,45 @@ test("D-50: an invalid config exits 2 with every error at FILE:LINE:COL; --json 
   const r = sy(["config", "check", "--config", file]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /bad\.toml:13:11: error\[config-bad-value\]: providers\.acme\.timeout "soon" is not a duration/);
-  assert.match(r.stderr, /bad\.toml:16:11: error\[config-unknown-provider\]: decisions\.default = "shadow:locl\/decider-2b": no provider "locl" is configured \(did you mean "local"\?\)/);
+  assert.match(
+    r.stderr,
+    /bad\.toml:16:11: error\[config-unknown-provider\]: decisions\.default = "shadow:locl\/decider-2b": no provider "locl" is configured \(did you mean "local"\?\)/,
+  );
   assert.match(r.stderr, /\n16 \| default = "shadow:locl\/decider-2b"\n/);
   const j = sy(["config", "check", "--config", file, "--json"]);
   assert.equal(j.code, 2);
   const report = JSON.parse(j.stdout) as { ok: boolean; errors: Array<{ code: string; file: string; line: number; col: number }> };
   assert.equal(report.ok, false);
-  assert.deepEqual(report.errors.map((e) => [e.code, e.line, e.col]), [["config-bad-value", 13, 11], ["config-unknown-provider", 16, 11]]);
+  assert.deepEqual(
+    report.errors.map((e) => [e.code, e.line, e.col]),
+    [
+      ["config-bad-value", 13, 11],
+      ["config-unknown-provider", 16, 11],
+    ],
+  );
 });
 
 test("D-30: config check reports a type routed to a denied vendor (exit 2), and an unset key as a warning", () => {
-  const file = config("deny.toml", `${PROVIDERS}
+  const file = config(
+    "deny.toml",
+    `${PROVIDERS}
 [decisions]
 deny_vendors = ["acme"]
 [decisions.types]
 "main.gate.exploitable" = "acme/a1"
 "triage.size" = "local/decider-2b"
-`);
+`,
+  );
   const r = sy(["config", "check", "--config", file]);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /deny\.toml:17:27: error\[config-denied-vendor\]: judgement type "main\.gate\.exploitable" \(\[decisions\.types\]\) is routed to acme\/a1, but provider "acme" is of vendor "acme", which \[decisions\] deny_vendors denies/);
-  assert.match(r.stderr, /warning\[config-key-unset\]: judgement type "triage\.size" .* \$LOCAL_KEY, where provider "local" reads its key, is not set here/);
+  assert.match(
+    r.stderr,
+    /deny\.toml:17:27: error\[config-denied-vendor\]: judgement type "main\.gate\.exploitable" \(\[decisions\.types\]\) is routed to acme\/a1, but provider "acme" is of vendor "acme", which \[decisions\] deny_vendors denies/,
+  );
+  assert.match(
+    r.stderr,
+    /warning\[config-key-unset\]: judgement type "triage\.size" .* \$LOCAL_KEY, where provider "local" reads its key, is not set here/,
+  );
 });
 
 test("D-50: a missing --config is exit 2; no config file at all means every default", () => {
@@ -121,7 +159,10 @@ test("D-50: a missing --config is exit 2; no config file at all means every defa
 test("D-50: a pack that does not compile fails the check with exit 1", () => {
   const broken = join(dir, "broken");
   mkdirSync(broken);
-  writeFileSync(join(broken, "main.star"), `playbook(description = "x")\nprepare = command(name = "prepare", run = "echo", emits = {"members": "list"})\ngate = route(name = "gate", depends_on = [prepare], questions = {"q": noul(ask = "?")})\n`);
+  writeFileSync(
+    join(broken, "main.star"),
+    `playbook(description = "x")\nprepare = command(name = "prepare", run = "echo", emits = {"members": "list"})\ngate = route(name = "gate", depends_on = [prepare], questions = {"q": noul(ask = "?")})\n`,
+  );
   const r = sy(["config", "check", broken]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /error\[uncovered-label\]/);

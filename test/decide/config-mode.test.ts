@@ -20,22 +20,43 @@ test("D-10: the three modes parse, and a model may contain slashes", () => {
 });
 
 test("D-10: --decide TYPE=MODE flags parse; later flags win; mistakes are config-bad-override / config-bad-mode", () => {
-  assert.deepEqual(parseModeOverride("triage.gate.exploitable=shadow:local/m1"), { type: "triage.gate.exploitable", mode: { kind: "shadow", provider: "local", model: "m1" } });
-  assert.deepEqual(parseModeOverrides(["a.b=host", "c=local/m", "a.b=local/n"]), { "a.b": { kind: "model", provider: "local", model: "n" }, c: { kind: "model", provider: "local", model: "m" } });
-  assert.throws(() => parseModeOverride("triage.gate.exploitable"), (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === "config-bad-override");
-  assert.throws(() => parseModeOverride("=host"), (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === "config-bad-override");
-  assert.throws(() => parseModeOverride("a.b=shadow"), (e: unknown) => {
-    assert.ok(e instanceof DiagnosticError);
-    assert.equal(e.diagnostics[0].code, "config-bad-mode");
-    assert.match(e.diagnostics[0].message, /--decide a\.b: "shadow" is not a mode/);
-    return true;
+  assert.deepEqual(parseModeOverride("triage.gate.exploitable=shadow:local/m1"), {
+    type: "triage.gate.exploitable",
+    mode: { kind: "shadow", provider: "local", model: "m1" },
   });
+  assert.deepEqual(parseModeOverrides(["a.b=host", "c=local/m", "a.b=local/n"]), {
+    "a.b": { kind: "model", provider: "local", model: "n" },
+    c: { kind: "model", provider: "local", model: "m" },
+  });
+  assert.throws(
+    () => parseModeOverride("triage.gate.exploitable"),
+    (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === "config-bad-override",
+  );
+  assert.throws(
+    () => parseModeOverride("=host"),
+    (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === "config-bad-override",
+  );
+  assert.throws(
+    () => parseModeOverride("a.b=shadow"),
+    (e: unknown) => {
+      assert.ok(e instanceof DiagnosticError);
+      assert.equal(e.diagnostics[0].code, "config-bad-mode");
+      assert.match(e.diagnostics[0].message, /--decide a\.b: "shadow" is not a mode/);
+      return true;
+    },
+  );
   // Every bad flag is reported, not just the first.
-  assert.throws(() => parseModeOverrides(["x", "a=nope"]), (e: unknown) => e instanceof DiagnosticError && e.diagnostics.length === 2);
+  assert.throws(
+    () => parseModeOverrides(["x", "a=nope"]),
+    (e: unknown) => e instanceof DiagnosticError && e.diagnostics.length === 2,
+  );
 });
 
 test("D-10: precedence is --decide, then [decisions.types], then [decisions] default", () => {
-  const decisions = { default: { kind: "host" as const }, types: { a: { kind: "model" as const, provider: "p", model: "m" }, b: { kind: "model" as const, provider: "p", model: "m" } } };
+  const decisions = {
+    default: { kind: "host" as const },
+    types: { a: { kind: "model" as const, provider: "p", model: "m" }, b: { kind: "model" as const, provider: "p", model: "m" } },
+  };
   const overrides = { b: { kind: "shadow" as const, provider: "p", model: "m" } };
   assert.deepEqual(modeFor("a", decisions, overrides), { kind: "model", provider: "p", model: "m" });
   assert.deepEqual(modeFor("b", decisions, overrides), { kind: "shadow", provider: "p", model: "m" });

@@ -8,22 +8,22 @@ const at = (p: { line: number; col: number } | undefined) => (p ? [p.line, p.col
 
 test("D-50: headers, dotted and quoted keys, inline tables and multi-line values are located", () => {
   const text = [
-    `# a comment with = and [brackets]`,                   // 1
-    `top = "x" # trailing`,                                 // 2
-    `[providers.local]`,                                    // 3
-    `models = [`,                                           // 4
-    `  "a", # a comment inside`,                            // 5
-    `  "b",`,                                               // 6
-    `]`,                                                    // 7
-    `note = """`,                                           // 8
-    `not_a_key = 1`,                                        // 9
-    `"""`,                                                  // 10
-    `context_window = { "a" = 1, b = { c = 2 } }`,          // 11
-    `[decisions.types]`,                                    // 12
-    `"triage.gate.x" = 'shadow:local/a'`,                   // 13
-    `  dotted . key = 3`,                                   // 14
-    `[[list]]`,                                             // 15
-    `item = 1`,                                             // 16
+    `# a comment with = and [brackets]`, // 1
+    `top = "x" # trailing`, // 2
+    `[providers.local]`, // 3
+    `models = [`, // 4
+    `  "a", # a comment inside`, // 5
+    `  "b",`, // 6
+    `]`, // 7
+    `note = """`, // 8
+    `not_a_key = 1`, // 9
+    `"""`, // 10
+    `context_window = { "a" = 1, b = { c = 2 } }`, // 11
+    `[decisions.types]`, // 12
+    `"triage.gate.x" = 'shadow:local/a'`, // 13
+    `  dotted . key = 3`, // 14
+    `[[list]]`, // 15
+    `item = 1`, // 16
   ].join("\n");
   const w = locateKeys(text, "c.toml");
   assert.deepEqual(at(w.key(["top"])), [2, 1]);

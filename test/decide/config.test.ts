@@ -27,7 +27,10 @@ function errorsOf(text: string): Diagnostic[] {
     assert.ok(err instanceof DiagnosticError, `expected a DiagnosticError, got ${String(err)}`);
     for (const d of err.diagnostics) {
       assert.ok(d.code.startsWith("config-"), `code ${d.code} starts with config-`);
-      assert.ok(DECIDE_CODES.some((c) => c.code === d.code), `code ${d.code} is in the catalog`);
+      assert.ok(
+        DECIDE_CODES.some((c) => c.code === d.code),
+        `code ${d.code} is in the catalog`,
+      );
     }
     return err.diagnostics;
   }
@@ -36,7 +39,11 @@ function errorsOf(text: string): Diagnostic[] {
 
 function only(text: string, code: string): Diagnostic {
   const list = errorsOf(text);
-  assert.deepEqual(list.map((d) => d.code), [code], list.map((d) => formatDiagnostic(d)).join("\n"));
+  assert.deepEqual(
+    list.map((d) => d.code),
+    [code],
+    list.map((d) => formatDiagnostic(d)).join("\n"),
+  );
   return list[0];
 }
 
@@ -91,9 +98,16 @@ host = "claude"
   assert.equal(c.path, file);
   assert.deepEqual(c.agents.claude, { name: "claude", command: ["claude", "-p"], env: { MODE: "batch" } });
   assert.deepEqual(c.providers.local, {
-    name: "local", kind: "systemone", vendor: "mapika", base_url: "http://127.0.0.1:8000", api_key_env: "LOCAL_KEY",
-    models: ["decider-2b", "meta-llama/Llama-3.1-8B"], logprob_models: [], context_window: { "decider-2b": 8192 },
-    timeout_ms: 90_000, max_retries: 5,
+    name: "local",
+    kind: "systemone",
+    vendor: "mapika",
+    base_url: "http://127.0.0.1:8000",
+    api_key_env: "LOCAL_KEY",
+    models: ["decider-2b", "meta-llama/Llama-3.1-8B"],
+    logprob_models: [],
+    context_window: { "decider-2b": 8192 },
+    timeout_ms: 90_000,
+    max_retries: 5,
   });
   assert.equal(c.providers.oai.timeout_ms, 30_000);
   assert.equal(c.providers.oai.max_retries, 3);
@@ -130,13 +144,19 @@ test("D-50: a missing default file means every default; XDG_CONFIG_HOME, then HO
 });
 
 test("D-50: a missing --config file is an error (config-not-found)", () => {
-  assert.throws(() => loadMachineConfig(join(dir, "nope.toml"), {}), (err: unknown) => {
-    assert.ok(err instanceof DiagnosticError);
-    assert.equal(err.diagnostics[0].code, "config-not-found");
-    assert.match(err.diagnostics[0].message, /nope\.toml does not exist/);
-    return true;
-  });
-  assert.throws(() => loadMachineConfig(dir, {}), (err: unknown) => err instanceof DiagnosticError && err.diagnostics[0].code === "config-unreadable");
+  assert.throws(
+    () => loadMachineConfig(join(dir, "nope.toml"), {}),
+    (err: unknown) => {
+      assert.ok(err instanceof DiagnosticError);
+      assert.equal(err.diagnostics[0].code, "config-not-found");
+      assert.match(err.diagnostics[0].message, /nope\.toml does not exist/);
+      return true;
+    },
+  );
+  assert.throws(
+    () => loadMachineConfig(dir, {}),
+    (err: unknown) => err instanceof DiagnosticError && err.diagnostics[0].code === "config-unreadable",
+  );
 });
 
 test("D-50: invalid TOML is config-syntax at its line and column", () => {
@@ -156,7 +176,10 @@ test("D-50: unknown keys at every level name the key, the table, a near key and 
 
   const prov = only(`${PROVIDER}max_retrys = 2\n`, "config-unknown-key");
   assert.match(prov.message, /"max_retrys" in \[providers\.local\] \(did you mean "max_retries"\?\)/);
-  assert.match(prov.hint ?? "", /kind, vendor, base_url, api_key_env, models, logprob_models, context_window, command, timeout, max_retries/);
+  assert.match(
+    prov.hint ?? "",
+    /kind, vendor, base_url, api_key_env, models, logprob_models, context_window, command, timeout, max_retries/,
+  );
   assert.equal(prov.pos?.line, 7);
 
   const dec = only(`[decisions]\nfallback_on_refusals = true\n`, "config-unknown-key");
@@ -174,7 +197,10 @@ test("D-50: wrong value types are config-bad-type naming the type expected", () 
   assert.deepEqual([models.pos?.line, models.pos?.col], [4, 10]);
   assert.match(only(`${PROVIDER}max_retries = "3"\n`, "config-bad-type").message, /must be an integer, not a string/);
   assert.match(only(`[decisions]\nfallback_on_refusal = "yes"\n`, "config-bad-type").message, /boolean/);
-  assert.match(only(`[decisions.types]\n"a.b.c" = 3\n`, "config-bad-type").message, /decisions\.types\.(")?a\.b\.c(")? must be a mode string/);
+  assert.match(
+    only(`[decisions.types]\n"a.b.c" = 3\n`, "config-bad-type").message,
+    /decisions\.types\.(")?a\.b\.c(")? must be a mode string/,
+  );
   assert.match(only(`agents = 1\n`, "config-bad-type").message, /agents must be a table, not an integer/);
   assert.match(only(`[agents.a]\ncommand = ["x"]\nenv = { A = 1 }\n`, "config-bad-type").message, /agents\.a\.env\.A must be a string/);
   const cw = only(`${PROVIDER}context_window = { "decider-2b" = "8k" }\n`, "config-bad-type");
@@ -202,7 +228,10 @@ test("D-50: values outside what is accepted are config-bad-value, saying what is
   assert.match(only(`${PROVIDER}context_window = { "decider-2b" = 0 }\n`, "config-bad-value").message, /not a positive number of tokens/);
   assert.match(only(`${PROVIDER}max_retries = 99\n`, "config-bad-value").hint ?? "", /0 to 10/);
   assert.match(only(`[providers.p]\nkind = "openai"\nvendor = "v"\nmodels = []\n`, "config-bad-value").message, /models is empty/);
-  assert.match(only(`[providers.p]\nkind = "openai"\nvendor = "v"\nbase_url = "localhost:8000"\nmodels = ["m"]\n`, "config-bad-value").message, /not an http\(s\) URL/);
+  assert.match(
+    only(`[providers.p]\nkind = "openai"\nvendor = "v"\nbase_url = "localhost:8000"\nmodels = ["m"]\n`, "config-bad-value").message,
+    /not an http\(s\) URL/,
+  );
   assert.match(only(`[agents.a]\ncommand = []\n`, "config-bad-value").message, /agents\.a\.command is empty/);
 });
 
@@ -215,9 +244,18 @@ test("D-21: a pasted key in api_key_env is rejected without ever echoing it", ()
 });
 
 test("D-21: keys a provider's kind never reads are config-key-not-for-kind", () => {
-  assert.match(only(`${PROVIDER}command = ["x"]\n`, "config-key-not-for-kind").message, /providers\.local\.command does not apply to kind "systemone"/);
+  assert.match(
+    only(`${PROVIDER}command = ["x"]\n`, "config-key-not-for-kind").message,
+    /providers\.local\.command does not apply to kind "systemone"/,
+  );
   assert.match(only(`${PROVIDER}logprob_models = ["wald-4b"]\n`, "config-key-not-for-kind").hint ?? "", /"openai"/);
-  assert.match(only(`[providers.c]\nkind = "command"\nvendor = "v"\nmodels = ["m"]\ncommand = ["x"]\nbase_url = "http://x"\n`, "config-key-not-for-kind").message, /base_url/);
+  assert.match(
+    only(
+      `[providers.c]\nkind = "command"\nvendor = "v"\nmodels = ["m"]\ncommand = ["x"]\nbase_url = "http://x"\n`,
+      "config-key-not-for-kind",
+    ).message,
+    /base_url/,
+  );
 });
 
 test("D-10: a bad mode is config-bad-mode, at the value, listing the three forms", () => {
@@ -240,7 +278,10 @@ test("D-10: a mode naming no configured provider is config-unknown-provider with
   assert.equal(d.pos?.line, 9);
   // A provider that is written but invalid is not reported a second time as missing.
   const list = errorsOf(`[providers.local]\nkind = "systemone"\nvendor = "v"\nmodels = ["m"]\n[decisions]\ndefault = "local/m"\n`);
-  assert.deepEqual(list.map((x) => x.code), ["config-missing-key"]);
+  assert.deepEqual(
+    list.map((x) => x.code),
+    ["config-missing-key"],
+  );
 });
 
 test("D-30: a model not in the provider's allowlist is config-unlisted-model (mode, logprob_models, context_window)", () => {
@@ -261,7 +302,10 @@ test("D-20: [decisions] host must be tty or an agent runner (config-unknown-agen
 
 test("D-50: every problem of a file is reported at once, in file order", () => {
   const list = errorsOf(`bogus = 1\n${PROVIDER}timeout = "x"\n[decisions]\ndefault = "nope/x"\nhost = "robot"\n`);
-  assert.deepEqual(new Set(list.map((d) => d.code)), new Set(["config-unknown-key", "config-bad-value", "config-unknown-provider", "config-unknown-agent"]));
+  assert.deepEqual(
+    new Set(list.map((d) => d.code)),
+    new Set(["config-unknown-key", "config-bad-value", "config-unknown-provider", "config-unknown-agent"]),
+  );
   assert.ok(list.every((d) => d.pos && d.pos.line > 0));
 });
 
@@ -296,7 +340,11 @@ test("D-50: the complete example machine config of docs/decisions.md loads", asy
   const c = loadMachineConfig(write(example[1]), {});
   assert.deepEqual(Object.keys(c.providers), ["typesafe", "oai", "local", "inhouse"]);
   assert.equal(c.decisions.host, "claude");
-  assert.deepEqual(c.decisions.types["triage.judge.supported"], { kind: "model", provider: "local", model: "meta-llama/Llama-3.1-8B-Instruct" });
+  assert.deepEqual(c.decisions.types["triage.judge.supported"], {
+    kind: "model",
+    provider: "local",
+    model: "meta-llama/Llama-3.1-8B-Instruct",
+  });
   assert.equal(c.providers.inhouse.max_retries, 0);
 });
 

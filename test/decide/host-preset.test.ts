@@ -29,16 +29,22 @@ interface Call {
 test("issue 12: a preset host runner gets SWITCHYARD_RUN/TASK/KEY, its workspace, the judgement type and SWITCHYARD_QUESTION; its JSON reply and cost are read", () => {
   const pack = join(dir, "pack");
   mkdirSync(pack);
-  writeFileSync(join(pack, "main.star"), `playbook(description = "host preset fixture")
+  writeFileSync(
+    join(pack, "main.star"),
+    `playbook(description = "host preset fixture")
 prepare = command(name = "prepare", run = """printf '%s' '{"members": ["a", "b"]}' > "$SWITCHYARD_OUTPUT" """, emits = {"members": "list"})
 gate = route(name = "gate", depends_on = [prepare], over = prepare.members, max_fanout = 10,
     questions = {"exploitable": noul(ask = "Exploitable?", drop = ["no", "uncertain"])})
 fix = agent(name = "fix", depends_on = [prepare, gate], over = prepare.members, max_fanout = 10,
     when = gate.exploitable, answers = "yes", runner = "claude", prompt = "WRITE f.txt")
-`);
+`,
+  );
   const log = join(dir, "calls.jsonl");
   const config = join(dir, "config.toml");
-  writeFileSync(config, `[agents.claude]\npreset = "claude-code"\nenv = { FAKE_AGENT_LOG = ${JSON.stringify(log)}, FAKE_AGENT_REPLY = "yes" }\n\n[decisions]\ndefault = "host"\nhost = "claude"\n`);
+  writeFileSync(
+    config,
+    `[agents.claude]\npreset = "claude-code"\nenv = { FAKE_AGENT_LOG = ${JSON.stringify(log)}, FAKE_AGENT_REPLY = "yes" }\n\n[decisions]\ndefault = "host"\nhost = "claude"\n`,
+  );
   const state = join(dir, "state");
   const r = spawnSync(process.execPath, [BIN, "run", pack, "--state-dir", state, "--config", config], {
     encoding: "utf8",
@@ -48,19 +54,30 @@ fix = agent(name = "fix", depends_on = [prepare, gate], over = prepare.members, 
   const run = /^run (\S+):/m.exec(r.stdout)?.[1];
   assert.ok(run, r.stdout);
 
-  const calls = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Call);
+  const calls = readFileSync(log, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Call);
   const hostCalls = calls.filter((c) => c.context.SWITCHYARD_QUESTION !== undefined);
   assert.equal(hostCalls.length, 2, "one host call per element");
   assert.equal(calls.length, 4, "and one agent turn per element answered yes");
   for (const c of hostCalls) {
-    assert.deepEqual(c.argv, ["-p", "--output-format", "json", "--permission-mode", "acceptEdits", "--max-turns", "10"], "started as Claude Code runs non-interactively");
+    assert.deepEqual(
+      c.argv,
+      ["-p", "--output-format", "json", "--permission-mode", "acceptEdits", "--max-turns", "10"],
+      "started as Claude Code runs non-interactively",
+    );
     assert.equal(c.context.SWITCHYARD_RUN, run);
     assert.equal(c.context.SWITCHYARD_TASK, "gate");
     assert.ok(["a", "b"].includes(c.context.SWITCHYARD_KEY!), c.context.SWITCHYARD_KEY);
     assert.equal(c.context.SWITCHYARD_JUDGEMENT_TYPE, "main.gate.exploitable");
     assert.deepEqual(JSON.parse(c.context.SWITCHYARD_QUESTION!), {
-      id: "exploitable", type: "main.gate.exploitable", kind: "noul", ask: "Exploitable?",
-      labels: ["yes", "no"], descriptions: {},
+      id: "exploitable",
+      type: "main.gate.exploitable",
+      kind: "noul",
+      ask: "Exploitable?",
+      labels: ["yes", "no"],
+      descriptions: {},
     });
     assert.equal(c.context.SWITCHYARD_WORKSPACE, c.cwd, "it runs in its workspace");
     assert.ok(!c.cwd.startsWith(pack) && c.cwd !== process.cwd(), "a folder of its own, not the pack or the working directory");
@@ -71,7 +88,9 @@ fix = agent(name = "fix", depends_on = [prepare, gate], over = prepare.members, 
 
   const store = new Store(state);
   try {
-    const decisions = [...store.events(run)].filter((e) => e.type === "decision_recorded").map((e) => (e.payload as EventPayloads["decision_recorded"]).record.exploitable!);
+    const decisions = [...store.events(run)]
+      .filter((e) => e.type === "decision_recorded")
+      .map((e) => (e.payload as EventPayloads["decision_recorded"]).record.exploitable!);
     assert.equal(decisions.length, 2);
     for (const d of decisions) {
       assert.equal(d.label, "yes");

@@ -166,7 +166,10 @@ function runPty(steps: [string, string][], name: string): { transcript: string; 
   writeFileSync(pyPath, PTY_DRIVER);
   const resultFile = join(dir, `${name}.json`);
   const driver = ttyDriver(resultFile);
-  const r = spawnSync("python3", [pyPath, JSON.stringify([process.execPath, driver]), JSON.stringify(steps)], { encoding: "utf8", timeout: 20_000 });
+  const r = spawnSync("python3", [pyPath, JSON.stringify([process.execPath, driver]), JSON.stringify(steps)], {
+    encoding: "utf8",
+    timeout: 20_000,
+  });
   assert.equal(r.status, 0, `pty driver failed: ${r.stderr}\n${r.stdout}`);
   return { transcript: r.stdout, result: JSON.parse(readFileSync(resultFile, "utf8")) };
 }

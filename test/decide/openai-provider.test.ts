@@ -22,7 +22,14 @@ const fast = { retryAfterMs: "5" };
 withKeyedServer(KEY_ENV, KEY, startDecisionsServer, (s) => {
   server = s;
   provider = createProvider(
-    providerConfig("openai", { base_url: server.url, api_key_env: KEY_ENV, models: ["gpt-6-luna", "local-llm"], logprob_models: ["local-llm"], timeout_ms: 1500, max_retries: 2 }),
+    providerConfig("openai", {
+      base_url: server.url,
+      api_key_env: KEY_ENV,
+      models: ["gpt-6-luna", "local-llm"],
+      logprob_models: ["local-llm"],
+      timeout_ms: 1500,
+      max_retries: 2,
+    }),
   );
 });
 
@@ -47,9 +54,19 @@ test("D-21 openai: decisions.create sends named predicate/choice/score questions
     model: "gpt-6-luna",
     input: JSON.stringify({ ticket: "charged twice" }),
     questions: [
-      { type: "choice", name: "team", instructions: "Which team?", choices: [{ value: "billing", description: "Payments, refunds" }, { value: "technical", description: "Bugs" }, { value: "other" }] },
+      {
+        type: "choice",
+        name: "team",
+        instructions: "Which team?",
+        choices: [{ value: "billing", description: "Payments, refunds" }, { value: "technical", description: "Bugs" }, { value: "other" }],
+      },
       { type: "predicate", name: "urgent", instructions: "Is it urgent?\nTrue means: Explicitly time-sensitive\nFalse means: No urgency" },
-      { type: "score", name: "severity", instructions: "How severity?", levels: [{ label: "low", description: "cosmetic" }, { label: "medium" }, { label: "high", description: "blocked" }] },
+      {
+        type: "score",
+        name: "severity",
+        instructions: "How severity?",
+        levels: [{ label: "low", description: "cosmetic" }, { label: "medium" }, { label: "high", description: "blocked" }],
+      },
     ],
   });
   assert.equal(resolved.team!.label, "technical");
@@ -67,7 +84,17 @@ test("D-21 openai: answers matched by name whatever their order, by position whe
       model: "gpt-6-luna",
       answers: [
         { type: "refusal", name: "urgent" },
-        { type: "choice", name: "team", choice: "other", confidence: 0.5, probabilities: [{ value: "billing", probability: 0.2 }, { value: "technical", probability: 0.2 }, { value: "other", probability: 0.6 }] },
+        {
+          type: "choice",
+          name: "team",
+          choice: "other",
+          confidence: 0.5,
+          probabilities: [
+            { value: "billing", probability: 0.2 },
+            { value: "technical", probability: 0.2 },
+            { value: "other", probability: 0.6 },
+          ],
+        },
       ],
       usage: { input_tokens: 3, output_tokens: 0, total_tokens: 3 },
     },
@@ -94,7 +121,18 @@ test("D-22 openai: 503 with retry-after: 1 is honoured (measured); 409 and 400 a
   let e = await failure(askAll());
   assert.equal(server.count() - n, 1, "409 not retried (the SDK alone would)");
   assert.match(e.message, /HTTP 409: Conflict \(not retried\)/);
-  server.enqueue(Misbehave.status(400, { json: { error: { message: "Question names must be unique within the request.", type: "invalid_request_error", param: "questions[1].name", code: null } } }));
+  server.enqueue(
+    Misbehave.status(400, {
+      json: {
+        error: {
+          message: "Question names must be unique within the request.",
+          type: "invalid_request_error",
+          param: "questions[1].name",
+          code: null,
+        },
+      },
+    }),
+  );
   n = server.count();
   e = await failure(askAll());
   assert.equal(server.count() - n, 1);
@@ -143,7 +181,11 @@ test("D-22 openai: HTTP 200 with invalid JSON or an HTML page; a 502 HTML page",
   server.enqueue(Misbehave.html(200));
   e = await failure(askAll());
   assert.match(e.message, /the HTTP 200 body is an HTML page, not JSON \(titled '502 Bad Gateway'\)/);
-  server.enqueue({ ...Misbehave.html(502), headers: { "content-type": "text/html", "retry-after-ms": "5" } }, { ...Misbehave.html(502), headers: { "content-type": "text/html", "retry-after-ms": "5" } }, { ...Misbehave.html(504), headers: { "content-type": "text/html", "retry-after-ms": "5" } });
+  server.enqueue(
+    { ...Misbehave.html(502), headers: { "content-type": "text/html", "retry-after-ms": "5" } },
+    { ...Misbehave.html(502), headers: { "content-type": "text/html", "retry-after-ms": "5" } },
+    { ...Misbehave.html(504), headers: { "content-type": "text/html", "retry-after-ms": "5" } },
+  );
   n = server.count();
   e = await failure(askAll());
   assert.equal(server.count() - n, 3);
@@ -153,7 +195,11 @@ test("D-22 openai: HTTP 200 with invalid JSON or an HTML page; a 502 HTML page",
 test("D-22 openai: malformed answers fail, naming what was wrong", async () => {
   const choice = (probabilities: unknown) => ({ type: "choice", name: "team", choice: "billing", confidence: 1, probabilities });
   const pred = { type: "predicate", name: "urgent", probability: 0.9 };
-  const full = [{ value: "billing", probability: 1 }, { value: "technical", probability: 0 }, { value: "other", probability: 0 }];
+  const full = [
+    { value: "billing", probability: 1 },
+    { value: "technical", probability: 0 },
+    { value: "other", probability: 0 },
+  ];
   const cases: [unknown[], RegExp][] = [
     [[choice(full)], /no answer for question 'urgent'/],
     [[{ type: "choice", name: "team", choice: "billing" }, pred], /'team' \(choice\) has no probabilities/],
@@ -171,7 +217,13 @@ test("D-22 openai: malformed answers fail, naming what was wrong", async () => {
     const e = await failure(askAll([team, urgent]));
     assert.match(e.message, pattern);
   }
-  server.enqueue({ json: { model: "gpt-6-luna", answers: [{ type: "score", name: "severity", probabilities: [{ value: 5, label: "x", probability: 1 }] }], usage: {} } });
+  server.enqueue({
+    json: {
+      model: "gpt-6-luna",
+      answers: [{ type: "score", name: "severity", probabilities: [{ value: 5, label: "x", probability: 1 }] }],
+      usage: {},
+    },
+  });
   const e = await failure(askAll([severity]));
   assert.match(e.message, /level 5, a level not asked about \(levels 0–2: low, medium, high\)/);
   server.enqueue({ json: { model: "gpt-6-luna", answers: { team: {} }, usage: {} } });
@@ -195,7 +247,10 @@ test("D-21 openai logprobs: Chat Completions per question, labels scored by firs
   assert.equal(body.top_logprobs, 20);
   assert.equal(body.max_tokens, 1);
   assert.equal(req.headers.authorization, `Bearer ${KEY}`);
-  const prompts = server.requests.filter((x) => x.path === CHAT_PATH).slice(-3).map((x) => JSON.stringify(x.body));
+  const prompts = server.requests
+    .filter((x) => x.path === CHAT_PATH)
+    .slice(-3)
+    .map((x) => JSON.stringify(x.body));
   assert.ok(prompts.some((p) => p.includes("- billing: Payments, refunds\\n- technical: Bugs\\n- other\\n")));
   assert.ok(Math.abs(resolved.team!.probabilities.technical! - 0.6) < 1e-9);
   assert.equal(resolved.team!.label, "technical");
@@ -206,7 +261,20 @@ test("D-21 openai logprobs: Chat Completions per question, labels scored by firs
 });
 
 test("D-21 openai logprobs: renormalised over labels; missing labels 0; refusal; no logprobs; no label token", async () => {
-  server.table = { rules: [{ ask: "Which team?", answer: { raw: [{ token: " billing", logprob: Math.log(0.3) }, { token: "Sure", logprob: Math.log(0.5) }, { token: "tech", logprob: Math.log(0.1) }] } }] };
+  server.table = {
+    rules: [
+      {
+        ask: "Which team?",
+        answer: {
+          raw: [
+            { token: " billing", logprob: Math.log(0.3) },
+            { token: "Sure", logprob: Math.log(0.5) },
+            { token: "tech", logprob: Math.log(0.1) },
+          ],
+        },
+      },
+    ],
+  };
   const { resolved } = await askAll([team], "local-llm");
   assert.ok(Math.abs(resolved.team!.probabilities.billing! - 0.75) < 1e-9);
   assert.ok(Math.abs(resolved.team!.probabilities.technical! - 0.25) < 1e-9);
@@ -215,25 +283,58 @@ test("D-21 openai logprobs: renormalised over labels; missing labels 0; refusal;
   const { resolved: refused } = await askAll([team], "local-llm");
   assert.equal(refused.team!.refused, true);
   server.table = { rules: [{ ask: "Which team?", answer: { raw: [{ token: "Hello", logprob: -0.1 }] } }] };
-  assert.match((await failure(askAll([team], "local-llm"))).message, /none of the labels \(billing, technical, other\) begins any of the top 1 first tokens \("Hello"/);
+  assert.match(
+    (await failure(askAll([team], "local-llm"))).message,
+    /none of the labels \(billing, technical, other\) begins any of the top 1 first tokens \("Hello"/,
+  );
   server.table = undefined;
-  server.enqueue({ json: { id: "x", object: "chat.completion", created: 0, model: "local-llm", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "billing" }, logprobs: null }] } });
+  server.enqueue({
+    json: {
+      id: "x",
+      object: "chat.completion",
+      created: 0,
+      model: "local-llm",
+      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "billing" }, logprobs: null }],
+    },
+  });
   assert.match((await failure(askAll([team], "local-llm"))).message, /carries no logprobs \(does the server support logprobs/);
 });
 
 test("labelProbabilitiesFromLogprobs: prefixes, case, whitespace, shared first tokens split", () => {
   const lp = (p: number) => Math.log(p);
-  const p = labelProbabilitiesFromLogprobs(["yes", "no"], [{ token: "Yes", logprob: lp(0.4) }, { token: " yes", logprob: lp(0.2) }, { token: "No", logprob: lp(0.2) }, { token: "\n", logprob: lp(0.2) }])!;
+  const p = labelProbabilitiesFromLogprobs(
+    ["yes", "no"],
+    [
+      { token: "Yes", logprob: lp(0.4) },
+      { token: " yes", logprob: lp(0.2) },
+      { token: "No", logprob: lp(0.2) },
+      { token: "\n", logprob: lp(0.2) },
+    ],
+  )!;
   assert.ok(Math.abs(p.yes! - 0.75) < 1e-9 && Math.abs(p.no! - 0.25) < 1e-9);
-  const shared = labelProbabilitiesFromLogprobs(["bug", "bug_fix", "docs"], [{ token: "bug", logprob: lp(0.6) }, { token: "docs", logprob: lp(0.2) }])!;
+  const shared = labelProbabilitiesFromLogprobs(
+    ["bug", "bug_fix", "docs"],
+    [
+      { token: "bug", logprob: lp(0.6) },
+      { token: "docs", logprob: lp(0.2) },
+    ],
+  )!;
   assert.ok(Math.abs(shared.bug! - 0.375) < 1e-9 && Math.abs(shared.bug_fix! - 0.375) < 1e-9 && Math.abs(shared.docs! - 0.25) < 1e-9);
   assert.equal(labelProbabilitiesFromLogprobs(["a_b"], [{ token: "zzz", logprob: -1 }]), undefined);
-  const punct = labelProbabilitiesFromLogprobs(["yes", "no"], [{ token: "yes.", logprob: lp(0.5) }, { token: "nothing", logprob: lp(0.5) }])!;
+  const punct = labelProbabilitiesFromLogprobs(
+    ["yes", "no"],
+    [
+      { token: "yes.", logprob: lp(0.5) },
+      { token: "nothing", logprob: lp(0.5) },
+    ],
+  )!;
   assert.equal(punct.yes, 1, "'nothing' is not 'no'");
 });
 
 test("D-21 openai: the key is never in an error message", async () => {
-  server.enqueue(Misbehave.status(401, { json: { error: { message: `Incorrect API key provided: ${KEY}`, type: "invalid_request_error" } } }));
+  server.enqueue(
+    Misbehave.status(401, { json: { error: { message: `Incorrect API key provided: ${KEY}`, type: "invalid_request_error" } } }),
+  );
   const e = await failure(askAll());
   assert.doesNotMatch(e.message, new RegExp(KEY));
   assert.match(e.message, /HTTP 401: Incorrect API key provided: \*\*\*/);

@@ -23,7 +23,9 @@ let server: SystemOneServer;
 
 // The host: an agent runner that logs each prompt it gets and answers the first label offered.
 const runner = join(dir, "runner.mjs");
-writeFileSync(runner, `
+writeFileSync(
+  runner,
+  `
 import { appendFileSync } from "node:fs";
 let input = "";
 process.stdin.on("data", (c) => (input += c));
@@ -32,11 +34,14 @@ process.stdin.on("end", () => {
   const m = /list above \\(([^)]*)\\)/.exec(input);
   process.stdout.write(m ? m[1].split(",")[0].trim() + "\\n" : "???\\n");
 });
-`);
+`,
+);
 
 function configFile(name: string, types: string, extra = ""): string {
   const file = join(dir, name);
-  writeFileSync(file, `
+  writeFileSync(
+    file,
+    `
 [agents.scripted]
 command = [${JSON.stringify(process.execPath)}, ${JSON.stringify(runner)}]
 env = { RUNNER_LOG = ${JSON.stringify(runnerLog)} }
@@ -48,16 +53,34 @@ ${extra}
 
 [decisions.types]
 ${types}
-`);
+`,
+  );
   return file;
 }
 
 function question(id: string): ResolvedQuestion {
-  return { id, kind: "noul", ask: "Is the flaw exploitable here?", labels: ["yes", "no"], descriptions: { yes: "", no: "" }, type: T, min_confidence: 0.5 };
+  return {
+    id,
+    kind: "noul",
+    ask: "Is the flaw exploitable here?",
+    labels: ["yes", "no"],
+    descriptions: { yes: "", no: "" },
+    type: T,
+    min_confidence: 0.5,
+  };
 }
 
 function request(key: string, state: unknown = { ticket: key, note: "private state text" }): JudgeRequest {
-  return { run: "run-e2e", playbook: "triage", task: "gate", key, state, state_text: JSON.stringify(state), questions: [question("exploitable")], signal: new AbortController().signal };
+  return {
+    run: "run-e2e",
+    playbook: "triage",
+    task: "gate",
+    key,
+    state,
+    state_text: JSON.stringify(state),
+    questions: [question("exploitable")],
+    signal: new AbortController().signal,
+  };
 }
 
 function hostCalls(): number {
@@ -88,7 +111,10 @@ test("D-10/H-1 over HTTP: shadow uses the host runner's label and writes one pai
   const b = await judge.judge(request("CVE-2"));
   sink.close();
   await judge.close();
-  assert.deepEqual([a.exploitable.label, a.exploitable.mode, a.exploitable.provider, a.exploitable.model], ["yes", "shadow", "host", "scripted"]);
+  assert.deepEqual(
+    [a.exploitable.label, a.exploitable.mode, a.exploitable.provider, a.exploitable.model],
+    ["yes", "shadow", "host", "scripted"],
+  );
   assert.equal(b.exploitable.label, "yes");
   assert.equal(server.count("/v1/systemone") - before, 2);
   assert.equal(hostCalls() - calls, 2);
@@ -96,8 +122,20 @@ test("D-10/H-1 over HTTP: shadow uses the host runner's label and writes one pai
 
   const lab = readdirSync(labsDir(stateDir)).filter((f) => f !== "current")[0];
   const text = readFileSync(join(labsDir(stateDir), lab, "pairs.jsonl"), "utf8");
-  const pairs = text.trim().split("\n").map((l) => JSON.parse(l) as { key: string; host_label: string; model: { label: string; confidence: number; provider: string; model: string } });
-  assert.deepEqual(pairs.map((p) => [p.key, p.host_label, p.model.label, p.model.provider, p.model.model]), [["CVE-1", "yes", "no", "s1", "jev-1"], ["CVE-2", "yes", "no", "s1", "jev-1"]]);
+  const pairs = text
+    .trim()
+    .split("\n")
+    .map(
+      (l) =>
+        JSON.parse(l) as { key: string; host_label: string; model: { label: string; confidence: number; provider: string; model: string } },
+    );
+  assert.deepEqual(
+    pairs.map((p) => [p.key, p.host_label, p.model.label, p.model.provider, p.model.model]),
+    [
+      ["CVE-1", "yes", "no", "s1", "jev-1"],
+      ["CVE-2", "yes", "no", "s1", "jev-1"],
+    ],
+  );
   assert.ok(Math.abs(pairs[0].model.confidence - 0.8) < 1e-9);
   assert.ok(!text.includes(SECRET), "no secret in the pairs file");
   assert.ok(!text.includes("private state text"), "no state in the pairs file, only its digest");
@@ -112,7 +150,10 @@ test("D-10/D-31 over HTTP: turned on asks the host nothing, and falls back with 
   let sent = server.count("/v1/systemone");
 
   const answered = await judge.judge(request("CVE-1"));
-  assert.deepEqual([answered.exploitable.label, answered.exploitable.provider, answered.exploitable.model, answered.exploitable.receipt], ["no", "s1", "jev-1", undefined]);
+  assert.deepEqual(
+    [answered.exploitable.label, answered.exploitable.provider, answered.exploitable.model, answered.exploitable.receipt],
+    ["no", "s1", "jev-1", undefined],
+  );
   assert.equal(hostCalls(), calls, "the host is not asked when the model answers");
   assert.equal(server.count("/v1/systemone") - sent, 1);
 
@@ -137,12 +178,24 @@ test("D-10/D-31 over HTTP: turned on asks the host nothing, and falls back with 
 
   // The resolver: a --decide override to an unlisted model, and a denied vendor.
   const warned: string[] = [];
-  const unlisted = createJudge({ config, overrides: parseModeOverrides([`${T}=s1/jev-9`]), stateDir: join(dir, "state-on"), warn: (m) => warned.push(m) });
+  const unlisted = createJudge({
+    config,
+    overrides: parseModeOverrides([`${T}=s1/jev-9`]),
+    stateDir: join(dir, "state-on"),
+    warn: (m) => warned.push(m),
+  });
   assert.deepEqual(unlisted.preflight([T]), [], "reported at start (D-30), not refused: D-31 falls back");
-  assert.match(warned[0], /judgement type "triage\.gate\.exploitable" is routed to s1\/jev-9 \(by --decide\), but model "jev-9" is not in providers\.s1\.models/);
+  assert.match(
+    warned[0],
+    /judgement type "triage\.gate\.exploitable" is routed to s1\/jev-9 \(by --decide\), but model "jev-9" is not in providers\.s1\.models/,
+  );
   const r1 = await unlisted.judge(request("CVE-4"));
   assert.match(r1.exploitable.receipt!.reason, /^resolver: D-30: model "jev-9"/);
-  const denied = createJudge({ config: loadMachineConfig(configFile("deny.toml", `"${T}" = "s1/jev-1"`, `deny_vendors = ["typesafe"]`), {}), stateDir: join(dir, "state-on"), warn: (m) => warned.push(m) });
+  const denied = createJudge({
+    config: loadMachineConfig(configFile("deny.toml", `"${T}" = "s1/jev-1"`, `deny_vendors = ["typesafe"]`), {}),
+    stateDir: join(dir, "state-on"),
+    warn: (m) => warned.push(m),
+  });
   assert.deepEqual(denied.preflight([T]), []);
   assert.match(warned[1], /vendor "typesafe", which \[decisions\] deny_vendors denies/);
   const r2 = await denied.judge(request("CVE-5"));

@@ -21,18 +21,28 @@ test("D-10/D-31/H-1: a run with shadow and turned-on types records host labels, 
   process.env[KEY_ENV] = SECRET;
   // The model: "exploitable" no (P(yes) = 0.1), depth "deep"; elements keyed "broken-…" get 500s.
   const server = await startSystemOneServer({
-    table: { rules: [{ question: "exploitable", answer: { p_yes: 0.1 } }, { question: "depth", answer: { probabilities: { quick: 0.2, deep: 0.8 } } }] },
+    table: {
+      rules: [
+        { question: "exploitable", answer: { p_yes: 0.1 } },
+        { question: "depth", answer: { probabilities: { quick: 0.2, deep: 0.8 } } },
+      ],
+    },
     answer: (req) => ((req.state as { key?: string }).key?.startsWith("broken") ? { status: 500, json: { detail: "boom" } } : undefined),
   });
-  const runner = h.dir.file("runner.mjs", `
+  const runner = h.dir.file(
+    "runner.mjs",
+    `
 let input = "";
 process.stdin.on("data", (c) => (input += c));
 process.stdin.on("end", () => {
   const m = /list above \\(([^)]*)\\)/.exec(input);
   process.stdout.write(m ? m[1].split(",")[0].trim() + "\\n" : "???\\n");
 });
-`);
-  const configPath = h.dir.file("config.toml", `
+`,
+  );
+  const configPath = h.dir.file(
+    "config.toml",
+    `
 [agents.scripted]
 command = [${JSON.stringify(process.execPath)}, ${JSON.stringify(runner)}]
 
@@ -43,7 +53,8 @@ host = "scripted"
 [decisions.types]
 "test.exploitable" = "shadow:s1/jev-1"
 "test.depth" = "s1/jev-1"
-`);
+`,
+  );
   try {
     const config = loadMachineConfig(configPath, {});
     assert.deepEqual(secretEnvNames(config), [KEY_ENV]);
@@ -73,11 +84,17 @@ host = "scripted"
     // Turned on: the model's "deep" for the good elements; the host's "quick" (its first label) with a receipt for the broken one.
     assert.deepEqual(statuses(show, "deep"), { "ok-1": "passed", "ok-2": "passed", "broken-3": "not_taken" });
     assert.deepEqual([gate("ok-1").depth.label, gate("ok-1").depth.provider, gate("ok-1").depth.receipt], ["deep", "s1", undefined]);
-    assert.deepEqual([gate("broken-3").depth.label, gate("broken-3").depth.provider, gate("broken-3").depth.receipt?.key], ["quick", "host", "broken-3"]);
+    assert.deepEqual(
+      [gate("broken-3").depth.label, gate("broken-3").depth.provider, gate("broken-3").depth.receipt?.key],
+      ["quick", "host", "broken-3"],
+    );
     assert.match(gate("broken-3").depth.receipt!.reason, /^error: .*500/);
 
     const lab = readdirSync(labsDir(h.state)).filter((f) => f !== "current")[0]!;
-    const lines = readFileSync(join(labsDir(h.state), lab, "pairs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { key: string; host_label: string; model?: { label: string }; skipped?: { reason: string } });
+    const lines = readFileSync(join(labsDir(h.state), lab, "pairs.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { key: string; host_label: string; model?: { label: string }; skipped?: { reason: string } });
     const byKey = Object.fromEntries(lines.map((l) => [l.key, l]));
     assert.equal(lines.length, 3, "one pair per shadow decision");
     assert.deepEqual([byKey["ok-1"].host_label, byKey["ok-1"].model?.label], ["yes", "no"]);

@@ -53,16 +53,26 @@ export function hostAnswering(pick: (q: ResolvedQuestion) => string): Script {
   };
 }
 
-export const failing = (message = "HTTP 500 after 3 retries"): Script => () => {
-  throw new ProviderError(message, true);
-};
+export const failing =
+  (message = "HTTP 500 after 3 retries"): Script =>
+  () => {
+    throw new ProviderError(message, true);
+  };
 
 export function noul(id: string, type: string, min_confidence = 0): ResolvedQuestion {
   return { id, kind: "noul", ask: `Is it ${id}?`, labels: ["yes", "no"], descriptions: { yes: "", no: "" }, type, min_confidence };
 }
 
 export function choice(id: string, type: string, labels = ["low", "high"]): ResolvedQuestion {
-  return { id, kind: "choice", ask: `Which ${id}?`, labels, descriptions: Object.fromEntries(labels.map((l) => [l, `it is ${l}`])), type, min_confidence: 0 };
+  return {
+    id,
+    kind: "choice",
+    ask: `Which ${id}?`,
+    labels,
+    descriptions: Object.fromEntries(labels.map((l) => [l, `it is ${l}`])),
+    type,
+    min_confidence: 0,
+  };
 }
 
 export function score(id: string, type: string): ResolvedQuestion {
@@ -70,15 +80,28 @@ export function score(id: string, type: string): ResolvedQuestion {
   return { id, kind: "score", ask: `How much ${id}?`, labels, descriptions: { none: "0", some: "1", lots: "2" }, type, min_confidence: 0 };
 }
 
-export function request(questions: ResolvedQuestion[], key: string | null = "CVE-1", state: unknown = { title: "a bug" }, signal = new AbortController().signal): JudgeRequest {
+export function request(
+  questions: ResolvedQuestion[],
+  key: string | null = "CVE-1",
+  state: unknown = { title: "a bug" },
+  signal = new AbortController().signal,
+): JudgeRequest {
   const state_text = JSON.stringify(state);
   return { run: "run-1", playbook: "triage", task: "gate", key, state, state_text, questions, signal };
 }
 
 export function provider(name: string, models: string[], extra: Partial<ProviderConfig> = {}): ProviderConfig {
   return {
-    name, kind: "systemone", vendor: "mapika", base_url: "http://127.0.0.1:9", models, logprob_models: [],
-    context_window: {}, timeout_ms: 1000, max_retries: 0, ...extra,
+    name,
+    kind: "systemone",
+    vendor: "mapika",
+    base_url: "http://127.0.0.1:9",
+    models,
+    logprob_models: [],
+    context_window: {},
+    timeout_ms: 1000,
+    max_retries: 0,
+    ...extra,
   };
 }
 

@@ -19,7 +19,12 @@ import { withKeyedServer } from "../support/setup.js";
 const KEY_ENV = "SWITCHYARD_TEST_S1_DIRECT_KEY";
 const KEY = "sk-s1-direct-0123456789abcdef";
 let server: SystemOneServer;
-withKeyedServer(KEY_ENV, KEY, () => startSystemOneServer(), (s) => (server = s));
+withKeyedServer(
+  KEY_ENV,
+  KEY,
+  () => startSystemOneServer(),
+  (s) => (server = s),
+);
 
 const team = choiceQ("team", { billing: "Payments, refunds", technical: "Bugs", other: "" });
 // Insertion order differs from the sorted order of its deterministic serialisation (R-21): the
@@ -29,7 +34,10 @@ const STATE = { ticket: "charged twice", account: "A-7" };
 const STATE_TEXT = '{"account":"A-7","ticket":"charged twice"}';
 
 function provider(over: Partial<ProviderConfig> = {}, tuning: HttpTuning = { backoffInitialMs: 20, backoffMaxMs: 50 }): Provider {
-  return createProvider(providerConfig("systemone", { base_url: server.url, api_key_env: KEY_ENV, timeout_ms: 1500, max_retries: 2, ...over }), tuning);
+  return createProvider(
+    providerConfig("systemone", { base_url: server.url, api_key_env: KEY_ENV, timeout_ms: 1500, max_retries: 2, ...over }),
+    tuning,
+  );
 }
 
 function ask(p: Provider, signal = new AbortController().signal) {
@@ -61,7 +69,11 @@ test("issue 10, D-21: after the first request, requests go directly with the off
   assert.deepEqual(second.body, first.body);
   assert.deepEqual(third.body, first.body);
   assert.match(first.text, /^\{"state":\{"ticket":"charged twice","account":"A-7"\}/, "the client serialised the state object");
-  assert.match(second.text, /^\{"state":\{"account":"A-7","ticket":"charged twice"\},"model":"m1","questions":/, "the direct attempt wrote state_text");
+  assert.match(
+    second.text,
+    /^\{"state":\{"account":"A-7","ticket":"charged twice"\},"model":"m1","questions":/,
+    "the direct attempt wrote state_text",
+  );
   // The key is read at each call, on the direct path too.
   process.env[KEY_ENV] = "sk-rotated-direct-key";
   await ask(p);
@@ -83,7 +95,8 @@ test("issue 10, D-22: a failed direct attempt is retried by the official client:
     tries.map((r) => r.headers["x-typesafe-retry-count"]),
     [undefined, "1", "2"],
   );
-  for (const r of tries) assert.deepEqual({ ...headersOf(r), "content-length": undefined }, { ...headersOf(warm), "content-length": undefined });
+  for (const r of tries)
+    assert.deepEqual({ ...headersOf(r), "content-length": undefined }, { ...headersOf(warm), "content-length": undefined });
   for (const r of tries) assert.deepEqual(r.body, warm.body);
 
   server.enqueue(Misbehave.status(503), Misbehave.status(503), Misbehave.status(503));
@@ -169,12 +182,25 @@ test("issue 10: clientOnly sends every request through the official client", asy
 });
 
 test("issue 10: the first retry's wait is the client's: the server's delay up to the cap, else the backoff less up to 25 % jitter", () => {
-  assert.equal(firstRetryDelayMs(undefined, 500, 8000, () => 0), 500);
-  assert.equal(firstRetryDelayMs(undefined, 500, 8000, () => 1), 375);
-  assert.equal(firstRetryDelayMs(undefined, 500, 200, () => 0), 200);
+  assert.equal(
+    firstRetryDelayMs(undefined, 500, 8000, () => 0),
+    500,
+  );
+  assert.equal(
+    firstRetryDelayMs(undefined, 500, 8000, () => 1),
+    375,
+  );
+  assert.equal(
+    firstRetryDelayMs(undefined, 500, 200, () => 0),
+    200,
+  );
   assert.equal(firstRetryDelayMs({ "retry-after": "2" }, 500, 8000), 2000);
   assert.equal(firstRetryDelayMs({ "retry-after-ms": "150", "retry-after": "9" }, 500, 8000), 150);
-  assert.equal(firstRetryDelayMs({ "retry-after": "3600" }, 500, 8000, () => 0), 500, "over the 60 s cap: the backoff");
+  assert.equal(
+    firstRetryDelayMs({ "retry-after": "3600" }, 500, 8000, () => 0),
+    500,
+    "over the 60 s cap: the backoff",
+  );
   assert.equal(retryAfterMs({ "retry-after": "soon" }), undefined);
   assert.equal(retryAfterMs({ "retry-after": new Date(10_000).toUTCString() }, 4_000), 6_000);
   assert.equal(retryAfterMs({ "retry-after-ms": "-5" }), undefined);

@@ -22,10 +22,18 @@ const team = choiceQ("team", { billing: "Payments, refunds", technical: "Bugs", 
 const urgent = noulQ("urgent", "Explicitly time-sensitive", "");
 const severity = scoreQ("severity", { low: "cosmetic", medium: "", high: "blocked" });
 
-withKeyedServer(KEY_ENV, KEY, () => startSystemOneServer(), (s) => {
-  server = s;
-  provider = createProvider(providerConfig("systemone", { base_url: server.url, api_key_env: KEY_ENV, timeout_ms: 1500, max_retries: 2 }), { backoffInitialMs: 20, backoffMaxMs: 50 });
-});
+withKeyedServer(
+  KEY_ENV,
+  KEY,
+  () => startSystemOneServer(),
+  (s) => {
+    server = s;
+    provider = createProvider(
+      providerConfig("systemone", { base_url: server.url, api_key_env: KEY_ENV, timeout_ms: 1500, max_retries: 2 }),
+      { backoffInitialMs: 20, backoffMaxMs: 50 },
+    );
+  },
+);
 
 function askAll(p: Provider = provider, questions = [team, urgent, severity], state: unknown = { ticket: "charged twice" }) {
   return p.ask(providerRequest(questions, state)).then((r) => ({ r, resolved: resolveAll(questions, r) }));
@@ -124,7 +132,11 @@ test("D-22 systemone: a 400 or 422 is never retried and its detail is shown", as
   let e = await failure(askAll());
   assert.equal(server.count() - n, 1);
   assert.match(e.message, /HTTP 400: Unknown model: m1 \(not retried\)/);
-  server.enqueue(Misbehave.status(422, { json: { detail: [{ type: "missing", loc: ["body", "questions", "team", "choice", "criteria"], msg: "Field required" }] } }));
+  server.enqueue(
+    Misbehave.status(422, {
+      json: { detail: [{ type: "missing", loc: ["body", "questions", "team", "choice", "criteria"], msg: "Field required" }] },
+    }),
+  );
   n = server.count();
   e = await failure(askAll());
   assert.equal(server.count() - n, 1);
@@ -134,7 +146,9 @@ test("D-22 systemone: a 400 or 422 is never retried and its detail is shown", as
 test("D-22 systemone: a hung connection or a stalled body times out per attempt, bounded", async () => {
   // 600 ms rather than less: the scripted server shares this process, and on a loaded machine a
   // shorter timeout can fire before the retry's request has even reached it.
-  const p = createProvider(providerConfig("systemone", { base_url: server.url, timeout_ms: 600, max_retries: 1 }), { backoffInitialMs: 10 });
+  const p = createProvider(providerConfig("systemone", { base_url: server.url, timeout_ms: 600, max_retries: 1 }), {
+    backoffInitialMs: 10,
+  });
   server.enqueue(Misbehave.hang(), Misbehave.stall());
   const n = server.count();
   const t0 = Date.now();
@@ -205,10 +219,16 @@ test("D-22 systemone: malformed answers fail the decision, naming what was wrong
     [{ team: good.team }, /no answer for question 'urgent' \(answers for: team\)/],
     [{ ...good, team: { type: "choice", choice: "billing" } }, /the answer to 'team' \(choice\) has no probabilities/],
     [{ ...good, team: { type: "choice", probabilities: { billing: 0.5, technical: 0.5 } } }, /label 'other' missing/],
-    [{ ...good, team: { type: "choice", probabilities: { billing: 0.5, technical: 0.5, other: 0, sales: 0 } } }, /'sales', a label not asked about/],
+    [
+      { ...good, team: { type: "choice", probabilities: { billing: 0.5, technical: 0.5, other: 0, sales: 0 } } },
+      /'sales', a label not asked about/,
+    ],
     [{ ...good, team: { type: "choice", probabilities: { billing: -0.5, technical: 1, other: 0.5 } } }, /'billing' is -0.5, negative/],
     [{ ...good, team: { type: "choice", probabilities: { billing: 1.5, technical: 0, other: 0 } } }, /'billing' is 1.5, above 1/],
-    [{ ...good, team: { type: "choice", probabilities: { billing: "NaN", technical: 0, other: 0 } } }, /'billing' is string "NaN", not a number/],
+    [
+      { ...good, team: { type: "choice", probabilities: { billing: "NaN", technical: 0, other: 0 } } },
+      /'billing' is string "NaN", not a number/,
+    ],
     [{ ...good, team: { type: "choice", probabilities: { billing: 0, technical: 0, other: 0 } } }, /sum to 0/],
     [{ ...good, team: { type: "choice", probabilities: [0.5, 0.5, 0] } }, /probabilities that are an array/],
     [{ ...good, urgent: { type: "noul" } }, /'urgent' \(noul\) has no 'noul'/],
@@ -253,8 +273,15 @@ test("D-21 systemone: the key comes from api_key_env at call time and never appe
 test("systemone test server runs standalone with --answer-from", async () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-s1-"));
   const file = join(dir, "answers.json");
-  writeFileSync(file, JSON.stringify({ rules: [{ match: "charged", question: "team", answer: { probabilities: { billing: 0.1, technical: 0.2, other: 0.7 } } }] }));
-  const child = spawn(process.execPath, ["dist/test/support/systemone-server.js", "--port", "0", "--answer-from", file], { stdio: ["ignore", "pipe", "inherit"] });
+  writeFileSync(
+    file,
+    JSON.stringify({
+      rules: [{ match: "charged", question: "team", answer: { probabilities: { billing: 0.1, technical: 0.2, other: 0.7 } } }],
+    }),
+  );
+  const child = spawn(process.execPath, ["dist/test/support/systemone-server.js", "--port", "0", "--answer-from", file], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let out = "";

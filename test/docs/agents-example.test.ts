@@ -64,7 +64,11 @@ test("issue 12: every machine config block of docs/agents/*.md passes `config ch
 test("issue 12: examples/fix-in-worktree fixes every ticket in its own worktree of a real repository; patches apply to the base; the cost is charged", () => {
   const { repo, base, tickets } = ticketRepo("repo");
   const state = join(dir, "state");
-  const r = spawnSync(process.execPath, [BIN, "run", EXAMPLE, "--config", join(EXAMPLE, "switchyard.toml"), "--repo", repo, "--state-dir", state], { env, encoding: "utf8" });
+  const r = spawnSync(
+    process.execPath,
+    [BIN, "run", EXAMPLE, "--config", join(EXAMPLE, "switchyard.toml"), "--repo", repo, "--state-dir", state],
+    { env, encoding: "utf8" },
+  );
   assert.equal(r.status, 0, r.stdout + r.stderr);
   const run = /^run (\S+):/m.exec(r.stdout)?.[1];
   assert.ok(run, r.stdout);
@@ -78,12 +82,20 @@ test("issue 12: examples/fix-in-worktree fixes every ticket in its own worktree 
       assert.equal(out.reply, `Edited ${t.file}.`);
       git(repo, "apply", "--check", out.patch);
     }
-    assert.ok(Math.abs(foldEvents(store, run).spentUsd - tickets.length * 0.0421) < 1e-9, "Claude Code's reported cost is charged to budget_usd");
+    assert.ok(
+      Math.abs(foldEvents(store, run).spentUsd - tickets.length * 0.0421) < 1e-9,
+      "Claude Code's reported cost is charged to budget_usd",
+    );
   } finally {
     store.close();
   }
   assert.equal(git(repo, "rev-parse", "HEAD").trim(), base);
   assert.equal(git(repo, "status", "--porcelain").trim(), "", "the repository's own checkout is untouched");
-  assert.equal(git(repo, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree ")).length, 1);
+  assert.equal(
+    git(repo, "worktree", "list", "--porcelain")
+      .split("\n")
+      .filter((l) => l.startsWith("worktree ")).length,
+    1,
+  );
   assert.equal(git(repo, "branch", "--list", "switchyard/*").trim(), "");
 });

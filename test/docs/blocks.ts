@@ -20,7 +20,8 @@ export function fencedBlocks(file: string, markdown: string): CodeBlock[] {
     const fence = open[2];
     const body: string[] = [];
     let j = i + 1;
-    for (; j < lines.length && !lines[j].trimStart().startsWith(fence); j++) body.push(lines[j].slice(Math.min(open[1].length, lines[j].length - lines[j].trimStart().length)));
+    for (; j < lines.length && !lines[j].trimStart().startsWith(fence); j++)
+      body.push(lines[j].slice(Math.min(open[1].length, lines[j].length - lines[j].trimStart().length)));
     out.push({ file, line: i + 1, lang: open[3].toLowerCase(), text: body.join("\n") + "\n" });
     i = j;
   }
@@ -41,7 +42,10 @@ export function expectedCode(b: CodeBlock): string | undefined {
 
 /** docs/*.md and README.md, relative to the repository root. */
 export function docFiles(root: string): string[] {
-  const docs = readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => join("docs", f));
+  const docs = readdirSync(join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => join("docs", f));
   return ["README.md", ...docs];
 }
 

@@ -16,10 +16,27 @@ test("§12: docs/cli.md is current with every command's --help", () => {
 
 test("§12: docs/cli.md documents every command and subcommand with its options", () => {
   const doc = readFileSync("docs/cli.md", "utf8");
-  for (const cmd of ["check", "compile", "run", "resume", "status", "show", "runs", "cancel", "eval", "lab new", "lab list", "lab harvest", "config check", "init", "explain"]) {
+  for (const cmd of [
+    "check",
+    "compile",
+    "run",
+    "resume",
+    "status",
+    "show",
+    "runs",
+    "cancel",
+    "eval",
+    "lab new",
+    "lab list",
+    "lab harvest",
+    "config check",
+    "init",
+    "explain",
+  ]) {
     assert.ok(doc.includes("## `switchyard " + cmd + "`\n"), `docs/cli.md has no section for ${cmd}`);
   }
-  for (const flag of ["--state-dir <dir>", "--config <file>", "--key <key>", "--receipts", "--target", "--markdown", "--force"]) assert.ok(doc.includes(flag), `docs/cli.md mentions ${flag}`);
+  for (const flag of ["--state-dir <dir>", "--config <file>", "--key <key>", "--receipts", "--target", "--markdown", "--force"])
+    assert.ok(doc.includes(flag), `docs/cli.md mentions ${flag}`);
 });
 
 test("the docs check fails on a stale page and names the command that refreshes it", () => {

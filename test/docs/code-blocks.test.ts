@@ -23,9 +23,16 @@ function compileBlock(b: CodeBlock): { codes: string[]; messages: string } {
 }
 
 test("docs: the block extractor finds fenced playbooks and their expect line", () => {
-  const md = "x\n```python\n# expect: uncovered-label\nr = route(name = \"r\")\n```\n```text\ncommand(\n```\n```starlark\nx = 1\n```\n";
+  const md = 'x\n```python\n# expect: uncovered-label\nr = route(name = "r")\n```\n```text\ncommand(\n```\n```starlark\nx = 1\n```\n';
   const blocks = fencedBlocks("t.md", md);
-  assert.deepEqual(blocks.map((b) => [b.lang, b.line]), [["python", 2], ["text", 6], ["starlark", 9]]);
+  assert.deepEqual(
+    blocks.map((b) => [b.lang, b.line]),
+    [
+      ["python", 2],
+      ["text", 6],
+      ["starlark", 9],
+    ],
+  );
   assert.equal(expectedCode(blocks[0]), "uncovered-label");
   assert.deepEqual(blocks.map(isPlaybookBlock), [true, false, false]);
 });
@@ -54,8 +61,16 @@ test("docs: the block check notices a broken playbook, a wrong `# expect:` and a
 
 test("docs: every playbook code block in docs/*.md and README.md compiles (or fails with its `# expect:` code)", () => {
   const blocks = allBlocks(process.cwd()).filter(isPlaybookBlock);
-  for (const page of ["docs/gating.md", "docs/playbooks.md"]) assert.ok(blocks.some((b) => b.file === page), `no playbook blocks found in ${page}`);
+  for (const page of ["docs/gating.md", "docs/playbooks.md"])
+    assert.ok(
+      blocks.some((b) => b.file === page),
+      `no playbook blocks found in ${page}`,
+    );
   assert.ok(blocks.length >= 12, `found only ${blocks.length} playbook blocks`);
   const problems = blocks.map(problemOf).filter((p): p is string => p !== undefined);
-  assert.equal(problems.length, 0, `${problems.length} doc block(s) wrong (tag a deliberately broken example with a first line \`# expect: CODE\`, or use \`\`\`text):\n\n${problems.join("\n\n")}`);
+  assert.equal(
+    problems.length,
+    0,
+    `${problems.length} doc block(s) wrong (tag a deliberately broken example with a first line \`# expect: CODE\`, or use \`\`\`text):\n\n${problems.join("\n\n")}`,
+  );
 });

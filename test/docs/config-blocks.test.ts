@@ -19,8 +19,15 @@ test("D-50: the machine config in docs/getting-started.md passes `config check e
       const file = join(dir, `config-${b.line}.toml`);
       writeFileSync(file, b.text);
       const vars = [...b.text.matchAll(/api_key_env\s*=\s*"([A-Z_][A-Z0-9_]*)"/g)].map((m) => m[1]);
-      const env = { ...process.env, PATH: `${fakeAgentBin(dir)}:${process.env.PATH}`, ...Object.fromEntries(vars.map((v) => [v, "not-a-real-key"])) };
-      const r = spawnSync(process.execPath, ["bin/switchyard.js", "config", "check", "examples/cve-triage", "--config", file], { env, encoding: "utf8" });
+      const env = {
+        ...process.env,
+        PATH: `${fakeAgentBin(dir)}:${process.env.PATH}`,
+        ...Object.fromEntries(vars.map((v) => [v, "not-a-real-key"])),
+      };
+      const r = spawnSync(process.execPath, ["bin/switchyard.js", "config", "check", "examples/cve-triage", "--config", file], {
+        env,
+        encoding: "utf8",
+      });
       assert.equal(r.status, 0, `docs/getting-started.md:${b.line}: ${r.stdout}${r.stderr}`);
       assert.doesNotMatch(r.stderr, /error\[|warning\[/, `docs/getting-started.md:${b.line}: ${r.stderr}`);
       assert.match(r.stdout, /^ok$/m);

@@ -5,16 +5,27 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
-const pages = readdirSync("docs").filter((f) => f.endsWith(".md") && f !== "README.md").sort();
+const pages = readdirSync("docs")
+  .filter((f) => f.endsWith(".md") && f !== "README.md")
+  .sort();
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes. */
 function anchor(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").replace(/ /g, "-");
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, "")
+    .replace(/ /g, "-");
 }
 
 test("docs/README.md lists every page of docs/ with the question it answers", () => {
   const index = readFileSync("docs/README.md", "utf8");
-  for (const page of pages) assert.match(index, new RegExp(`\\| \\[${page.replace(".", "\\.")}\\]\\(${page.replace(".", "\\.")}\\) \\| .{20,}\\|`), `docs/README.md has no line for ${page}`);
+  for (const page of pages)
+    assert.match(
+      index,
+      new RegExp(`\\| \\[${page.replace(".", "\\.")}\\]\\(${page.replace(".", "\\.")}\\) \\| .{20,}\\|`),
+      `docs/README.md has no line for ${page}`,
+    );
 });
 
 test("every relative link in docs/*.md resolves to a page and heading", () => {

@@ -28,7 +28,8 @@ function perElement(plan: Plan, producer: string, field: string): unknown {
   for (const t of plan.tasks) {
     const r = t.route;
     if (!r) continue;
-    if (r.source?.task === producer && r.source.field === field) return Object.fromEntries(r.questions.map((q) => [q.name, q.labels[q.labels.length - 1]]));
+    if (r.source?.task === producer && r.source.field === field)
+      return Object.fromEntries(r.questions.map((q) => [q.name, q.labels[q.labels.length - 1]]));
     if (r.questions.some((q) => q.dynamic?.task === producer && q.dynamic.field === field)) return ["pkg_one", "pkg_two"];
   }
   return { note: `facts of ${producer}` };
@@ -57,7 +58,11 @@ function outputScript(plan: Plan, t: TaskPlan): string {
   const fields = Object.entries(t.emits).filter(([f]) => !(f === "files" && files.length > 0));
   const output = JSON.stringify(Object.fromEntries(fields.map(([f, type]) => [f, value(plan, t.name, f, type)])));
   const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
-  return ["cat > /dev/null", `printf '%s' ${quote(output)} > "$SWITCHYARD_OUTPUT"`, ...files.map((f) => `printf '{}' > ${quote(f)}`)].join("\n") + "\n";
+  return (
+    ["cat > /dev/null", `printf '%s' ${quote(output)} > "$SWITCHYARD_OUTPUT"`, ...files.map((f) => `printf '{}' > ${quote(f)}`)].join(
+      "\n",
+    ) + "\n"
+  );
 }
 
 function tasksOf(plan: Plan): TaskPlan[] {
@@ -94,10 +99,19 @@ async function runBlock(b: CodeBlock): Promise<string | undefined> {
     // The decision model answers each element with another label, so several gates open.
     const judge = new FakeJudge((key, q) => q.labels[(key === null ? 0 : Math.max(0, MEMBERS.indexOf(key))) % q.labels.length]!);
     const run = admitRun(store, { plan, packDir: pack, sourcePath: pack });
-    const engine = new RunEngine({ store, run, resume: false, judge, agentRunners: runner("default", [agent]), evaluators: (task) => loadEvaluator(store.runDir(run) + "/pack", plan, task) });
+    const engine = new RunEngine({
+      store,
+      run,
+      resume: false,
+      judge,
+      agentRunners: runner("default", [agent]),
+      evaluators: (task) => loadEvaluator(store.runDir(run) + "/pack", plan, task),
+    });
     const outcome = await engine.execute();
     if (outcome.status === "passed") return undefined;
-    const failures = [...store.events(run)].filter((e) => e.type === "instance_finished" && (e.payload as { status?: string }).status !== "passed");
+    const failures = [...store.events(run)].filter(
+      (e) => e.type === "instance_finished" && (e.payload as { status?: string }).status !== "passed",
+    );
     return `ended ${outcome.status}: ${JSON.stringify(failures.map((e) => [e.task, e.key, e.payload]))}`;
   } finally {
     process.env.PATH = savedPath;
@@ -110,7 +124,11 @@ async function runBlock(b: CodeBlock): Promise<string | undefined> {
 test("T-1 … T-5 (issue 18): every complete example playbook in the docs runs to passed", async () => {
   const blocks = allBlocks(process.cwd()).filter((b) => isPlaybookBlock(b) && expectedCode(b) === undefined);
   assert.ok(blocks.length >= 15, `found only ${blocks.length} example playbooks`);
-  for (const page of ["README.md", "docs/gating.md", "docs/playbooks.md"]) assert.ok(blocks.some((b) => b.file === page), `no example playbook found in ${page}`);
+  for (const page of ["README.md", "docs/gating.md", "docs/playbooks.md"])
+    assert.ok(
+      blocks.some((b) => b.file === page),
+      `no example playbook found in ${page}`,
+    );
   const problems: string[] = [];
   for (const b of blocks) {
     const problem = await runBlock(b);

@@ -16,7 +16,12 @@ test("issue 13 completion: the bash script loads and completes commands, flags a
     mkdirSync(join(dir, "bin"));
     symlinkSync(BIN, join(dir, "bin", "switchyard"));
     writeFileSync(join(dir, "tiny.star"), `playbook(description = "tiny")\nhello = command(name = "hello", run = "true")\n`);
-    const env = { ...process.env, PATH: `${join(dir, "bin")}:${process.env.PATH}`, SWITCHYARD_HOME: join(dir, "state"), XDG_CONFIG_HOME: join(dir, "xdg") };
+    const env = {
+      ...process.env,
+      PATH: `${join(dir, "bin")}:${process.env.PATH}`,
+      SWITCHYARD_HOME: join(dir, "state"),
+      XDG_CONFIG_HOME: join(dir, "xdg"),
+    };
     const run = spawnSync(process.execPath, [BIN, "run", "tiny.star"], { cwd: dir, env, encoding: "utf8" });
     assert.equal(run.status, 0, run.stderr);
     const id = /run (\S+): passed/.exec(run.stdout)![1]!;

@@ -9,13 +9,21 @@ import { join } from "node:path";
 import semver from "semver";
 
 const ROOT = process.cwd();
-const pkg = (dir: string) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { engines?: { node?: string }; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+const pkg = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+    engines?: { node?: string };
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
 
 test("issue 13 install: every dependency's declared engines accept the oldest Node switchyard declares", () => {
   const own = pkg(ROOT);
   const range = own.engines!.node!;
   const oldest = semver.minVersion(range)!.version;
-  assert.ok(semver.satisfies(process.version, range), `the Node running the tests (${process.version}) is one switchyard declares (${range})`);
+  assert.ok(
+    semver.satisfies(process.version, range),
+    `the Node running the tests (${process.version}) is one switchyard declares (${range})`,
+  );
   const names = [...Object.keys(own.dependencies ?? {}), ...Object.keys(own.devDependencies ?? {})];
   assert.ok(names.includes("openai"));
   const refused: string[] = [];

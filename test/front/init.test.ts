@@ -27,18 +27,33 @@ test("init: a new pack checks (exit 0) and runs to passed with its gated rows no
     const run = sy(dir, "run", "mypack");
     assert.equal(run.status, 0, run.stdout + run.stderr);
     assert.match(run.stdout, /run \S+: passed/);
-    const show = JSON.parse(sy(dir, "show", "latest", "--json").stdout) as { tasks: Record<string, { instances?: Record<string, { status: string; label?: string }> }> };
+    const show = JSON.parse(sy(dir, "show", "latest", "--json").stdout) as {
+      tasks: Record<string, { instances?: Record<string, { status: string; label?: string }> }>;
+    };
     const small = show.tasks.small.instances!;
     const large = show.tasks.large.instances!;
-    assert.deepEqual(Object.fromEntries(Object.entries(small).map(([k, i]) => [k, i.status])), { alpha: "passed", beta: "not_taken", gamma: "not_taken", delta: "passed" });
-    assert.deepEqual(Object.fromEntries(Object.entries(large).map(([k, i]) => [k, i.status])), { alpha: "not_taken", beta: "passed", gamma: "not_taken", delta: "not_taken" });
+    assert.deepEqual(Object.fromEntries(Object.entries(small).map(([k, i]) => [k, i.status])), {
+      alpha: "passed",
+      beta: "not_taken",
+      gamma: "not_taken",
+      delta: "passed",
+    });
+    assert.deepEqual(Object.fromEntries(Object.entries(large).map(([k, i]) => [k, i.status])), {
+      alpha: "not_taken",
+      beta: "passed",
+      gamma: "not_taken",
+      delta: "not_taken",
+    });
     assert.equal(large.gamma.label, "skip", "gamma's answer was dropped");
     const helper = sy(join(dir, "mypack"), "eval", "lib/helpers_test.star");
     assert.equal(helper.status, 0, helper.stderr);
     // Issue 13: the judgement type is namespaced by the pack's name, and the comment names the real one.
     const plan = sy(dir, "compile", "mypack").stdout;
     assert.match(plan, /^type = "mypack\.triage\.size"$/m);
-    assert.match(readFileSync(join(dir, "mypack", "main.star"), "utf8"), /# route the judgement type "mypack\.triage\.size" in your machine config/);
+    assert.match(
+      readFileSync(join(dir, "mypack", "main.star"), "utf8"),
+      /# route the judgement type "mypack\.triage\.size" in your machine config/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

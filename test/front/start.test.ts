@@ -48,10 +48,12 @@ test("issue 6: `npm start` on a fresh clone runs the CVE triage example to `pass
     // 4 agent tasks x 40 tickets could have been 160 turns; the decisions let 32 through.
     assert.match(out, /\nagent turns: 32 taken, 128 not taken, after 87 route answers\n/, "the summary says what the decisions saved");
     assert.match(out, /What next:/);
-    for (const next of ["switchyard show latest", "switchyard lab harvest", "docs/getting-started.md"]) assert.ok(out.includes(next), `says to try ${next}`);
+    for (const next of ["switchyard show latest", "switchyard lab harvest", "docs/getting-started.md"])
+      assert.ok(out.includes(next), `says to try ${next}`);
     assert.ok(existsSync(join(dir, ".switchyard", "switchyard.db")), "the state is in the folder it ran from");
 
-    const cli = (...args: string[]) => spawnSync(process.execPath, [join(dir, "bin", "switchyard.js"), ...args], { cwd: dir, env: env(dir), encoding: "utf8" });
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [join(dir, "bin", "switchyard.js"), ...args], { cwd: dir, env: env(dir), encoding: "utf8" });
     const show = cli("show", "latest", "--json");
     assert.equal(show.status, 0, show.stderr);
     const shown = JSON.parse(show.stdout) as Shown;
@@ -64,29 +66,49 @@ test("issue 6: `npm start` on a fresh clone runs the CVE triage example to `pass
     assert.equal(status("match", settled).status, "passed");
     assert.equal(status("match", settled).output!.package.mode, "model", "match is turned on");
     assert.equal(status("gate", settled).output!.depth.label, "settled");
-    assert.equal(status("gate", settled).output!.depth.mode, "model", "gate is turned on, with the calibration fitted from the example's lab (issue 16)");
-    for (const task of ["review", "quick", "deep", "judge", "recheck"]) assert.equal(status(task, settled).status, "not_taken", `${task}[${settled}]`);
-    for (const task of ["quick", "deep", "judge", "recheck"]) assert.equal(status(task, settled).label, "settled", `${task}[${settled}] closed by "settled"`);
+    assert.equal(
+      status("gate", settled).output!.depth.mode,
+      "model",
+      "gate is turned on, with the calibration fitted from the example's lab (issue 16)",
+    );
+    for (const task of ["review", "quick", "deep", "judge", "recheck"])
+      assert.equal(status(task, settled).status, "not_taken", `${task}[${settled}]`);
+    for (const task of ["quick", "deep", "judge", "recheck"])
+      assert.equal(status(task, settled).label, "settled", `${task}[${settled}] closed by "settled"`);
 
     // A quick look: quick runs, deep is not taken, the host judge says the evidence does not hold, recheck runs.
     const quick = "CVE-2023-26125";
-    assert.deepEqual(["review", "quick", "deep", "judge", "recheck"].map((t) => status(t, quick).status), ["not_taken", "passed", "not_taken", "passed", "passed"]);
+    assert.deepEqual(
+      ["review", "quick", "deep", "judge", "recheck"].map((t) => status(t, quick).status),
+      ["not_taken", "passed", "not_taken", "passed", "passed"],
+    );
     assert.equal(status("judge", quick).output!.supported.mode, "shadow", "judge runs in shadow: the host decides");
 
     // An uncertain match: only the hand review runs; everything below the gate is not taken.
     const unsure = "CVE-2023-45853";
     assert.equal(status("match", unsure).output!.package.label, "uncertain");
-    assert.deepEqual(["review", "gate", "quick", "deep", "judge", "recheck"].map((t) => status(t, unsure).status), ["passed", "not_taken", "not_taken", "not_taken", "not_taken", "not_taken"]);
+    assert.deepEqual(
+      ["review", "gate", "quick", "deep", "judge", "recheck"].map((t) => status(t, unsure).status),
+      ["passed", "not_taken", "not_taken", "not_taken", "not_taken", "not_taken"],
+    );
 
-    for (const t of ["review", "quick", "deep", "judge", "recheck"]) assert.ok(shown.tasks[t].summary!.not_taken > 0, `${t} has not-taken tickets`);
+    for (const t of ["review", "quick", "deep", "judge", "recheck"])
+      assert.ok(shown.tasks[t].summary!.not_taken > 0, `${t} has not-taken tickets`);
 
     // A reader that stops early (`| head`) is not an error: no EPIPE stack trace.
-    const piped = spawnSync("sh", ["-c", `"${process.execPath}" "${join(dir, "bin", "switchyard.js")}" show latest --json | head -c 100 >/dev/null`], { cwd: dir, env: env(dir), encoding: "utf8" });
+    const piped = spawnSync(
+      "sh",
+      ["-c", `"${process.execPath}" "${join(dir, "bin", "switchyard.js")}" show latest --json | head -c 100 >/dev/null`],
+      { cwd: dir, env: env(dir), encoding: "utf8" },
+    );
     assert.equal(piped.stderr, "", "show | head prints nothing on stderr");
 
     const harvest = cli("lab", "harvest", "--json");
     assert.equal(harvest.status, 0, harvest.stderr);
-    const h = JSON.parse(harvest.stdout) as { lines: number; types: Array<{ type: string; pairs: number; audit: { pairs: number } | null }> };
+    const h = JSON.parse(harvest.stdout) as {
+      lines: number;
+      types: Array<{ type: string; pairs: number; audit: { pairs: number } | null }>;
+    };
     const judge = h.types.find((t) => t.type === "triage.judge.supported");
     assert.ok(judge && judge.pairs > 0, "the shadow route left pairs in the lab");
     const gate = h.types.find((t) => t.type === "triage.gate.depth");

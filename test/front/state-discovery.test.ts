@@ -13,7 +13,13 @@ const BIN = join(process.cwd(), "bin", "switchyard.js");
 const PLAYBOOK = `playbook(description = "tiny")\nhello = command(name = "hello", run = "true")\n`;
 
 function sy(cwd: string, home: string, args: string[], extra: Record<string, string> = {}) {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_CONFIG_HOME: join(home, "xdg"), ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    XDG_STATE_HOME: join(home, "state"),
+    XDG_CONFIG_HOME: join(home, "xdg"),
+    ...extra,
+  };
   delete env.SWITCHYARD_HOME;
   if (!extra.SWITCHYARD_CONFIG) delete env.SWITCHYARD_CONFIG;
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: "utf8" });
@@ -56,7 +62,10 @@ test("issue 13 state discovery: a run's state is found from a subfolder; a new .
     // Outside any project, reading commands look in the per-user folder and say where they looked.
     const elsewhere = sy(home, home, ["status"]);
     assert.equal(elsewhere.code, 2);
-    assert.ok(elsewhere.err.includes(`no runs in ${join(home, "state", "switchyard")} (no .switchyard/ in ${home} or its parents`), elsewhere.err);
+    assert.ok(
+      elsewhere.err.includes(`no runs in ${join(home, "state", "switchyard")} (no .switchyard/ in ${home} or its parents`),
+      elsewhere.err,
+    );
     // A run started from the home folder goes to the per-user folder, not ~/.switchyard.
     writeFileSync(join(home, "main.star"), PLAYBOOK);
     assert.equal(sy(home, home, ["run", "main.star"]).code, 0);
@@ -89,7 +98,10 @@ test("issue 13 config discovery: --config, then $SWITCHYARD_CONFIG, then .switch
     writeFileSync(join(root, "env.toml"), cfg("env"));
     assert.equal(where(join(repo, "sub"), [], { SWITCHYARD_CONFIG: join(root, "env.toml") }), join(root, "env.toml"));
     writeFileSync(join(root, "flag.toml"), cfg("flag"));
-    assert.equal(where(join(repo, "sub"), ["--config", join(root, "flag.toml")], { SWITCHYARD_CONFIG: join(root, "env.toml") }), join(root, "flag.toml"));
+    assert.equal(
+      where(join(repo, "sub"), ["--config", join(root, "flag.toml")], { SWITCHYARD_CONFIG: join(root, "env.toml") }),
+      join(root, "flag.toml"),
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

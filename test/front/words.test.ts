@@ -12,11 +12,18 @@ import { forPeople } from "../../src/cli/words.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 const RULE = /\b[A-Z]-\d+[a-z]?\b/;
-const sy = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", env: { ...process.env, SWITCHYARD_HOME: join(cwd, "state"), XDG_CONFIG_HOME: join(cwd, "xdg") } });
+const sy = (cwd: string, ...args: string[]) =>
+  spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, SWITCHYARD_HOME: join(cwd, "state"), XDG_CONFIG_HOME: join(cwd, "xdg") },
+  });
 
 test("issue 13 words: every command's --help ends with examples and cites no bare rule id", () => {
   // docs/cli.md is generated from every --help (a docs test keeps it current).
-  const sections = readFileSync(join(process.cwd(), "docs", "cli.md"), "utf8").split(/\n## `/).slice(1);
+  const sections = readFileSync(join(process.cwd(), "docs", "cli.md"), "utf8")
+    .split(/\n## `/)
+    .slice(1);
   const groups = new Set(["switchyard`", "switchyard config`", "switchyard lab`"]);
   assert.ok(sections.length >= 20);
   for (const s of sections) {
@@ -34,12 +41,18 @@ test("issue 13 words: messages leave out rule ids; explain accepts a rule id; ye
   assert.equal(forPeople("gates (G-3, G-5, G-6); never a failure"), "gates; never a failure");
   const dir = mkdtempSync(join(tmpdir(), "sy-words-"));
   try {
-    writeFileSync(join(dir, "bad.star"), `playbook(description = "x")\nstage = command(name = "stage", run = "true", emits = {"keys": "list"})\nq = yesno(ask = "x?")\n`);
+    writeFileSync(
+      join(dir, "bad.star"),
+      `playbook(description = "x")\nstage = command(name = "stage", run = "true", emits = {"keys": "list"})\nq = yesno(ask = "x?")\n`,
+    );
     const check = sy(dir, "check", "bad.star");
     assert.equal(check.status, 1);
     assert.match(check.stderr, /error\[undefined-name\]: undefined name 'yesno' \(did you mean 'noul'\?\)\n/);
     assert.match(check.stderr, /help: a yes\/no question is `noul`/);
-    writeFileSync(join(dir, "big.star"), `playbook(description = "x")\nstage = command(name = "stage", run = "true", emits = {"keys": "list"})\nm = command(name = "m", depends_on = [stage], over = stage.keys, max_fanout = 20000, run = "true")\n`);
+    writeFileSync(
+      join(dir, "big.star"),
+      `playbook(description = "x")\nstage = command(name = "stage", run = "true", emits = {"keys": "list"})\nm = command(name = "m", depends_on = [stage], over = stage.keys, max_fanout = 20000, run = "true")\n`,
+    );
     const big = sy(dir, "check", "big.star");
     assert.equal(big.status, 1);
     assert.match(big.stderr, /error\[/);

@@ -35,11 +35,27 @@ export function syntheticPairs(n: number, seed: number, type = "t.gate.q", model
     const c = 1 - 2 * (1 - p) ** 2;
     const agree = rnd() < p;
     const label = agree ? "yes" : "no";
-    out += JSON.stringify({
-      lab: "lab-261202000000-abcd", time: "2026-12-02T00:00:00.000Z", run: "run-1", type, task: "gate", key: `k${i}`,
-      question: { id: "q", kind: "noul", labels: ["yes", "no"] }, state_digest: `sha256:${seed}-${i}`, host_label: "yes",
-      model: { ...model, label, probabilities: { [label]: c, [agree ? "no" : "yes"]: 1 - c }, confidence: c, refused: false, latency_ms: 1, usage: null },
-    }) + "\n";
+    out +=
+      JSON.stringify({
+        lab: "lab-261202000000-abcd",
+        time: "2026-12-02T00:00:00.000Z",
+        run: "run-1",
+        type,
+        task: "gate",
+        key: `k${i}`,
+        question: { id: "q", kind: "noul", labels: ["yes", "no"] },
+        state_digest: `sha256:${seed}-${i}`,
+        host_label: "yes",
+        model: {
+          ...model,
+          label,
+          probabilities: { [label]: c, [agree ? "no" : "yes"]: 1 - c },
+          confidence: c,
+          refused: false,
+          latency_ms: 1,
+          usage: null,
+        },
+      }) + "\n";
   }
   return out;
 }
@@ -69,13 +85,19 @@ test("issue 16: isotonic, Platt and temperature maps bring held-out ECE on a kno
       assert.ok(cv.brier_after < cv.brier_before, `${method}: Brier improves`);
       assert.ok(monotone(o.calibration.map), `${method}: the map never decreases`);
       // The true relation: c = 1 − 2(1 − p)², so p = 1 − √((1 − c)/2); at c = 0.875, p = 0.75.
-      assert.ok(Math.abs(applyMap(o.calibration.map, 0.875) - 0.75) < 0.06, `${method}: map(0.875) ≈ 0.75, got ${applyMap(o.calibration.map, 0.875)}`);
+      assert.ok(
+        Math.abs(applyMap(o.calibration.map, 0.875) - 0.75) < 0.06,
+        `${method}: map(0.875) ≈ 0.75, got ${applyMap(o.calibration.map, 0.875)}`,
+      );
       assert.equal(o.calibration.pairs.count, 3000);
       assert.match(o.calibration.id, /^cal-[0-9a-f]{12}$/);
     }
     const t = await calibrate(file, { method: "temperature" });
     assert.ok(t.outcomes[0].fitted && monotone(t.outcomes[0].calibration.map));
-    assert.ok(t.outcomes[0].fitted && t.outcomes[0].calibration.cv.ece_after < t.outcomes[0].calibration.cv.ece_before, "temperature improves ECE");
+    assert.ok(
+      t.outcomes[0].fitted && t.outcomes[0].calibration.cv.ece_after < t.outcomes[0].calibration.cv.ece_before,
+      "temperature improves ECE",
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -113,7 +135,8 @@ test("issue 16 (D-33): `lab calibrate -o` writes a versioned file the machine co
     assert.equal(cal.version, 1);
     assert.equal(cal.types["t.gate.q"].model, "sys1/jev");
     assert.match(cal.types["t.gate.q"].pairs.digest, /^sha256:[0-9a-f]{64}$/);
-    const config = (mode: string, extra = "") => `[providers.sys1]\nkind = "command"\nvendor = "v"\ncommand = ["x"]\nmodels = ["jev", "other"]\n[decisions.types]\n"t.gate.q" = { mode = "${mode}", calibration = "cal.json", min_confidence = 0.8, audit = 0.25${extra} }\n`;
+    const config = (mode: string, extra = "") =>
+      `[providers.sys1]\nkind = "command"\nvendor = "v"\ncommand = ["x"]\nmodels = ["jev", "other"]\n[decisions.types]\n"t.gate.q" = { mode = "${mode}", calibration = "cal.json", min_confidence = 0.8, audit = 0.25${extra} }\n`;
     const ok = parseMachineConfig(config("sys1/jev"), join(dir, "config.toml"));
     const s = ok.decisions.settings!["t.gate.q"];
     assert.equal(s.min_confidence, 0.8);
@@ -128,9 +151,17 @@ test("issue 16 (D-33): `lab calibrate -o` writes a versioned file the machine co
         return (err as DiagnosticError).diagnostics.map((d) => `${d.code}@${d.pos?.line}:${d.pos?.col}`);
       }
     };
-    assert.deepEqual(codes(config("sys1/other")), ["config-bad-calibration@7:51"], "a map for another model is a config error at the value");
+    assert.deepEqual(
+      codes(config("sys1/other")),
+      ["config-bad-calibration@7:51"],
+      "a map for another model is a config error at the value",
+    );
     assert.deepEqual(codes(config("sys1/jev").replace("cal.json", "gone.json")), ["config-bad-calibration@7:49"]);
-    assert.deepEqual(codes(config("shadow:sys1/jev")), ["config-bad-value@7:42", "config-bad-value@7:90"], "calibration and audit need a turned-on mode");
+    assert.deepEqual(
+      codes(config("shadow:sys1/jev")),
+      ["config-bad-value@7:42", "config-bad-value@7:90"],
+      "calibration and audit need a turned-on mode",
+    );
     assert.deepEqual(codes(config("sys1/jev", ", treshold = 1")), ["config-unknown-key@7:97"]);
     assert.deepEqual(codes(config("sys1/jev").replace("0.8", "1.5")), ["config-bad-value@7:78"]);
   } finally {
@@ -152,8 +183,19 @@ test("issue 16: Wilson, Newcombe, quadratic-weighted kappa and level distance ag
   assert.ok(nd.hi < 0, "a drop from 80 % to 50 % on 100 pairs each is beyond chance");
   // 3 levels, counts [[5,1,0],[1,3,1],[0,1,4]]: N = 16, weights 0, 1/4, 1; observed Σw·O = 4·(1/4) = 1;
   // margins rows = cols = (6,5,5): expected Σw·E = [ (6·5 + 5·6 + 5·5 + 5·5)/4 + (6·5 + 5·6) ] / 16 = (27.5 + 60)/16 = 5.46875.
-  const k = quadraticKappa([[5, 1, 0], [1, 3, 1], [0, 1, 4]]);
+  const k = quadraticKappa([
+    [5, 1, 0],
+    [1, 3, 1],
+    [0, 1, 4],
+  ]);
   assert.ok(k !== null && Math.abs(k - (1 - 1 / 5.46875)) < 1e-12, String(k));
-  assert.equal(meanLevelDistance([[5, 1, 0], [1, 3, 1], [0, 1, 4]]), 4 / 16);
+  assert.equal(
+    meanLevelDistance([
+      [5, 1, 0],
+      [1, 3, 1],
+      [0, 1, 4],
+    ]),
+    4 / 16,
+  );
   assert.equal(quadraticKappa([[3]]), null);
 });

@@ -28,7 +28,16 @@ function pairLine(type: string, host: string, label: string, confidence: number)
       question: { id: "q", kind: "noul", labels: ["yes", "no"] },
       state_digest: `sha256:${serial++}`, // a state per pair: none is a duplicate of another
       host_label: host,
-      model: { provider: "sys1", model: "jev", label, probabilities: { [label]: confidence, [label === "yes" ? "no" : "yes"]: 1 - confidence }, confidence, refused: false, latency_ms: 1, usage: null },
+      model: {
+        provider: "sys1",
+        model: "jev",
+        label,
+        probabilities: { [label]: confidence, [label === "yes" ? "no" : "yes"]: 1 - confidence },
+        confidence,
+        refused: false,
+        latency_ms: 1,
+        usage: null,
+      },
     }) + "\n"
   );
 }
@@ -51,7 +60,12 @@ test("§12/H-1: lab new, lab list and lab list --json", () => {
     assert.equal(rows.length, 3);
     assert.match(rows[1], new RegExp(`^ +${id} .*gate on jev$`));
     assert.match(rows[2], new RegExp(`^\\* +${second} `));
-    const json = JSON.parse(sy(["lab", "list", "--json"], { SWITCHYARD_HOME: dir }).stdout) as Array<{ id: string; note: string; current: boolean; pairs_bytes: number }>;
+    const json = JSON.parse(sy(["lab", "list", "--json"], { SWITCHYARD_HOME: dir }).stdout) as Array<{
+      id: string;
+      note: string;
+      current: boolean;
+      pairs_bytes: number;
+    }>;
     assert.deepEqual(
       json.map((l) => [l.id, l.note, l.current, l.pairs_bytes]),
       [
@@ -82,7 +96,12 @@ test("H-2: lab harvest prints per-type tables, --json and --html, for the curren
     const html = join(dir, "report.html");
     const json = sy(["lab", "harvest", id, "--json", "--target", "0.5", "--html", html, "--state-dir", dir]);
     assert.equal(json.code, 0, json.stderr);
-    const rep = JSON.parse(json.stdout) as { version: number; lab: string; target: number; types: Array<{ type: string; recommended: { threshold: number } | null }> };
+    const rep = JSON.parse(json.stdout) as {
+      version: number;
+      lab: string;
+      target: number;
+      types: Array<{ type: string; recommended: { threshold: number } | null }>;
+    };
     assert.equal(rep.version, 2);
     assert.equal(rep.lab, id);
     assert.equal(rep.target, 0.5);

@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { LAB_CODES, LAB_CODE_SET } from "../../src/lab/codes.js";
 
 test("H-1/H-2: every lab-* code used in src/lab and src/cli/lab.ts is in the catalog, with an explanation", () => {
-  const files = [...readdirSync("src/lab").map((f) => join("src/lab", f)), "src/cli/lab.ts"].filter((f) => f.endsWith(".ts") && !f.endsWith("codes.ts"));
+  const files = [...readdirSync("src/lab").map((f) => join("src/lab", f)), "src/cli/lab.ts"].filter(
+    (f) => f.endsWith(".ts") && !f.endsWith("codes.ts"),
+  );
   const used = new Set<string>();
   for (const f of files) for (const m of readFileSync(f, "utf8").matchAll(/["[](lab-[a-z]+(?:-[a-z]+)*)["\]]/g)) used.add(m[1]);
   assert.ok(used.size >= 4, `found only ${[...used].join(", ")}`);

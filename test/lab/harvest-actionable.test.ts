@@ -85,15 +85,34 @@ test("issue 16: --run, --since and --type keep only the matching pairs", async (
   ];
   await withFile(pairs, async (file) => {
     const byRun = await harvest(file, { runs: ["run-2"] });
-    assert.deepEqual(byRun.types.map((t) => [t.type, t.pairs]), [["t.gate", 1], ["t.other", 1]]);
+    assert.deepEqual(
+      byRun.types.map((t) => [t.type, t.pairs]),
+      [
+        ["t.gate", 1],
+        ["t.other", 1],
+      ],
+    );
     const since = await harvest(file, { since: new Date("2026-11-30T00:00:00.000Z") });
     assert.equal(since.overall.pairs, 2);
     const byType = await harvest(file, { types: ["t.other"] });
-    assert.deepEqual(byType.types.map((t) => t.type), ["t.other"]);
-    const cli = spawnSync(process.execPath, [BIN, "lab", "harvest", file, "--json", "--run", "run-2", "--type", "t.gate", "--since", "2026-11-30"], { encoding: "utf8" });
+    assert.deepEqual(
+      byType.types.map((t) => t.type),
+      ["t.other"],
+    );
+    const cli = spawnSync(
+      process.execPath,
+      [BIN, "lab", "harvest", file, "--json", "--run", "run-2", "--type", "t.gate", "--since", "2026-11-30"],
+      { encoding: "utf8" },
+    );
     assert.equal(cli.status, 0, cli.stderr);
-    const rep = JSON.parse(cli.stdout) as { filters: { runs: string[]; types: string[]; since: string }; types: Array<{ type: string; pairs: number }> };
-    assert.deepEqual(rep.types.map((t) => [t.type, t.pairs]), [["t.gate", 1]]);
+    const rep = JSON.parse(cli.stdout) as {
+      filters: { runs: string[]; types: string[]; since: string };
+      types: Array<{ type: string; pairs: number }>;
+    };
+    assert.deepEqual(
+      rep.types.map((t) => [t.type, t.pairs]),
+      [["t.gate", 1]],
+    );
     assert.deepEqual([rep.filters.runs, rep.filters.types, rep.filters.since], [["run-2"], ["t.gate"], "2026-11-30T00:00:00.000Z"]);
     const bad = spawnSync(process.execPath, [BIN, "lab", "harvest", file, "--since", "last tuesday"], { encoding: "utf8" });
     assert.equal(bad.status, 2);
@@ -103,15 +122,27 @@ test("issue 16: --run, --since and --type keep only the matching pairs", async (
 
 test("issue 16: the disagreeing keys are listed per type (host label, model label, run, key), all counted", async () => {
   const pairs: ShadowPair[] = [];
-  for (let i = 0; i < 40; i++) pairs.push(pair({ key: `k${i}`, host: "yes", model: i % 4 === 0 ? "no" : "yes", confidence: 0.6 + (i % 10) / 40 }));
+  for (let i = 0; i < 40; i++)
+    pairs.push(pair({ key: `k${i}`, host: "yes", model: i % 4 === 0 ? "no" : "yes", confidence: 0.6 + (i % 10) / 40 }));
   pairs.push(pair({ type: "t.b", key: "only", host: "no", model: "yes" }));
   await withFile(pairs, async (file) => {
     const r = await harvest(file, { listed: 3 });
     const a = r.types.find((t) => t.type === "t.gate")!;
     assert.equal(a.disagreements?.total, 10);
-    assert.deepEqual(a.disagreements?.listed.map((d) => [d.host_label, d.model_label, d.run, d.key]), [["yes", "no", "run-1", "k0"], ["yes", "no", "run-1", "k4"], ["yes", "no", "run-1", "k8"]]);
+    assert.deepEqual(
+      a.disagreements?.listed.map((d) => [d.host_label, d.model_label, d.run, d.key]),
+      [
+        ["yes", "no", "run-1", "k0"],
+        ["yes", "no", "run-1", "k4"],
+        ["yes", "no", "run-1", "k8"],
+      ],
+    );
     const b = r.types.find((t) => t.type === "t.b")!;
-    assert.deepEqual(b.disagreements?.listed.map((d) => d.key), ["only"], "per type: t.b lists its own");
+    assert.deepEqual(
+      b.disagreements?.listed.map((d) => d.key),
+      ["only"],
+      "per type: t.b lists its own",
+    );
     const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
     assert.match(text, /disagreements: 10\n\s+host\s+model\s+conf\s+run\s+key\n\s+yes\s+no\s+0\.600\s+run-1\s+k0\n/);
   });
@@ -124,17 +155,27 @@ test("issue 16: score questions report the mean absolute level distance and the 
   // expected Σw·E = [(6·5 + 5·6 + 5·5 + 5·5)·1/4 + (6·5 + 5·6)·1] / 16 = (27.5 + 60) / 16 = 5.46875,
   // so κ = 1 − 1/5.46875 = 0.817143.
   const levels = ["low", "mid", "high"];
-  const counts = [[5, 1, 0], [1, 3, 1], [0, 1, 4]];
+  const counts = [
+    [5, 1, 0],
+    [1, 3, 1],
+    [0, 1, 4],
+  ];
   const pairs: ShadowPair[] = [];
   let n = 0;
-  counts.forEach((row, i) => row.forEach((c, j) => {
-    for (let k = 0; k < c; k++) pairs.push(pair({ type: "t.score", kind: "score", labels: levels, key: `k${n++}`, host: levels[i], model: levels[j] }));
-  }));
+  counts.forEach((row, i) =>
+    row.forEach((c, j) => {
+      for (let k = 0; k < c; k++)
+        pairs.push(pair({ type: "t.score", kind: "score", labels: levels, key: `k${n++}`, host: levels[i], model: levels[j] }));
+    }),
+  );
   await withFile(pairs, async (file) => {
     const r = await harvest(file);
     const s = r.types[0];
     assert.deepEqual(s.score, { mean_abs_level_distance: 0.25, quadratic_kappa: 0.817143 });
-    assert.deepEqual(s.confusion?.counts.map((row) => row.slice(0, 3)), counts);
+    assert.deepEqual(
+      s.confusion?.counts.map((row) => row.slice(0, 3)),
+      counts,
+    );
     const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
     assert.match(text, /levels: mean absolute distance 0\.250 · quadratic-weighted kappa 0\.817/);
   });
@@ -147,7 +188,8 @@ test("issue 16: the first table gives pairs, agreement with its Wilson interval,
   // t.few: 10 answers → more pairs needed (20).
   for (let i = 0; i < 10; i++) pairs.push(pair({ type: "t.few", key: `f${i}`, host: "yes", model: "yes", confidence: 0.97 }));
   // t.poor: 40 answers, half wrong at every confidence → not reaching target.
-  for (let i = 0; i < 40; i++) pairs.push(pair({ type: "t.poor", key: `p${i}`, host: "yes", model: i % 2 ? "yes" : "no", confidence: 0.9 }));
+  for (let i = 0; i < 40; i++)
+    pairs.push(pair({ type: "t.poor", key: `p${i}`, host: "yes", model: i % 2 ? "yes" : "no", confidence: 0.9 }));
   await withFile(pairs, async (file) => {
     const r = await harvest(file);
     const by = Object.fromEntries(r.types.map((t) => [t.type, t]));
@@ -160,12 +202,20 @@ test("issue 16: the first table gives pairs, agreement with its Wilson interval,
     assert.equal(by["t.poor"].config_line, null, "no line to paste when no threshold reaches the target");
     const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
     const lines = text.split("\n");
-    const head = lines.findIndex((l) => /^\s+type\s+pairs\s+agreement \(95% CI\)\s+threshold\s+coverage\s+calibration\s+audit\s+verdict$/.test(l));
+    const head = lines.findIndex((l) =>
+      /^\s+type\s+pairs\s+agreement \(95% CI\)\s+threshold\s+coverage\s+calibration\s+audit\s+verdict$/.test(l),
+    );
     assert.ok(head > 0, text);
-    assert.match(lines[head + 1], /^\s+t\.few\s+10\*\s+100\.0% \(72\.2%–100\.0%\)\*\s+0\.00\s+100\.0%\*\s+none\s+–\s+more pairs needed \(20\)$/);
+    assert.match(
+      lines[head + 1],
+      /^\s+t\.few\s+10\*\s+100\.0% \(72\.2%–100\.0%\)\*\s+0\.00\s+100\.0%\*\s+none\s+–\s+more pairs needed \(20\)$/,
+    );
     assert.match(lines[head + 2], /^\s+t\.poor\s+40\s+50\.0% \(35\.2%–64\.8%\)\s+–\s+–\s+none\s+–\s+not reaching target$/);
     assert.match(lines[head + 3], /^\s+t\.ready\s+60\s+100\.0% \(94\.0%–100\.0%\)\s+0\.00\s+100\.0%\s+none\s+–\s+ready$/);
-    assert.match(text, /to turn a type on, paste its line into \[decisions\.types\] of your machine config:\n {2}"t\.few" = .*# more pairs needed \(20\)\n {2}"t\.ready" = \{ mode = "sys1\/jev", min_confidence = 0\.00, audit = 0\.1 \}\n/);
+    assert.match(
+      text,
+      /to turn a type on, paste its line into \[decisions\.types\] of your machine config:\n {2}"t\.few" = .*# more pairs needed \(20\)\n {2}"t\.ready" = \{ mode = "sys1\/jev", min_confidence = 0\.00, audit = 0\.1 \}\n/,
+    );
   });
 });
 
@@ -179,7 +229,10 @@ test("issue 16: no pooled confusion matrix across types whose labels differ, in 
     const r = spawnSync(process.execPath, [BIN, "lab", "harvest", file, "--json", "--html", html], { encoding: "utf8" });
     const rep = JSON.parse(r.stdout) as { overall: { confusion: unknown }; types: Array<{ confusion: unknown }> };
     assert.equal(rep.overall.confusion, null);
-    assert.ok(rep.types.every((t) => t.confusion !== null), "each type keeps its own");
+    assert.ok(
+      rep.types.every((t) => t.confusion !== null),
+      "each type keeps its own",
+    );
     const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
     const overall = text.slice(text.indexOf("\noverall\n"));
     assert.ok(overall.length > 10 && !overall.includes("confusion"), overall);
@@ -190,8 +243,14 @@ test("issue 16: no pooled confusion matrix across types whose labels differ, in 
     assert.equal((page.match(/<table class="confusion">/g) ?? []).length, 2);
   });
   // Types with the same labels may pool.
-  await withFile([pair({ type: "t.one", key: "a", host: "yes", model: "yes" }), pair({ type: "t.two", key: "b", host: "no", model: "yes" })], async (file) => {
-    const rep = (await harvest(file)).overall.confusion;
-    assert.deepEqual(rep?.counts, [[1, 0, 0], [1, 0, 0]]);
-  });
+  await withFile(
+    [pair({ type: "t.one", key: "a", host: "yes", model: "yes" }), pair({ type: "t.two", key: "b", host: "no", model: "yes" })],
+    async (file) => {
+      const rep = (await harvest(file)).overall.confusion;
+      assert.deepEqual(rep?.counts, [
+        [1, 0, 0],
+        [1, 0, 0],
+      ]);
+    },
+  );
 });

@@ -17,7 +17,14 @@ function tmp(): string {
 
 type Answer = { label: string; confidence: number; refused?: boolean; probabilities?: Record<string, number> };
 
-function pair(type: string, kind: "noul" | "choice", labels: string[], host: string, answer: Answer | { skipped: string }, n: number): ShadowPair {
+function pair(
+  type: string,
+  kind: "noul" | "choice",
+  labels: string[],
+  host: string,
+  answer: Answer | { skipped: string },
+  n: number,
+): ShadowPair {
   const base: ShadowPair = {
     lab: "lab-261202000000-abcd",
     time: "2026-12-02T00:00:00.000Z",
@@ -30,10 +37,21 @@ function pair(type: string, kind: "noul" | "choice", labels: string[], host: str
     host_label: host,
   };
   if ("skipped" in answer) return { ...base, skipped: { provider: "sys1", model: "jev", reason: answer.skipped } };
-  const probabilities = answer.probabilities ?? Object.fromEntries(labels.map((l) => [l, l === answer.label ? answer.confidence : (1 - answer.confidence) / (labels.length - 1)]));
+  const probabilities =
+    answer.probabilities ??
+    Object.fromEntries(labels.map((l) => [l, l === answer.label ? answer.confidence : (1 - answer.confidence) / (labels.length - 1)]));
   return {
     ...base,
-    model: { provider: "sys1", model: "jev", label: answer.label, probabilities, confidence: answer.confidence, refused: answer.refused ?? false, latency_ms: 3, usage: null },
+    model: {
+      provider: "sys1",
+      model: "jev",
+      label: answer.label,
+      probabilities,
+      confidence: answer.confidence,
+      refused: answer.refused ?? false,
+      latency_ms: 3,
+      usage: null,
+    },
   };
 }
 

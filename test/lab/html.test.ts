@@ -13,7 +13,7 @@ import { chromium } from "playwright-core";
 const CHROMIUM = "/usr/bin/chromium";
 const BIN = resolve("bin/switchyard.js");
 // Names chosen to need escaping, so the test also proves they are shown as text.
-const TYPES = ["triage.gate.relevant", "triage.pick.team", "odd<&>\"type\""];
+const TYPES = ["triage.gate.relevant", "triage.pick.team", 'odd<&>"type"'];
 
 function lines(): string {
   let out = "";
@@ -34,7 +34,16 @@ function lines(): string {
           question: { id: "q", kind: "noul", labels: ["yes", "no"] },
           state_digest: `sha256:${n}`,
           host_label: "yes",
-          model: { provider: "sys1", model: "jev", label, probabilities: { [label]: c, [label === "yes" ? "no" : "yes"]: 1 - c }, confidence: c, refused: false, latency_ms: 1, usage: null },
+          model: {
+            provider: "sys1",
+            model: "jev",
+            label,
+            probabilities: { [label]: c, [label === "yes" ? "no" : "yes"]: 1 - c },
+            confidence: c,
+            refused: false,
+            latency_ms: 1,
+            usage: null,
+          },
         }) + "\n";
     }
   });
@@ -59,7 +68,16 @@ test("H-2: the HTML report renders its diagrams in Chromium and names each judge
     const context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     try {
       const requests: string[] = [];
@@ -116,67 +134,121 @@ function calibratedLines(): string {
     const c = i % 2 ? 0.95 : 0.72;
     const agree = type === "t.cal" ? (c > 0.9 ? i % 5 !== 0 : i % 3 !== 0) : i % 7 !== 0;
     const label = agree ? "yes" : "no";
-    out += JSON.stringify({
-      lab: "l", time: "2026-12-02T00:00:00Z", run: `run-${i % 2}`, type, task: "gate", key: `k${i}`,
-      question: { id: "q", kind: "noul", labels: ["yes", "no"] }, state_digest: `sha256:${i}`, host_label: "yes",
-      model: { provider: "sys1", model: "jev", label, probabilities: { [label]: c, [agree ? "no" : "yes"]: 1 - c }, confidence: c, refused: false, latency_ms: 1, usage: null },
-    }) + "\n";
+    out +=
+      JSON.stringify({
+        lab: "l",
+        time: "2026-12-02T00:00:00Z",
+        run: `run-${i % 2}`,
+        type,
+        task: "gate",
+        key: `k${i}`,
+        question: { id: "q", kind: "noul", labels: ["yes", "no"] },
+        state_digest: `sha256:${i}`,
+        host_label: "yes",
+        model: {
+          provider: "sys1",
+          model: "jev",
+          label,
+          probabilities: { [label]: c, [agree ? "no" : "yes"]: 1 - c },
+          confidence: c,
+          refused: false,
+          latency_ms: 1,
+          usage: null,
+        },
+      }) + "\n";
   }
   return out;
 }
 
-test("issue 16: the HTML harvest in Chromium shows the summary table, each type's disagreeing keys, and reliability before and after calibration", { skip, timeout: 90_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), "switchyard-html-"));
-  const profile = mkdtempSync(join(tmpdir(), "switchyard-chromium-"));
-  try {
-    const pairs = join(dir, "pairs.jsonl");
-    writeFileSync(pairs, calibratedLines());
-    const cal = spawnSync(process.execPath, [BIN, "lab", "calibrate", pairs, "--type", "t.cal"], { encoding: "utf8" });
-    assert.equal(cal.status, 0, cal.stderr);
-    const html = join(dir, "report.html");
-    const r = spawnSync(process.execPath, [BIN, "lab", "harvest", pairs, "--json", "--html", html], { encoding: "utf8" });
-    assert.equal(r.status, 0, r.stderr);
-    const rep = JSON.parse(r.stdout) as { types: Array<{ type: string; verdict: { text: string }; calibration: { status: string; bands: Array<{ n: number }> } | null; disagreements: { listed: Array<{ key: string; run: string }> } }> };
-    assert.deepEqual(rep.types.map((t) => [t.type, t.calibration?.status ?? null]), [["t.cal", "fitted"], ["t.plain", null]]);
-
-    const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+test(
+  "issue 16: the HTML harvest in Chromium shows the summary table, each type's disagreeing keys, and reliability before and after calibration",
+  { skip, timeout: 90_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "switchyard-html-"));
+    const profile = mkdtempSync(join(tmpdir(), "switchyard-chromium-"));
     try {
-      const page = await context.newPage();
-      await page.goto(pathToFileURL(html).href);
-      const rows = page.locator("table.summary tr");
-      assert.equal(await rows.count(), 3, "a header and one row per type");
-      const header = await rows.nth(0).locator("th").allInnerTexts();
-      assert.deepEqual(header, ["type", "pairs", "agreement (95% CI)", "threshold", "coverage", "calibration", "audit", "verdict"]);
-      for (const [i, t] of rep.types.entries()) {
-        const cells = await rows.nth(i + 1).locator("td").allInnerTexts();
-        assert.equal(cells[0], t.type);
-        assert.equal(cells[5], t.calibration ? `${t.calibration.status} platt` : "none");
-        assert.equal(cells[7], t.verdict.text);
-        const section = page.locator(`section.type[data-type="${t.type}"]`);
-        const listed = await section.locator("table.disagreements tr").allInnerTexts();
-        assert.ok(t.disagreements.listed.length > 0);
-        assert.equal(listed.length, t.disagreements.listed.length + 1, `${t.type}: header and each disagreeing pair`);
-        for (const [j, d] of t.disagreements.listed.entries()) {
-          const row = await section.locator("table.disagreements tr").nth(j + 1).locator("td").allInnerTexts();
-          assert.deepEqual([row[0], row[1], row[3], row[4]], ["yes", "no", d.run, d.key], `${t.type}: disagreement ${j}`);
+      const pairs = join(dir, "pairs.jsonl");
+      writeFileSync(pairs, calibratedLines());
+      const cal = spawnSync(process.execPath, [BIN, "lab", "calibrate", pairs, "--type", "t.cal"], { encoding: "utf8" });
+      assert.equal(cal.status, 0, cal.stderr);
+      const html = join(dir, "report.html");
+      const r = spawnSync(process.execPath, [BIN, "lab", "harvest", pairs, "--json", "--html", html], { encoding: "utf8" });
+      assert.equal(r.status, 0, r.stderr);
+      const rep = JSON.parse(r.stdout) as {
+        types: Array<{
+          type: string;
+          verdict: { text: string };
+          calibration: { status: string; bands: Array<{ n: number }> } | null;
+          disagreements: { listed: Array<{ key: string; run: string }> };
+        }>;
+      };
+      assert.deepEqual(
+        rep.types.map((t) => [t.type, t.calibration?.status ?? null]),
+        [
+          ["t.cal", "fitted"],
+          ["t.plain", null],
+        ],
+      );
+
+      const context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+      });
+      try {
+        const page = await context.newPage();
+        await page.goto(pathToFileURL(html).href);
+        const rows = page.locator("table.summary tr");
+        assert.equal(await rows.count(), 3, "a header and one row per type");
+        const header = await rows.nth(0).locator("th").allInnerTexts();
+        assert.deepEqual(header, ["type", "pairs", "agreement (95% CI)", "threshold", "coverage", "calibration", "audit", "verdict"]);
+        for (const [i, t] of rep.types.entries()) {
+          const cells = await rows
+            .nth(i + 1)
+            .locator("td")
+            .allInnerTexts();
+          assert.equal(cells[0], t.type);
+          assert.equal(cells[5], t.calibration ? `${t.calibration.status} platt` : "none");
+          assert.equal(cells[7], t.verdict.text);
+          const section = page.locator(`section.type[data-type="${t.type}"]`);
+          const listed = await section.locator("table.disagreements tr").allInnerTexts();
+          assert.ok(t.disagreements.listed.length > 0);
+          assert.equal(listed.length, t.disagreements.listed.length + 1, `${t.type}: header and each disagreeing pair`);
+          for (const [j, d] of t.disagreements.listed.entries()) {
+            const row = await section
+              .locator("table.disagreements tr")
+              .nth(j + 1)
+              .locator("td")
+              .allInnerTexts();
+            assert.deepEqual([row[0], row[1], row[3], row[4]], ["yes", "no", d.run, d.key], `${t.type}: disagreement ${j}`);
+          }
+          const before = section.locator("svg.reliability.before");
+          const after = section.locator("svg.reliability.after");
+          assert.equal(await before.count(), 1);
+          assert.ok((await before.locator("circle.point").count()) > 0);
+          if (t.calibration) {
+            assert.equal(await after.count(), 1, `${t.type}: a diagram after calibration`);
+            assert.equal(await after.locator("circle.point").count(), t.calibration.bands.filter((b) => b.n > 0).length);
+            const box = await after.boundingBox();
+            assert.ok(box && box.width > 100, "the after diagram is drawn");
+            assert.match(await section.locator("p.calibration").innerText(), /calibration: fitted platt cal-[0-9a-f]{12}/);
+          } else assert.equal(await after.count(), 0, `${t.type}: no calibration, no after diagram`);
         }
-        const before = section.locator("svg.reliability.before");
-        const after = section.locator("svg.reliability.after");
-        assert.equal(await before.count(), 1);
-        assert.ok((await before.locator("circle.point").count()) > 0);
-        if (t.calibration) {
-          assert.equal(await after.count(), 1, `${t.type}: a diagram after calibration`);
-          assert.equal(await after.locator("circle.point").count(), t.calibration.bands.filter((b) => b.n > 0).length);
-          const box = await after.boundingBox();
-          assert.ok(box && box.width > 100, "the after diagram is drawn");
-          assert.match(await section.locator("p.calibration").innerText(), /calibration: fitted platt cal-[0-9a-f]{12}/);
-        } else assert.equal(await after.count(), 0, `${t.type}: no calibration, no after diagram`);
+      } finally {
+        await context.close();
       }
     } finally {
-      await context.close();
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(profile, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-    rmSync(profile, { recursive: true, force: true });
-  }
-});
+  },
+);

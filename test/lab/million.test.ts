@@ -81,7 +81,13 @@ test("H-3: a million-line pairs file is harvested by the CLI within 300 MB RSS",
 
     const rep = JSON.parse(r.stdout) as {
       lines: number;
-      overall: { pairs: number; answered: number; skipped: { total: number }; agreement: { agree: number }; thresholds: Array<{ covered: number }> };
+      overall: {
+        pairs: number;
+        answered: number;
+        skipped: { total: number };
+        agreement: { agree: number };
+        thresholds: Array<{ covered: number }>;
+      };
       types: Array<{ type: string; pairs: number }>;
     };
     // Expected by construction: 1000 skipped (i%1000 = 999); of the rest, those with i%7 = 0 disagree.

@@ -31,7 +31,16 @@ function samplePair(n: number, reason?: string): Omit<ShadowPair, "lab"> {
   if (reason !== undefined) return { ...base, skipped: { provider: "sys1", model: "jev", reason } };
   return {
     ...base,
-    model: { provider: "sys1", model: "jev", label: "yes", probabilities: { yes: 0.8, no: 0.2 }, confidence: 0.8, refused: false, latency_ms: 4, usage: { input_tokens: 10 } },
+    model: {
+      provider: "sys1",
+      model: "jev",
+      label: "yes",
+      probabilities: { yes: 0.8, no: 0.2 },
+      confidence: 0.8,
+      refused: false,
+      latency_ms: 4,
+      usage: { input_tokens: 10 },
+    },
   };
 }
 
@@ -39,7 +48,10 @@ test("H-1: lab new makes a lab with lab.json and pairs.jsonl, and makes it curre
   const dir = tmp();
   try {
     assert.deepEqual(listLabs(dir), []);
-    assert.throws(() => resolveLab(dir), (e: unknown) => e instanceof LabError && e.code === "lab-none");
+    assert.throws(
+      () => resolveLab(dir),
+      (e: unknown) => e instanceof LabError && e.code === "lab-none",
+    );
     const a = newLab(dir, "first");
     assert.match(a.id, /^lab-\d{12}-[0-9a-f]{4}$/);
     assert.deepEqual(JSON.parse(readFileSync(join(labsDir(dir), a.id, "lab.json"), "utf8")), a);
@@ -48,13 +60,10 @@ test("H-1: lab new makes a lab with lab.json and pairs.jsonl, and makes it curre
     const b = newLab(dir, "second");
     assert.equal(currentLabId(dir), b.id);
     const labs = listLabs(dir);
-    assert.deepEqual(
-      labs.map((l) => [l.note, l.current]).sort(),
-      [
-        ["first", false],
-        ["second", true],
-      ],
-    );
+    assert.deepEqual(labs.map((l) => [l.note, l.current]).sort(), [
+      ["first", false],
+      ["second", true],
+    ]);
     assert.equal(resolveLab(dir, a.id).note, "first");
     assert.equal(resolveLab(dir).id, b.id);
     // A near miss gets a did-you-mean.
@@ -121,7 +130,11 @@ for (let i = 0; i < Number(count); i++) {
 sink.close();
 `;
 
-function runNode(args: string[], env: NodeJS.ProcessEnv = process.env, onReady?: () => void): Promise<{ code: number | null; stderr: string }> {
+function runNode(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  onReady?: () => void,
+): Promise<{ code: number | null; stderr: string }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env });
     child.stdout.setEncoding("utf8").on("data", (d: string) => {
@@ -143,7 +156,9 @@ test("H-1: concurrent appenders in several processes write only whole lines, to 
     const go = () => {
       if (++ready === writers.length) writeFileSync(join(dir, "go"), "");
     };
-    const results = await Promise.all(writers.map((w) => runNode(["--input-type=module", "-e", APPENDER, dir, w, String(perWriter)], process.env, go)));
+    const results = await Promise.all(
+      writers.map((w) => runNode(["--input-type=module", "-e", APPENDER, dir, w, String(perWriter)], process.env, go)),
+    );
     for (const r of results) assert.equal(r.code, 0, r.stderr);
     // They raced to create the first lab; exactly one survives and is current.
     const labs = listLabs(dir);
@@ -164,10 +179,14 @@ test("H-1: concurrent appenders in several processes write only whole lines, to 
       assert.equal(p.skipped?.reason.replaceAll(who, ""), "error: ", `line ${n + 1} mixes writers`);
       seen.set(who, (seen.get(who) ?? 0) + 1);
     }
-    assert.deepEqual([...seen.entries()].sort(), writers.map((w) => [w, perWriter]));
+    assert.deepEqual(
+      [...seen.entries()].sort(),
+      writers.map((w) => [w, perWriter]),
+    );
     // They really ran at once: the writers' lines alternate many times in the file.
     let switches = 0;
-    for (let n = 1; n < lines.length; n++) if (lines[n].slice(0, 200).match(/"run":"run-(\w)"/)?.[1] !== lines[n - 1].slice(0, 200).match(/"run":"run-(\w)"/)?.[1]) switches++;
+    for (let n = 1; n < lines.length; n++)
+      if (lines[n].slice(0, 200).match(/"run":"run-(\w)"/)?.[1] !== lines[n - 1].slice(0, 200).match(/"run":"run-(\w)"/)?.[1]) switches++;
     t.diagnostic(`writer switches in the file: ${switches}`);
     assert.ok(switches >= writers.length, `only ${switches} switches between writers: the appends did not overlap`);
   } finally {

@@ -40,107 +40,154 @@ const r = spawnSync(process.execPath, [fileURLToPath(new URL("./example-agent.mj
 process.exit(r.status ?? 1);
 `;
 
-test("issue 16 (docs/lab.md walk): shadow → harvest → calibrate → turn on with an audit → drift check, on the example pack", { timeout: 300_000 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), "sy-walk-"));
-  try {
-    const pack = join(dir, "cve-triage");
-    cpSync(resolve("examples/cve-triage"), pack, { recursive: true });
-    const state = join(dir, "state");
-    const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: join(dir, "xdg") };
-    delete env.SWITCHYARD_HOME;
-    delete env.SWITCHYARD_CONFIG;
-    const sy = (...args: string[]) => {
-      const r = spawnSync(process.execPath, [BIN, ...args, "--state-dir", state], { encoding: "utf8", env, cwd: dir });
-      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-    };
-    const config = join(pack, "switchyard.toml");
-    const labId = sy("lab", "new", "--note", "gate.depth in shadow").stdout.trim();
+test(
+  "issue 16 (docs/lab.md walk): shadow → harvest → calibrate → turn on with an audit → drift check, on the example pack",
+  { timeout: 300_000 },
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), "sy-walk-"));
+    try {
+      const pack = join(dir, "cve-triage");
+      cpSync(resolve("examples/cve-triage"), pack, { recursive: true });
+      const state = join(dir, "state");
+      const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: join(dir, "xdg") };
+      delete env.SWITCHYARD_HOME;
+      delete env.SWITCHYARD_CONFIG;
+      const sy = (...args: string[]) => {
+        const r = spawnSync(process.execPath, [BIN, ...args, "--state-dir", state], { encoding: "utf8", env, cwd: dir });
+        return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+      };
+      const config = join(pack, "switchyard.toml");
+      const labId = sy("lab", "new", "--note", "gate.depth in shadow").stdout.trim();
 
-    // 1. Shadow: the host decides gate, the model answers beside it.
-    const shadowRun = sy("run", pack, "--config", config, "--decide", `${TYPE}=shadow:example/decider`);
-    assert.equal(shadowRun.code, 0, shadowRun.stderr);
+      // 1. Shadow: the host decides gate, the model answers beside it.
+      const shadowRun = sy("run", pack, "--config", config, "--decide", `${TYPE}=shadow:example/decider`);
+      assert.equal(shadowRun.code, 0, shadowRun.stderr);
 
-    // 2. Harvest: the summary line for the type, and the line to paste.
-    const h1 = JSON.parse(sy("lab", "harvest", "--json").stdout) as { types: Array<{ type: string; pairs: number; calibration: unknown; config_line: string | null }> };
-    const gate1 = h1.types.find((t) => t.type === TYPE)!;
-    assert.equal(gate1.pairs, 31, "one pair per ticket the match route let through");
-    assert.equal(gate1.calibration, null);
-    assert.match(gate1.config_line ?? "", /^"triage\.gate\.depth" = \{ mode = "example\/decider", min_confidence = 0\.\d\d, audit = 0\.1 \}$/);
+      // 2. Harvest: the summary line for the type, and the line to paste.
+      const h1 = JSON.parse(sy("lab", "harvest", "--json").stdout) as {
+        types: Array<{ type: string; pairs: number; calibration: unknown; config_line: string | null }>;
+      };
+      const gate1 = h1.types.find((t) => t.type === TYPE)!;
+      assert.equal(gate1.pairs, 31, "one pair per ticket the match route let through");
+      assert.equal(gate1.calibration, null);
+      assert.match(
+        gate1.config_line ?? "",
+        /^"triage\.gate\.depth" = \{ mode = "example\/decider", min_confidence = 0\.\d\d, audit = 0\.1 \}$/,
+      );
 
-    // 3. Calibrate: fitted from this lab, and the same map as the one the example ships.
-    const cal = sy("lab", "calibrate", "--type", TYPE);
-    assert.equal(cal.code, 0, cal.stderr);
-    assert.match(cal.stdout, /triage\.gate\.depth\s+31\s+platt\s+0\.160 → 0\.0\d\d/);
-    const labFolder = join(state, "labs", labId);
-    const fitted = JSON.parse(readFileSync(join(labFolder, "calibration.json"), "utf8")) as CalibrationFile;
-    assert.equal(fitted.lab, labId);
-    assert.equal(fitted.pairs_file, "pairs.jsonl", "the pairs beside the file are named relative to it");
-    const shipped = JSON.parse(readFileSync(resolve("examples/cve-triage/lab/calibration.json"), "utf8")) as CalibrationFile;
-    const { id: _a, pairs: pa, ...mine } = fitted.types[TYPE];
-    const { id: _b, pairs: pb, ...theirs } = shipped.types[TYPE];
-    assert.deepEqual(mine, theirs, "the example's calibration is what its own lab fits");
-    assert.equal(pa.count, pb.count);
-    // Harvest now knows the calibration: its threshold is on the calibrated scale, and the HTML has the after diagram.
-    const html = join(dir, "lab.html");
-    const h2 = JSON.parse(sy("lab", "harvest", "--json", "--html", html).stdout) as { types: Array<{ type: string; calibration: { status: string; id: string; recommended: { threshold: number } | null } | null; config_line: string }> };
-    const gate2 = h2.types.find((t) => t.type === TYPE)!;
-    assert.equal(gate2.calibration?.status, "fitted");
-    assert.equal(gate2.calibration?.id, fitted.types[TYPE].id);
-    assert.ok(gate2.config_line.includes(`calibration = ${JSON.stringify(join(labFolder, "calibration.json"))}`), gate2.config_line);
-    assert.match(readFileSync(html, "utf8"), /<svg class="reliability after"/);
+      // 3. Calibrate: fitted from this lab, and the same map as the one the example ships.
+      const cal = sy("lab", "calibrate", "--type", TYPE);
+      assert.equal(cal.code, 0, cal.stderr);
+      assert.match(cal.stdout, /triage\.gate\.depth\s+31\s+platt\s+0\.160 → 0\.0\d\d/);
+      const labFolder = join(state, "labs", labId);
+      const fitted = JSON.parse(readFileSync(join(labFolder, "calibration.json"), "utf8")) as CalibrationFile;
+      assert.equal(fitted.lab, labId);
+      assert.equal(fitted.pairs_file, "pairs.jsonl", "the pairs beside the file are named relative to it");
+      const shipped = JSON.parse(readFileSync(resolve("examples/cve-triage/lab/calibration.json"), "utf8")) as CalibrationFile;
+      const { id: _a, pairs: pa, ...mine } = fitted.types[TYPE];
+      const { id: _b, pairs: pb, ...theirs } = shipped.types[TYPE];
+      assert.deepEqual(mine, theirs, "the example's calibration is what its own lab fits");
+      assert.equal(pa.count, pb.count);
+      // Harvest now knows the calibration: its threshold is on the calibrated scale, and the HTML has the after diagram.
+      const html = join(dir, "lab.html");
+      const h2 = JSON.parse(sy("lab", "harvest", "--json", "--html", html).stdout) as {
+        types: Array<{
+          type: string;
+          calibration: { status: string; id: string; recommended: { threshold: number } | null } | null;
+          config_line: string;
+        }>;
+      };
+      const gate2 = h2.types.find((t) => t.type === TYPE)!;
+      assert.equal(gate2.calibration?.status, "fitted");
+      assert.equal(gate2.calibration?.id, fitted.types[TYPE].id);
+      assert.ok(gate2.config_line.includes(`calibration = ${JSON.stringify(join(labFolder, "calibration.json"))}`), gate2.config_line);
+      assert.match(readFileSync(html, "utf8"), /<svg class="reliability after"/);
 
-    // 4. Turn on with an audit: the example's own line, naming the map just fitted.
-    const text = readFileSync(config, "utf8");
-    assert.match(text, /"triage\.gate\.depth" = \{ mode = "example\/decider", calibration = "lab\/calibration\.json", min_confidence = 0\.9, audit = 0\.25 \}/);
-    // The host runner counts the decisions it is asked (D-20 prompts name the run, task and key).
-    writeFileSync(join(pack, "agents", "counting-agent.mjs"), COUNTING_AGENT);
-    writeFileSync(
-      config,
-      text
-        .replace('calibration = "lab/calibration.json"', `calibration = ${JSON.stringify(join(labFolder, "calibration.json"))}`)
-        .replace('command = ["node", "./agents/example-agent.mjs"]', 'command = ["node", "./agents/counting-agent.mjs"]'),
-    );
-    const asked = join(dir, "asked.log");
-    env.COUNT_LOG = asked;
-    const onRun = sy("run", pack, "--config", config);
-    assert.equal(onRun.code, 0, onRun.stderr);
-    const shown = JSON.parse(sy("show", "latest", "--json").stdout) as Shown;
-    const map = fitted.types[TYPE].map;
-    let moved = 0;
-    const decided: string[] = [];
-    for (const [key, inst] of Object.entries(shown.tasks.gate.instances!)) {
-      const d = inst.output?.depth;
-      if (!d) continue;
-      decided.push(key);
-      assert.equal(d.mode, "model", key);
-      assert.equal(d.calibration, fitted.types[TYPE].id, key);
-      assert.ok(typeof d.raw_confidence === "number" && Math.abs(d.confidence - applyMap(map, d.raw_confidence)) < 1e-12, `${key}: calibrated confidence`);
-      assert.equal(d.label === "uncertain", d.confidence < 0.9, `${key}: the machine config's 0.9 is tested on the calibrated confidence`);
-      if (d.raw_confidence < 0.9 && d.confidence >= 0.9) moved++;
-      assert.equal(d.audit !== undefined, auditSampled(0.25, shown.run, "gate", key, "depth"), `${key}: audited exactly when sampled`);
+      // 4. Turn on with an audit: the example's own line, naming the map just fitted.
+      const text = readFileSync(config, "utf8");
+      assert.match(
+        text,
+        /"triage\.gate\.depth" = \{ mode = "example\/decider", calibration = "lab\/calibration\.json", min_confidence = 0\.9, audit = 0\.25 \}/,
+      );
+      // The host runner counts the decisions it is asked (D-20 prompts name the run, task and key).
+      writeFileSync(join(pack, "agents", "counting-agent.mjs"), COUNTING_AGENT);
+      writeFileSync(
+        config,
+        text
+          .replace('calibration = "lab/calibration.json"', `calibration = ${JSON.stringify(join(labFolder, "calibration.json"))}`)
+          .replace('command = ["node", "./agents/example-agent.mjs"]', 'command = ["node", "./agents/counting-agent.mjs"]'),
+      );
+      const asked = join(dir, "asked.log");
+      env.COUNT_LOG = asked;
+      const onRun = sy("run", pack, "--config", config);
+      assert.equal(onRun.code, 0, onRun.stderr);
+      const shown = JSON.parse(sy("show", "latest", "--json").stdout) as Shown;
+      const map = fitted.types[TYPE].map;
+      let moved = 0;
+      const decided: string[] = [];
+      for (const [key, inst] of Object.entries(shown.tasks.gate.instances!)) {
+        const d = inst.output?.depth;
+        if (!d) continue;
+        decided.push(key);
+        assert.equal(d.mode, "model", key);
+        assert.equal(d.calibration, fitted.types[TYPE].id, key);
+        assert.ok(
+          typeof d.raw_confidence === "number" && Math.abs(d.confidence - applyMap(map, d.raw_confidence)) < 1e-12,
+          `${key}: calibrated confidence`,
+        );
+        assert.equal(
+          d.label === "uncertain",
+          d.confidence < 0.9,
+          `${key}: the machine config's 0.9 is tested on the calibrated confidence`,
+        );
+        if (d.raw_confidence < 0.9 && d.confidence >= 0.9) moved++;
+        assert.equal(d.audit !== undefined, auditSampled(0.25, shown.run, "gate", key, "depth"), `${key}: audited exactly when sampled`);
+      }
+      assert.equal(decided.length, 31);
+      assert.ok(moved >= 10, `the map let through ${moved} decisions whose raw confidence is under 0.9`);
+      const pairs = readFileSync(join(labFolder, "pairs.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as ShadowPair);
+      const audits = pairs.filter((p) => p.kind === "audit" && p.run === shown.run);
+      assert.deepEqual(
+        audits.map((p) => p.key).sort(),
+        decided.filter((k) => auditSampled(0.25, shown.run, "gate", k, "depth")).sort(),
+        "one audit pair per sampled decision",
+      );
+      assert.ok(audits.length > 0);
+      const hostAsked = readFileSync(asked, "utf8")
+        .trim()
+        .split("\n")
+        .filter((l) => l.startsWith(`${shown.run} gate `))
+        .map((l) => l.split(" ")[2]!);
+      assert.deepEqual(
+        hostAsked.sort(),
+        audits.map((p) => p.key).sort(),
+        "the host was asked about the sampled gate decisions, once each, and no other",
+      );
+
+      // 5. Drift check: audit agreement against this lab's shadow agreement; no drift, exit 0.
+      const check = sy("lab", "harvest", "--check", "--json", "--config", config);
+      assert.equal(check.code, 0, check.stderr);
+      const h3 = JSON.parse(check.stdout) as {
+        drift: string[];
+        types: Array<{
+          type: string;
+          calibration: { status: string } | null;
+          audit: { answered: number; baseline: { source: string } | null; drift: boolean } | null;
+        }>;
+      };
+      const gate3 = h3.types.find((t) => t.type === TYPE)!;
+      assert.equal(gate3.calibration?.status, "applied", "the machine config applies it");
+      assert.equal(gate3.audit?.answered, audits.length);
+      assert.equal(gate3.audit?.baseline?.source, "shadow");
+      assert.equal(gate3.audit?.drift, false);
+      assert.deepEqual(h3.drift, []);
+      const textReport = sy("lab", "harvest", "--config", config).stdout;
+      assert.match(textReport, /audit: \d+ answered, agreement [\d.]+% .* vs shadow 90\.3%; difference .*within chance/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    assert.equal(decided.length, 31);
-    assert.ok(moved >= 10, `the map let through ${moved} decisions whose raw confidence is under 0.9`);
-    const pairs = readFileSync(join(labFolder, "pairs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ShadowPair);
-    const audits = pairs.filter((p) => p.kind === "audit" && p.run === shown.run);
-    assert.deepEqual(audits.map((p) => p.key).sort(), decided.filter((k) => auditSampled(0.25, shown.run, "gate", k, "depth")).sort(), "one audit pair per sampled decision");
-    assert.ok(audits.length > 0);
-    const hostAsked = readFileSync(asked, "utf8").trim().split("\n").filter((l) => l.startsWith(`${shown.run} gate `)).map((l) => l.split(" ")[2]!);
-    assert.deepEqual(hostAsked.sort(), audits.map((p) => p.key).sort(), "the host was asked about the sampled gate decisions, once each, and no other");
-
-    // 5. Drift check: audit agreement against this lab's shadow agreement; no drift, exit 0.
-    const check = sy("lab", "harvest", "--check", "--json", "--config", config);
-    assert.equal(check.code, 0, check.stderr);
-    const h3 = JSON.parse(check.stdout) as { drift: string[]; types: Array<{ type: string; calibration: { status: string } | null; audit: { answered: number; baseline: { source: string } | null; drift: boolean } | null }> };
-    const gate3 = h3.types.find((t) => t.type === TYPE)!;
-    assert.equal(gate3.calibration?.status, "applied", "the machine config applies it");
-    assert.equal(gate3.audit?.answered, audits.length);
-    assert.equal(gate3.audit?.baseline?.source, "shadow");
-    assert.equal(gate3.audit?.drift, false);
-    assert.deepEqual(h3.drift, []);
-    const textReport = sy("lab", "harvest", "--config", config).stdout;
-    assert.match(textReport, /audit: \d+ answered, agreement [\d.]+% .* vs shadow 90\.3%; difference .*within chance/);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);

@@ -63,9 +63,17 @@ test("L-14/issue 11: the default allocation budget stops a 10^8-element comprehe
     writeFileSync(file, "x = [i for i in range(100000000)]\n");
     const bin = join(process.cwd(), "bin", "switchyard.js");
     // With the heap capped, running out of memory would kill the child instead of this error.
-    const r = spawnSync(process.execPath, ["--max-old-space-size=512", bin, "eval", file, "--step-budget", "1000000000"], { encoding: "utf8", timeout: 120_000 });
+    const r = spawnSync(process.execPath, ["--max-old-space-size=512", bin, "eval", file, "--step-budget", "1000000000"], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
     assert.equal(r.status, 1, r.stderr);
-    assert.ok(r.stderr.startsWith(`${file}:1:5: error[alloc-budget]: evaluation created more than ${DEFAULT_ALLOC_BUDGET.toLocaleString("en-US")} `), r.stderr);
+    assert.ok(
+      r.stderr.startsWith(
+        `${file}:1:5: error[alloc-budget]: evaluation created more than ${DEFAULT_ALLOC_BUDGET.toLocaleString("en-US")} `,
+      ),
+      r.stderr,
+    );
     const low = spawnSync(process.execPath, [bin, "eval", file, "--alloc-budget", "1000"], { encoding: "utf8", timeout: 60_000 });
     assert.match(low.stderr, /error\[alloc-budget\]: evaluation created more than 1,000 /);
     const bad = spawnSync(process.execPath, [bin, "eval", file, "--alloc-budget", "-1"], { encoding: "utf8", timeout: 60_000 });

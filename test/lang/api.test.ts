@@ -4,8 +4,24 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  Builtin, DiagnosticError, Dict, HostObject, StarError, StarFunction, StarList, Thread, Tuple, callFunction, execFile, fromJSON,
-  repr, toJSON, unpackArgs, type CallContext, type Position, type Value,
+  Builtin,
+  DiagnosticError,
+  Dict,
+  HostObject,
+  StarError,
+  StarFunction,
+  StarList,
+  Thread,
+  Tuple,
+  callFunction,
+  execFile,
+  fromJSON,
+  repr,
+  toJSON,
+  unpackArgs,
+  type CallContext,
+  type Position,
+  type Value,
 } from "../../src/lang/index.js";
 
 class TaskValue extends HostObject {
@@ -74,7 +90,10 @@ test("unpackArgs: unknown argument names what is accepted and the nearest name, 
   assert.equal(r.ok, false);
   const d = r.diagnostics[0];
   assert.equal(d.code, "unknown-argument");
-  assert.equal(d.message, "command() got an unexpected keyword argument 'dependson' (did you mean 'depends_on'?); it accepts: name, depends_on, run");
+  assert.equal(
+    d.message,
+    "command() got an unexpected keyword argument 'dependson' (did you mean 'depends_on'?); it accepts: name, depends_on, run",
+  );
   assert.deepEqual([d.pos?.line, d.pos?.col], [3, 5]);
   assert.ok(d.stack && d.stack.length === 1);
 });
@@ -92,7 +111,11 @@ test("unpackArgs: missing, duplicate and too many arguments", () => {
 
 test("host objects: attribute access passes the name's position; missing fields suggest names; hashable keys", () => {
   const { predeclared } = embedder();
-  const ok = execFile("pb.star", "t = command(name = 'a')\nref = t.output\nd = {t: 1}\nn = t.name\nty = type(t)\nh = hasattr(t, 'nope')\nds = dir(t)", { predeclared });
+  const ok = execFile(
+    "pb.star",
+    "t = command(name = 'a')\nref = t.output\nd = {t: 1}\nn = t.name\nty = type(t)\nh = hasattr(t, 'nope')\nds = dir(t)",
+    { predeclared },
+  );
   assert.ok(ok.ok, JSON.stringify(ok.diagnostics));
   const ref = ok.globals.get("ref") as FieldRef;
   assert.deepEqual(ref.pos, { file: "pb.star", line: 2, col: 9 });
@@ -133,9 +156,16 @@ test("StarFunction metadata: isTopLevel only for module-level defs; callFunction
   assert.deepEqual(toJSON(out), { n: 2, first: "x" });
   assert.throws(
     () => callFunction(r.globals.get("broken") as StarFunction, [new Dict()]),
-    (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === "key-error" && e.diagnostics[0].pos?.line === 10 && e.diagnostics[0].stack?.[0].name === "broken",
+    (e: unknown) =>
+      e instanceof DiagnosticError &&
+      e.diagnostics[0].code === "key-error" &&
+      e.diagnostics[0].pos?.line === 10 &&
+      e.diagnostics[0].stack?.[0].name === "broken",
   );
-  assert.throws(() => callFunction(summarize, []), (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === "missing-argument");
+  assert.throws(
+    () => callFunction(summarize, []),
+    (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === "missing-argument",
+  );
 });
 
 test("toJSON / fromJSON convert between Starlark values and JSON", () => {
@@ -175,7 +205,10 @@ test("predeclared names cannot be reassigned at top level, but may be shadowed b
 test("a builtin may call back into Starlark via sorted(key=...) and errors inside keep their stack", () => {
   const r = execFile("k.star", "def key(x):\n    return x['k']\ny = sorted([{'k': 2}, {'j': 1}], key = key)");
   assert.equal(r.diagnostics[0].code, "key-error");
-  assert.deepEqual(r.diagnostics[0].stack?.map((f) => `${f.name}@${f.pos.line}`), ["<toplevel>@3", "key@2"]);
+  assert.deepEqual(
+    r.diagnostics[0].stack?.map((f) => `${f.name}@${f.pos.line}`),
+    ["<toplevel>@3", "key@2"],
+  );
 });
 
 class Callable extends HostObject {

@@ -28,7 +28,10 @@ test("L-16: eval prints to stdout and exits 0; load resolves relative to the fil
     mkdirSync(join(dir, "lib"));
     writeFileSync(join(dir, "lib", "util.star"), 'print("loading util")\ndef double(x):\n    return x * 2\n');
     writeFileSync(join(dir, "lib", "more.star"), 'load("util.star", "double")\ndef quad(x):\n    return double(double(x))\n');
-    writeFileSync(join(dir, "main.star"), 'load("lib/util.star", "double")\nload("lib/more.star", "quad")\nprint(double(2), quad(1))\nprint("%d%%" % 50)\n');
+    writeFileSync(
+      join(dir, "main.star"),
+      'load("lib/util.star", "double")\nload("lib/more.star", "quad")\nprint(double(2), quad(1))\nprint("%d%%" % 50)\n',
+    );
     const r = evalFile(join(dir, "main.star"));
     assert.equal(r.stderr, "");
     assert.equal(r.code, 0);
@@ -66,11 +69,10 @@ test("L-16/L-15: all static errors of the file are printed, and nothing runs", (
     assert.equal(r.code, 1);
     assert.equal(r.stdout, "");
     const heads = r.stderr.split("\n").filter((l) => l.startsWith(file));
-    assert.deepEqual(heads.map((l) => l.slice(file.length + 1).split(": ")[0] + ": " + l.split("error[")[1]?.split("]")[0]), [
-      "2:5: undefined-name",
-      "3:9: syntax-error",
-      "4:5: undefined-name",
-    ]);
+    assert.deepEqual(
+      heads.map((l) => l.slice(file.length + 1).split(": ")[0] + ": " + l.split("error[")[1]?.split("]")[0]),
+      ["2:5: undefined-name", "3:9: syntax-error", "4:5: undefined-name"],
+    );
   });
 });
 

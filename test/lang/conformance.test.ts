@@ -49,11 +49,17 @@ function parseCorpus(file: string, text: string): Chunk[] {
   let start = 0;
   const flush = (end: number) => {
     const body = lines.slice(start, end);
-    if (body.some((l) => l.trim() !== "" && !l.trim().startsWith("#") ) || body.some((l) => MARKER.test(l))) {
+    if (body.some((l) => l.trim() !== "" && !l.trim().startsWith("#")) || body.some((l) => MARKER.test(l))) {
       const expected: Expected[] = [];
       body.forEach((l, i) => {
         const m = MARKER.exec(l);
-        if (m) expected.push({ line: i + 1, code: m[1], col: m[2] ? Number(m[2]) : undefined, message: m[3] ? new RegExp(m[3].replace(/\\"/g, '"')) : undefined });
+        if (m)
+          expected.push({
+            line: i + 1,
+            code: m[1],
+            col: m[2] ? Number(m[2]) : undefined,
+            message: m[3] ? new RegExp(m[3].replace(/\\"/g, '"')) : undefined,
+          });
       });
       const asserts = body.filter((l) => /\bassert_eq\(/.test(l)).length;
       chunks.push({ file, startLine: start + 1, source: body.join("\n") + "\n", expected, checks: asserts + expected.length });
@@ -68,7 +74,9 @@ function parseCorpus(file: string, text: string): Chunk[] {
 }
 
 function loadCorpus(): Chunk[] {
-  const files = readdirSync(DIR).filter((f) => f.endsWith(".star")).sort();
+  const files = readdirSync(DIR)
+    .filter((f) => f.endsWith(".star"))
+    .sort();
   return files.flatMap((f) => parseCorpus(f, readFileSync(join(DIR, f), "utf8")));
 }
 
@@ -93,7 +101,10 @@ function check(chunk: Chunk, diagnostics: Diagnostic[]): string[] {
         (want.col === undefined || d.pos.col === want.col) &&
         (want.message === undefined || want.message.test(d.message)),
     );
-    if (i < 0) problems.push(`expected ${want.code}${want.col ? `@${want.col}` : ""}${want.message ? ` /${want.message.source}/` : ""} on line ${want.line}`);
+    if (i < 0)
+      problems.push(
+        `expected ${want.code}${want.col ? `@${want.col}` : ""}${want.message ? ` /${want.message.source}/` : ""} on line ${want.line}`,
+      );
     else unmatched.splice(i, 1);
   }
   for (const d of unmatched) problems.push(`unexpected ${describe(d)}`);
@@ -111,7 +122,10 @@ test("issue 11 D4: the conformance corpus holds at least 300 cases, in chunks of
   assert.ok(corpus.length >= 300, `${corpus.length} chunks`);
   assert.ok(cases >= 400, `${cases} cases`);
   for (const c of corpus) assert.ok(c.checks > 0, `${where(c)}: a chunk that checks nothing`);
-  assert.ok(corpus.some((c) => c.expected.length > 1), "some chunk reports several static errors at once");
+  assert.ok(
+    corpus.some((c) => c.expected.length > 1),
+    "some chunk reports several static errors at once",
+  );
 });
 
 test("issue 11 D4/L-10..L-16: every conformance chunk behaves as the specification says", () => {
@@ -148,7 +162,10 @@ test("issue 11 D4/L-16: the corpus runs through `switchyard eval` (all error-fre
       const e = spawnSync(process.execPath, [BIN, "eval", errPath], { encoding: "utf8", timeout: 60_000 });
       const want = failing.expected[0];
       assert.equal(e.status, 1, `${where(failing)}: ${e.stderr}`);
-      assert.ok(e.stderr.startsWith(`${errPath}:${want.line + PRELUDE_LINES}:${want.col}: error[${want.code}]: `), `${where(failing)}: ${e.stderr}`);
+      assert.ok(
+        e.stderr.startsWith(`${errPath}:${want.line + PRELUDE_LINES}:${want.col}: error[${want.code}]: `),
+        `${where(failing)}: ${e.stderr}`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -156,7 +173,10 @@ test("issue 11 D4/L-16: the corpus runs through `switchyard eval` (all error-fre
 });
 
 test("issue 11 D4: the corpus runner itself rejects a wrong expectation and a failed assert_eq", () => {
-  const [wrongCode, missed, mismatch, extra] = parseCorpus("self.star", 'x = 1 // 0 ### type-error\n---\nx = 1 ### runtime-error\n---\nassert_eq(1, 1.0)\n---\nx = [][0]\n');
+  const [wrongCode, missed, mismatch, extra] = parseCorpus(
+    "self.star",
+    "x = 1 // 0 ### type-error\n---\nx = 1 ### runtime-error\n---\nassert_eq(1, 1.0)\n---\nx = [][0]\n",
+  );
   const run = (c: Chunk) => check(c, execFile(c.file, PRELUDE + c.source, { print: () => {} }).diagnostics);
   assert.deepEqual(run(wrongCode).length, 2); // the expected code missing, the actual one unexpected
   assert.match(run(missed)[0], /expected runtime-error on line 1/);

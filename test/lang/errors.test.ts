@@ -23,26 +23,16 @@ test("L-15: every undefined name in a file is reported before execution, with di
   const r = run(src);
   assert.equal(r.ok, false);
   assert.deepEqual(r.out, [], "nothing runs when resolution fails");
-  assert.deepEqual(r.diagnostics.map((d) => `${d.code}@${d.pos?.line}:${d.pos?.col}`), [
-    "undefined-name@4:12",
-    "undefined-name@6:9",
-    "undefined-name@7:7",
-  ]);
+  assert.deepEqual(
+    r.diagnostics.map((d) => `${d.code}@${d.pos?.line}:${d.pos?.col}`),
+    ["undefined-name@4:12", "undefined-name@6:9", "undefined-name@7:7"],
+  );
   assert.match(r.diagnostics[0].message, /undefined name 'valu' \(did you mean 'value'\?\)/);
   assert.match(r.diagnostics[1].message, /did you mean 'len'/);
 });
 
 test("L-15: several independent syntax and lexical errors are all reported", () => {
-  const src = [
-    "x = 1 +",
-    "y = 2",
-    "def f(:",
-    "    pass",
-    'z = "unterminated',
-    "w = 0777",
-    "ok = 1",
-    "v = 1 +* 2",
-  ].join("\n");
+  const src = ["x = 1 +", "y = 2", "def f(:", "    pass", 'z = "unterminated', "w = 0777", "ok = 1", "v = 1 +* 2"].join("\n");
   const got = codesAt(src);
   assert.ok(got.length >= 4, got.join(", "));
   assert.ok(got.includes("syntax-error@1:8"), got.join(", "));
@@ -84,7 +74,11 @@ test("L-11: static rules — break outside loop, return at top level, load insid
   assert.deepEqual(codesAt("def f(a, a):\n    pass"), ["syntax-error@1:10"]);
   assert.deepEqual(codesAt("def f(a = 1, b):\n    pass"), ["syntax-error@1:14"]);
   assert.deepEqual(codesAt("def f(*):\n    pass"), ["syntax-error@1:7"]);
-  assert.deepEqual(codesAt("f(a = 1, 2)"), ["syntax-error@1:10"], "names in a statement that failed to parse are not also reported as undefined");
+  assert.deepEqual(
+    codesAt("f(a = 1, 2)"),
+    ["syntax-error@1:10"],
+    "names in a statement that failed to parse are not also reported as undefined",
+  );
   assert.deepEqual(codesAt("1 = x"), ["syntax-error@1:3"]);
   assert.deepEqual(codesAt("x = 1 < 2 < 3"), ["syntax-error@1:11"]);
   assert.deepEqual(codesAt("len = 3"), ["reassign-builtin@1:1"]);
@@ -97,12 +91,15 @@ test("L-15: runtime errors carry the failing expression's position and a call st
   const d = r.diagnostics[0];
   assert.equal(d.code, "key-error");
   assert.deepEqual([d.pos?.line, d.pos?.col], [2, 13]);
-  assert.deepEqual(d.stack?.map((f) => `${f.name}@${f.pos.line}:${f.pos.col}`), ["<toplevel>@5:5", "outer@4:12", "inner@2:13"]);
+  assert.deepEqual(
+    d.stack?.map((f) => `${f.name}@${f.pos.line}:${f.pos.col}`),
+    ["<toplevel>@5:5", "outer@4:12", "inner@2:13"],
+  );
   const text = formatDiagnostic(d, () => src);
   assert.equal(
     text,
     [
-      "test.star:2:13: error[key-error]: key \"missing\" not in dict",
+      'test.star:2:13: error[key-error]: key "missing" not in dict',
       "2 |     return d['missing']",
       "  |             ^",
       "call stack (most recent call last):",
@@ -133,7 +130,10 @@ test("L-15: a runtime error stops the file: later statements do not run", () => 
 
 test("parseFile reports syntax and resolution errors without running, honouring predeclared names", () => {
   const src = "command(name = 'x')\nprint(nope)\n";
-  assert.deepEqual(parseFile("p.star", src, ["command"]).diagnostics.map((d) => d.code), ["undefined-name"]);
+  assert.deepEqual(
+    parseFile("p.star", src, ["command"]).diagnostics.map((d) => d.code),
+    ["undefined-name"],
+  );
   assert.equal(parseFile("p.star", src).diagnostics.length, 2);
   const printed: string[] = [];
   assert.equal(execFile("p.star", 'print("x")', { print: (m) => printed.push(m) }).ok, true);

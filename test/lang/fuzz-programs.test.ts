@@ -11,12 +11,81 @@ import fc from "fast-check";
 import { LANG_CODE_SET, Thread, execFile, formatDiagnostic, parseFile } from "../../src/lang/index.js";
 
 const NAMES = ["a", "b", "x", "l", "d", "s", "f", "g"];
-const BUILTINS = ["len", "str", "repr", "int", "float", "bool", "list", "tuple", "dict", "set", "sorted", "reversed", "min", "max", "any", "all", "enumerate", "zip", "range", "type", "dir", "hash", "abs", "getattr", "hasattr", "struct", "fail", "print"];
+const BUILTINS = [
+  "len",
+  "str",
+  "repr",
+  "int",
+  "float",
+  "bool",
+  "list",
+  "tuple",
+  "dict",
+  "set",
+  "sorted",
+  "reversed",
+  "min",
+  "max",
+  "any",
+  "all",
+  "enumerate",
+  "zip",
+  "range",
+  "type",
+  "dir",
+  "hash",
+  "abs",
+  "getattr",
+  "hasattr",
+  "struct",
+  "fail",
+  "print",
+];
 const METHODS = [
-  "append", "extend", "insert", "pop", "remove", "index", "clear", "get", "items", "keys", "values", "update", "setdefault", "popitem",
-  "split", "rsplit", "join", "format", "replace", "find", "rfind", "count", "strip", "lstrip", "startswith", "endswith", "partition",
-  "upper", "lower", "title", "capitalize", "elems", "splitlines", "removeprefix", "isalpha", "istitle",
-  "add", "discard", "union", "intersection", "difference", "symmetric_difference", "issubset", "update",
+  "append",
+  "extend",
+  "insert",
+  "pop",
+  "remove",
+  "index",
+  "clear",
+  "get",
+  "items",
+  "keys",
+  "values",
+  "update",
+  "setdefault",
+  "popitem",
+  "split",
+  "rsplit",
+  "join",
+  "format",
+  "replace",
+  "find",
+  "rfind",
+  "count",
+  "strip",
+  "lstrip",
+  "startswith",
+  "endswith",
+  "partition",
+  "upper",
+  "lower",
+  "title",
+  "capitalize",
+  "elems",
+  "splitlines",
+  "removeprefix",
+  "isalpha",
+  "istitle",
+  "add",
+  "discard",
+  "union",
+  "intersection",
+  "difference",
+  "symmetric_difference",
+  "issubset",
+  "update",
 ];
 const KEYWORDS = ["x", "key", "default", "sep", "start", "end", "sub", "count", "maxsplit", "index", "chars", "reverse", "base", "zzz"];
 
@@ -25,28 +94,64 @@ const name = fc.constantFrom(...NAMES);
 const expr: fc.Arbitrary<string> = fc.letrec((tie) => ({
   atom: fc.oneof(
     name,
-    fc.constantFrom("0", "1", "-1", "3", "1.5", "-0.0", "1e308", "float('nan')", "True", "False", "None", "''", "'ab'", "'%s %d'", "'{} {x}'", "'a,b'"),
+    fc.constantFrom(
+      "0",
+      "1",
+      "-1",
+      "3",
+      "1.5",
+      "-0.0",
+      "1e308",
+      "float('nan')",
+      "True",
+      "False",
+      "None",
+      "''",
+      "'ab'",
+      "'%s %d'",
+      "'{} {x}'",
+      "'a,b'",
+    ),
     fc.bigInt({ min: -(1n << 80n), max: 1n << 80n }).map(String),
     fc.constantFrom("[]", "{}", "()", "set()", "range(5)", "(1,)", "[1, 'a']", "{'k': 1}", "struct(a = 1)", "'xy'.elems()"),
   ),
   expr: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
     tie("atom"),
-    fc.tuple(tie("expr"), fc.constantFrom("+", "-", "*", "/", "//", "%", "|", "&", "^", "<<", ">>", "==", "!=", "<", ">=", "in", "not in", "and", "or"), tie("expr")).map(([a, op, b]) => `(${a} ${op} ${b})`),
+    fc
+      .tuple(
+        tie("expr"),
+        fc.constantFrom("+", "-", "*", "/", "//", "%", "|", "&", "^", "<<", ">>", "==", "!=", "<", ">=", "in", "not in", "and", "or"),
+        tie("expr"),
+      )
+      .map(([a, op, b]) => `(${a} ${op} ${b})`),
     fc.tuple(fc.constantFrom("-", "not ", "~", "+"), tie("expr")).map(([op, a]) => `(${op}${a})`),
     fc.tuple(tie("expr"), tie("expr"), tie("expr")).map(([a, b, c]) => `(${a} if ${b} else ${c})`),
     fc.array(tie("expr"), { maxLength: 3 }).map((es) => `[${es.join(", ")}]`),
     fc.array(tie("expr"), { maxLength: 2 }).map((es) => (es.length === 1 ? `(${es[0]},)` : `(${es.join(", ")})`)),
     fc.array(fc.tuple(tie("expr"), tie("expr")), { maxLength: 2 }).map((kv) => `{${kv.map(([k, v]) => `${k}: ${v}`).join(", ")}}`),
     fc.tuple(tie("expr"), tie("expr")).map(([a, b]) => `${a}[${b}]`),
-    fc.tuple(tie("expr"), fc.option(tie("expr")), fc.option(tie("expr")), fc.option(tie("expr"))).map(([a, lo, hi, st]) => `${a}[${lo ?? ""}:${hi ?? ""}${st ? `:${st}` : ""}]`),
-    fc.tuple(fc.constantFrom(...BUILTINS), fc.array(tie("expr"), { maxLength: 3 }), fc.option(fc.tuple(fc.constantFrom(...KEYWORDS), tie("expr")))).map(
-      ([f, args, kw]) => `${f}(${[...args, ...(kw ? [`${kw[0]} = ${kw[1]}`] : [])].join(", ")})`,
-    ),
-    fc.tuple(tie("expr"), fc.constantFrom(...METHODS), fc.array(tie("expr"), { maxLength: 3 }), fc.option(fc.tuple(fc.constantFrom(...KEYWORDS), tie("expr")))).map(
-      ([r, m, args, kw]) => `(${r}).${m}(${[...args, ...(kw ? [`${kw[0]} = ${kw[1]}`] : [])].join(", ")})`,
-    ),
-    fc.tuple(tie("expr"), name, tie("expr"), fc.option(tie("expr"))).map(([body, v, it, cond]) => `[${body} for ${v} in ${it}${cond ? ` if ${cond}` : ""}]`),
+    fc
+      .tuple(tie("expr"), fc.option(tie("expr")), fc.option(tie("expr")), fc.option(tie("expr")))
+      .map(([a, lo, hi, st]) => `${a}[${lo ?? ""}:${hi ?? ""}${st ? `:${st}` : ""}]`),
+    fc
+      .tuple(
+        fc.constantFrom(...BUILTINS),
+        fc.array(tie("expr"), { maxLength: 3 }),
+        fc.option(fc.tuple(fc.constantFrom(...KEYWORDS), tie("expr"))),
+      )
+      .map(([f, args, kw]) => `${f}(${[...args, ...(kw ? [`${kw[0]} = ${kw[1]}`] : [])].join(", ")})`),
+    fc
+      .tuple(
+        tie("expr"),
+        fc.constantFrom(...METHODS),
+        fc.array(tie("expr"), { maxLength: 3 }),
+        fc.option(fc.tuple(fc.constantFrom(...KEYWORDS), tie("expr"))),
+      )
+      .map(([r, m, args, kw]) => `(${r}).${m}(${[...args, ...(kw ? [`${kw[0]} = ${kw[1]}`] : [])].join(", ")})`),
+    fc
+      .tuple(tie("expr"), name, tie("expr"), fc.option(tie("expr")))
+      .map(([body, v, it, cond]) => `[${body} for ${v} in ${it}${cond ? ` if ${cond}` : ""}]`),
     fc.tuple(tie("expr"), tie("expr"), name, tie("expr")).map(([k, v, n, it]) => `{${k}: ${v} for ${n} in ${it}}`),
     fc.tuple(name, tie("expr")).map(([p, body]) => `(lambda ${p}: ${body})`),
     fc.tuple(name, fc.array(tie("expr"), { maxLength: 2 })).map(([f, args]) => `${f}(${args.join(", ")})`),
@@ -76,18 +181,23 @@ function block(indent: string, depth: number, inLoop: boolean, inDef: boolean): 
   if (depth <= 0) return fc.array(fc.oneof(...simple), { minLength: 1, maxLength: 3 }).map((ls) => ls.join("\n"));
   const inner = indent + "    ";
   const compound: Array<fc.Arbitrary<string>> = [
-    fc.tuple(expr, block(inner, depth - 1, inLoop, inDef), fc.option(block(inner, depth - 1, inLoop, inDef))).map(
-      ([c, t, e]) => `${indent}if ${c}:\n${t}${e ? `\n${indent}else:\n${e}` : ""}`,
-    ),
+    fc
+      .tuple(expr, block(inner, depth - 1, inLoop, inDef), fc.option(block(inner, depth - 1, inLoop, inDef)))
+      .map(([c, t, e]) => `${indent}if ${c}:\n${t}${e ? `\n${indent}else:\n${e}` : ""}`),
     fc.tuple(target, expr, block(inner, depth - 1, true, inDef)).map(([t, it, b]) => `${indent}for ${t} in ${it}:\n${b}`),
-    fc.tuple(fc.constantFrom("f", "g"), fc.constantFrom("", "a", "a, b = 1", "*args, **kw", "a, *, b = 2"), block(inner, depth - 1, false, true)).map(
-      ([n, params, b]) => `${indent}def ${n}(${params}):\n${b}`,
-    ),
+    fc
+      .tuple(
+        fc.constantFrom("f", "g"),
+        fc.constantFrom("", "a", "a, b = 1", "*args, **kw", "a, *, b = 2"),
+        block(inner, depth - 1, false, true),
+      )
+      .map(([n, params, b]) => `${indent}def ${n}(${params}):\n${b}`),
   ];
   return fc.array(fc.oneof(...simple, ...compound), { minLength: 1, maxLength: 4 }).map((ls) => ls.join("\n"));
 }
 
-const PRELUDE = "a = 1\nb = [2]\nx = 'text'\nl = [1, 'a', None]\nd = {'k': [1], 2: 'v'}\ns = set([1, 2])\ndef f(a = 0, *args, **kw):\n    return [a, args, kw]\ng = lambda v = 1: v\n";
+const PRELUDE =
+  "a = 1\nb = [2]\nx = 'text'\nl = [1, 'a', None]\nd = {'k': [1], 2: 'v'}\ns = set([1, 2])\ndef f(a = 0, *args, **kw):\n    return [a, args, kw]\ng = lambda v = 1: v\n";
 
 const program = block("", 2, false, false).map((body) => PRELUDE + body + "\n");
 
@@ -113,9 +223,13 @@ function evaluatesCleanly(src: string): void {
   for (const d of parseFile("fuzz.star", src).diagnostics) assert.notEqual(d.code, "internal-error", d.message);
 }
 
-test("issue 11 D5/L-14/L-15: generated programs only ever end in success or positioned, catalogued diagnostics", { timeout: 600_000 }, () => {
-  fc.assert(fc.property(program, evaluatesCleanly), { numRuns: RUNS, seed: SEED });
-});
+test(
+  "issue 11 D5/L-14/L-15: generated programs only ever end in success or positioned, catalogued diagnostics",
+  { timeout: 600_000 },
+  () => {
+    fc.assert(fc.property(program, evaluatesCleanly), { numRuns: RUNS, seed: SEED });
+  },
+);
 
 test("issue 11 D5: the generated programs reach the evaluator and its errors, not only the parser", () => {
   const samples = fc.sample(program, { numRuns: 200, seed: 11_2026 });
@@ -130,8 +244,7 @@ test("issue 11 D5: the generated programs reach the evaluator and its errors, no
       syntaxErrors++;
       const d = r.diagnostics[0];
       why.set(d.message, (why.get(d.message) ?? 0) + 1);
-    }
-    else runtimeErrors++;
+    } else runtimeErrors++;
   }
   // Most generated programs are well-formed, so the fuzzing exercises evaluation.
   assert.ok(syntaxErrors < samples.length / 4, `${syntaxErrors} of ${samples.length} did not compile: ${JSON.stringify([...why])}`);

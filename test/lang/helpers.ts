@@ -2,7 +2,10 @@
 
 import { execFile, repr, type Diagnostic, type ExecOptions, type Value } from "../../src/lang/index.js";
 
-export function run(src: string, options: ExecOptions = {}): { out: string[]; globals: Map<string, Value>; diagnostics: Diagnostic[]; ok: boolean } {
+export function run(
+  src: string,
+  options: ExecOptions = {},
+): { out: string[]; globals: Map<string, Value>; diagnostics: Diagnostic[]; ok: boolean } {
   const out: string[] = [];
   const r = execFile("test.star", src, { print: (m) => out.push(m), ...options });
   return { out, ...r };

@@ -10,10 +10,10 @@ test("issue 11 bug 1: dict.get reads its arguments by name as well as by positio
   assert.equal(ev('{"a": 1}.get(key = "a")'), "1");
   assert.equal(ev('{"a": 1}.get(key = "z", default = [])'), "[]");
   assert.equal(ev('{"a": 1}.get("z")'), "None");
-  assert.equal(err('{}.get(k = 1)').code, "unknown-argument");
-  assert.equal(err('{}.get()').code, "missing-argument");
-  assert.equal(err('{}.get(1, 2, 3)').code, "too-many-arguments");
-  assert.equal(err('{}.get(1, key = 1)').code, "duplicate-argument");
+  assert.equal(err("{}.get(k = 1)").code, "unknown-argument");
+  assert.equal(err("{}.get()").code, "missing-argument");
+  assert.equal(err("{}.get(1, 2, 3)").code, "too-many-arguments");
+  assert.equal(err("{}.get(1, key = 1)").code, "duplicate-argument");
 });
 
 test("issue 11 bug 1 (audit): every method that takes arguments accepts them by name", () => {
@@ -37,7 +37,9 @@ test("issue 11 bug 1 (audit): every method that takes arguments accepts them by 
     ["{1: 2}.setdefault(key = 1)", "2"],
   ];
   for (const [expr, want] of cases) assert.equal(ev(expr), want, expr);
-  assert.deepEqual(run("l = [1]\nl.insert(index = 0, x = 0)\nl.extend(iterable = [2])\nl.remove(x = 1)\nprint(l.pop(index = 0), l)").out, ["0 [2]"]);
+  assert.deepEqual(run("l = [1]\nl.insert(index = 0, x = 0)\nl.extend(iterable = [2])\nl.remove(x = 1)\nprint(l.pop(index = 0), l)").out, [
+    "0 [2]",
+  ]);
 });
 
 test("issue 11 bug 2: list.append(x = 1) appends; an unknown name is an error naming it", () => {
@@ -49,7 +51,7 @@ test("issue 11 bug 2: list.append(x = 1) appends; an unknown name is an error na
   assert.equal(err("l = []\nl.append()").code, "missing-argument");
 });
 
-test('issue 11 bug 3: replace with an empty old string inserts before every element and at the end', () => {
+test("issue 11 bug 3: replace with an empty old string inserts before every element and at the end", () => {
   assert.equal(ev('"abc".replace("", "-")'), '"-a-b-c-"');
   assert.equal(ev('"abc".replace("", "-", 2)'), '"-a-bc"');
   assert.equal(ev('"abc".replace("", "-", -1)'), '"-a-b-c-"');
@@ -89,7 +91,10 @@ test("issue 11 bug 8: title() and istitle() know the title-case letters", () => 
   assert.equal(ev('"Ǉa".istitle()'), "True");
   assert.equal(ev('"ǉa".istitle()'), "False");
   assert.equal(ev('"aǈ".istitle()'), "False");
-  assert.equal(ev('["Hello, World!".istitle(), "Catch-22".istitle(), "HAL-9000".istitle(), "123".istitle()]'), "[True, True, False, False]");
+  assert.equal(
+    ev('["Hello, World!".istitle(), "Catch-22".istitle(), "HAL-9000".istitle(), "123".istitle()]'),
+    "[True, True, False, False]",
+  );
   assert.equal(ev('"hello wORLD".title()'), '"Hello World"');
 });
 

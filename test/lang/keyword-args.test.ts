@@ -82,7 +82,9 @@ const KEYWORD_CALLABLE: Entry[] = [
 
 /** Callees with no parameters at all: any argument is an error. */
 const NO_ARGUMENTS: Entry[] = [
-  ...["capitalize", "elems", "isalnum", "isalpha", "isdigit", "islower", "isspace", "istitle", "isupper", "lower", "title", "upper"].map((m) => E('"Ab"', m)),
+  ...["capitalize", "elems", "isalnum", "isalpha", "isdigit", "islower", "isspace", "istitle", "isupper", "lower", "title", "upper"].map(
+    (m) => E('"Ab"', m),
+  ),
   E("[1]", "clear"),
   ...["clear", "items", "keys", "popitem", "values"].map((m) => E('{"a": 1}', m)),
   E("set([1])", "clear"),
@@ -130,7 +132,12 @@ function label(e: Entry): string {
 test("issue 11 D1/L-13: every parameter of every built-in and method may be passed by name, with the positional result", () => {
   let calls = 0;
   for (const e of KEYWORD_CALLABLE) {
-    const positional = evaluate(program(e, e.params.map(([, v]) => v)));
+    const positional = evaluate(
+      program(
+        e,
+        e.params.map(([, v]) => v),
+      ),
+    );
     assert.ok(positional.ok, `${label(e)} positional: ${JSON.stringify(positional)}`);
     // the first k arguments positional, the rest by name (k = 0 passes everything by name)
     for (let k = 0; k < e.params.length; k++) {
@@ -169,7 +176,12 @@ test("issue 11 D1/L-13: a parameter passed twice, or a required one left out, is
     const dup = evaluate(program(e, [firstValue, `${first} = ${firstValue}`]));
     assert.equal(dup.ok ? "ok" : dup.code, "duplicate-argument", label(e));
   }
-  for (const [src, name] of [['"a".replace(new = "b")', "old"], ["[].insert(x = 1)", "index"], ['{}.get(default = 1)', "key"], ['getattr(name = "a")', "x"]]) {
+  for (const [src, name] of [
+    ['"a".replace(new = "b")', "old"],
+    ["[].insert(x = 1)", "index"],
+    ["{}.get(default = 1)", "key"],
+    ['getattr(name = "a")', "x"],
+  ]) {
     const got = evaluate(`out = ${src}\n`);
     assert.equal(got.ok ? "ok" : got.code, "missing-argument", src);
     if (!got.ok) assert.match(got.message, new RegExp(`'${name}'`), src);
@@ -207,11 +219,18 @@ test("issue 11 D1/L-13: positional-only built-ins say so for a keyword; keyword 
 });
 
 test("issue 11 D1: the tables above cover every built-in and every method of every built-in type", () => {
-  const covered = new Set([...KEYWORD_CALLABLE, ...NO_ARGUMENTS].map((e) => (e.recv === undefined ? e.name : `${typeOf(e.recv)}.${e.name}`)));
+  const covered = new Set(
+    [...KEYWORD_CALLABLE, ...NO_ARGUMENTS].map((e) => (e.recv === undefined ? e.name : `${typeOf(e.recv)}.${e.name}`)),
+  );
   for (const k of Object.keys(SPECIAL)) covered.add(k);
   const missing: string[] = [];
   for (const name of UNIVERSE_NAMES) if (!["None", "True", "False"].includes(name) && !covered.has(name)) missing.push(name);
-  for (const [type, sample] of [["string", ""], ["list", new StarList()], ["dict", new Dict()], ["set", new StarSet()]] as const) {
+  for (const [type, sample] of [
+    ["string", ""],
+    ["list", new StarList()],
+    ["dict", new Dict()],
+    ["set", new StarSet()],
+  ] as const) {
     for (const m of attrNames(sample)) if (!covered.has(`${type}.${m}`)) missing.push(`${type}.${m}`);
   }
   assert.deepEqual(missing, []);

@@ -18,10 +18,66 @@ const CORPUS = [
 ];
 
 const TOKENS = [
-  "(", ")", "[", "]", "{", "}", ":", ",", ".", "=", "+", "-", "*", "/", "//", "%", "<", "==", "\n", "\n    ", " ",
-  "def", "if", "else", "elif", "for", "in", "return", "lambda", "not", "and", "or", "pass", "break", "load",
-  "x", "y", "f", "range", "len", "print", "fail", "struct", "'s'", '"""t"""', "1", "0", "10**", "1.5", "0x1f", "#c", "\\",
-  "while", "*args", "**kw", "'%s' %", "[x for x in", "x * x", "x + x", "1 << 64",
+  "(",
+  ")",
+  "[",
+  "]",
+  "{",
+  "}",
+  ":",
+  ",",
+  ".",
+  "=",
+  "+",
+  "-",
+  "*",
+  "/",
+  "//",
+  "%",
+  "<",
+  "==",
+  "\n",
+  "\n    ",
+  " ",
+  "def",
+  "if",
+  "else",
+  "elif",
+  "for",
+  "in",
+  "return",
+  "lambda",
+  "not",
+  "and",
+  "or",
+  "pass",
+  "break",
+  "load",
+  "x",
+  "y",
+  "f",
+  "range",
+  "len",
+  "print",
+  "fail",
+  "struct",
+  "'s'",
+  '"""t"""',
+  "1",
+  "0",
+  "10**",
+  "1.5",
+  "0x1f",
+  "#c",
+  "\\",
+  "while",
+  "*args",
+  "**kw",
+  "'%s' %",
+  "[x for x in",
+  "x * x",
+  "x + x",
+  "1 << 64",
 ];
 
 type Mutation = { kind: "delete" | "insert" | "replace" | "dup"; at: number; len: number; token: string };
@@ -55,7 +111,9 @@ const mutationArb = fc.record({
   token: fc.constantFrom(...TOKENS),
 });
 
-const mutatedSource = fc.tuple(fc.constantFrom(...CORPUS), fc.array(mutationArb, { minLength: 1, maxLength: 6 })).map(([s, m]) => mutate(s, m));
+const mutatedSource = fc
+  .tuple(fc.constantFrom(...CORPUS), fc.array(mutationArb, { minLength: 1, maxLength: 6 }))
+  .map(([s, m]) => mutate(s, m));
 const tokenSoup = fc.array(fc.constantFrom(...TOKENS), { maxLength: 40 }).map((t) => t.join(" "));
 const anyText = fc.string({ maxLength: 80 });
 
@@ -63,34 +121,109 @@ const anyText = fc.string({ maxLength: 80 });
 // built-ins applied to values of every type, so runtime errors must all be proper diagnostics.
 const expr = fc.letrec((tie) => ({
   atom: fc.oneof(
-    fc.constantFrom("0", "1", "-3", "7", "2.5", "0.0", "1e300", "True", "None", "'ab'", "''", "'%s'", "'{}'", "[]", "{}", "()", "x", "d", "l", "s"),
+    fc.constantFrom(
+      "0",
+      "1",
+      "-3",
+      "7",
+      "2.5",
+      "0.0",
+      "1e300",
+      "True",
+      "None",
+      "'ab'",
+      "''",
+      "'%s'",
+      "'{}'",
+      "[]",
+      "{}",
+      "()",
+      "x",
+      "d",
+      "l",
+      "s",
+    ),
     fc.bigInt({ min: -(1n << 70n), max: 1n << 70n }).map(String),
   ),
   expr: fc.oneof(
     { depthSize: "small" },
     tie("atom"),
-    fc.tuple(tie("expr"), fc.constantFrom("+", "-", "*", "/", "//", "%", "|", "&", "^", "<<", ">>", "==", "<", "in", "and", "or"), tie("expr")).map(([a, op, b]) => `(${a} ${op} ${b})`),
+    fc
+      .tuple(
+        tie("expr"),
+        fc.constantFrom("+", "-", "*", "/", "//", "%", "|", "&", "^", "<<", ">>", "==", "<", "in", "and", "or"),
+        tie("expr"),
+      )
+      .map(([a, op, b]) => `(${a} ${op} ${b})`),
     fc.tuple(fc.constantFrom("-", "not ", "~"), tie("expr")).map(([op, a]) => `(${op}${a})`),
     fc.tuple(tie("expr"), tie("expr")).map(([a, b]) => `[${a}, ${b}]`),
     fc.tuple(tie("expr"), tie("expr")).map(([a, b]) => `{${a}: ${b}}`),
     fc.tuple(tie("expr"), tie("expr")).map(([a, b]) => `${a}[${b}]`),
     fc.tuple(tie("expr"), tie("expr"), tie("expr")).map(([a, b, c]) => `${a}[${b}:${c}:-1]`),
-    fc.tuple(
-      fc.constantFrom("len", "str", "repr", "int", "float", "bool", "list", "tuple", "dict", "sorted", "reversed", "min", "max", "any", "all", "enumerate", "zip", "range", "type", "dir", "hash", "abs"),
-      fc.array(tie("expr"), { maxLength: 2 }),
-    ).map(([f, args]) => `${f}(${args.join(", ")})`),
-    fc.tuple(
-      tie("expr"),
-      fc.constantFrom("split", "join", "format", "append", "pop", "get", "items", "keys", "update", "find", "replace", "elems", "index", "count", "strip", "upper", "setdefault", "extend", "insert", "remove"),
-      fc.array(tie("expr"), { maxLength: 2 }),
-    ).map(([r, m, args]) => `${r}.${m}(${args.join(", ")})`),
+    fc
+      .tuple(
+        fc.constantFrom(
+          "len",
+          "str",
+          "repr",
+          "int",
+          "float",
+          "bool",
+          "list",
+          "tuple",
+          "dict",
+          "sorted",
+          "reversed",
+          "min",
+          "max",
+          "any",
+          "all",
+          "enumerate",
+          "zip",
+          "range",
+          "type",
+          "dir",
+          "hash",
+          "abs",
+        ),
+        fc.array(tie("expr"), { maxLength: 2 }),
+      )
+      .map(([f, args]) => `${f}(${args.join(", ")})`),
+    fc
+      .tuple(
+        tie("expr"),
+        fc.constantFrom(
+          "split",
+          "join",
+          "format",
+          "append",
+          "pop",
+          "get",
+          "items",
+          "keys",
+          "update",
+          "find",
+          "replace",
+          "elems",
+          "index",
+          "count",
+          "strip",
+          "upper",
+          "setdefault",
+          "extend",
+          "insert",
+          "remove",
+        ),
+        fc.array(tie("expr"), { maxLength: 2 }),
+      )
+      .map(([r, m, args]) => `${r}.${m}(${args.join(", ")})`),
     fc.tuple(tie("expr"), tie("expr")).map(([a, b]) => `[${a} for x in ${b}]`),
   ),
 })).expr;
 
-const program = fc.array(expr, { minLength: 1, maxLength: 4 }).map(
-  (es) => "x = 3\nd = {'k': [1]}\nl = [1, 'a']\ns = 'text'\n" + es.map((e, i) => `v${i} = ${e}`).join("\n") + "\n",
-);
+const program = fc
+  .array(expr, { minLength: 1, maxLength: 4 })
+  .map((es) => "x = 3\nd = {'k': [1]}\nl = [1, 'a']\ns = 'text'\n" + es.map((e, i) => `v${i} = ${e}`).join("\n") + "\n");
 
 function checkNeverThrows(src: string): void {
   const printed: string[] = [];

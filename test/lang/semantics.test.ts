@@ -45,7 +45,7 @@ test("L-12: int is arbitrary precision; / is float division; mixed int/float ari
   table([
     ["1 << 100", "1267650600228229401496703205376"],
     ["(1 << 100) // 3", "422550200076076467165567735125"],
-    ["-(1 << 100) % 7", String(((-(1n << 100n)) % 7n + 7n) % 7n)],
+    ["-(1 << 100) % 7", String(((-(1n << 100n) % 7n) + 7n) % 7n)],
     ["1 / 2", "0.5"],
     ["4 / 2", "2.0"],
     ["1 + 2.5", "3.5"],
@@ -210,11 +210,14 @@ test("L-12: list and dict comprehensions with nested for/if", () => {
 });
 
 test("L-14: dict iteration order is insertion order; update keeps a key's position", () => {
-  table([
-    ['list({"b": 1, "a": 2, "c": 3})', '["b", "a", "c"]'],
-    ['[k for k in d]', '["z", "y", "x"]'],
-    ["d.items()", '[("z", 9), ("y", 2), ("x", 3)]'],
-  ], 'd = {"z": 1, "y": 2}\nd["x"] = 3\nd["z"] = 9');
+  table(
+    [
+      ['list({"b": 1, "a": 2, "c": 3})', '["b", "a", "c"]'],
+      ["[k for k in d]", '["z", "y", "x"]'],
+      ["d.items()", '[("z", 9), ("y", 2), ("x", 3)]'],
+    ],
+    'd = {"z": 1, "y": 2}\nd["x"] = 3\nd["z"] = 9',
+  );
   table([["d.keys()", '["y", "z"]']], 'd = {"z": 1, "y": 2}\nd.pop("z")\nd["z"] = 1');
 });
 
@@ -294,12 +297,15 @@ test("L-13: string methods", () => {
 });
 
 test("L-13: list methods", () => {
-  table([
-    ["l", "[0, 1, 9, 2, 3, 4]"],
-    ["l.index(9)", "2"],
-    ["l.pop()", "4"],
-    ["l.pop(0)", "0"],
-  ], "l = [1, 2]\nl.append(3)\nl.extend([4])\nl.insert(0, 0)\nl.insert(-3, 9)");
+  table(
+    [
+      ["l", "[0, 1, 9, 2, 3, 4]"],
+      ["l.index(9)", "2"],
+      ["l.pop()", "4"],
+      ["l.pop(0)", "0"],
+    ],
+    "l = [1, 2]\nl.append(3)\nl.extend([4])\nl.insert(0, 0)\nl.insert(-3, 9)",
+  );
   table([["l", "[2, 1]"]], "l = [1, 2, 1]\nl.remove(1)");
   table([["l", "[]"]], "l = [1]\nl.clear()");
   table([["l", "[1, 2, 3]"]], "l = [1]\nl += [2]\nl += (3,)");
@@ -308,15 +314,21 @@ test("L-13: list methods", () => {
 });
 
 test("L-13: dict methods", () => {
-  table([
-    ['d.get("a")', "1"],
-    ['d.get("z")', "None"],
-    ['d.get("z", 5)', "5"],
-    ["d.keys()", '["a", "b"]'],
-    ["d.values()", "[1, 2]"],
-    ['d.setdefault("c", 3)', "3"],
-  ], 'd = {"a": 1, "b": 2}');
-  table([["[d, p, it]", '[{"c": 9, "d": 4}, 1, ("b", 2)]']], 'd = {"a": 1, "b": 2}\np = d.pop("a")\nd.update({"c": 3}, d = 4)\nd.update([("c", 9)])\nit = d.popitem()');
+  table(
+    [
+      ['d.get("a")', "1"],
+      ['d.get("z")', "None"],
+      ['d.get("z", 5)', "5"],
+      ["d.keys()", '["a", "b"]'],
+      ["d.values()", "[1, 2]"],
+      ['d.setdefault("c", 3)', "3"],
+    ],
+    'd = {"a": 1, "b": 2}',
+  );
+  table(
+    [["[d, p, it]", '[{"c": 9, "d": 4}, 1, ("b", 2)]']],
+    'd = {"a": 1, "b": 2}\np = d.pop("a")\nd.update({"c": 3}, d = 4)\nd.update([("c", 9)])\nit = d.popitem()',
+  );
   table([["d.pop('x', 0)", "0"]], "d = {}");
   assert.equal(err("d = {}\nd.pop('x')").code, "key-error");
   assert.equal(err("d = {}\nx = d['missing']").code, "key-error");
@@ -367,7 +379,7 @@ test("L-13: built-in functions", () => {
     ['hasattr(struct(a = 1), "b")', "False"],
     ['getattr(struct(a = 1), "a")', "1"],
     ['getattr(struct(a = 1), "b", "dflt")', '"dflt"'],
-    ['dir(struct(b = 1, a = 2))', '["a", "b"]'],
+    ["dir(struct(b = 1, a = 2))", '["a", "b"]'],
     ['"upper" in dir("")', "True"],
     ["type(1)", '"int"'],
     ["type(1.0)", '"float"'],
@@ -396,7 +408,7 @@ test("L-13: built-in functions", () => {
 
 test("L-13: print writes str() of its arguments joined by sep", () => {
   const r = run('print("a", 1, [2], sep = "-")\nprint()\nprint("x", None)');
-  assert.deepEqual(r.out, ['a-1-[2]', "", "x None"]);
+  assert.deepEqual(r.out, ["a-1-[2]", "", "x None"]);
 });
 
 test("L-13: fail(*args, sep) stops evaluation with code fail and the joined message", () => {
@@ -414,13 +426,16 @@ test("L-11: def with defaults, *args, **kwargs and keyword-only parameters", () 
     "def g(a, *, k = 1):",
     "    return (a, k)",
   ].join("\n");
-  table([
-    ["f(1, c = 3)", "[1, 2, (), 3, 4, {}]"],
-    ["f(1, 5, 6, 7, c = 3, z = 0)", "[1, 5, (6, 7), 3, 4, {\"z\": 0}]"],
-    ["f(*[1, 2, 3], **{\"c\": 0, \"d\": 1})", "[1, 2, (3,), 0, 1, {}]"],
-    ["g(1)", "(1, 1)"],
-    ["g(a = 2, k = 3)", "(2, 3)"],
-  ], prelude);
+  table(
+    [
+      ["f(1, c = 3)", "[1, 2, (), 3, 4, {}]"],
+      ["f(1, 5, 6, 7, c = 3, z = 0)", '[1, 5, (6, 7), 3, 4, {"z": 0}]'],
+      ['f(*[1, 2, 3], **{"c": 0, "d": 1})', "[1, 2, (3,), 0, 1, {}]"],
+      ["g(1)", "(1, 1)"],
+      ["g(a = 2, k = 3)", "(2, 3)"],
+    ],
+    prelude,
+  );
   assert.equal(err(prelude + "\nf(1)").code, "missing-argument");
   assert.equal(err(prelude + "\ng(1, 2)").code, "too-many-arguments");
   assert.equal(err(prelude + "\ng(1, a = 2)").code, "duplicate-argument");
@@ -496,9 +511,7 @@ test("L-11: for over lists, tuples, dicts, strings' elems() and ranges; break an
 });
 
 test("L-11: augmented assignment on names, indexes and fields", () => {
-  table([
-    ["[x, d, l]", '[7, {"k": 3}, [[1, 2]]]'],
-  ], "x = 5\nx += 2\nd = {'k': 1}\nd['k'] += 2\nl = [[1]]\nl[0] += [2]");
+  table([["[x, d, l]", '[7, {"k": 3}, [[1, 2]]]']], "x = 5\nx += 2\nd = {'k': 1}\nd['k'] += 2\nl = [[1]]\nl[0] += [2]");
 });
 
 test("L-14: values are frozen after their module finishes; mutation is a frozen-value error", () => {
@@ -547,7 +560,13 @@ test("L-14: the step budget stops runaway loops with an error naming the budget"
 });
 
 test("L-14: equal ints and floats are the same dict key; unhashable keys are an error", () => {
-  table([["d", "{1: \"b\"}"], ["d[1.0]", '"b"']], 'd = {}\nd[1] = "a"\nd[1.0] = "b"');
+  table(
+    [
+      ["d", '{1: "b"}'],
+      ["d[1.0]", '"b"'],
+    ],
+    'd = {}\nd[1] = "a"\nd[1.0] = "b"',
+  );
   table([["d[(1, 'a')]", "2"]], "d = {(1, 'a'): 2}");
   assert.equal(err("x = {[1]: 2}").code, "type-error");
 });

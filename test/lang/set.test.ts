@@ -26,10 +26,15 @@ test("issue 11 set: equality ignores order; sets are not ordered and not hashabl
 });
 
 test("issue 11 set: | & - ^ need sets on both sides; results keep left elements first", () => {
-  assert.equal(ev("[set([1, 2]) | set([3, 2]), set([1, 2]) & set([2, 3]), set([1, 2]) - set([2, 3]), set([1, 2]) ^ set([2, 3])]"), "[set([1, 2, 3]), set([2]), set([1]), set([1, 3])]");
+  assert.equal(
+    ev("[set([1, 2]) | set([3, 2]), set([1, 2]) & set([2, 3]), set([1, 2]) - set([2, 3]), set([1, 2]) ^ set([2, 3])]"),
+    "[set([1, 2, 3]), set([2]), set([1]), set([1, 3])]",
+  );
   assert.equal(ev("set([1, 2]) & set([3, 4])"), "set()");
   assert.equal(err("set([1]) | [2]").code, "type-error");
-  const r = run("s = set([1, 2])\nt = s\ns |= set([2, 3, 4])\nprint(s)\ns &= set([0, 1, 2, 3])\nprint(s)\ns -= set([0, 1])\nprint(s)\ns ^= set([3, 4])\nprint(s, t)");
+  const r = run(
+    "s = set([1, 2])\nt = s\ns |= set([2, 3, 4])\nprint(s)\ns &= set([0, 1, 2, 3])\nprint(s)\ns -= set([0, 1])\nprint(s)\ns ^= set([3, 4])\nprint(s, t)",
+  );
   assert.deepEqual(r.out, ["set([1, 2, 3, 4])", "set([1, 2, 3])", "set([2, 3])", "set([2, 4]) set([2, 4])"]);
 });
 

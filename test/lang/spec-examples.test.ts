@@ -136,14 +136,17 @@ test("spec: for loops assign like assignments (index targets too); the def-time 
 
 test("spec: function calls — defaults, *args/**kwargs spreading, keyword-only parameters", () => {
   const prelude = "def f(a, b, c = 5):\n    return a * b + c\ndef g(a, *args, b = 2, c):\n    return (a, b, c, args)";
-  table([
-    ["f(*[2, 3])", "11"],
-    ["f(*[2, 3, 7])", "13"],
-    ["f(**dict(b = 3, a = 2))", "11"],
-    ["f(**dict(c = 7, a = 2, b = 3))", "13"],
-    ["g(1, 4, c = 3)", "(1, 2, 3, (4,))"],
-    ["g(1, c = 3, *[4, 5])", "(1, 2, 3, (4, 5))"],
-  ], prelude);
+  table(
+    [
+      ["f(*[2, 3])", "11"],
+      ["f(*[2, 3, 7])", "13"],
+      ["f(**dict(b = 3, a = 2))", "11"],
+      ["f(**dict(c = 7, a = 2, b = 3))", "13"],
+      ["g(1, 4, c = 3)", "(1, 2, 3, (4,))"],
+      ["g(1, c = 3, *[4, 5])", "(1, 2, 3, (4, 5))"],
+    ],
+    prelude,
+  );
   assert.equal(err(prelude + "\nf(*[2])").code, "missing-argument");
   assert.equal(err(prelude + "\nf(**dict(a = 2))").code, "missing-argument");
   assert.equal(err(prelude + "\nf(**dict(d = 4))").code, "unknown-argument");
@@ -166,11 +169,14 @@ test("spec: a default value is shared between calls until the function is frozen
 });
 
 test("spec: dict union, |= updates in place, update(None), dict equality ignores order", () => {
-  table([
-    ['{"a": 1, "b": 2} | {"b": 3, "c": 4}', '{"a": 1, "b": 3, "c": 4}'],
-    ["[d, alias]", '[{"a": 1, "b": 2}, {"a": 1, "b": 2}]'],
-    ['{"a": 1, "b": 2} == {"b": 2, "a": 1}', "True"],
-  ], 'd = {"a": 1}\nalias = d\nd |= {"b": 2}\nd.update(None)');
+  table(
+    [
+      ['{"a": 1, "b": 2} | {"b": 3, "c": 4}', '{"a": 1, "b": 3, "c": 4}'],
+      ["[d, alias]", '[{"a": 1, "b": 2}, {"a": 1, "b": 2}]'],
+      ['{"a": 1, "b": 2} == {"b": 2, "a": 1}', "True"],
+    ],
+    'd = {"a": 1}\nalias = d\nd |= {"b": 2}\nd.update(None)',
+  );
   assert.equal(err("x = {} < {}").code, "type-error");
   assert.equal(err("d = {1: 1}\nfor k in d:\n    d |= {2: 2}").code, "runtime-error");
 });
@@ -178,7 +184,12 @@ test("spec: dict union, |= updates in place, update(None), dict equality ignores
 test("spec: static rules — trailing comma in a bare tuple, tabs in indentation, load rebinding, non-associative comparison", () => {
   assert.equal(err("for k, v, in {}.items():\n    pass").at, "1:9");
   assert.equal(err("x = 1, 2,").code, "syntax-error");
-  table([["(1, 2,)", "(1, 2)"], ["[1, 2, 3, ]", "[1, 2, 3]"], ["{1: 2, 3: 4, }", "{1: 2, 3: 4}"], ["sorted([3, 1, 4, 1,],)", "[1, 1, 3, 4]"]]);
+  table([
+    ["(1, 2,)", "(1, 2)"],
+    ["[1, 2, 3, ]", "[1, 2, 3]"],
+    ["{1: 2, 3: 4, }", "{1: 2, 3: 4}"],
+    ["sorted([3, 1, 4, 1,],)", "[1, 1, 3, 4]"],
+  ]);
   assert.equal(err("def f():\n\treturn 1").code, "lex-error");
   assert.equal(err("load('m.star', 'x')\nx = 1").code, "load-error");
   assert.equal(err("x = 0 <= 1 < 2").code, "syntax-error");

@@ -23,14 +23,20 @@ test("issue 15: a lower layer importing an upper one is a lint error (src/lang â
 
 test("issue 15: src/run importing src/cli is a lint error, src/run importing src/plan is not", async () => {
   const up = await problems("src/run/store.ts", `import * as cliMain from "../cli/main.js"; void cliMain;`);
-  assert.ok(up.some((m) => /no-restricted-paths: .*src\/run is below src\/cli/.test(m)), up.join("\n"));
+  assert.ok(
+    up.some((m) => /no-restricted-paths: .*src\/run is below src\/cli/.test(m)),
+    up.join("\n"),
+  );
   const down = await problems("src/run/store.ts", `import * as planIndex from "../plan/index.js"; void planIndex;`);
   assert.deepEqual(down, []);
 });
 
 test("issue 15: an import cycle is a lint error (the old src/lang/eval â†” src/lang/builtins cycle)", async () => {
   const found = await problems("src/lang/eval.ts", `import { UNIVERSE } from "./builtins.js"; void UNIVERSE;`);
-  assert.ok(found.some((m) => m.startsWith("import-x/no-cycle:")), found.join("\n"));
+  assert.ok(
+    found.some((m) => m.startsWith("import-x/no-cycle:")),
+    found.join("\n"),
+  );
 });
 
 test("issue 15: the tree as committed has no layering or cycle errors", async () => {

@@ -24,13 +24,19 @@ test("check: a clean pack exits 0 with a one-line summary", () => {
 test("check: a broken playbook exits 1 with FILE:LINE:COL: error[CODE], the line, a caret and a summary", () => {
   const r = run("check", "test/fixtures/broken/several_independent_errors.star");
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /^test\/fixtures\/broken\/several_independent_errors\.star:3:\d+: error\[invalid-value\]: agent\(\) argument 'effort'/m);
+  assert.match(
+    r.stderr,
+    /^test\/fixtures\/broken\/several_independent_errors\.star:3:\d+: error\[invalid-value\]: agent\(\) argument 'effort'/m,
+  );
   assert.match(r.stderr, /^3 \| a = agent\(/m);
   assert.match(r.stderr, /^ +\| +\^$/m);
   assert.match(r.stderr, /help: did you mean "high"\?/);
   assert.match(r.stderr, /: 4 errors\n$/);
   const order = [...r.stderr.matchAll(/\.star:(\d+):/g)].map((m) => Number(m[1]));
-  assert.deepEqual(order, [...order].sort((a, b) => a - b));
+  assert.deepEqual(
+    order,
+    [...order].sort((a, b) => a - b),
+  );
 });
 
 test("check --json prints the diagnostics as JSON", () => {
@@ -38,7 +44,10 @@ test("check --json prints the diagnostics as JSON", () => {
   assert.equal(r.code, 1);
   const out = JSON.parse(r.stdout) as { ok: boolean; diagnostics: Array<{ code: string; pos: { line: number } }> };
   assert.equal(out.ok, false);
-  assert.deepEqual(out.diagnostics.map((d) => [d.code, d.pos.line]), [["uncovered-label", 4]]);
+  assert.deepEqual(
+    out.diagnostics.map((d) => [d.code, d.pos.line]),
+    [["uncovered-label", 4]],
+  );
 });
 
 test("compile: TOML to stdout or -o FILE, identical both ways; errors exit 1 and write nothing", () => {

@@ -13,11 +13,18 @@ function expected(file: string, playbookDisplay: string, root: string): string[]
   const first = readFileSync(file, "utf8").split("\n")[0];
   const m = /^# expect: (.+)$/.exec(first);
   assert.ok(m, `${file}: first line must be "# expect: CODE @ LINE"`);
-  return m[1].split(",").map((s) => {
-    const [code, where] = s.trim().split(/\s*@\s*/);
-    const loc = where.includes(":") ? `${relative(process.cwd(), join(root, where.split(":")[0])).split("\\").join("/")}:${where.split(":")[1]}` : `${playbookDisplay}:${where}`;
-    return `${code} @ ${loc}`;
-  }).sort();
+  return m[1]
+    .split(",")
+    .map((s) => {
+      const [code, where] = s.trim().split(/\s*@\s*/);
+      const loc = where.includes(":")
+        ? `${relative(process.cwd(), join(root, where.split(":")[0]))
+            .split("\\")
+            .join("/")}:${where.split(":")[1]}`
+        : `${playbookDisplay}:${where}`;
+      return `${code} @ ${loc}`;
+    })
+    .sort();
 }
 
 const entries = readdirSync(DIR).sort();
@@ -37,7 +44,11 @@ for (const name of entries) {
     const display = relative(process.cwd(), main).split("\\").join("/");
     const want = expected(main, display, isPack ? path : DIR);
     const got = [...new Set(r.diagnostics.map((d) => `${d.code} @ ${d.pos?.file}:${d.pos?.line}`))].sort();
-    assert.deepEqual(got, [...new Set(want)].sort(), r.diagnostics.map((d) => `${d.pos?.file}:${d.pos?.line}:${d.pos?.col} ${d.code}: ${d.message}`).join("\n"));
+    assert.deepEqual(
+      got,
+      [...new Set(want)].sort(),
+      r.diagnostics.map((d) => `${d.pos?.file}:${d.pos?.line}:${d.pos?.col} ${d.code}: ${d.message}`).join("\n"),
+    );
     assert.equal(r.plan, undefined);
     for (const d of r.diagnostics) {
       if (planCode(d.code)) assert.ok(d.message.length > 10, `a message for people: ${d.message}`);

@@ -42,16 +42,22 @@ test("issue 11 D3/L-15: an evaluate function's runtime error carries FILE:LINE:C
     const r = compilePath(dir.path);
     assert.deepEqual(r.diagnostics, []);
     const fn = loadEvaluator(dir.path, r.plan!, "a");
-    assert.throws(() => fn({ n: 1 }), (e: unknown) => {
-      assert.ok(e instanceof DiagnosticError);
-      const d = e.diagnostics[0];
-      assert.equal(d.code, "key-error");
-      assert.deepEqual(d.pos, { file: "lib/f.star", line: 2, col: 13 });
-      // the call of helper points at the call in count (its column), not at column 1
-      assert.deepEqual(d.stack?.map((f) => `${f.name}@${f.pos.line}:${f.pos.col}`), ["count@5:22", "helper@2:13"]);
-      assert.deepEqual(e.message.split("\n").slice(0, EXPECTED.length), EXPECTED);
-      return true;
-    });
+    assert.throws(
+      () => fn({ n: 1 }),
+      (e: unknown) => {
+        assert.ok(e instanceof DiagnosticError);
+        const d = e.diagnostics[0];
+        assert.equal(d.code, "key-error");
+        assert.deepEqual(d.pos, { file: "lib/f.star", line: 2, col: 13 });
+        // the call of helper points at the call in count (its column), not at column 1
+        assert.deepEqual(
+          d.stack?.map((f) => `${f.name}@${f.pos.line}:${f.pos.col}`),
+          ["count@5:22", "helper@2:13"],
+        );
+        assert.deepEqual(e.message.split("\n").slice(0, EXPECTED.length), EXPECTED);
+        return true;
+      },
+    );
   } finally {
     dir.cleanup();
   }
@@ -85,15 +91,18 @@ test("issue 11 D3: a non-dict result from an evaluate function points at its def
     dir.file("lib/f.star", LIB);
     const r = compilePath(dir.path);
     const fn = loadEvaluator(dir.path, r.plan!, "a");
-    assert.throws(() => fn({}), (e: unknown) => {
-      assert.ok(e instanceof DiagnosticError);
-      assert.deepEqual(e.message.split("\n").slice(0, 3), [
-        "lib/f.star:7:1: error[evaluator]: evaluate task 'a': list_result() returned list, not a dict",
-        "7 | def list_result(input):",
-        "  | ^",
-      ]);
-      return true;
-    });
+    assert.throws(
+      () => fn({}),
+      (e: unknown) => {
+        assert.ok(e instanceof DiagnosticError);
+        assert.deepEqual(e.message.split("\n").slice(0, 3), [
+          "lib/f.star:7:1: error[evaluator]: evaluate task 'a': list_result() returned list, not a dict",
+          "7 | def list_result(input):",
+          "  | ^",
+        ]);
+        return true;
+      },
+    );
   } finally {
     dir.cleanup();
   }

@@ -30,4 +30,5 @@ export function codes(r: CompileResult): string[] {
 }
 
 /** A producer every test can depend on. */
-export const PREP = 'prep = command(name = "prep", run = "true", emits = {"members": "list", "facts": "object", "opts": "list", "per": "object", "n": "number"})\n';
+export const PREP =
+  'prep = command(name = "prep", run = "true", emits = {"members": "list", "facts": "object", "opts": "list", "per": "object", "n": "number"})\n';

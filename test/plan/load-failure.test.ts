@@ -12,7 +12,10 @@ function found(r: CompileResult): string[] {
   return [...new Set(r.diagnostics.map((d) => `${d.code} @ ${d.pos?.file.replace(/^.*\/sy-plan-[^/]+\//, "")}:${d.pos?.line}`))].sort();
 }
 
-const BAD_MODULE = { "lib/util.star": 'PROMPT = "hello"\ndef helper(name, dep = None):\n    return agent(name = name, prompt = PROMPT, depends_on = [dep] if dep else [])\nx = 1 + "a"\n' };
+const BAD_MODULE = {
+  "lib/util.star":
+    'PROMPT = "hello"\ndef helper(name, dep = None):\n    return agent(name = name, prompt = PROMPT, depends_on = [dep] if dep else [])\nx = 1 + "a"\n',
+};
 
 test("L-3 (issue 18): a module with a run-time error is reported once; the playbook's unrelated problems are reported too", () => {
   const r = compileSource(
@@ -25,11 +28,15 @@ c = command(name = "c", run = "true", depends_on = [h], when = gate.q, answers =
 `,
     BAD_MODULE,
   );
-  assert.deepEqual(found(r), [
-    "type-error @ lib/util.star:4",
-    "uncovered-label @ main.star:6", // "no" and "uncertain" of gate.q
-    "unknown-argument @ main.star:5",
-  ].sort(), r.diagnostics.map((d) => d.message).join("\n"));
+  assert.deepEqual(
+    found(r),
+    [
+      "type-error @ lib/util.star:4",
+      "uncovered-label @ main.star:6", // "no" and "uncertain" of gate.q
+      "unknown-argument @ main.star:5",
+    ].sort(),
+    r.diagnostics.map((d) => d.message).join("\n"),
+  );
   // No follow-on: `prompt = PROMPT` is unknown, not missing; `c` depends on an unknown task, so
   // whether gate is its direct dependency is not known either.
   assert.equal(r.diagnostics.filter((d) => d.code === "uncovered-label").length, 2);
@@ -50,12 +57,16 @@ r = route(name = "r", depends_on = [prep], questions = {"q": noul(ask = "?", dro
       "lib/mid.star": 'load("lib/bad.star", "OPTS")\ndef ask():\n    return choice(ask = "How deep?", options = OPTS)\n',
     },
   );
-  assert.deepEqual(found(r), [
-    "load-not-found @ main.star:2",
-    "syntax-error @ lib/bad.star:1",
-    "uncovered-label @ main.star:7", // r.q "yes": r does not depend on anything unknown
-    "wrong-type @ main.star:6",
-  ].sort(), r.diagnostics.map((d) => d.message).join("\n"));
+  assert.deepEqual(
+    found(r),
+    [
+      "load-not-found @ main.star:2",
+      "syntax-error @ lib/bad.star:1",
+      "uncovered-label @ main.star:7", // r.q "yes": r does not depend on anything unknown
+      "wrong-type @ main.star:6",
+    ].sort(),
+    r.diagnostics.map((d) => d.message).join("\n"),
+  );
 });
 
 test("L-3 (issue 18): a module loaded twice has its errors reported once", () => {
@@ -88,10 +99,13 @@ h = helper("h", make)
   );
   assert.deepEqual(found(viaCallback), ["type-error @ lib/util.star:4"]);
   // Called with plain values only, the helper can declare nothing gated on the playbook's routes.
-  const plain = compileSource(`load("lib/util.star", "helper")
+  const plain = compileSource(
+    `load("lib/util.star", "helper")
 ${PREP}gate = route(name = "gate", depends_on = [prep], questions = {"q": noul(ask = "?")})
 h = helper("h")
-`, BAD_MODULE);
+`,
+    BAD_MODULE,
+  );
   assert.deepEqual(found(plain), ["type-error @ lib/util.star:4", "uncovered-label @ main.star:3"]);
 });
 

@@ -9,10 +9,70 @@ import fc from "fast-check";
 import { compilePath } from "../../src/plan/index.js";
 
 const TRIAGE = readFileSync("test/fixtures/packs/triage/triage.star", "utf8");
-const VOCAB = ["(", ")", "[", "]", "{", "}", ",", "=", ":", ".", "\n", "    ", "#", '"', "'", "\\", "def ", "for ", "in ", "if ", "lambda ", "return ",
-  "None", "True", "1", "0", "-1", "10001", "1.5", "prepare", "gate", "match", "depth", "uncertain", "quick", "over", "when", "answers", "otherwise",
-  "keyed", "max_fanout", "depends_on", "route", "agent", "command", "choice", "noul", "score", "evaluate", "revise", "playbook", "load", "fail(\"x\")",
-  "{{key}}", "{{inputs.prepare.x}}", "prepare.facts", "*", "**", "+", "%", "while ", "range(1000000000)"];
+const VOCAB = [
+  "(",
+  ")",
+  "[",
+  "]",
+  "{",
+  "}",
+  ",",
+  "=",
+  ":",
+  ".",
+  "\n",
+  "    ",
+  "#",
+  '"',
+  "'",
+  "\\",
+  "def ",
+  "for ",
+  "in ",
+  "if ",
+  "lambda ",
+  "return ",
+  "None",
+  "True",
+  "1",
+  "0",
+  "-1",
+  "10001",
+  "1.5",
+  "prepare",
+  "gate",
+  "match",
+  "depth",
+  "uncertain",
+  "quick",
+  "over",
+  "when",
+  "answers",
+  "otherwise",
+  "keyed",
+  "max_fanout",
+  "depends_on",
+  "route",
+  "agent",
+  "command",
+  "choice",
+  "noul",
+  "score",
+  "evaluate",
+  "revise",
+  "playbook",
+  "load",
+  'fail("x")',
+  "{{key}}",
+  "{{inputs.prepare.x}}",
+  "prepare.facts",
+  "*",
+  "**",
+  "+",
+  "%",
+  "while ",
+  "range(1000000000)",
+];
 
 /** Edits applied to a valid playbook: deletions, insertions of meaningful tokens, line duplication. */
 const edit = fc.oneof(
@@ -20,7 +80,8 @@ const edit = fc.oneof(
   fc.record({ op: fc.constant("insert" as const), at: fc.nat(), text: fc.constantFrom(...VOCAB) }),
   fc.record({ op: fc.constant("dupline" as const), at: fc.nat(), len: fc.constant(0) }),
 );
-type Edit = { op: "delete"; at: number; len: number } | { op: "insert"; at: number; text: string } | { op: "dupline"; at: number; len: number };
+type Edit =
+  { op: "delete"; at: number; len: number } | { op: "insert"; at: number; text: string } | { op: "dupline"; at: number; len: number };
 
 function apply(src: string, edits: Edit[]): string {
   let s = src;
@@ -55,7 +116,11 @@ function checkOnce(dir: string): void {
     assert.equal(typeof d.code, "string");
     assert.ok(d.code !== "internal-error", `internal error: ${d.message}`);
   }
-  if (!r.plan) assert.ok(r.diagnostics.some((d) => d.severity === "error"), "no plan means at least one error");
+  if (!r.plan)
+    assert.ok(
+      r.diagnostics.some((d) => d.severity === "error"),
+      "no plan means at least one error",
+    );
 }
 
 test("property: mutated triage playbooks give diagnostics, never an exception or a hang", () => {
@@ -86,7 +151,25 @@ test("property: mutated plan files are read or rejected with malformed-plan, nev
   const { readPlanToml, writePlanToml } = await import("../../src/plan/index.js");
   const { DiagnosticError } = await import("../../src/lang/diagnostic.js");
   const text = writePlanToml(compilePath("test/fixtures/packs/triage").plan!);
-  const tomlVocab = ["[", "]", "[[task]]", "=", '"', "1", "-5", "true", "x", "\n", "{}", "[]", "3.5", "kind", "when", "route", "depends_on"];
+  const tomlVocab = [
+    "[",
+    "]",
+    "[[task]]",
+    "=",
+    '"',
+    "1",
+    "-5",
+    "true",
+    "x",
+    "\n",
+    "{}",
+    "[]",
+    "3.5",
+    "kind",
+    "when",
+    "route",
+    "depends_on",
+  ];
   const tomlEdit = fc.oneof(
     fc.record({ op: fc.constant("delete" as const), at: fc.nat(), len: fc.integer({ min: 1, max: 30 }) }),
     fc.record({ op: fc.constant("insert" as const), at: fc.nat(), text: fc.constantFrom(...tomlVocab) }),

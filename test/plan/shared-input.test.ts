@@ -34,7 +34,9 @@ test("issue 10: a dependency output read again converts to the same frozen value
 
 test("issue 10 / T-4: dependencies are read-only in an evaluate function, the input dict is not, and results are right on every call", () => {
   const dir = writePack({
-    "main.star": PREP + `def pick(input):
+    "main.star":
+      PREP +
+      `def pick(input):
     input["mine"] = input["key"]
     input["inputs"]["extra"] = 1
     return {"note": input["inputs"]["prep"]["notes"][input["key"]], "mine": input["mine"]}
@@ -55,7 +57,10 @@ b = evaluate(name = "b", depends_on = [prep], fn = spoil)
     assert.deepEqual(pick({ key: "x", inputs: { prep: out } }), { note: "ex", mine: "x" });
     assert.deepEqual(pick({ key: "y", inputs: { prep: out } }), { note: "why", mine: "y" });
     const spoil = loadEvaluator(dir, r.plan!, "b");
-    assert.throws(() => spoil({ key: "x", inputs: { prep: out } }), (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0]!.code === "frozen-value");
+    assert.throws(
+      () => spoil({ key: "x", inputs: { prep: out } }),
+      (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0]!.code === "frozen-value",
+    );
     assert.deepEqual(out.notes, { x: "ex", y: "why" });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -41,7 +41,11 @@ test("issue 15: compiled and TOML-read plans keep the recorded key order, the ki
   const plan = r.plan!;
   for (const t of plan.tasks) {
     const keys = Object.keys(t);
-    assert.deepEqual(keys.slice(0, 10), ["name", "kind", "depends_on", "join", "aligned_with", "keyed", "timeout_seconds", "retries", "emits", "declared_at"], t.name);
+    assert.deepEqual(
+      keys.slice(0, 10),
+      ["name", "kind", "depends_on", "join", "aligned_with", "keyed", "timeout_seconds", "retries", "emits", "declared_at"],
+      t.name,
+    );
     assert.equal(keys.at(-1), t.kind, `${t.name}: its spec is the last key`);
   }
   const reread = readPlanToml(writePlanToml(plan));

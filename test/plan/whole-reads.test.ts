@@ -31,5 +31,8 @@ test("issue 10 / M-3: {{inputs.prep}} renders every unkeyed object field; keyed 
 test("issue 10 / M-3: no warning with keyed, for list or number fields, or for an unmapped agent", () => {
   assert.deepEqual(codes(compileSource(agentWith("Fix {{key}}: {{inputs.prep.facts}}", ", keyed = [prep.facts]"))), []);
   assert.deepEqual(codes(compileSource(agentWith("Fix {{key}}: {{inputs.prep.members}} {{inputs.prep.n}}"))), []);
-  assert.deepEqual(codes(compileSource(PREP + 'summary = agent(name = "summary", depends_on = [prep], prompt = "Sum {{inputs.prep.facts}}")\n')), []);
+  assert.deepEqual(
+    codes(compileSource(PREP + 'summary = agent(name = "summary", depends_on = [prep], prompt = "Sum {{inputs.prep.facts}}")\n')),
+    [],
+  );
 });

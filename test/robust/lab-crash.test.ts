@@ -49,7 +49,9 @@ test("issue 9 item 6: shadow pairs after kill -9 and resume: harvest counts each
   const e = new E2E(tickets(KEYS));
   e.host({});
   try {
-    const config = e.config(`${systemOneProviderToml(server.url, KEY_ENV, `models = ["jev-1"]\nmax_retries = 1\ntimeout = "5s"\n`)}\n[decisions]\nhost = "default"\ndefault = "shadow:s1/jev-1"\n`);
+    const config = e.config(
+      `${systemOneProviderToml(server.url, KEY_ENV, `models = ["jev-1"]\nmax_retries = 1\ntimeout = "5s"\n`)}\n[decisions]\nhost = "default"\ndefault = "shadow:s1/jev-1"\n`,
+    );
     const env = { [KEY_ENV]: "sk-lab-crash-0123456789" };
     let kills = 0;
     let args = ["run", e.pack, "--config", config, "--quiet"];
@@ -60,7 +62,8 @@ test("issue 9 item 6: shadow pairs after kill -9 and resume: harvest counts each
       // commits decisions within ~15 ms), so that element is asked again on resume.
       const before = pairBytes(e.state);
       const t0 = Date.now();
-      while (c.child.exitCode === null && pairBytes(e.state) <= before && Date.now() - t0 < 60000) await new Promise((r) => setImmediate(r));
+      while (c.child.exitCode === null && pairBytes(e.state) <= before && Date.now() - t0 < 60000)
+        await new Promise((r) => setImmediate(r));
       if (c.child.exitCode !== null) {
         const r = await c.done;
         assert.equal(r.code, 0, `${r.out}\n${r.err}`);
@@ -79,7 +82,8 @@ test("issue 9 item 6: shadow pairs after kill -9 and resume: harvest counts each
     for (const [task, t] of Object.entries(show.tasks)) {
       for (const [key, i] of Object.entries(t.instances ?? {})) {
         if (i.status !== "passed" || !i.output || typeof i.output !== "object") continue;
-        for (const [q, d] of Object.entries(i.output as Record<string, { mode?: string }>)) if (d && d.mode === "shadow") decided.add(`${task}[${key}].${q}`);
+        for (const [q, d] of Object.entries(i.output as Record<string, { mode?: string }>))
+          if (d && d.mode === "shadow") decided.add(`${task}[${key}].${q}`);
       }
     }
     assert.ok(decided.size >= KEYS.length, `decisions recorded: ${decided.size}`);
@@ -90,7 +94,11 @@ test("issue 9 item 6: shadow pairs after kill -9 and resume: harvest counts each
     const h = await e.sy(["lab", "harvest", "--json"]);
     assert.equal(h.code, 0, h.err);
     const report = JSON.parse(h.out) as { overall: { pairs: number }; duplicates: number };
-    assert.equal(report.overall.pairs, decided.size, `harvest counts each decision once (${lines.length} lines for ${decided.size} decisions after ${kills} kills)`);
+    assert.equal(
+      report.overall.pairs,
+      decided.size,
+      `harvest counts each decision once (${lines.length} lines for ${decided.size} decisions after ${kills} kills)`,
+    );
     const dupes = lines.length - distinct.size;
     assert.ok(dupes > 0, "the kills left pairs of decisions that were asked again");
     assert.equal(report.duplicates, dupes);

@@ -46,7 +46,11 @@ function alive(pid: number): boolean {
 /** A run whose three `work` instances are running (their first attempt, waiting). */
 async function runningRun(dir: TempDir, log: string) {
   dir.file("pack/main.star", playbook(log));
-  const child = spawn(process.execPath, [BIN, "run", "pack", "--json"], { cwd: dir.path, env: env(dir), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, "run", "pack", "--json"], {
+    cwd: dir.path,
+    env: env(dir),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let err = "";
   child.stderr!.on("data", (b: Buffer) => (err += b.toString()));
   child.stdout!.resume();
@@ -56,26 +60,38 @@ async function runningRun(dir: TempDir, log: string) {
   return { child, exit, pids, err: () => err };
 }
 
-test("issue 9 item 2: kill -9 of the owner, then an immediate resume: the dead owner's groups are stopped before the instances run again", { timeout: 60000 }, async () => {
-  const dir = new TempDir("sy-groups-");
-  const log = join(dir.path, "log");
-  try {
-    const { child, exit, pids } = await runningRun(dir, log);
-    child.kill("SIGKILL");
-    await exit;
-    assert.ok(pids.every(alive), "the killed owner's children outlive it");
-    const r = spawnSync(process.execPath, [BIN, "resume", "latest"], { cwd: dir.path, env: env(dir), encoding: "utf8", timeout: 40000 });
-    assert.equal(r.status, 0, r.stderr + r.stdout);
-    const l = lines(log);
-    const firstRestart = l.findIndex((x) => / \S+\.a2 /.test(x));
-    assert.ok(firstRestart > 0, l.join("\n"));
-    assert.deepEqual(l.slice(0, firstRestart).filter((x) => x.startsWith("stopped")).map((x) => x.split(" ")[1]).sort(), ["a", "b", "c"], `each old attempt was stopped before any new one started:\n${l.join("\n")}`);
-    assert.equal(l.filter((x) => / \S+\.a2 /.test(x)).length, 3);
-    assert.ok(!pids.some(alive), "no child of the dead owner is left");
-  } finally {
-    dir.cleanup();
-  }
-});
+test(
+  "issue 9 item 2: kill -9 of the owner, then an immediate resume: the dead owner's groups are stopped before the instances run again",
+  { timeout: 60000 },
+  async () => {
+    const dir = new TempDir("sy-groups-");
+    const log = join(dir.path, "log");
+    try {
+      const { child, exit, pids } = await runningRun(dir, log);
+      child.kill("SIGKILL");
+      await exit;
+      assert.ok(pids.every(alive), "the killed owner's children outlive it");
+      const r = spawnSync(process.execPath, [BIN, "resume", "latest"], { cwd: dir.path, env: env(dir), encoding: "utf8", timeout: 40000 });
+      assert.equal(r.status, 0, r.stderr + r.stdout);
+      const l = lines(log);
+      const firstRestart = l.findIndex((x) => / \S+\.a2 /.test(x));
+      assert.ok(firstRestart > 0, l.join("\n"));
+      assert.deepEqual(
+        l
+          .slice(0, firstRestart)
+          .filter((x) => x.startsWith("stopped"))
+          .map((x) => x.split(" ")[1])
+          .sort(),
+        ["a", "b", "c"],
+        `each old attempt was stopped before any new one started:\n${l.join("\n")}`,
+      );
+      assert.equal(l.filter((x) => / \S+\.a2 /.test(x)).length, 3);
+      assert.ok(!pids.some(alive), "no child of the dead owner is left");
+    } finally {
+      dir.cleanup();
+    }
+  },
+);
 
 test("issue 9 item 2: SIGHUP cancels a run like SIGTERM: children stopped, run `cancelled`, resumable", { timeout: 60000 }, async () => {
   const dir = new TempDir("sy-groups-");
@@ -85,9 +101,17 @@ test("issue 9 item 2: SIGHUP cancels a run like SIGTERM: children stopped, run `
     child.kill("SIGHUP");
     assert.equal(await exit, 1, err());
     assert.match(err(), /cancelling: stopping running instances/);
-    assert.deepEqual(lines(log).filter((x) => x.startsWith("stopped")).map((x) => x.split(" ")[1]).sort(), ["a", "b", "c"]);
+    assert.deepEqual(
+      lines(log)
+        .filter((x) => x.startsWith("stopped"))
+        .map((x) => x.split(" ")[1])
+        .sort(),
+      ["a", "b", "c"],
+    );
     assert.ok(!pids.some(alive), "no child is left running");
-    const st = JSON.parse(spawnSync(process.execPath, [BIN, "status", "--json"], { cwd: dir.path, env: env(dir), encoding: "utf8" }).stdout);
+    const st = JSON.parse(
+      spawnSync(process.execPath, [BIN, "status", "--json"], { cwd: dir.path, env: env(dir), encoding: "utf8" }).stdout,
+    );
     assert.equal(st.status, "cancelled");
     assert.equal(st.reason, "cancelled by SIGHUP (the terminal closed)");
     const r = spawnSync(process.execPath, [BIN, "resume", "latest"], { cwd: dir.path, env: env(dir), encoding: "utf8", timeout: 40000 });

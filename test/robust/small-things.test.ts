@@ -14,7 +14,12 @@ import { elementKeys } from "../../src/run/keys.js";
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 
 function sy(cwd: string, args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", timeout: 20000, env: { ...process.env, XDG_CONFIG_HOME: join(cwd, "xdg") } });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: "utf8",
+    timeout: 20000,
+    env: { ...process.env, XDG_CONFIG_HOME: join(cwd, "xdg") },
+  });
   return { code: r.status, out: r.stdout, err: r.stderr, timedOut: r.error !== undefined };
 }
 
@@ -25,7 +30,10 @@ test("issue 9 item 7: --state-dir under a regular file or in /proc is a clear us
     const file = dir.file("a-file", "");
     const under = sy(dir.path, ["run", "pack", "--state-dir", join(file, "state")]);
     assert.equal(under.code, 2, under.err);
-    assert.match(under.err, new RegExp(`^switchyard: error: the state folder \\S+ cannot be made: ${file} is a file, not a folder\\nhelp: point --state-dir`));
+    assert.match(
+      under.err,
+      new RegExp(`^switchyard: error: the state folder \\S+ cannot be made: ${file} is a file, not a folder\\nhelp: point --state-dir`),
+    );
     const proc = sy(dir.path, ["run", "pack", "--state-dir", "/proc/switchyard-state/x"]);
     assert.ok(!proc.timedOut, "the run hung");
     assert.equal(proc.code, 2, proc.err);
@@ -44,7 +52,10 @@ test("issue 9 item 7: an agent runner's env key with '=' is refused by config ch
     const config = dir.file("config.toml", `[agents.default]\ncommand = ["true"]\nenv = { "A=B" = "x", OK_NAME = "y" }\n`);
     const r = sy(dir.path, ["config", "check", "--config", config]);
     assert.equal(r.code, 2, r.err);
-    assert.match(r.err, /config\.toml:3:\d+: error\[config-bad-value\]: agents\.default\.env has "A=B", which is not an environment variable name/);
+    assert.match(
+      r.err,
+      /config\.toml:3:\d+: error\[config-bad-value\]: agents\.default\.env has "A=B", which is not an environment variable name/,
+    );
     assert.equal(r.err.split("error[").length - 1, 1, "only the bad name is an error");
   } finally {
     dir.cleanup();
@@ -52,9 +63,15 @@ test("issue 9 item 7: an agent runner's env key with '=' is refused by config ch
 });
 
 test("issue 9 item 7: an integer element beyond 2^53 is named as such; over-fanout at the cap does not suggest raising it", () => {
-  assert.throws(() => elementKeys([1, 2 ** 60], "p.items", 10), /bad-element: element 1 of p\.items is the integer 1152921504606846976, beyond 2\^53, which a key cannot hold exactly \(write it as a string\)/);
+  assert.throws(
+    () => elementKeys([1, 2 ** 60], "p.items", 10),
+    /bad-element: element 1 of p\.items is the integer 1152921504606846976, beyond 2\^53, which a key cannot hold exactly \(write it as a string\)/,
+  );
   assert.throws(() => elementKeys([1.5], "p.items", 10), /is the non-integer number 1\.5/);
   const big = Array.from({ length: 10001 }, (_, i) => i);
-  assert.throws(() => elementKeys(big, "p.items", 10000), /more than max_fanout = 10000 \(M-1\); max_fanout is already at its cap of 10000: shorten the list, or split it across tasks$/);
+  assert.throws(
+    () => elementKeys(big, "p.items", 10000),
+    /more than max_fanout = 10000 \(M-1\); max_fanout is already at its cap of 10000: shorten the list, or split it across tasks$/,
+  );
   assert.throws(() => elementKeys([1, 2, 3], "p.items", 2), /raise max_fanout \(at most 10000\) or shorten the list$/);
 });

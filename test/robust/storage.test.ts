@@ -29,31 +29,44 @@ function env(dir: TempDir): NodeJS.ProcessEnv {
 
 function sy(dir: TempDir, args: string[], shellPrefix = "") {
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
-  const r = spawnSync("/bin/sh", ["-c", `${shellPrefix}exec ${quoted}`], { cwd: dir.path, env: env(dir), encoding: "utf8", timeout: 120000, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync("/bin/sh", ["-c", `${shellPrefix}exec ${quoted}`], {
+    cwd: dir.path,
+    env: env(dir),
+    encoding: "utf8",
+    timeout: 120000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-test("issue 9 item 5: a file-size limit hit while committing stops the run with a clear message; resume finishes it", { timeout: 180000 }, async () => {
-  const dir = new TempDir("sy-storage-");
-  try {
-    dir.file("pack/main.star", PLAYBOOK);
-    // 1,000 blocks (at least 512 KB) is enough to admit the run, not to record 300 outputs of 6 KB.
-    const r = sy(dir, ["run", "pack", "--quiet"], "ulimit -f 1000; ");
-    assert.equal(r.code, 1, r.err + r.out);
-    assert.doesNotMatch(r.err, /internal error|SqliteError|\n\s+at /);
-    assert.match(r.err, /switchyard: error\[state-unwritable\]: the state database \S+switchyard\.db cannot be written: (the disk is full, or the file reached a file-size limit|an input\/output error \(a full disk or a file-size limit can cause one\)) \(SQLITE_\w+\)\n/);
-    assert.match(r.err, /help: what was recorded is kept; .*`switchyard resume \S+` continues the run/);
+test(
+  "issue 9 item 5: a file-size limit hit while committing stops the run with a clear message; resume finishes it",
+  { timeout: 180000 },
+  async () => {
+    const dir = new TempDir("sy-storage-");
+    try {
+      dir.file("pack/main.star", PLAYBOOK);
+      // 1,000 blocks (at least 512 KB) is enough to admit the run, not to record 300 outputs of 6 KB.
+      const r = sy(dir, ["run", "pack", "--quiet"], "ulimit -f 1000; ");
+      assert.equal(r.code, 1, r.err + r.out);
+      assert.doesNotMatch(r.err, /internal error|SqliteError|\n\s+at /);
+      assert.match(
+        r.err,
+        /switchyard: error\[state-unwritable\]: the state database \S+switchyard\.db cannot be written: (the disk is full, or the file reached a file-size limit|an input\/output error \(a full disk or a file-size limit can cause one\)) \(SQLITE_\w+\)\n/,
+      );
+      assert.match(r.err, /help: what was recorded is kept; .*`switchyard resume \S+` continues the run/);
 
-    const resumed = sy(dir, ["resume", "latest", "--quiet"]);
-    assert.equal(resumed.code, 0, resumed.err + resumed.out);
-    const show = JSON.parse(sy(dir, ["show", "latest", "--json"]).out);
-    assert.equal(show.status, "passed");
-    assert.deepEqual(show.tasks.work.summary, { total: 300, passed: 300, failed: 0, not_taken: 0, blocked: 0 });
-    assert.equal(show.tasks.work.instances["299"].output.key, "299");
-  } finally {
-    dir.cleanup();
-  }
-});
+      const resumed = sy(dir, ["resume", "latest", "--quiet"]);
+      assert.equal(resumed.code, 0, resumed.err + resumed.out);
+      const show = JSON.parse(sy(dir, ["show", "latest", "--json"]).out);
+      assert.equal(show.status, "passed");
+      assert.deepEqual(show.tasks.work.summary, { total: 300, passed: 300, failed: 0, not_taken: 0, blocked: 0 });
+      assert.equal(show.tasks.work.instances["299"].output.key, "299");
+    } finally {
+      dir.cleanup();
+    }
+  },
+);
 
 test("issue 9 item 5: a corrupt or truncated switchyard.db: commands say so and how to recover, no stack", { timeout: 60000 }, () => {
   const dir = new TempDir("sy-storage-");
@@ -68,8 +81,14 @@ test("issue 9 item 5: a corrupt or truncated switchyard.db: commands say so and 
       const r = sy(dir, args);
       assert.equal(r.code, 1, `${args.join(" ")}: ${r.err}`);
       assert.doesNotMatch(r.err, /internal error|\n\s+at /);
-      assert.match(r.err, /switchyard: error\[state-corrupt\]: the state database \S+switchyard\.db cannot be read: (it is corrupt|it is not an SQLite database)/);
-      assert.match(r.err, /`switchyard runs --rebuild` rebuilds the runs, tasks and instances tables from the events, but cannot repair damaged events/);
+      assert.match(
+        r.err,
+        /switchyard: error\[state-corrupt\]: the state database \S+switchyard\.db cannot be read: (it is corrupt|it is not an SQLite database)/,
+      );
+      assert.match(
+        r.err,
+        /`switchyard runs --rebuild` rebuilds the runs, tasks and instances tables from the events, but cannot repair damaged events/,
+      );
     }
 
     writeFileSync(db, "this is not a database, it is a text file that happens to be long enough to look like a header".repeat(50));
@@ -83,25 +102,32 @@ test("issue 9 item 5: a corrupt or truncated switchyard.db: commands say so and 
   }
 });
 
-test("issue 9 item 5: a deleted run folder: resume refuses (snapshot missing); the invocation is kept in the database", { timeout: 60000 }, () => {
-  const dir = new TempDir("sy-storage-");
-  try {
-    dir.file("pack/main.star", `playbook(description = "x")\nprepare = command(name = "prepare", run = "exit 1")\n`);
-    dir.file("my-config.toml", "");
-    assert.equal(sy(dir, ["run", "pack", "--quiet", "--config", join(dir.path, "my-config.toml")]).code, 1);
-    const runs = JSON.parse(sy(dir, ["runs", "--json"]).out) as Array<{ run: string }>;
-    const run = runs[0]!.run;
-    // The note beside the run is gone: the database still knows the run's own --config.
-    rmSync(join(dir.path, "state", "runs", run, "invocation.json"));
-    const again = sy(dir, ["resume", run]);
-    assert.match(again.err, /resuming with the run's own --config \S+my-config\.toml/);
+test(
+  "issue 9 item 5: a deleted run folder: resume refuses (snapshot missing); the invocation is kept in the database",
+  { timeout: 60000 },
+  () => {
+    const dir = new TempDir("sy-storage-");
+    try {
+      dir.file("pack/main.star", `playbook(description = "x")\nprepare = command(name = "prepare", run = "exit 1")\n`);
+      dir.file("my-config.toml", "");
+      assert.equal(sy(dir, ["run", "pack", "--quiet", "--config", join(dir.path, "my-config.toml")]).code, 1);
+      const runs = JSON.parse(sy(dir, ["runs", "--json"]).out) as Array<{ run: string }>;
+      const run = runs[0]!.run;
+      // The note beside the run is gone: the database still knows the run's own --config.
+      rmSync(join(dir.path, "state", "runs", run, "invocation.json"));
+      const again = sy(dir, ["resume", run]);
+      assert.match(again.err, /resuming with the run's own --config \S+my-config\.toml/);
 
-    rmSync(join(dir.path, "state", "runs", run), { recursive: true });
-    const r = sy(dir, ["resume", run]);
-    assert.equal(r.code, 1, r.err);
-    assert.match(r.err, /snapshot-missing: run \S+'s pack snapshot \S+ is missing \(was the run folder \S+ deleted\?\); the run cannot continue without it/);
-    assert.doesNotMatch(r.err, /internal error/);
-  } finally {
-    dir.cleanup();
-  }
-});
+      rmSync(join(dir.path, "state", "runs", run), { recursive: true });
+      const r = sy(dir, ["resume", run]);
+      assert.equal(r.code, 1, r.err);
+      assert.match(
+        r.err,
+        /snapshot-missing: run \S+'s pack snapshot \S+ is missing \(was the run folder \S+ deleted\?\); the run cannot continue without it/,
+      );
+      assert.doesNotMatch(r.err, /internal error/);
+    } finally {
+      dir.cleanup();
+    }
+  },
+);

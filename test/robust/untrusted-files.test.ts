@@ -35,53 +35,86 @@ const OUTPUTS: Record<string, string> = {
   exact: `printf '{"n": 9007199254740991, "f": 1e300, "s": "12345678901234567890123"}' > "$out"`,
 };
 
-for (const directSpawn of [false, true]) test(`issue 9 items 3+4: hostile $SWITCHYARD_OUTPUT files fail only their element, with a code; resume is not poisoned (${directSpawn ? "spawned directly" : "launcher shells"})`, { timeout: 60000 }, async () => {
-  const h = harness();
-  try {
-    const keys = Object.keys(OUTPUTS);
-    const script = `out="$SWITCHYARD_OUTPUT"; case "$SWITCHYARD_KEY" in ${keys.map((k) => `${k}) ${OUTPUTS[k]} ;;`).join(" ")} esac`;
-    const p = plan([
-      evaluate("prepare", { emits: { members: "list" } }),
-      command("emit", script, { depends_on: ["prepare"], ...mapped(ref("prepare", "members")) }),
-      evaluate("after", { depends_on: ["emit"], join: "settled" }),
-    ]);
-    const { run, show } = await runPlan(h, p, { fns: { prepare: () => ({ members: keys }), after: () => ({ ok: true }) }, maxFileBytes: 1024 * 1024, directSpawn });
-    const inst = show.tasks.emit!.instances!;
-    const err = (k: string) => inst[k]!.error ?? "";
-    assert.match(err("fifo"), /^file-rejected: the command's \$SWITCHYARD_OUTPUT is a FIFO; write a regular file$/);
-    assert.match(err("zero"), /^file-rejected: the command's \$SWITCHYARD_OUTPUT resolves to \/dev\/zero, outside the instance's workspace/);
-    assert.match(err("escape"), /^file-rejected: .* resolves to \/etc\/passwd, outside the instance's workspace; the engine reads only files inside the workspace/);
-    assert.match(err("dangling"), /^file-rejected: .* is a symbolic link to nothing/);
-    assert.match(err("big"), /^file-rejected: the command's \$SWITCHYARD_OUTPUT is 2000000 bytes, more than the limit of 1 MB; write less, or raise the limit with SWITCHYARD_MAX_FILE_MB/);
-    assert.match(err("nested"), /^output-invalid: what the command wrote to \$SWITCHYARD_OUTPUT nests arrays and objects more than 256 deep, the limit/);
-    assert.match(err("bigint"), /^output-invalid: .* holds the integer 9007199254740993, beyond 2\^53 \(9007199254740991\).*write it as a string/);
-    assert.match(err("latin1"), /^output-invalid: .* is not valid UTF-8 text/);
-    assert.equal(inst.linked!.status, "passed");
-    assert.deepEqual(inst.linked!.output, { a: 1 });
-    assert.deepEqual(inst.bom!.output, { a: 2 });
-    assert.deepEqual(inst.exact!.output, { n: 9007199254740991, f: 1e300, s: "12345678901234567890123" });
-    for (const k of ["fifo", "zero", "escape", "dangling", "big", "nested", "bigint", "latin1"]) assert.equal(inst[k]!.status, "failed", k);
-    assert.equal(show.tasks.after!.status, "passed");
-    // Nothing of the escaping file was recorded.
-    const store = new Store(h.state);
-    for (const e of store.events(run)) assert.ok(!JSON.stringify(e.payload).includes("root:"), "the content of /etc/passwd was recorded");
-    store.close();
-    // Resuming the run re-runs the failed elements and fails them the same way, without crashing.
-    const again = await resumePlan(h, run, { fns: { prepare: () => ({ members: keys }), after: () => ({ ok: true }) }, maxFileBytes: 1024 * 1024, directSpawn });
-    assert.equal(again.outcome.status, "failed");
-    assert.match(again.show.tasks.emit!.instances!.nested!.error ?? "", /more than 256 deep/);
-  } finally {
-    h.store.close();
-    h.dir.cleanup();
-  }
-});
+for (const directSpawn of [false, true])
+  test(
+    `issue 9 items 3+4: hostile $SWITCHYARD_OUTPUT files fail only their element, with a code; resume is not poisoned (${directSpawn ? "spawned directly" : "launcher shells"})`,
+    { timeout: 60000 },
+    async () => {
+      const h = harness();
+      try {
+        const keys = Object.keys(OUTPUTS);
+        const script = `out="$SWITCHYARD_OUTPUT"; case "$SWITCHYARD_KEY" in ${keys.map((k) => `${k}) ${OUTPUTS[k]} ;;`).join(" ")} esac`;
+        const p = plan([
+          evaluate("prepare", { emits: { members: "list" } }),
+          command("emit", script, { depends_on: ["prepare"], ...mapped(ref("prepare", "members")) }),
+          evaluate("after", { depends_on: ["emit"], join: "settled" }),
+        ]);
+        const { run, show } = await runPlan(h, p, {
+          fns: { prepare: () => ({ members: keys }), after: () => ({ ok: true }) },
+          maxFileBytes: 1024 * 1024,
+          directSpawn,
+        });
+        const inst = show.tasks.emit!.instances!;
+        const err = (k: string) => inst[k]!.error ?? "";
+        assert.match(err("fifo"), /^file-rejected: the command's \$SWITCHYARD_OUTPUT is a FIFO; write a regular file$/);
+        assert.match(
+          err("zero"),
+          /^file-rejected: the command's \$SWITCHYARD_OUTPUT resolves to \/dev\/zero, outside the instance's workspace/,
+        );
+        assert.match(
+          err("escape"),
+          /^file-rejected: .* resolves to \/etc\/passwd, outside the instance's workspace; the engine reads only files inside the workspace/,
+        );
+        assert.match(err("dangling"), /^file-rejected: .* is a symbolic link to nothing/);
+        assert.match(
+          err("big"),
+          /^file-rejected: the command's \$SWITCHYARD_OUTPUT is 2000000 bytes, more than the limit of 1 MB; write less, or raise the limit with SWITCHYARD_MAX_FILE_MB/,
+        );
+        assert.match(
+          err("nested"),
+          /^output-invalid: what the command wrote to \$SWITCHYARD_OUTPUT nests arrays and objects more than 256 deep, the limit/,
+        );
+        assert.match(
+          err("bigint"),
+          /^output-invalid: .* holds the integer 9007199254740993, beyond 2\^53 \(9007199254740991\).*write it as a string/,
+        );
+        assert.match(err("latin1"), /^output-invalid: .* is not valid UTF-8 text/);
+        assert.equal(inst.linked!.status, "passed");
+        assert.deepEqual(inst.linked!.output, { a: 1 });
+        assert.deepEqual(inst.bom!.output, { a: 2 });
+        assert.deepEqual(inst.exact!.output, { n: 9007199254740991, f: 1e300, s: "12345678901234567890123" });
+        for (const k of ["fifo", "zero", "escape", "dangling", "big", "nested", "bigint", "latin1"])
+          assert.equal(inst[k]!.status, "failed", k);
+        assert.equal(show.tasks.after!.status, "passed");
+        // Nothing of the escaping file was recorded.
+        const store = new Store(h.state);
+        for (const e of store.events(run))
+          assert.ok(!JSON.stringify(e.payload).includes("root:"), "the content of /etc/passwd was recorded");
+        store.close();
+        // Resuming the run re-runs the failed elements and fails them the same way, without crashing.
+        const again = await resumePlan(h, run, {
+          fns: { prepare: () => ({ members: keys }), after: () => ({ ok: true }) },
+          maxFileBytes: 1024 * 1024,
+          directSpawn,
+        });
+        assert.equal(again.outcome.status, "failed");
+        assert.match(again.show.tasks.emit!.instances!.nested!.error ?? "", /more than 256 deep/);
+      } finally {
+        h.store.close();
+        h.dir.cleanup();
+      }
+    },
+  );
 
-test("issue 9 item 3: an agent's files and $SWITCHYARD_USAGE: FIFO, /dev/zero, escaping symlinks and symlinked folders are refused", { timeout: 60000 }, async () => {
-  const h = harness();
-  try {
-    const agentScript = h.dir.file(
-      "agent.sh",
-      `#!/bin/sh
+test(
+  "issue 9 item 3: an agent's files and $SWITCHYARD_USAGE: FIFO, /dev/zero, escaping symlinks and symlinked folders are refused",
+  { timeout: 60000 },
+  async () => {
+    const h = harness();
+    try {
+      const agentScript = h.dir.file(
+        "agent.sh",
+        `#!/bin/sh
 cat > /dev/null
 case "$SWITCHYARD_KEY" in
   fifo) mkfifo NOTE.txt ;;
@@ -97,30 +130,35 @@ esac
 [ -e sub ] || mkdir sub
 [ -e sub/hostname ] || echo here > sub/hostname
 `,
-      0o755,
-    );
-    const keys = ["fifo", "zero", "escape", "folder", "usage", "usagezero", "nestedjson", "fine"];
-    const p = plan([
-      evaluate("prepare", { emits: { members: "list" } }),
-      agent("look", "look at {{key}}", { depends_on: ["prepare"], ...mapped(ref("prepare", "members")), files: ["NOTE.txt", "data.json", "sub/hostname"] }),
-    ]);
-    const { show } = await runPlan(h, p, { fns: { prepare: () => ({ members: keys }) }, agentRunners: runner("default", [agentScript]) });
-    const inst = show.tasks.look!.instances!;
-    const err = (k: string) => inst[k]!.error ?? "";
-    assert.match(err("fifo"), /^file-rejected: the agent's file NOTE\.txt is a FIFO/);
-    assert.match(err("zero"), /^file-rejected: the agent's file NOTE\.txt resolves to \/dev\/zero, outside the instance's workspace/);
-    assert.match(err("escape"), /^file-rejected: the agent's file NOTE\.txt resolves to \/etc\/hostname, outside/);
-    assert.match(err("folder"), /^file-rejected: the agent's file sub\/hostname resolves to \/etc\/hostname, outside/);
-    assert.match(err("usage"), /^file-rejected: \$SWITCHYARD_USAGE is a FIFO/);
-    assert.match(err("usagezero"), /^file-rejected: \$SWITCHYARD_USAGE resolves to \/dev\/zero/);
-    assert.match(err("nestedjson"), /^output-invalid: data\.json nests arrays and objects more than 256 deep/);
-    assert.equal(inst.fine!.status, "passed", err("fine"));
-    assert.deepEqual(inst.fine!.output, { files: { "NOTE.txt": "ok\n", "data.json": {}, "sub/hostname": "here\n" } });
-  } finally {
-    h.store.close();
-    h.dir.cleanup();
-  }
-});
+        0o755,
+      );
+      const keys = ["fifo", "zero", "escape", "folder", "usage", "usagezero", "nestedjson", "fine"];
+      const p = plan([
+        evaluate("prepare", { emits: { members: "list" } }),
+        agent("look", "look at {{key}}", {
+          depends_on: ["prepare"],
+          ...mapped(ref("prepare", "members")),
+          files: ["NOTE.txt", "data.json", "sub/hostname"],
+        }),
+      ]);
+      const { show } = await runPlan(h, p, { fns: { prepare: () => ({ members: keys }) }, agentRunners: runner("default", [agentScript]) });
+      const inst = show.tasks.look!.instances!;
+      const err = (k: string) => inst[k]!.error ?? "";
+      assert.match(err("fifo"), /^file-rejected: the agent's file NOTE\.txt is a FIFO/);
+      assert.match(err("zero"), /^file-rejected: the agent's file NOTE\.txt resolves to \/dev\/zero, outside the instance's workspace/);
+      assert.match(err("escape"), /^file-rejected: the agent's file NOTE\.txt resolves to \/etc\/hostname, outside/);
+      assert.match(err("folder"), /^file-rejected: the agent's file sub\/hostname resolves to \/etc\/hostname, outside/);
+      assert.match(err("usage"), /^file-rejected: \$SWITCHYARD_USAGE is a FIFO/);
+      assert.match(err("usagezero"), /^file-rejected: \$SWITCHYARD_USAGE resolves to \/dev\/zero/);
+      assert.match(err("nestedjson"), /^output-invalid: data\.json nests arrays and objects more than 256 deep/);
+      assert.equal(inst.fine!.status, "passed", err("fine"));
+      assert.deepEqual(inst.fine!.output, { files: { "NOTE.txt": "ok\n", "data.json": {}, "sub/hostname": "here\n" } });
+    } finally {
+      h.store.close();
+      h.dir.cleanup();
+    }
+  },
+);
 
 test("issue 9 item 3: an HTTP provider's reply larger than 16 MB is refused, not buffered whole", { timeout: 60000 }, async () => {
   let served = 0;
@@ -160,7 +198,10 @@ test("issue 9 item 3: `config check` on a FIFO or a device says it is not a regu
     const fifo = `${dir.path}/config.toml`;
     execFileSync("mkfifo", [fifo]);
     for (const path of [fifo, "/dev/zero"]) {
-      const r = spawnSync(process.execPath, ["bin/switchyard.js", "config", "check", "--config", path], { encoding: "utf8", timeout: 20000 });
+      const r = spawnSync(process.execPath, ["bin/switchyard.js", "config", "check", "--config", path], {
+        encoding: "utf8",
+        timeout: 20000,
+      });
       assert.equal(r.status, 2, r.stderr);
       assert.match(r.stderr, new RegExp(`error\\[config-unreadable\\]: machine config ${path} cannot be read \\(it is a (FIFO|device)\\)`));
     }

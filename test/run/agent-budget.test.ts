@@ -21,12 +21,19 @@ const PATH = `${fakeAgentBin(dir, ["codex"])}:${process.env.PATH}`;
 
 const pack = join(dir, "pack");
 mkdirSync(pack);
-writeFileSync(join(pack, "main.star"), `playbook(description = "budget fixture", concurrency = 1)
+writeFileSync(
+  join(pack, "main.star"),
+  `playbook(description = "budget fixture", concurrency = 1)
 prepare = command(name = "prepare", run = """printf '%s' '{"members": ["a", "b", "c"]}' > "$SWITCHYARD_OUTPUT" """, emits = {"members": "list"})
 fix = agent(name = "fix", depends_on = [prepare], over = prepare.members, max_fanout = 10, runner = "cx", prompt = "Fix {{key}}.\\nWRITE {{key}}.txt\\n")
-`);
+`,
+);
 
-function run(name: string, config: string, budget: string): { code: number | null; stderr: string; usages: Usage[]; spent: number; run: string } {
+function run(
+  name: string,
+  config: string,
+  budget: string,
+): { code: number | null; stderr: string; usages: Usage[]; spent: number; run: string } {
   const configFile = join(dir, `${name}.toml`);
   writeFileSync(configFile, config);
   const state = join(dir, `state-${name}`);
@@ -38,7 +45,9 @@ function run(name: string, config: string, budget: string): { code: number | nul
   assert.ok(id, r.stdout + r.stderr);
   const store = new Store(state);
   try {
-    const usages = [...store.events(id)].filter((e) => e.type === "instance_finished" && e.task === "fix").map((e) => (e.payload as { usage?: Usage }).usage ?? {});
+    const usages = [...store.events(id)]
+      .filter((e) => e.type === "instance_finished" && e.task === "fix")
+      .map((e) => (e.payload as { usage?: Usage }).usage ?? {});
     return { code: r.status, stderr: r.stderr, usages, spent: foldEvents(store, id).spentUsd, run: id };
   } finally {
     store.close();
@@ -48,7 +57,10 @@ function run(name: string, config: string, budget: string): { code: number | nul
 test("issue 12: budget_usd with a runner that reports no cost and has no price table: a plain warning, tokens recorded without cost", () => {
   const r = run("unpriced", `[agents.cx]\npreset = "codex"\n`, "0.01");
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /warning: budget_usd cannot be enforced for agent runner "cx": Codex CLI reports tokens but no cost; add price = \{ input_per_mtok = …, output_per_mtok = … \} to \[agents\.cx\]/);
+  assert.match(
+    r.stderr,
+    /warning: budget_usd cannot be enforced for agent runner "cx": Codex CLI reports tokens but no cost; add price = \{ input_per_mtok = …, output_per_mtok = … \} to \[agents\.cx\]/,
+  );
   assert.equal(r.usages.length, 3, "every turn ran: nothing was charged");
   for (const u of r.usages) {
     assert.equal(u.input_tokens, 24763);

@@ -23,20 +23,25 @@ const PATH = `${fakes}:${dirname(process.execPath)}:/usr/bin:/bin`;
 function pack(name: string, agentArgs: string): string {
   const p = join(dir, name);
   mkdirSync(p, { recursive: true });
-  writeFileSync(join(p, "main.star"), `playbook(description = "preflight fixture")
+  writeFileSync(
+    join(p, "main.star"),
+    `playbook(description = "preflight fixture")
 prepare = command(name = "prepare", run = "printf '{\\"members\\": [\\"a\\", \\"b\\"]}' > \\"$SWITCHYARD_OUTPUT\\"", emits = {"members": "list"})
 gate = route(name = "gate", depends_on = [prepare], over = prepare.members, max_fanout = 10,
     questions = {"exploitable": noul(ask = "Exploitable?", drop = ["no", "uncertain"])})
 fix = agent(name = "fix", depends_on = [prepare, gate], over = prepare.members, max_fanout = 10,
     when = gate.exploitable, answers = "yes", prompt = "EDIT f.txt", ${agentArgs})
-`);
+`,
+  );
   return p;
 }
 
 function sy(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      cwd, detached: true, stdio: ["ignore", "ignore", "pipe"],
+      cwd,
+      detached: true,
+      stdio: ["ignore", "ignore", "pipe"],
       // The temporary folder may sit inside a checkout: git must not look above it.
       env: { ...process.env, PATH, XDG_CONFIG_HOME: join(dir, "no-xdg"), S1_KEY: "k", GIT_CEILING_DIRECTORIES: dirname(dir) },
     });
@@ -62,19 +67,26 @@ const cases: Array<{ name: string; agent: string; config: string; extra?: string
     name: "an agent task naming a runner the config does not define",
     agent: `runner = "claud"`,
     config: `[agents.claude]\npreset = "claude-code"\n`,
-    expect: [/agent task fix uses runner "claud", which the machine config does not define \(did you mean "claude"\?\)/, /add \[agents\.claud\]/],
+    expect: [
+      /agent task fix uses runner "claud", which the machine config does not define \(did you mean "claude"\?\)/,
+      /add \[agents\.claud\]/,
+    ],
   },
   {
     name: "a preset whose executable is not on PATH",
     agent: `runner = "cx"`,
     config: `[agents.cx]\npreset = "codex"\n`,
-    expect: [/agent runner "cx" \(Codex CLI\) cannot be started: "codex" is not on PATH; install Codex CLI, or set command = \["\/path\/to\/codex"\] in \[agents\.cx\]/],
+    expect: [
+      /agent runner "cx" \(Codex CLI\) cannot be started: "codex" is not on PATH; install Codex CLI, or set command = \["\/path\/to\/codex"\] in \[agents\.cx\]/,
+    ],
   },
   {
     name: 'a host of "tty" with no terminal while a type is in host mode',
     agent: `runner = "claude"`,
     config: `[agents.claude]\npreset = "claude-code"\n[decisions]\ndefault = "host"\n`,
-    expect: [/the host answers judgement type main\.gate\.exploitable .* the host is "tty", but switchyard has no terminal to ask at; set \[decisions\] host = "NAME"/],
+    expect: [
+      /the host answers judgement type main\.gate\.exploitable .* the host is "tty", but switchyard has no terminal to ask at; set \[decisions\] host = "NAME"/,
+    ],
   },
   {
     name: "a worktree task outside any git repository",
@@ -85,7 +97,9 @@ const cases: Array<{ name: string; agent: string; config: string; extra?: string
       mkdirSync(d, { recursive: true });
       return d;
     },
-    expect: [/agent task fix works in a git worktree .* is not inside a git repository; run from inside the repository or pass --repo PATH/],
+    expect: [
+      /agent task fix works in a git worktree .* is not inside a git repository; run from inside the repository or pass --repo PATH/,
+    ],
   },
   {
     name: "a worktree task on a dirty repository",
@@ -133,9 +147,12 @@ test("issue 12 preflight on resume: a runner the config no longer defines, or a 
   const repo = gitRepo("resume-repo");
   const p = join(dir, "resume-pack");
   mkdirSync(p, { recursive: true });
-  writeFileSync(join(p, "main.star"), `playbook(description = "resume preflight fixture")
+  writeFileSync(
+    join(p, "main.star"),
+    `playbook(description = "resume preflight fixture")
 fix = agent(name = "fix", runner = "claude", workspace = "worktree", prompt = "EDIT f.txt")
-`);
+`,
+  );
   const state = join(dir, "resume-state");
   const failing = join(dir, "resume-failing.toml");
   writeFileSync(failing, `[agents.claude]\npreset = "claude-code"\nenv = { FAKE_AGENT_MODE = "error" }\n`);
@@ -161,6 +178,9 @@ fix = agent(name = "fix", runner = "claude", workspace = "worktree", prompt = "E
   rmSync(repo, { recursive: true, force: true });
   const r2 = await sy(["resume", "latest", "--state-dir", state, "--config", failing], dir);
   assert.equal(r2.code, 2, r2.stderr);
-  assert.match(r2.stderr, /works in a git worktree at the run's recorded base, but the run's repository .*resume-repo no longer exists; restore the repository, or start a new run/);
+  assert.match(
+    r2.stderr,
+    /works in a git worktree at the run's recorded base, but the run's repository .*resume-repo no longer exists; restore the repository, or start a new run/,
+  );
   assert.equal(eventsNow(), before, "nothing was run or recorded");
 });

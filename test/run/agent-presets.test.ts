@@ -34,20 +34,34 @@ function runners(toml: string): Record<string, AgentRunnerConfig> {
 
 const cases: Array<{ preset: string; price?: string; reply: string; turns: number; usage: Usage }> = [
   // Claude Code reports its own cost; input_tokens counts fresh + cache-created + cache-read tokens.
-  { preset: "claude-code", reply: "Edited a.txt.", turns: 3, usage: { input_tokens: 2420, cached_input_tokens: 2000, output_tokens: 450, cost_usd: 0.0421 } },
+  {
+    preset: "claude-code",
+    reply: "Edited a.txt.",
+    turns: 3,
+    usage: { input_tokens: 2420, cached_input_tokens: 2000, output_tokens: 450, cost_usd: 0.0421 },
+  },
   // Codex reports tokens only: the price table gives the cost.
   {
-    preset: "codex", price: "price = { input_per_mtok = 1.25, output_per_mtok = 10.0, cached_input_per_mtok = 0.125 }",
-    reply: "Edited a.txt.", turns: 1,
+    preset: "codex",
+    price: "price = { input_per_mtok = 1.25, output_per_mtok = 10.0, cached_input_per_mtok = 0.125 }",
+    reply: "Edited a.txt.",
+    turns: 1,
     usage: { input_tokens: 24763, cached_input_tokens: 24448, output_tokens: 122, cost_usd: (315 * 1.25 + 24448 * 0.125 + 122 * 10) / 1e6 },
   },
   {
-    preset: "gemini", price: "price = { input_per_mtok = 1.25, output_per_mtok = 10.0 }",
-    reply: "Edited a.txt.", turns: 2,
+    preset: "gemini",
+    price: "price = { input_per_mtok = 1.25, output_per_mtok = 10.0 }",
+    reply: "Edited a.txt.",
+    turns: 2,
     usage: { input_tokens: 24939, cached_input_tokens: 21263, output_tokens: 20, cost_usd: (24939 * 1.25 + 20 * 10) / 1e6 },
   },
   // aider prints no JSON: its "Tokens: … Cost: $…" line is read.
-  { preset: "aider", reply: "Edited a.txt.", turns: 1, usage: { input_tokens: 12000, cached_input_tokens: 2100, output_tokens: 133, cost_usd: 0.04 } },
+  {
+    preset: "aider",
+    reply: "Edited a.txt.",
+    turns: 1,
+    usage: { input_tokens: 12000, cached_input_tokens: 2100, output_tokens: 133, cost_usd: 0.04 },
+  },
 ];
 
 for (const c of cases) {
@@ -102,7 +116,11 @@ for (const preset of ["claude-code", "codex", "gemini"]) {
         assert.ok(err.includes(tool), err);
         if (mode === "truncated") assert.match(err, /cut short/);
         // A turn that reported an error still cost what the tool says: it is charged.
-        if (preset === "claude-code" && mode === "error") assert.ok(Math.abs(foldEvents(h.store, run).spentUsd - (2 * 0.5 + 2 * 0.0421)) < 1e-12, String(foldEvents(h.store, run).spentUsd));
+        if (preset === "claude-code" && mode === "error")
+          assert.ok(
+            Math.abs(foldEvents(h.store, run).spentUsd - (2 * 0.5 + 2 * 0.0421)) < 1e-12,
+            String(foldEvents(h.store, run).spentUsd),
+          );
       } finally {
         h.store.close();
         h.dir.cleanup();
@@ -140,11 +158,34 @@ test("issue 12: extra args and env are merged in; effort maps onto the tool's kn
     p.tasks[1]!.agent!.effort = "low";
     const { outcome } = await runPlan(h, p, { agentRunners });
     assert.equal(outcome.status, "passed");
-    const calls = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { tool: string; argv: string[] });
+    const calls = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { tool: string; argv: string[] });
     const codex = calls.find((c) => c.tool === "codex")!;
-    assert.deepEqual(codex.argv, ["exec", "--json", "--full-auto", "--skip-git-repo-check", "-c", "model_reasoning_effort=high", "-m", "gpt-6-luna", "-"]);
+    assert.deepEqual(codex.argv, [
+      "exec",
+      "--json",
+      "--full-auto",
+      "--skip-git-repo-check",
+      "-c",
+      "model_reasoning_effort=high",
+      "-m",
+      "gpt-6-luna",
+      "-",
+    ]);
     const claude = calls.find((c) => c.tool === "claude")!;
-    assert.deepEqual(claude.argv, ["-p", "--output-format", "json", "--permission-mode", "acceptEdits", "--max-turns", "10", "--model", "sonnet"]);
+    assert.deepEqual(claude.argv, [
+      "-p",
+      "--output-format",
+      "json",
+      "--permission-mode",
+      "acceptEdits",
+      "--max-turns",
+      "10",
+      "--model",
+      "sonnet",
+    ]);
   } finally {
     h.store.close();
     h.dir.cleanup();
@@ -160,7 +201,12 @@ test("issue 12: a generic runner's tokens without a cost are priced by its price
     );
     const { run, outcome } = await runPlan(h, plan([agent("fix", "hi")], { budget_usd: 100 }), { agentRunners });
     assert.equal(outcome.status, "passed");
-    assert.deepEqual(usages(h, run)[""], { input_tokens: 2000000, cached_input_tokens: 1000000, output_tokens: 1000000, cost_usd: 1.0 + 0.5 + 2.0 });
+    assert.deepEqual(usages(h, run)[""], {
+      input_tokens: 2000000,
+      cached_input_tokens: 1000000,
+      output_tokens: 1000000,
+      cost_usd: 1.0 + 0.5 + 2.0,
+    });
     assert.equal(foldEvents(h.store, run).spentUsd, 3.5);
   } finally {
     h.store.close();

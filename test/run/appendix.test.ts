@@ -6,7 +6,22 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { harness, plan, evaluate, command, agent, outputRoute, choice, noul, when, mapped, ref, runPlan, statuses, runner } from "./helpers.js";
+import {
+  harness,
+  plan,
+  evaluate,
+  command,
+  agent,
+  outputRoute,
+  choice,
+  noul,
+  when,
+  mapped,
+  ref,
+  runPlan,
+  statuses,
+  runner,
+} from "./helpers.js";
 
 const STAGE = `
 const out = {
@@ -40,24 +55,56 @@ test("appendix playbook with stand-ins: a ticket answered settled is not_taken u
     const m = mapped(ref("prepare", "members"), { max_fanout: 120 });
     const p = plan([
       command("prepare", "node $SWITCHYARD_PACK/stage.cjs", {
-        emits: { members: "list", facts: "object", packages: "object", match_answers: "object", gate_answers: "object", judge_answers: "object" },
+        emits: {
+          members: "list",
+          facts: "object",
+          packages: "object",
+          match_answers: "object",
+          gate_answers: "object",
+          judge_answers: "object",
+        },
       }),
-      outputRoute("match", ref("prepare", "match_answers"), [choice("package", ["p1", "p2", "none"])], { depends_on: ["prepare"], ...m, keyed: [ref("prepare", "facts")] }),
+      outputRoute("match", ref("prepare", "match_answers"), [choice("package", ["p1", "p2", "none"])], {
+        depends_on: ["prepare"],
+        ...m,
+        keyed: [ref("prepare", "facts")],
+      }),
       agent("review", "Match ticket {{key}} to a shipped package by hand: {{inputs.prepare.facts}}", {
-        depends_on: ["prepare", "match"], ...m, keyed: [ref("prepare", "facts")], when: when("match", "package", ["none"]),
+        depends_on: ["prepare", "match"],
+        ...m,
+        keyed: [ref("prepare", "facts")],
+        when: when("match", "package", ["none"]),
       }),
       outputRoute("gate", ref("prepare", "gate_answers"), [choice("depth", ["settled", "quick", "deep"], { drop: ["settled"] })], {
-        depends_on: ["prepare", "match"], ...m, keyed: [ref("prepare", "facts")], when: when("match", "package", ["p1", "p2"], true),
+        depends_on: ["prepare", "match"],
+        ...m,
+        keyed: [ref("prepare", "facts")],
+        when: when("match", "package", ["p1", "p2"], true),
       }),
       agent("quick", "Check whether {{key}} is reachable: {{inputs.prepare.facts}}. Write RESULT.json.", {
-        depends_on: ["prepare", "gate"], ...m, keyed: [ref("prepare", "facts")], when: when("gate", "depth", ["quick"]), files: ["RESULT.json"],
+        depends_on: ["prepare", "gate"],
+        ...m,
+        keyed: [ref("prepare", "facts")],
+        when: when("gate", "depth", ["quick"]),
+        files: ["RESULT.json"],
       }),
       agent("deep", "Investigate reachability of {{key}} in depth: {{inputs.prepare.facts}}. Write RESULT.json.", {
-        depends_on: ["prepare", "gate"], ...m, keyed: [ref("prepare", "facts")], when: when("gate", "depth", ["deep"], true), files: ["RESULT.json"],
+        depends_on: ["prepare", "gate"],
+        ...m,
+        keyed: [ref("prepare", "facts")],
+        when: when("gate", "depth", ["deep"], true),
+        files: ["RESULT.json"],
       }),
-      outputRoute("judge", ref("prepare", "judge_answers"), [noul("supported", { drop: ["yes"] })], { depends_on: ["quick", "deep", "prepare"], join: "settled", ...m }),
+      outputRoute("judge", ref("prepare", "judge_answers"), [noul("supported", { drop: ["yes"] })], {
+        depends_on: ["quick", "deep", "prepare"],
+        join: "settled",
+        ...m,
+      }),
       agent("recheck", "The verdict for {{key}} was not supported by its evidence; redo the analysis.", {
-        depends_on: ["judge"], ...m, when: when("judge", "supported", ["no"], true), files: ["RESULT.json"],
+        depends_on: ["judge"],
+        ...m,
+        when: when("judge", "supported", ["no"], true),
+        files: ["RESULT.json"],
       }),
       evaluate("report", { depends_on: ["prepare", "review", "judge", "recheck"], join: "settled" }),
     ]);

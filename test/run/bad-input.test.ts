@@ -23,7 +23,10 @@ test("T-1/T-12: a command exiting 0 without output, with invalid JSON, a missing
     const { show, outcome } = await runPlan(h, p, { fns: { after_good: (i) => ({ got: i.inputs.good }) } });
     assert.equal(outcome.status, "failed");
     const err = (t: string) => show.tasks[t]!.error ?? "";
-    assert.match(err("no_output"), /^output-missing: the command exited 0 but wrote no output to \$SWITCHYARD_OUTPUT; it declares name, count/);
+    assert.match(
+      err("no_output"),
+      /^output-missing: the command exited 0 but wrote no output to \$SWITCHYARD_OUTPUT; it declares name, count/,
+    );
     assert.match(err("not_json"), /^output-invalid: what the command wrote to \$SWITCHYARD_OUTPUT is not valid JSON/);
     assert.match(err("missing"), /^output-invalid: declared field "count" is missing/);
     assert.match(err("wrong"), /^output-invalid: field "count" should be number but is string/);
@@ -40,7 +43,8 @@ test("T-1/T-12: a command exiting 0 without output, with invalid JSON, a missing
 test("M-1: duplicate keys, an object element, a control-character key, a list over max_fanout each fail only their mapped task before any instance", async () => {
   const h = harness();
   try {
-    const t = (name: string, field: string, max = 100) => evaluate(name, { depends_on: ["prepare"], over: ref("prepare", field), max_fanout: max });
+    const t = (name: string, field: string, max = 100) =>
+      evaluate(name, { depends_on: ["prepare"], over: ref("prepare", field), max_fanout: max });
     const p = plan([
       evaluate("prepare", { emits: {} }),
       t("dup", "dup"),
@@ -57,7 +61,14 @@ test("M-1: duplicate keys, an object element, a control-character key, a list ov
     };
     const { show } = await runPlan(h, p, {
       fns: {
-        prepare: () => ({ dup: ["a", "b", "a"], obj: ["a", { b: 1 }], ctl: ["a", "b\u0007c"], long: [1, 2, 3, 4], toolong: ["x".repeat(257)], fine: ["a", "b"] }),
+        prepare: () => ({
+          dup: ["a", "b", "a"],
+          obj: ["a", { b: 1 }],
+          ctl: ["a", "b\u0007c"],
+          long: [1, 2, 3, 4],
+          toolong: ["x".repeat(257)],
+          fine: ["a", "b"],
+        }),
         dup: each,
         obj: each,
         ctl: each,
@@ -114,7 +125,10 @@ test("D-40: an agent runner that is not configured, or not executable, fails onl
     const { show } = await runPlan(h, p, {
       agentRunners: { ...runner("noexec", [notExec]), ...runner("nobin", ["/nonexistent/agent-bin"]), ...runner("ok", [ok]) },
     });
-    assert.match(show.tasks.unconfigured!.error!, /^agent-runner-missing: agent runner "ghost" is not configured \(D-40\); add \[agents\.ghost\]/);
+    assert.match(
+      show.tasks.unconfigured!.error!,
+      /^agent-runner-missing: agent runner "ghost" is not configured \(D-40\); add \[agents\.ghost\]/,
+    );
     assert.match(show.tasks.noexec!.error!, /^agent-runner-failed: agent runner "noexec" .* could not be started: not executable/);
     assert.match(show.tasks.missing_bin!.error!, /^agent-runner-failed: agent runner "nobin" .* could not be started: no such file/);
     assert.equal(show.tasks.fine!.status, "passed");

@@ -16,7 +16,12 @@ printf '{"key":"%s"}' "$SWITCHYARD_KEY" > "$SWITCHYARD_OUTPUT"
 function records(show: ShowJson) {
   const out: Record<string, unknown> = {};
   for (const [name, t] of Object.entries(show.tasks)) {
-    out[name] = { status: t.status, output: t.output, summary: t.summary, instances: Object.fromEntries(Object.entries(t.instances ?? {}).map(([k, i]) => [k, { status: i.status, output: i.output }])) };
+    out[name] = {
+      status: t.status,
+      output: t.output,
+      summary: t.summary,
+      instances: Object.fromEntries(Object.entries(t.instances ?? {}).map(([k, i]) => [k, { status: i.status, output: i.output }])),
+    };
   }
   return out;
 }
@@ -59,7 +64,10 @@ test("R-6: max_duration (summed over invocations) stops the run; resume with a r
       plan(
         [
           command("prepare", writeJson({ members: [1, 2, 3, 4, 5, 6] }), { emits: { members: "list" } }),
-          command("slow", `sleep 0.15; printf '{"k":"%s"}' "$SWITCHYARD_KEY" > "$SWITCHYARD_OUTPUT"`, { depends_on: ["prepare"], ...mapped(ref("prepare", "members")) }),
+          command("slow", `sleep 0.15; printf '{"k":"%s"}' "$SWITCHYARD_KEY" > "$SWITCHYARD_OUTPUT"`, {
+            depends_on: ["prepare"],
+            ...mapped(ref("prepare", "members")),
+          }),
         ],
         { concurrency: 1, max_duration_seconds: 0.35 },
       );
@@ -96,9 +104,20 @@ test("R-6 (issue 18): budget_usd is checked before each revise round; resume wit
   try {
     const body = agent("draft", "Write. Feedback: {{feedback}}", { emits: { text: "string" } });
     const reviewer = evaluate("critic", { emits: { verdict: "string", feedback: "string" } });
-    const loop: TaskPlan = { ...command("loop", "unused"), kind: "revise", command: undefined, revise: { body, reviewer, max_rounds: 5 }, emits: { text: "string", rounds: "number" } };
+    const loop: TaskPlan = {
+      ...command("loop", "unused"),
+      kind: "revise",
+      command: undefined,
+      revise: { body, reviewer, max_rounds: 5 },
+      emits: { text: "string", rounds: "number" },
+    };
     let reviews = 0;
-    const fns = { critic: (i: { round: number }) => (reviews++, i.round < 4 ? { verdict: "revise", feedback: "again" } : { verdict: "accept", feedback: "" }) };
+    const fns = {
+      critic: (i: { round: number }) => (
+        reviews++,
+        i.round < 4 ? { verdict: "revise", feedback: "again" } : { verdict: "accept", feedback: "" }
+      ),
+    };
     const agentRunners = runner("default", [h.dir.file("draft.sh", COSTLY_DRAFT, 0o755)]);
     const stopped = await runPlan(h, plan([loop], { budget_usd: 1.0 }), { agentRunners, fns });
     assert.equal(stopped.outcome.status, "stopped");

@@ -44,7 +44,11 @@ report = evaluate(name = "report", depends_on = [work, look], join = "settled", 
 const DATA = { members: ["a", "b", "c"], g: { a: { go: "yes" }, b: { go: "no" }, c: { go: "yes" } } };
 
 function sy(cwd: string, args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", env: { ...process.env, SWITCHYARD_HOME: join(cwd, "state"), XDG_CONFIG_HOME: join(cwd, "xdg") } });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, SWITCHYARD_HOME: join(cwd, "state"), XDG_CONFIG_HOME: join(cwd, "xdg") },
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -79,8 +83,15 @@ test("CLI: run, show --json (documented shape), status, resume, runs --rebuild, 
 
     const resumed = sy(dir.path, ["resume", id!, "--json"]);
     assert.equal(resumed.code, 0, resumed.err);
-    const lines = resumed.out.trim().split("\n").map((l) => JSON.parse(l));
-    assert.deepEqual(lines.map((l) => l.type), ["run_resumed", "run_finished", "summary"], "resuming a finished run runs nothing");
+    const lines = resumed.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => l.type),
+      ["run_resumed", "run_finished", "summary"],
+      "resuming a finished run runs nothing",
+    );
 
     const rebuilt = sy(dir.path, ["runs", "--rebuild", "--json"]);
     assert.equal(rebuilt.code, 0, rebuilt.err);

@@ -13,7 +13,11 @@ import { Store } from "../../src/run/index.js";
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "crash-child.js");
 
-function start(state: string, log: string, which: string): { child: ReturnType<typeof spawn>; run: Promise<string>; exit: Promise<number | null> } {
+function start(
+  state: string,
+  log: string,
+  which: string,
+): { child: ReturnType<typeof spawn>; run: Promise<string>; exit: Promise<number | null> } {
   const child = spawn(process.execPath, [CHILD, state, log, which, "20"], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   const run = new Promise<string>((resolve) => {
@@ -57,51 +61,55 @@ function finished(state: string, run: string): { score: Set<string>; gate: Set<s
 
 const lines = (p: string) => (existsSync(p) ? readFileSync(p, "utf8").split("\n").filter(Boolean) : []);
 
-test("R-4: kill -9 at random moments (10+ times) and resume: same records as an uninterrupted run, no recorded evaluate/route ran twice", { timeout: 60000 }, async () => {
-  const dir = new TempDir("sy-crash-");
-  try {
-    // The reference: one uninterrupted run.
-    const refState = join(dir.path, "ref", "state");
-    const ref = start(refState, join(dir.path, "ref.log"), "new");
-    const refRun = await ref.run;
-    assert.equal(await ref.exit, 0);
-    const expected = records(refState, refRun);
-    assert.equal(expected.filter((r) => r.task === "score").length, 200);
+test(
+  "R-4: kill -9 at random moments (10+ times) and resume: same records as an uninterrupted run, no recorded evaluate/route ran twice",
+  { timeout: 60000 },
+  async () => {
+    const dir = new TempDir("sy-crash-");
+    try {
+      // The reference: one uninterrupted run.
+      const refState = join(dir.path, "ref", "state");
+      const ref = start(refState, join(dir.path, "ref.log"), "new");
+      const refRun = await ref.run;
+      assert.equal(await ref.exit, 0);
+      const expected = records(refState, refRun);
+      assert.equal(expected.filter((r) => r.task === "score").length, 200);
 
-    const state = join(dir.path, "crash", "state");
-    const log = join(dir.path, "crash.log");
-    let kills = 0;
-    let run = "";
-    let which = "new";
-    let seed = 12345;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    for (let round = 0; round < 40 && kills < 10; round++) {
-      const before = run ? finished(state, run) : { score: new Set<string>(), gate: new Set<string>() };
-      const seen = lines(log).length;
-      const c = start(state, log, which);
-      run = await c.run;
-      which = run;
-      await new Promise((r) => setTimeout(r, 80 + random() * 250));
-      const alive = c.child.exitCode === null;
-      if (alive) {
-        c.child.kill("SIGKILL");
-        kills++;
+      const state = join(dir.path, "crash", "state");
+      const log = join(dir.path, "crash.log");
+      let kills = 0;
+      let run = "";
+      let which = "new";
+      let seed = 12345;
+      const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      for (let round = 0; round < 40 && kills < 10; round++) {
+        const before = run ? finished(state, run) : { score: new Set<string>(), gate: new Set<string>() };
+        const seen = lines(log).length;
+        const c = start(state, log, which);
+        run = await c.run;
+        which = run;
+        await new Promise((r) => setTimeout(r, 80 + random() * 250));
+        const alive = c.child.exitCode === null;
+        if (alive) {
+          c.child.kill("SIGKILL");
+          kills++;
+        }
+        await c.exit;
+        for (const line of lines(log).slice(seen)) {
+          const [task, key] = line.split(" ") as [string, string];
+          if (task === "score") assert.ok(!before.score.has(key), `score[${key}] ran again after its finish was recorded`);
+          if (task === "gate") assert.ok(!before.gate.has(key), `gate[${key}] was asked again after its decision was recorded`);
+        }
+        if (!alive) break;
       }
-      await c.exit;
-      for (const line of lines(log).slice(seen)) {
-        const [task, key] = line.split(" ") as [string, string];
-        if (task === "score") assert.ok(!before.score.has(key), `score[${key}] ran again after its finish was recorded`);
-        if (task === "gate") assert.ok(!before.gate.has(key), `gate[${key}] was asked again after its decision was recorded`);
-      }
-      if (!alive) break;
+      assert.ok(kills >= 10, `only ${kills} kills landed`);
+      const last = start(state, log, run);
+      await last.run;
+      assert.equal(await last.exit, 0);
+      finished(state, run); // asserts no decision recorded twice
+      assert.deepEqual(records(state, run), expected);
+    } finally {
+      dir.cleanup();
     }
-    assert.ok(kills >= 10, `only ${kills} kills landed`);
-    const last = start(state, log, run);
-    await last.run;
-    assert.equal(await last.exit, 0);
-    finished(state, run); // asserts no decision recorded twice
-    assert.deepEqual(records(state, run), expected);
-  } finally {
-    dir.cleanup();
-  }
-});
+  },
+);

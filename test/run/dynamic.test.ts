@@ -21,7 +21,10 @@ test("Q-31: over 64 entries, fewer than two options, malformed entries, non-iden
     };
     const p = plan([
       evaluate("prepare", { emits: { members: "list", opts: "object" } }),
-      modelRoute("match", [choice("pkg", [], { dynamic: ref("prepare", "opts"), min_confidence: 0.5 })], { depends_on: ["prepare"], ...mapped(ref("prepare", "members")) }),
+      modelRoute("match", [choice("pkg", [], { dynamic: ref("prepare", "opts"), min_confidence: 0.5 })], {
+        depends_on: ["prepare"],
+        ...mapped(ref("prepare", "members")),
+      }),
     ]);
     const { show } = await runPlan(h, p, { judge, fns: { prepare: () => ({ members: Object.keys(options), opts: options }) } });
     const inst = show.tasks.match!.instances!;
@@ -40,7 +43,10 @@ test("Q-31: over 64 entries, fewer than two options, malformed entries, non-iden
     // The state is the instance's input, serialised with sorted keys (R-21).
     const call = judge.calls.find((c) => c.key === "ok")!;
     assert.deepEqual(JSON.parse(call.state_text), { inputs: { prepare: { members: Object.keys(options), opts: options } }, key: "ok" });
-    assert.match(call.state_text, /^\{"inputs":\{"prepare":\{"members":\[.*\],"opts":\{"dedupe":\["q","q",\{"description":"r!","value":"r"\}/);
+    assert.match(
+      call.state_text,
+      /^\{"inputs":\{"prepare":\{"members":\[.*\],"opts":\{"dedupe":\["q","q",\{"description":"r!","value":"r"\}/,
+    );
   } finally {
     h.store.close();
     h.dir.cleanup();
@@ -50,7 +56,11 @@ test("Q-31: over 64 entries, fewer than two options, malformed entries, non-iden
 test("R-21: a model route's state adds files.DEP.NAME from dependencies that passed and declare them", async () => {
   const h = harness();
   try {
-    const agentScript = h.dir.file("agent.sh", `#!/bin/sh\ncat > /dev/null\nprintf '{"verdict":"%s"}' "$SWITCHYARD_KEY" > RESULT.json\n`, 0o755);
+    const agentScript = h.dir.file(
+      "agent.sh",
+      `#!/bin/sh\ncat > /dev/null\nprintf '{"verdict":"%s"}' "$SWITCHYARD_KEY" > RESULT.json\n`,
+      0o755,
+    );
     const judge = new FakeJudge(() => "yes");
     const m = mapped(ref("prepare", "members"));
     const p = plan([

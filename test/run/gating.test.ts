@@ -2,10 +2,27 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { harness, plan, evaluate, outputRoute, modelRoute, choice, noul, when, mapped, ref, runPlan, statuses, command, writeJson } from "./helpers.js";
+import {
+  harness,
+  plan,
+  evaluate,
+  outputRoute,
+  modelRoute,
+  choice,
+  noul,
+  when,
+  mapped,
+  ref,
+  runPlan,
+  statuses,
+  command,
+  writeJson,
+} from "./helpers.js";
 import { FakeJudge } from "./fake-judge.js";
 
-const members = (list: unknown[], extra: Record<string, unknown> = {}) => () => ({ members: list, ...extra });
+const members =
+  (list: unknown[], extra: Record<string, unknown> = {}) =>
+  () => ({ members: list, ...extra });
 
 test("G-1: when on an unmapped route gates each task by its answers or otherwise", async () => {
   const h = harness();
@@ -39,7 +56,10 @@ test("G-2: when on a mapped route is evaluated per element in an aligned task", 
   try {
     const p = plan([
       evaluate("prepare", { emits: { members: "list", depth: "object" } }),
-      outputRoute("gate", ref("prepare", "depth"), [choice("depth", ["quick", "deep"])], { depends_on: ["prepare"], ...mapped(ref("prepare", "members")) }),
+      outputRoute("gate", ref("prepare", "depth"), [choice("depth", ["quick", "deep"])], {
+        depends_on: ["prepare"],
+        ...mapped(ref("prepare", "members")),
+      }),
       evaluate("quick", { depends_on: ["prepare", "gate"], ...mapped(ref("prepare", "members")), when: when("gate", "depth", ["quick"]) }),
     ]);
     const seen: string[] = [];
@@ -69,7 +89,10 @@ test("G-2a: otherwise takes the labels no other task lists; several tasks may ta
     const judge = new FakeJudge((key) => (key === "a" ? "p1" : key === "b" ? "p2" : "uncertain"));
     const p = plan([
       evaluate("prepare", { emits: { members: "list", opts: "object" } }),
-      modelRoute("match", [choice("pkg", [], { dynamic: ref("prepare", "opts") })], { depends_on: ["prepare"], ...mapped(ref("prepare", "members")) }),
+      modelRoute("match", [choice("pkg", [], { dynamic: ref("prepare", "opts") })], {
+        depends_on: ["prepare"],
+        ...mapped(ref("prepare", "members")),
+      }),
       evaluate("review", { depends_on: ["match"], ...mapped(ref("prepare", "members")), when: when("match", "pkg", ["uncertain"]) }),
       evaluate("review2", { depends_on: ["match"], ...mapped(ref("prepare", "members")), when: when("match", "pkg", ["uncertain"]) }),
       evaluate("proceed", { depends_on: ["match"], ...mapped(ref("prepare", "members")), when: when("match", "pkg", [], true, true) }),
@@ -87,7 +110,10 @@ test("G-2a: otherwise takes the labels no other task lists; several tasks may ta
     assert.deepEqual(statuses(show, "review"), { a: "not_taken", b: "not_taken", c: "passed" });
     assert.deepEqual(statuses(show, "review2"), statuses(show, "review"));
     const rec = show.tasks.match!.instances!.b!.output as Record<string, { options: unknown }>;
-    assert.deepEqual(rec.pkg.options, [{ value: "p2", description: "two" }, { value: "p3", description: "" }]);
+    assert.deepEqual(rec.pkg.options, [
+      { value: "p2", description: "two" },
+      { value: "p3", description: "" },
+    ]);
   } finally {
     h.store.close();
     h.dir.cleanup();
@@ -102,7 +128,9 @@ test("G-3: a closed gate is a terminal not_taken status with its label, never a 
       outputRoute("r", ref("prepare", "a"), [noul("ok")], { depends_on: ["prepare"], ...mapped(ref("prepare", "members")) }),
       evaluate("work", { depends_on: ["r"], ...mapped(ref("prepare", "members")), when: when("r", "ok", ["yes"]) }),
     ]);
-    const { show, outcome } = await runPlan(h, p, { fns: { prepare: members(["k1", "k2"], { a: { k1: { ok: "no" }, k2: { ok: "no" } } }), work: () => ({}) } });
+    const { show, outcome } = await runPlan(h, p, {
+      fns: { prepare: members(["k1", "k2"], { a: { k1: { ok: "no" }, k2: { ok: "no" } } }), work: () => ({}) },
+    });
     assert.equal(outcome.status, "passed");
     assert.equal(show.status, "passed");
     assert.deepEqual(show.tasks.work!.instances!.k1, { status: "not_taken", output: null, error: null, attempts: 0, label: "no" });
@@ -234,7 +262,7 @@ test("G-7: fold status is failed on any failed or blocked, not_taken when all un
       evaluate("prepare", { emits: { members: "list", g: "object" } }),
       outputRoute("gate", ref("prepare", "g"), [noul("go")], { depends_on: ["prepare"], ...m }),
       evaluate("some", { depends_on: ["gate"], ...m, when: when("gate", "go", ["yes"]) }),
-      evaluate("none", { depends_on: ["gate"], ...m, when: when("gate", "go", ["no"]), }),
+      evaluate("none", { depends_on: ["gate"], ...m, when: when("gate", "go", ["no"]) }),
       evaluate("empty", { depends_on: ["prepare"], ...mapped(ref("prepare", "nothing")) }),
       evaluate("after_some", { depends_on: ["some"] }),
       evaluate("after_none", { depends_on: ["none"] }),
@@ -262,7 +290,11 @@ test("G-7: fold status is failed on any failed or blocked, not_taken when all un
       status: { a: "passed", b: "passed", c: "passed" },
       summary: { total: 3, passed: 3, failed: 0, not_taken: 0, blocked: 0 },
     });
-    assert.deepEqual(show.tasks.after_empty!.output, { items: {}, status: {}, summary: { total: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 } });
+    assert.deepEqual(show.tasks.after_empty!.output, {
+      items: {},
+      status: {},
+      summary: { total: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 },
+    });
   } finally {
     h.store.close();
     h.dir.cleanup();
@@ -276,7 +308,11 @@ test("G-8: every label of a model-decided question leads somewhere at run time: 
     const judge = new FakeJudge((key) => ({ a: "quick", b: "settled", c: "uncertain" })[key!]!);
     const p = plan([
       evaluate("prepare", { emits: { members: "list" } }),
-      modelRoute("gate", [choice("depth", ["settled", "quick"], { drop: ["settled"] })], { depends_on: ["prepare"], ...m, min_confidence: 0.8 }),
+      modelRoute("gate", [choice("depth", ["settled", "quick"], { drop: ["settled"] })], {
+        depends_on: ["prepare"],
+        ...m,
+        min_confidence: 0.8,
+      }),
       evaluate("quick", { depends_on: ["gate"], ...m, when: when("gate", "depth", ["quick"]) }),
       evaluate("unsure", { depends_on: ["gate"], ...m, when: when("gate", "depth", ["uncertain"], true) }),
     ]);

@@ -35,7 +35,10 @@ for (const name of names) {
       .map((d) => mkdirSync(d, { recursive: true }))
       .filter((d): d is string => d !== undefined);
     try {
-      const expected = JSON.parse(readFileSync(join(LOGS_DIR, `${name}.expected.json`), "utf8")) as { folded: unknown; projection: unknown };
+      const expected = JSON.parse(readFileSync(join(LOGS_DIR, `${name}.expected.json`), "utf8")) as {
+        folded: unknown;
+        projection: unknown;
+      };
       loadLog(h.store, log);
       assert.deepEqual(foldedRecords(h.store, log.run), expected.folded, "what resume folds from the log");
       assert.deepEqual(projection(h.store, log.run), expected.projection, "the projected rows");

@@ -4,7 +4,16 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync, chmodSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FieldRef, FieldType, Plan, QuestionPlan, TaskKind, TaskOf, TaskPlan, WhenPlan } from "../../src/plan/plan.js";
-import { admitRun, RunEngine, Store, showRun, type EngineOptions, type RunOutcome, type ShowJson, type SettingsOverrides } from "../../src/run/index.js";
+import {
+  admitRun,
+  RunEngine,
+  Store,
+  showRun,
+  type EngineOptions,
+  type RunOutcome,
+  type ShowJson,
+  type SettingsOverrides,
+} from "../../src/run/index.js";
 import type { AgentRunnerConfig } from "../../src/run/agent-runner-config.js";
 
 export type Fn = (input: any) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -50,7 +59,16 @@ export function choice(name: string, labels: string[], extra: Partial<QuestionPl
 }
 
 export function noul(name: string, extra: Partial<QuestionPlan> = {}): QuestionPlan {
-  return { name, kind: "noul", ask: `${name}?`, labels: ["yes", "no"], descriptions: { yes: "", no: "" }, drop: [], type: `test.${name}`, ...extra };
+  return {
+    name,
+    kind: "noul",
+    ask: `${name}?`,
+    labels: ["yes", "no"],
+    descriptions: { yes: "", no: "" },
+    drop: [],
+    type: `test.${name}`,
+    ...extra,
+  };
 }
 
 export function outputRoute(name: string, source: FieldRef, questions: QuestionPlan[], extra: Extra = {}): TaskOf<"route"> {
@@ -59,11 +77,19 @@ export function outputRoute(name: string, source: FieldRef, questions: QuestionP
   return base(name, "route", { route: { decide: "output", source, min_confidence: 0, files: [], questions }, emits, ...extra });
 }
 
-export function modelRoute(name: string, questions: QuestionPlan[], extra: Extra & { files?: string[]; min_confidence?: number } = {}): TaskOf<"route"> {
+export function modelRoute(
+  name: string,
+  questions: QuestionPlan[],
+  extra: Extra & { files?: string[]; min_confidence?: number } = {},
+): TaskOf<"route"> {
   const { files, min_confidence, ...rest } = extra;
   const emits: Record<string, FieldType> = {};
   for (const q of questions) emits[q.name] = "string";
-  return base(name, "route", { route: { decide: "model", min_confidence: min_confidence ?? 0, files: files ?? [], questions }, emits, ...rest });
+  return base(name, "route", {
+    route: { decide: "model", min_confidence: min_confidence ?? 0, files: files ?? [], questions },
+    emits,
+    ...rest,
+  });
 }
 
 export function when(route: string, question: string, labels: string[], otherwise = false, any_option = false): WhenPlan {

@@ -56,121 +56,138 @@ for (const dialect of DIALECTS) {
   const skip = launcher.dialect === dialect ? false : `no ${dialect === "perl" ? "perl" : "setsid"} on this machine`;
   launcher.close();
 
-  test(`T-1: the ${dialect} launcher runs a command in its own process group, without a terminal, with its env, folder, stdin and log`, { skip }, async () => {
-    const dir = new TempDir("sy-launch-");
-    const l = new Launcher(env, dialect);
-    try {
-      const work = join(dir.path, "ws");
-      mkdirSync(work);
-      writeFileSync(join(dir.path, "in.txt"), "hello\n");
-      const log = join(dir.path, "a.log");
-      const out = join(dir.path, "out.json");
-      // Fields 5-7 of /proc/PID/stat (after the name): pgrp, session, tty_nr.
-      const run = `read -r s < /proc/$$/stat; set -- \${s##*) }; echo "pid=$$ pgrp=$3 sid=$4 tty=$5 cwd=$(pwd) v=$SY_V"; cat; echo '{}' > ${JSON.stringify(out)}; echo err >&2`;
-      const spec: ProcessSpec = {
-        argv: ["/bin/sh", "-c", run],
-        cwd: work,
-        env: { ...env, SY_V: "it's a \"value\"" },
-        extraEnv: { SY_V: "it's a \"value\"" },
-        logFile: log,
-        stdinFile: join(dir.path, "in.txt"),
-        outputFile: out,
-        timeoutMs: 10000,
-        signal: new AbortController().signal,
-      };
-      const r = await l.run(spec);
-      assert.equal(r.code, 0);
-      assert.equal(r.outputExists, true);
-      const text = readFileSync(log, "utf8");
-      const m = /pid=(\d+) pgrp=(\d+) sid=(\d+) tty=(\d+) cwd=(\S+) v=(.*)\n/.exec(text);
-      assert.ok(m, text);
-      assert.equal(m[1], m[2], "the command leads its own process group");
-      assert.equal(m[1], m[3], "and its own session");
-      assert.equal(m[4], "0", "no controlling terminal");
-      assert.equal(m[5], work);
-      assert.equal(m[6], "it's a \"value\"");
-      assert.match(text, /hello\nerr\n$/);
-      const again = await l.run({ ...spec, argv: ["/bin/sh", "-c", "exit 3"], outputFile: join(dir.path, "none.json") });
-      assert.equal(again.code, 3);
-      assert.equal(again.outputExists, false);
-    } finally {
-      l.close();
-      dir.cleanup();
-    }
-  });
+  test(
+    `T-1: the ${dialect} launcher runs a command in its own process group, without a terminal, with its env, folder, stdin and log`,
+    { skip },
+    async () => {
+      const dir = new TempDir("sy-launch-");
+      const l = new Launcher(env, dialect);
+      try {
+        const work = join(dir.path, "ws");
+        mkdirSync(work);
+        writeFileSync(join(dir.path, "in.txt"), "hello\n");
+        const log = join(dir.path, "a.log");
+        const out = join(dir.path, "out.json");
+        // Fields 5-7 of /proc/PID/stat (after the name): pgrp, session, tty_nr.
+        const run = `read -r s < /proc/$$/stat; set -- \${s##*) }; echo "pid=$$ pgrp=$3 sid=$4 tty=$5 cwd=$(pwd) v=$SY_V"; cat; echo '{}' > ${JSON.stringify(out)}; echo err >&2`;
+        const spec: ProcessSpec = {
+          argv: ["/bin/sh", "-c", run],
+          cwd: work,
+          env: { ...env, SY_V: 'it\'s a "value"' },
+          extraEnv: { SY_V: 'it\'s a "value"' },
+          logFile: log,
+          stdinFile: join(dir.path, "in.txt"),
+          outputFile: out,
+          timeoutMs: 10000,
+          signal: new AbortController().signal,
+        };
+        const r = await l.run(spec);
+        assert.equal(r.code, 0);
+        assert.equal(r.outputExists, true);
+        const text = readFileSync(log, "utf8");
+        const m = /pid=(\d+) pgrp=(\d+) sid=(\d+) tty=(\d+) cwd=(\S+) v=(.*)\n/.exec(text);
+        assert.ok(m, text);
+        assert.equal(m[1], m[2], "the command leads its own process group");
+        assert.equal(m[1], m[3], "and its own session");
+        assert.equal(m[4], "0", "no controlling terminal");
+        assert.equal(m[5], work);
+        assert.equal(m[6], 'it\'s a "value"');
+        assert.match(text, /hello\nerr\n$/);
+        const again = await l.run({ ...spec, argv: ["/bin/sh", "-c", "exit 3"], outputFile: join(dir.path, "none.json") });
+        assert.equal(again.code, 3);
+        assert.equal(again.outputExists, false);
+      } finally {
+        l.close();
+        dir.cleanup();
+      }
+    },
+  );
 
-  test(`T-1: the ${dialect} launcher kills the whole process group on timeout and on a cancel given before the start`, { skip }, async () => {
-    const dir = new TempDir("sy-launch-");
-    const l = new Launcher(env, dialect);
-    try {
-      const pids = join(dir.path, "pids");
-      const spec: ProcessSpec = {
-        argv: ["/bin/sh", "-c", `sleep 30 & echo $! >> ${JSON.stringify(pids)}; wait`],
-        cwd: dir.path,
-        env,
-        extraEnv: {},
-        logFile: join(dir.path, "log"),
-        timeoutMs: 300,
-        signal: new AbortController().signal,
-      };
-      const t0 = Date.now();
-      const r = await l.run(spec);
-      assert.equal(r.timedOut, true);
-      assert.ok(Date.now() - t0 < 5000);
-      const child = Number(readFileSync(pids, "utf8").trim());
-      for (let i = 0; i < 50 && alive(child); i++) await new Promise((res) => setTimeout(res, 20));
-      assert.equal(alive(child), false, "the command's background child was killed with its group");
+  test(
+    `T-1: the ${dialect} launcher kills the whole process group on timeout and on a cancel given before the start`,
+    { skip },
+    async () => {
+      const dir = new TempDir("sy-launch-");
+      const l = new Launcher(env, dialect);
+      try {
+        const pids = join(dir.path, "pids");
+        const spec: ProcessSpec = {
+          argv: ["/bin/sh", "-c", `sleep 30 & echo $! >> ${JSON.stringify(pids)}; wait`],
+          cwd: dir.path,
+          env,
+          extraEnv: {},
+          logFile: join(dir.path, "log"),
+          timeoutMs: 300,
+          signal: new AbortController().signal,
+        };
+        const t0 = Date.now();
+        const r = await l.run(spec);
+        assert.equal(r.timedOut, true);
+        assert.ok(Date.now() - t0 < 5000);
+        const child = Number(readFileSync(pids, "utf8").trim());
+        for (let i = 0; i < 50 && alive(child); i++) await new Promise((res) => setTimeout(res, 20));
+        assert.equal(alive(child), false, "the command's background child was killed with its group");
 
-      const ac = new AbortController();
-      ac.abort();
-      const t1 = Date.now();
-      const c = await l.run({ ...spec, argv: ["/bin/sh", "-c", "sleep 30"], timeoutMs: 60000, signal: ac.signal });
-      assert.equal(c.aborted, true);
-      assert.ok(Date.now() - t1 < 5000, "a cancel that came before the pid was known still stops the command");
-    } finally {
-      l.close();
-      dir.cleanup();
-    }
-  });
+        const ac = new AbortController();
+        ac.abort();
+        const t1 = Date.now();
+        const c = await l.run({ ...spec, argv: ["/bin/sh", "-c", "sleep 30"], timeoutMs: 60000, signal: ac.signal });
+        assert.equal(c.aborted, true);
+        assert.ok(Date.now() - t1 < 5000, "a cancel that came before the pid was known still stops the command");
+      } finally {
+        l.close();
+        dir.cleanup();
+      }
+    },
+  );
 }
 
-for (const launcherDialect of DIALECTS) test(`R-20, T-1: through the engine every mapped instance gets its own fresh workspace, input, log and the task's env (${launcherDialect} launcher)`, async () => {
-  const h = harness();
-  try {
-    const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
-    const run = `[ -z "$(ls -A)" ] || exit 9; k=$(node -e 'process.stdout.write(require(process.env.SWITCHYARD_INPUT).key)'); echo "log of $k"; printf '{"key":"%s","w":"%s","s":"%s","o":"%s"}' "$k" "$SWITCHYARD_WORKSPACE" "$SECONDS" "$SY_OTHER" > "$SWITCHYARD_OUTPUT"; touch junk`;
-    const p = plan(
-      [
-        evaluate("list", { emits: { keys: "list" } }),
-        command("each", run, { depends_on: ["list"], ...mapped(ref("list", "keys")), emits: { key: "string", w: "string", s: "string", o: "string" } }),
-        command("plain", run.replace("$SECONDS", "x").replace("$SY_OTHER", "$SY_OTHER"), { depends_on: ["list"], ...mapped(ref("list", "keys")), emits: { key: "string" } }),
-      ],
-      { concurrency: 3 },
-    );
-    p.tasks[1]!.command!.env = { SECONDS: "7", SY_OTHER: "x y 'z'" };
-    p.tasks[2]!.command!.env = { SY_OTHER: "plain" };
-    const { show } = await runPlan(h, p, { launcherDialect, fns: { list: () => ({ keys }) } });
-    for (const task of ["each", "plain"]) {
-      const inst = show.tasks[task]!.instances!;
-      assert.deepEqual(Object.keys(inst).sort(), [...keys].sort());
-      const workspaces = new Set<string>();
-      for (const k of keys) {
-        assert.equal(inst[k]!.status, "passed", `${task}[${k}]: ${inst[k]!.error}`);
-        const out = inst[k]!.output as { key: string; w: string; s: string; o: string };
-        assert.equal(out.key, k);
-        workspaces.add(out.w);
-        assert.deepEqual(readdirSync(out.w), ["junk"]);
-        assert.equal(readFileSync(`${out.w}.log`, "utf8"), `log of ${k}\n`);
-        if (task === "each") assert.deepEqual([out.s, out.o], ["7", "x y 'z'"]);
-        else assert.equal(out.o, "plain");
+for (const launcherDialect of DIALECTS)
+  test(`R-20, T-1: through the engine every mapped instance gets its own fresh workspace, input, log and the task's env (${launcherDialect} launcher)`, async () => {
+    const h = harness();
+    try {
+      const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
+      const run = `[ -z "$(ls -A)" ] || exit 9; k=$(node -e 'process.stdout.write(require(process.env.SWITCHYARD_INPUT).key)'); echo "log of $k"; printf '{"key":"%s","w":"%s","s":"%s","o":"%s"}' "$k" "$SWITCHYARD_WORKSPACE" "$SECONDS" "$SY_OTHER" > "$SWITCHYARD_OUTPUT"; touch junk`;
+      const p = plan(
+        [
+          evaluate("list", { emits: { keys: "list" } }),
+          command("each", run, {
+            depends_on: ["list"],
+            ...mapped(ref("list", "keys")),
+            emits: { key: "string", w: "string", s: "string", o: "string" },
+          }),
+          command("plain", run.replace("$SECONDS", "x").replace("$SY_OTHER", "$SY_OTHER"), {
+            depends_on: ["list"],
+            ...mapped(ref("list", "keys")),
+            emits: { key: "string" },
+          }),
+        ],
+        { concurrency: 3 },
+      );
+      p.tasks[1]!.command!.env = { SECONDS: "7", SY_OTHER: "x y 'z'" };
+      p.tasks[2]!.command!.env = { SY_OTHER: "plain" };
+      const { show } = await runPlan(h, p, { launcherDialect, fns: { list: () => ({ keys }) } });
+      for (const task of ["each", "plain"]) {
+        const inst = show.tasks[task]!.instances!;
+        assert.deepEqual(Object.keys(inst).sort(), [...keys].sort());
+        const workspaces = new Set<string>();
+        for (const k of keys) {
+          assert.equal(inst[k]!.status, "passed", `${task}[${k}]: ${inst[k]!.error}`);
+          const out = inst[k]!.output as { key: string; w: string; s: string; o: string };
+          assert.equal(out.key, k);
+          workspaces.add(out.w);
+          assert.deepEqual(readdirSync(out.w), ["junk"]);
+          assert.equal(readFileSync(`${out.w}.log`, "utf8"), `log of ${k}\n`);
+          if (task === "each") assert.deepEqual([out.s, out.o], ["7", "x y 'z'"]);
+          else assert.equal(out.o, "plain");
+        }
+        assert.equal(workspaces.size, keys.length);
       }
-      assert.equal(workspaces.size, keys.length);
+    } finally {
+      h.store.close();
+      h.dir.cleanup();
     }
-  } finally {
-    h.store.close();
-    h.dir.cleanup();
-  }
-});
+  });
 
 test("T-1: the launcher takes only environment variable names that are identifiers, and no text holding a NUL", () => {
   const l = new Launcher(env);
@@ -188,24 +205,31 @@ test("T-1: the launcher takes only environment variable names that are identifie
   const perl = new Launcher(env, "perl");
   const skip = perl.dialect === "perl" ? false : "no perl on this machine";
   perl.close();
-  test("T-1, issue 10: the Perl launcher makes the command a session leader with POSIX when given no usable system call number", { skip }, () => {
-    const dir = new TempDir("sy-launch-");
-    try {
-      const log = join(dir.path, "a.log");
-      const run = "read -r s < /proc/$$/stat; set -- ${s##*) }; echo \"pid=$$ pgrp=$3 sid=$4\"";
-      const fields = [dir.path, log, "/dev/null", "", "0", "/bin/sh", "-c", run];
-      const job = Buffer.from(fields.join("\0"));
-      for (const args of [[], ["999999"], ["-1"]]) {
-        writeFileSync(log, "");
-        const r = spawnSync("perl", ["-e", PERL_LAUNCHER, "--", ...args], { input: Buffer.concat([Buffer.from(`J ${job.length}\n`), job]), encoding: "utf8" });
-        assert.equal(r.status, 0, r.stderr);
-        assert.match(r.stdout, /^P \d+\nX 0 0\n$/);
-        const m = /pid=(\d+) pgrp=(\d+) sid=(\d+)/.exec(readFileSync(log, "utf8"));
-        assert.ok(m, `${args}: ${readFileSync(log, "utf8")}`);
-        assert.deepEqual([m[2], m[3]], [m[1], m[1]], `${args}: its own group and session`);
+  test(
+    "T-1, issue 10: the Perl launcher makes the command a session leader with POSIX when given no usable system call number",
+    { skip },
+    () => {
+      const dir = new TempDir("sy-launch-");
+      try {
+        const log = join(dir.path, "a.log");
+        const run = 'read -r s < /proc/$$/stat; set -- ${s##*) }; echo "pid=$$ pgrp=$3 sid=$4"';
+        const fields = [dir.path, log, "/dev/null", "", "0", "/bin/sh", "-c", run];
+        const job = Buffer.from(fields.join("\0"));
+        for (const args of [[], ["999999"], ["-1"]]) {
+          writeFileSync(log, "");
+          const r = spawnSync("perl", ["-e", PERL_LAUNCHER, "--", ...args], {
+            input: Buffer.concat([Buffer.from(`J ${job.length}\n`), job]),
+            encoding: "utf8",
+          });
+          assert.equal(r.status, 0, r.stderr);
+          assert.match(r.stdout, /^P \d+\nX 0 0\n$/);
+          const m = /pid=(\d+) pgrp=(\d+) sid=(\d+)/.exec(readFileSync(log, "utf8"));
+          assert.ok(m, `${args}: ${readFileSync(log, "utf8")}`);
+          assert.deepEqual([m[2], m[3]], [m[1], m[1]], `${args}: its own group and session`);
+        }
+      } finally {
+        dir.cleanup();
       }
-    } finally {
-      dir.cleanup();
-    }
-  });
+    },
+  );
 }

@@ -33,7 +33,10 @@ test("M-2: aligned edges read the dependency's own instance by key; other edges 
     const m = mapped(ref("prepare", "members"));
     const p = plan([
       command("prepare", writeJson({ members: ["fast", "slow"], other: ["o1"] }), { emits: { members: "list", other: "list" } }),
-      command("a", `[ "$SWITCHYARD_KEY" = slow ] && sleep 0.3; printf '{"v":"%s"}' "$SWITCHYARD_KEY" > "$SWITCHYARD_OUTPUT"`, { depends_on: ["prepare"], ...m }),
+      command("a", `[ "$SWITCHYARD_KEY" = slow ] && sleep 0.3; printf '{"v":"%s"}' "$SWITCHYARD_KEY" > "$SWITCHYARD_OUTPUT"`, {
+        depends_on: ["prepare"],
+        ...m,
+      }),
       evaluate("b", { depends_on: ["a"], ...m }),
       evaluate("c", { depends_on: ["a", "prepare"], ...mapped(ref("prepare", "other")) }),
     ]);

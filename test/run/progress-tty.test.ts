@@ -55,14 +55,22 @@ test("R-30: on a terminal, progress is redrawn in place with a bar per mapped ta
     dir.file("pack/main.star", PLAYBOOK);
     const driver = dir.file("drive.py", DRIVER);
     const argv = [process.execPath, BIN, "run", join(dir.path, "pack"), "--state-dir", join(dir.path, "state"), "--concurrency", "2"];
-    const r = spawnSync("python3", [driver, JSON.stringify(argv)], { encoding: "utf8", timeout: 30_000, env: { ...process.env, TERM: "xterm", COLUMNS: "120" } });
+    const r = spawnSync("python3", [driver, JSON.stringify(argv)], {
+      encoding: "utf8",
+      timeout: 30_000,
+      env: { ...process.env, TERM: "xterm", COLUMNS: "120" },
+    });
     assert.equal(r.status, 0, r.stderr);
     const { status, out } = JSON.parse(r.stdout) as { status: number; out: string };
     const screen = Buffer.from(out, "base64").toString("utf8");
     assert.equal(status, 0, screen);
     assert.match(screen, /\x1b\[1A/, "the progress block moves the cursor up to redraw in place");
     assert.match(screen, /\x1b\[2K/, "each progress line is cleared before it is redrawn");
-    assert.match(screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ""), /run \S+ +\d+\.\ds +\$0\.0000/, "the live header shows the elapsed time and the cost");
+    assert.match(
+      screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ""),
+      /run \S+ +\d+\.\ds +\$0\.0000/,
+      "the live header shows the elapsed time and the cost",
+    );
     const text = screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
     assert.match(text, /work +\S+ +\[[#.]+\] +\d+\/4/, "a mapped task shows a bar and done/total");
     assert.match(text, /work +command +passed +4 +4 +0 +0 +0/, "the summary table counts by status");
@@ -107,13 +115,27 @@ for (const cols of [60, 80]) {
       const screen = Buffer.from(out, "base64").toString("utf8");
       assert.equal(status, 0, screen);
       const lines = visibleLines(screen);
-      assert.ok(lines.some((l) => l.startsWith("a_task_with_a_rather_long_name")), "the live lines were drawn");
+      assert.ok(
+        lines.some((l) => l.startsWith("a_task_with_a_rather_long_name")),
+        "the live lines were drawn",
+      );
       const long = lines.filter((l) => [...l].length > cols);
       assert.deepEqual(long, [], `lines wider than ${cols} columns`);
-      assert.ok(lines.some((l) => l.endsWith("…")), "a line too long was cut, not wrapped");
+      assert.ok(
+        lines.some((l) => l.endsWith("…")),
+        "a line too long was cut, not wrapped",
+      );
       assert.match(screen, /\x1b\[3\dm/, "colour on a terminal");
-      const plain = spawnSync("python3", [driver, JSON.stringify([...argv, "--no-color"]), String(cols)], { encoding: "utf8", timeout: 60_000, env });
-      assert.doesNotMatch(Buffer.from((JSON.parse(plain.stdout) as { out: string }).out, "base64").toString("utf8"), /\x1b\[3\dm/, "--no-color");
+      const plain = spawnSync("python3", [driver, JSON.stringify([...argv, "--no-color"]), String(cols)], {
+        encoding: "utf8",
+        timeout: 60_000,
+        env,
+      });
+      assert.doesNotMatch(
+        Buffer.from((JSON.parse(plain.stdout) as { out: string }).out, "base64").toString("utf8"),
+        /\x1b\[3\dm/,
+        "--no-color",
+      );
     } finally {
       dir.cleanup();
     }
@@ -138,8 +160,23 @@ test("issue 13 display: the live block is cleared and held while the tty host as
     dir.file("pack/main.star", ASKING);
     const config = dir.file("config.toml", `[decisions]\nhost = "tty"\n`);
     const driver = dir.file("drive.py", DRIVER);
-    const argv = [process.execPath, BIN, "run", join(dir.path, "pack"), "--state-dir", join(dir.path, "state"), "--config", config, "--concurrency", "1"];
-    const r = spawnSync("python3", [driver, JSON.stringify(argv), "100", "answer"], { encoding: "utf8", timeout: 60_000, env: { ...process.env, TERM: "xterm" } });
+    const argv = [
+      process.execPath,
+      BIN,
+      "run",
+      join(dir.path, "pack"),
+      "--state-dir",
+      join(dir.path, "state"),
+      "--config",
+      config,
+      "--concurrency",
+      "1",
+    ];
+    const r = spawnSync("python3", [driver, JSON.stringify(argv), "100", "answer"], {
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, TERM: "xterm" },
+    });
     assert.equal(r.status, 0, r.stderr);
     const { status, out } = JSON.parse(r.stdout) as { status: number; out: string };
     const screen = Buffer.from(out, "base64").toString("utf8");
@@ -149,7 +186,11 @@ test("issue 13 display: the live block is cleared and held while the tty host as
     assert.ok(asked > 0 && answered > asked, screen);
     const before = screen.slice(0, asked);
     const lastFrame = before.slice(before.lastIndexOf("\x1b[?2026h"));
-    assert.match(lastFrame, /^\x1b\[\?2026h(\x1b\[2K(\x1b\[1A)?)+(\x1b\[G)?\x1b\[\?2026l/, "the last thing drawn before the question erased the block");
+    assert.match(
+      lastFrame,
+      /^\x1b\[\?2026h(\x1b\[2K(\x1b\[1A)?)+(\x1b\[G)?\x1b\[\?2026l/,
+      "the last thing drawn before the question erased the block",
+    );
     const during = screen.slice(asked, answered);
     assert.doesNotMatch(during, /busy +\S+/, "no progress frame was drawn over the question");
     const after = screen.slice(answered).replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");

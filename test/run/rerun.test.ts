@@ -34,13 +34,21 @@ function reducer(n: number): string {
   return `echo '{"n": ${n}}' > "$SWITCHYARD_OUTPUT"\n`;
 }
 
-function setup(): TempDir & { sy: (args: string[]) => { code: number | null; out: string; err: string }; ran: () => string[]; resets: () => string[] } {
+function setup(): TempDir & {
+  sy: (args: string[]) => { code: number | null; out: string; err: string };
+  ran: () => string[];
+  resets: () => string[];
+} {
   const dir = new TempDir("sy-rerun-") as ReturnType<typeof setup>;
   dir.file("pack/main.star", PLAYBOOK);
   dir.file("pack/reduce.sh", reducer(1));
   const ranFile = join(dir.path, "ran.log");
   dir.sy = (args) => {
-    const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir.path, encoding: "utf8", env: { ...process.env, RAN: ranFile, SWITCHYARD_HOME: join(dir.path, "state"), XDG_CONFIG_HOME: join(dir.path, "xdg") } });
+    const r = spawnSync(process.execPath, [BIN, ...args], {
+      cwd: dir.path,
+      encoding: "utf8",
+      env: { ...process.env, RAN: ranFile, SWITCHYARD_HOME: join(dir.path, "state"), XDG_CONFIG_HOME: join(dir.path, "xdg") },
+    });
     return { code: r.status, out: r.stdout, err: r.stderr };
   };
   dir.ran = () => {
@@ -50,7 +58,14 @@ function setup(): TempDir & { sy: (args: string[]) => { code: number | null; out
   dir.resets = () => {
     const db = new Database(join(dir.path, "state", "switchyard.db"), { readonly: true });
     try {
-      return (db.prepare("SELECT task, key FROM events WHERE type = 'instance_reset' ORDER BY seq").all() as { task: string; key: string | null }[]).map((r) => `${r.task}[${r.key ?? ""}]`).sort();
+      return (
+        db.prepare("SELECT task, key FROM events WHERE type = 'instance_reset' ORDER BY seq").all() as {
+          task: string;
+          key: string | null;
+        }[]
+      )
+        .map((r) => `${r.task}[${r.key ?? ""}]`)
+        .sort();
     } finally {
       db.close();
     }

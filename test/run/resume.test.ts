@@ -4,7 +4,23 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { harness, plan, evaluate, command, modelRoute, choice, noul, when, mapped, ref, runPlan, resumePlan, statuses, writeJson, evaluators } from "./helpers.js";
+import {
+  harness,
+  plan,
+  evaluate,
+  command,
+  modelRoute,
+  choice,
+  noul,
+  when,
+  mapped,
+  ref,
+  runPlan,
+  resumePlan,
+  statuses,
+  writeJson,
+  evaluators,
+} from "./helpers.js";
 import { FakeJudge } from "./fake-judge.js";
 import { admitRun, RunEngine, showRun, RunRefused } from "../../src/run/index.js";
 import type { TaskPlan } from "../../src/plan/plan.js";
@@ -20,7 +36,15 @@ test("R-3: projections are rebuilt from the events alone, identical to the live 
       evaluate("sum", { depends_on: ["each", "bad"], join: "settled" }),
     ]);
     const { run } = await runPlan(h, p, {
-      fns: { prepare: () => ({ members: ["a", "b", "c"] }), each: (i) => ({ k: i.key }), bad: (i) => { if (i.key === "b") throw new Error("x"); return {}; }, sum: (i) => ({ s: i.statuses }) },
+      fns: {
+        prepare: () => ({ members: ["a", "b", "c"] }),
+        each: (i) => ({ k: i.key }),
+        bad: (i) => {
+          if (i.key === "b") throw new Error("x");
+          return {};
+        },
+        sum: (i) => ({ s: i.statuses }),
+      },
     });
     const dump = () => ({
       run: h.store.db.prepare("SELECT * FROM runs").all(),
@@ -50,7 +74,13 @@ test("R-4: a recorded decision is never asked again; failed instances run again 
       modelRoute("gate", [choice("d", ["go", "stop"], { drop: ["stop"] })], { depends_on: ["prepare"], ...m }),
       evaluate("work", { depends_on: ["gate"], ...m, when: when("gate", "d", ["go", "uncertain"]) }),
     ]);
-    const fns = { prepare: () => ({ members: ["a", "b"] }), work: () => { if (fail) throw new Error("flaky"); return { ok: 1 }; } };
+    const fns = {
+      prepare: () => ({ members: ["a", "b"] }),
+      work: () => {
+        if (fail) throw new Error("flaky");
+        return { ok: 1 };
+      },
+    };
     const first = await runPlan(h, p, { judge, fns });
     assert.equal(first.outcome.status, "failed");
     assert.equal(judge.calls.length, 2);
@@ -76,7 +106,11 @@ test("R-1: resume uses the admitted plan's pack snapshot, never the current file
     writeFileSync(join(h.pack, "v.txt"), "old");
     const marker = join(h.dir.path, "fail-now");
     writeFileSync(marker, "");
-    const p = plan([command("read", `[ -e '${marker}' ] && exit 1; printf '{"v":"%s"}' "$(cat "$SWITCHYARD_PACK/v.txt")" > "$SWITCHYARD_OUTPUT"`, { emits: { v: "string" } })]);
+    const p = plan([
+      command("read", `[ -e '${marker}' ] && exit 1; printf '{"v":"%s"}' "$(cat "$SWITCHYARD_PACK/v.txt")" > "$SWITCHYARD_OUTPUT"`, {
+        emits: { v: "string" },
+      }),
+    ]);
     const first = await runPlan(h, p);
     assert.equal(first.outcome.status, "failed");
     writeFileSync(join(h.pack, "v.txt"), "new");
@@ -160,27 +194,35 @@ fs.writeFileSync(e.SWITCHYARD_OUTPUT, JSON.stringify({ run: e.SWITCHYARD_RUN, ta
   }
 });
 
-for (const directSpawn of [false, true]) test(`timeouts kill the instance's process group; retries run a failed instance again after a backoff (${directSpawn ? "spawned from Node" : "launcher shells"})`, async () => {
-  const h = harness();
-  try {
-    const counter = join(h.dir.path, "count");
-    const p = plan([
-      command("slow", "sleep 20", { timeout_seconds: 0.3 }),
-      command("flaky", `n=$(cat '${counter}' 2>/dev/null || echo 0); echo $((n+1)) > '${counter}'; [ "$n" -ge 2 ] || exit 1; ${writeJson({ n: 1 })}`, { retries: 2, emits: { n: "number" } }),
-    ]);
-    const t0 = Date.now();
-    const { show, run } = await runPlan(h, p, { retryBaseMs: 20, directSpawn });
-    assert.ok(Date.now() - t0 < 5000);
-    assert.match(show.tasks.slow!.error!, /^timeout: the command ran longer than its timeout of 0.3s and was killed/);
-    assert.equal(show.tasks.flaky!.status, "passed");
-    assert.equal(show.tasks.flaky!.output && (show.tasks.flaky!.output as { n: number }).n, 1);
-    const retried = [...h.store.events(run)].filter((e) => e.type === "instance_retried");
-    assert.deepEqual(retried.map((e) => (e.payload as { delay_ms: number }).delay_ms), [20, 40]);
-  } finally {
-    h.store.close();
-    h.dir.cleanup();
-  }
-});
+for (const directSpawn of [false, true])
+  test(`timeouts kill the instance's process group; retries run a failed instance again after a backoff (${directSpawn ? "spawned from Node" : "launcher shells"})`, async () => {
+    const h = harness();
+    try {
+      const counter = join(h.dir.path, "count");
+      const p = plan([
+        command("slow", "sleep 20", { timeout_seconds: 0.3 }),
+        command(
+          "flaky",
+          `n=$(cat '${counter}' 2>/dev/null || echo 0); echo $((n+1)) > '${counter}'; [ "$n" -ge 2 ] || exit 1; ${writeJson({ n: 1 })}`,
+          { retries: 2, emits: { n: "number" } },
+        ),
+      ]);
+      const t0 = Date.now();
+      const { show, run } = await runPlan(h, p, { retryBaseMs: 20, directSpawn });
+      assert.ok(Date.now() - t0 < 5000);
+      assert.match(show.tasks.slow!.error!, /^timeout: the command ran longer than its timeout of 0.3s and was killed/);
+      assert.equal(show.tasks.flaky!.status, "passed");
+      assert.equal(show.tasks.flaky!.output && (show.tasks.flaky!.output as { n: number }).n, 1);
+      const retried = [...h.store.events(run)].filter((e) => e.type === "instance_retried");
+      assert.deepEqual(
+        retried.map((e) => (e.payload as { delay_ms: number }).delay_ms),
+        [20, 40],
+      );
+    } finally {
+      h.store.close();
+      h.dir.cleanup();
+    }
+  });
 
 test("T-5: revise rounds are recorded and a resumed loop continues after the last finished round", async () => {
   const h = harness();
@@ -189,11 +231,18 @@ test("T-5: revise rounds are recorded and a resumed loop continues after the las
     const hold = join(h.dir.path, "hold");
     writeFileSync(hold, "");
     // Round 2's body waits while `hold` exists, so the test can cancel mid-loop.
-    const body = command("draft", `echo "round \${SWITCHYARD_TASK}" >> '${bodyLog}'; r=$(node -e 'const i=require(process.env.SWITCHYARD_INPUT); console.log(i.round||1)'); [ "$r" = 2 ] && while [ -e '${hold}' ]; do sleep 0.05; done; printf '{"text":"v%s"}' "$r" > "$SWITCHYARD_OUTPUT"`, { emits: { text: "string" } });
+    const body = command(
+      "draft",
+      `echo "round \${SWITCHYARD_TASK}" >> '${bodyLog}'; r=$(node -e 'const i=require(process.env.SWITCHYARD_INPUT); console.log(i.round||1)'); [ "$r" = 2 ] && while [ -e '${hold}' ]; do sleep 0.05; done; printf '{"text":"v%s"}' "$r" > "$SWITCHYARD_OUTPUT"`,
+      { emits: { text: "string" } },
+    );
     const reviewer = evaluate("critic", { emits: { verdict: "string" } });
     const loop: TaskPlan = { ...command("loop", "unused"), kind: "revise", command: undefined, revise: { body, reviewer, max_rounds: 3 } };
     const p = plan([loop]);
-    const fns = { critic: (i: { inputs: { draft: { text: string } } }) => (i.inputs.draft.text === "v1" ? { verdict: "revise", feedback: "more" } : { verdict: "accept" }) };
+    const fns = {
+      critic: (i: { inputs: { draft: { text: string } } }) =>
+        i.inputs.draft.text === "v1" ? { verdict: "revise", feedback: "more" } : { verdict: "accept" },
+    };
     const run = admitRun(h.store, { plan: p, packDir: h.pack, sourcePath: h.pack });
     const engine = new RunEngine({ store: h.store, run, resume: false, evaluators: evaluators(fns) });
     const done = engine.execute();
@@ -221,10 +270,16 @@ test("T-5: revise rounds are recorded and a resumed loop continues after the las
 test("D-30: the judge's preflight problems refuse the run before anything starts; a model route needs a judge", async () => {
   const h = harness();
   try {
-    const p = plan([evaluate("prepare", { emits: { members: "list" } }), modelRoute("gate", [choice("d", ["a", "b"], { type: "t.gate" })], { depends_on: ["prepare"] })]);
+    const p = plan([
+      evaluate("prepare", { emits: { members: "list" } }),
+      modelRoute("gate", [choice("d", ["a", "b"], { type: "t.gate" })], { depends_on: ["prepare"] }),
+    ]);
     const run = admitRun(h.store, { plan: p, packDir: h.pack, sourcePath: h.pack });
     const judge = new FakeJudge(() => "a", ["t.gate: model acme/x is not listed in providers.acme.models"]);
-    assert.throws(() => new RunEngine({ store: h.store, run, resume: false, judge }).execute(), (e: unknown) => e instanceof RunRefused && /acme\/x is not listed/.test(e.message));
+    assert.throws(
+      () => new RunEngine({ store: h.store, run, resume: false, judge }).execute(),
+      (e: unknown) => e instanceof RunRefused && /acme\/x is not listed/.test(e.message),
+    );
     assert.throws(() => new RunEngine({ store: h.store, run, resume: false }).execute(), /no-judge/);
     assert.equal(judge.calls.length, 0);
   } finally {
@@ -271,14 +326,21 @@ test("R-5: at most `concurrency` commands and `decision_concurrency` decision re
     const p = plan(
       [
         command("prepare", writeJson({ members: [1, 2, 3, 4, 5, 6, 7, 8] }), { emits: { members: "list" } }),
-        command("work", `echo "+ $(date +%s%N)" >> '${spans}'; sleep 0.1; echo "- $(date +%s%N)" >> '${spans}'`, { depends_on: ["prepare"], ...m }),
+        command("work", `echo "+ $(date +%s%N)" >> '${spans}'; sleep 0.1; echo "- $(date +%s%N)" >> '${spans}'`, {
+          depends_on: ["prepare"],
+          ...m,
+        }),
         modelRoute("ask", [noul("ok")], { depends_on: ["work"], ...m }),
       ],
       { concurrency: 2, decision_concurrency: 3 },
     );
     const { outcome } = await runPlan(h, p, { judge });
     assert.equal(outcome.status, "passed");
-    const events = readFileSync(spans, "utf8").trim().split("\n").map((l) => [l[0], BigInt(l.slice(2))] as const).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[0] === "-" ? -1 : 1));
+    const events = readFileSync(spans, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => [l[0], BigInt(l.slice(2))] as const)
+      .sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[0] === "-" ? -1 : 1));
     let now = 0;
     let peak = 0;
     for (const [sign] of events) {

@@ -10,14 +10,22 @@ import { renderPrompt } from "../../src/run/template.js";
 import { command, evaluate, harness, mapped, modelRoute, choice, plan, ref, runPlan } from "./helpers.js";
 import { FakeJudge } from "./fake-judge.js";
 
-const shared = { members: ["b", "a"], notes: { b: { z: 1, y: [2, { x: null }] }, a: { "é": "ü\n\"", __proto__x: true } }, deep: { q: { r: { s: [1.5, -0, 1e21] } } } };
+const shared = {
+  members: ["b", "a"],
+  notes: { b: { z: 1, y: [2, { x: null }] }, a: { é: 'ü\n"', __proto__x: true } },
+  deep: { q: { r: { s: [1.5, -0, 1e21] } } },
+};
 const protoKey = JSON.parse('{"__proto__": {"k": 1}, "n": 2}') as Record<string, unknown>;
 
 function cases(): Array<Record<string, unknown>> {
   const narrowed = { ...shared, notes: shared.notes.a };
   return [
     { key: "a", inputs: { prep: shared } },
-    { key: "b", inputs: { prep: shared, other: null, fold: { items: { a: shared }, status: { a: "passed" }, summary: { total: 1 } } }, statuses: { prep: "passed", other: "failed" } },
+    {
+      key: "b",
+      inputs: { prep: shared, other: null, fold: { items: { a: shared }, status: { a: "passed" }, summary: { total: 1 } } },
+      statuses: { prep: "passed", other: "failed" },
+    },
     { key: "a", inputs: { prep: narrowed } },
     { inputs: { prep: protoKey, skipped: undefined }, feedback: { says: "again" }, round: 2 },
     { inputs: {} },
@@ -40,7 +48,10 @@ test("issue 10: shared input text equals JSON.stringify and stableStringify, fir
 test("issue 10: prompt placeholders render a dependency's output as JSON, the same on every render", () => {
   const input = { key: "a", inputs: { prep: shared } };
   for (let i = 0; i < 2; i++) {
-    assert.equal(renderPrompt("{{key}} {{inputs.prep}} {{inputs.prep.notes}} {{inputs.prep.members}} {{inputs.missing}}", input), `a ${JSON.stringify(shared)} ${JSON.stringify(shared.notes)} ${JSON.stringify(shared.members)} null`);
+    assert.equal(
+      renderPrompt("{{key}} {{inputs.prep}} {{inputs.prep.notes}} {{inputs.prep.members}} {{inputs.missing}}", input),
+      `a ${JSON.stringify(shared)} ${JSON.stringify(shared.notes)} ${JSON.stringify(shared.members)} null`,
+    );
   }
 });
 
@@ -56,7 +67,9 @@ test("issue 10 / T-1: every command instance's input file holds the producer's w
     const json = JSON.parse(JSON.stringify(shared)) as typeof shared; // -0 is written as 0
     for (const k of ["a", "b"]) {
       assert.deepEqual(show.tasks.whole!.instances![k]!.output, { seen: { key: k, inputs: { prep: json } } });
-      assert.deepEqual(show.tasks.keyed!.instances![k]!.output, { seen: { key: k, inputs: { prep: { ...json, notes: json.notes[k as "a" | "b"] } } } });
+      assert.deepEqual(show.tasks.keyed!.instances![k]!.output, {
+        seen: { key: k, inputs: { prep: { ...json, notes: json.notes[k as "a" | "b"] } } },
+      });
     }
   } finally {
     h.store.close();

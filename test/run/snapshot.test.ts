@@ -39,7 +39,9 @@ test("R-1: a pack over 50 MB is an error naming the size and the largest files, 
     truncateSync(big, 51 * 1024 * 1024); // sparse: no 51 MB written to the disk
     assert.throws(
       () => snapshotPack(join(dir.path, "pack"), join(dir.path, "copy")),
-      (e: unknown) => e instanceof SnapshotError && /pack-too-large: .* holds 51\.0 MB, over the 50 MB snapshot limit \(R-1\); largest files: big\.bin \(51\.0 MB\)/.test(e.message),
+      (e: unknown) =>
+        e instanceof SnapshotError &&
+        /pack-too-large: .* holds 51\.0 MB, over the 50 MB snapshot limit \(R-1\); largest files: big\.bin \(51\.0 MB\)/.test(e.message),
     );
     assert.ok(!existsSync(join(dir.path, "copy")));
   } finally {
@@ -59,7 +61,8 @@ test("R-1 (issue 18): a switchyard state folder inside the pack, whatever its na
     const first = await runPlan(h, p);
     const second = await runPlan(h, p);
     assert.equal(second.outcome.status, "passed");
-    const info = (run: string) => [...store.events(run)].find((e) => e.type === "plan_admitted")!.payload as { snapshot: { files: number; dir: string } };
+    const info = (run: string) =>
+      [...store.events(run)].find((e) => e.type === "plan_admitted")!.payload as { snapshot: { files: number; dir: string } };
     assert.equal(info(first.run).snapshot.files, 1);
     assert.equal(info(second.run).snapshot.files, 1, "the second run's snapshot holds no part of the first run");
     assert.ok(!existsSync(join(info(second.run).snapshot.dir, "runs-here")));
@@ -81,11 +84,13 @@ test("R-1 (issue 18): with the pack folder itself as the state folder, snapshots
     const first = await runPlan(h, p);
     const second = await runPlan(h, p);
     assert.equal(second.outcome.status, "passed");
-    const info = (run: string) => [...store.events(run)].find((e) => e.type === "plan_admitted")!.payload as { snapshot: { files: number; dir: string } };
+    const info = (run: string) =>
+      [...store.events(run)].find((e) => e.type === "plan_admitted")!.payload as { snapshot: { files: number; dir: string } };
     for (const run of [first.run, second.run]) {
       assert.equal(info(run).snapshot.files, 2, "main.star and scripts/go.sh, nothing of the state");
       assert.ok(existsSync(join(info(run).snapshot.dir, "scripts", "go.sh")));
-      for (const entry of ["switchyard.db", "switchyard.db-wal", "runs"]) assert.ok(!existsSync(join(info(run).snapshot.dir, entry)), entry);
+      for (const entry of ["switchyard.db", "switchyard.db-wal", "runs"])
+        assert.ok(!existsSync(join(info(run).snapshot.dir, entry)), entry);
     }
   } finally {
     store.close();

@@ -24,7 +24,18 @@ const PLAN = {
 /** A log that exercises every instance transition, several times per key and per batch. */
 function steps(elements: number): Step[] {
   const out: Step[] = [
-    ["plan_admitted", null, null, { plan: PLAN, snapshot: { dir: "/x", source: "/y", files: 0, bytes: 0 }, source_path: "/y", settings: { concurrency: 1, decision_concurrency: 1, max_duration_seconds: 60 }, pid: 1 }],
+    [
+      "plan_admitted",
+      null,
+      null,
+      {
+        plan: PLAN,
+        snapshot: { dir: "/x", source: "/y", files: 0, bytes: 0 },
+        source_path: "/y",
+        settings: { concurrency: 1, decision_concurrency: 1, max_duration_seconds: 60 },
+        pid: 1,
+      },
+    ],
     ["task_expanded", "each", null, { count: elements }],
   ];
   for (let i = 0; i < elements; i++) {
@@ -34,7 +45,7 @@ function steps(elements: number): Step[] {
         out.push(["instance_started", "each", key, { attempt: 1 }]);
         out.push(["instance_retried", "each", key, { attempt: 1, error: "flaky", delay_ms: 1, usage: { cost_usd: 0.5 } }]);
         out.push(["instance_started", "each", key, { attempt: 2 }]);
-        out.push(["instance_finished", "each", key, { attempt: 2, status: "passed", output: { n: i, text: "a \"quoted\" \u0000 value" } }]);
+        out.push(["instance_finished", "each", key, { attempt: 2, status: "passed", output: { n: i, text: 'a "quoted" \u0000 value' } }]);
         break;
       case 1: // started then interrupted (resume runs it again)
         out.push(["instance_started", "each", key, { attempt: 1 }]);
@@ -50,7 +61,28 @@ function steps(elements: number): Step[] {
         break;
       case 4: // a decision, then an interruption of a row written earlier
         out.push(["instance_started", "pick", key, { attempt: 1 }]);
-        out.push(["decision_recorded", "pick", key, { attempt: 1, record: { q: { label: "a", probabilities: { a: 1 }, confidence: 1, refused: false, judgement_type: "t", mode: "model", provider: "p", model: "m", latency_ms: 1, usage: null } } }]);
+        out.push([
+          "decision_recorded",
+          "pick",
+          key,
+          {
+            attempt: 1,
+            record: {
+              q: {
+                label: "a",
+                probabilities: { a: 1 },
+                confidence: 1,
+                refused: false,
+                judgement_type: "t",
+                mode: "model",
+                provider: "p",
+                model: "m",
+                latency_ms: 1,
+                usage: null,
+              },
+            },
+          },
+        ]);
         break;
       case 5: // interrupted, then started again
         out.push(["instance_interrupted", "each", `k-${i - 4}`, { attempt: 1 }]);
@@ -59,7 +91,12 @@ function steps(elements: number): Step[] {
         break;
     }
   }
-  out.push(["fold_settled", "each", null, { status: "failed", summary: { total: elements, passed: 1, failed: 1, not_taken: 1, blocked: 0 } }]);
+  out.push([
+    "fold_settled",
+    "each",
+    null,
+    { status: "failed", summary: { total: elements, passed: 1, failed: 1, not_taken: 1, blocked: 0 } },
+  ]);
   out.push(["instance_started", "pick", "late", { attempt: 1 }]);
   out.push(["task_settled", "pick", null, { status: "passed" }]);
   out.push(["run_finished", null, null, { status: "failed" }]);
@@ -97,8 +134,12 @@ test("R-3: batched projections equal event-by-event ones, and a rebuild of over 
     assert.equal(batched.rebuild("r"), log.length);
     assert.deepEqual(rows(batched), expected);
     // Spot checks that the comparison is not vacuous.
-    const row = (task: string, k: string) => (expected.instances as Array<Record<string, unknown>>).find((r) => r.task === task && r.key === k)!;
-    assert.deepEqual([row("each", "k-0").status, row("each", "k-0").attempts, JSON.parse(row("each", "k-0").output as string)], ["passed", 2, { n: 0, text: "a \"quoted\" \u0000 value" }]);
+    const row = (task: string, k: string) =>
+      (expected.instances as Array<Record<string, unknown>>).find((r) => r.task === task && r.key === k)!;
+    assert.deepEqual(
+      [row("each", "k-0").status, row("each", "k-0").attempts, JSON.parse(row("each", "k-0").output as string)],
+      ["passed", 2, { n: 0, text: 'a "quoted" \u0000 value' }],
+    );
     assert.deepEqual([row("each", "k-1").status, row("each", "k-1").attempts], ["running", 2]);
     assert.deepEqual([row("each", "k-2").status, row("each", "k-2").attempts, row("each", "k-2").label], ["not_taken", 3, "no"]);
     assert.deepEqual([row("pick", "k-4").status, JSON.parse(row("pick", "k-4").output as string).q.label], ["pending", "a"]);

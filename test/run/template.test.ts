@@ -21,14 +21,38 @@ test("T-2, Q-20 (issue 18): in a run, a mapped agent's {{inputs.gate.depth}} is 
   const h = harness();
   try {
     // The agent answers with the prompt it was given, so the test reads what was rendered.
-    const echo = h.dir.file("echo.sh", `#!/bin/sh\nnode -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>require("fs").writeFileSync(process.env.SWITCHYARD_OUTPUT,JSON.stringify({text:s})))'\n`, 0o755);
-    const prep = command("prep", writeJson({ members: ["a", "b"], known: { a: { depth: "deep" }, b: { depth: "quick" } } }), { emits: { members: "list", known: "object" } });
-    const gate = outputRoute("gate", ref("prep", "known"), [choice("depth", ["quick", "deep"])], { depends_on: ["prep"], ...mapped(ref("prep", "members")) });
-    const work = agent("work", "label={{inputs.gate.depth}}", { depends_on: ["gate"], ...mapped(ref("prep", "members")), emits: { text: "string" } });
+    const echo = h.dir.file(
+      "echo.sh",
+      `#!/bin/sh\nnode -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>require("fs").writeFileSync(process.env.SWITCHYARD_OUTPUT,JSON.stringify({text:s})))'\n`,
+      0o755,
+    );
+    const prep = command("prep", writeJson({ members: ["a", "b"], known: { a: { depth: "deep" }, b: { depth: "quick" } } }), {
+      emits: { members: "list", known: "object" },
+    });
+    const gate = outputRoute("gate", ref("prep", "known"), [choice("depth", ["quick", "deep"])], {
+      depends_on: ["prep"],
+      ...mapped(ref("prep", "members")),
+    });
+    const work = agent("work", "label={{inputs.gate.depth}}", {
+      depends_on: ["gate"],
+      ...mapped(ref("prep", "members")),
+      emits: { text: "string" },
+    });
     const body = agent("draft", "again {{inputs.gate.depth}}", { emits: { text: "string" } });
     const reviewer = evaluate("accept", { emits: { verdict: "string" } });
-    const loop: TaskPlan = { ...command("loop", "unused"), kind: "revise", command: undefined, depends_on: ["gate"], ...mapped(ref("prep", "members")), revise: { body, reviewer, max_rounds: 1 }, emits: { text: "string", rounds: "number" } };
-    const { outcome, show } = await runPlan(h, plan([prep, gate, work, loop]), { agentRunners: runner("default", [echo]), fns: { accept: () => ({ verdict: "accept" }) } });
+    const loop: TaskPlan = {
+      ...command("loop", "unused"),
+      kind: "revise",
+      command: undefined,
+      depends_on: ["gate"],
+      ...mapped(ref("prep", "members")),
+      revise: { body, reviewer, max_rounds: 1 },
+      emits: { text: "string", rounds: "number" },
+    };
+    const { outcome, show } = await runPlan(h, plan([prep, gate, work, loop]), {
+      agentRunners: runner("default", [echo]),
+      fns: { accept: () => ({ verdict: "accept" }) },
+    });
     assert.equal(outcome.status, "passed");
     const text = (task: string, key: string) => (show.tasks[task]!.instances![key]!.output as { text: string }).text;
     assert.equal(text("work", "a"), "label=deep");

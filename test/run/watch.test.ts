@@ -39,7 +39,9 @@ function start(dir: TempDir, args: string[]): Started {
   let err = "";
   child.stdout.on("data", (b: Buffer) => (out += b.toString()));
   child.stderr.on("data", (b: Buffer) => (err += b.toString()));
-  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.on("close", (code) => resolve({ code, out, err })));
+  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code, out, err })),
+  );
   return Object.assign(done, { printed: () => out });
 }
 
@@ -69,54 +71,74 @@ function eventCount(dir: TempDir): number {
   }
 }
 
-test("issue 13 watching: show --follow in a second process sees a live run's events in order; status --watch --exit-status exits 1", { timeout: 60000 }, async () => {
-  const dir = new TempDir("sy-watch-");
-  try {
-    const gate = join(dir.path, "go");
-    dir.file("pack/main.star", playbook(gate));
-    const running = start(dir, ["run", "pack"]);
-    await until("the run's first events", () => eventCount(dir) >= 2);
-    const follow = start(dir, ["show", "latest", "--follow", "--json"]);
-    const watch = start(dir, ["status", "--watch", "--exit-status", "--json"]);
-    await until("both watchers printing", () => follow.printed().length > 0 && watch.printed().length > 0);
-    dir.file("go", "");
-    const [run, followed, watched] = await Promise.all([running, follow, watch]);
-    assert.equal(run.code, 1, "the run fails (its last task exits 3)");
+test(
+  "issue 13 watching: show --follow in a second process sees a live run's events in order; status --watch --exit-status exits 1",
+  { timeout: 60000 },
+  async () => {
+    const dir = new TempDir("sy-watch-");
+    try {
+      const gate = join(dir.path, "go");
+      dir.file("pack/main.star", playbook(gate));
+      const running = start(dir, ["run", "pack"]);
+      await until("the run's first events", () => eventCount(dir) >= 2);
+      const follow = start(dir, ["show", "latest", "--follow", "--json"]);
+      const watch = start(dir, ["status", "--watch", "--exit-status", "--json"]);
+      await until("both watchers printing", () => follow.printed().length > 0 && watch.printed().length > 0);
+      dir.file("go", "");
+      const [run, followed, watched] = await Promise.all([running, follow, watch]);
+      assert.equal(run.code, 1, "the run fails (its last task exits 3)");
 
-    const events = followed.out.trim().split("\n").map((l) => JSON.parse(l) as { seq: number; type: string; task: string | null; key: string | null });
-    assert.equal(followed.code, 0, followed.err);
-    assert.deepEqual(events.map((e) => e.seq), Array.from({ length: eventCount(dir) }, (_, i) => i + 1), "every event, in order, none twice");
-    assert.equal(events[0]!.type, "plan_admitted");
-    assert.equal(events.at(-1)!.type, "run_finished");
-    assert.deepEqual(events.filter((e) => e.type === "instance_finished" && e.task === "work").map((e) => e.key), ["a", "b", "c", "d"]);
+      const events = followed.out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { seq: number; type: string; task: string | null; key: string | null });
+      assert.equal(followed.code, 0, followed.err);
+      assert.deepEqual(
+        events.map((e) => e.seq),
+        Array.from({ length: eventCount(dir) }, (_, i) => i + 1),
+        "every event, in order, none twice",
+      );
+      assert.equal(events[0]!.type, "plan_admitted");
+      assert.equal(events.at(-1)!.type, "run_finished");
+      assert.deepEqual(
+        events.filter((e) => e.type === "instance_finished" && e.task === "work").map((e) => e.key),
+        ["a", "b", "c", "d"],
+      );
 
-    assert.equal(watched.code, 1, "--exit-status: the run failed");
-    const states = watched.out.trim().split("\n").map((l) => (JSON.parse(l) as { status: string }).status);
-    assert.equal(states.at(-1), "failed");
-    assert.ok(states.includes("running"), "it watched the run while it ran");
-    assert.equal(sy(dir, ["status", "--exit-status"]).code, 1);
+      assert.equal(watched.code, 1, "--exit-status: the run failed");
+      const states = watched.out
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { status: string }).status);
+      assert.equal(states.at(-1), "failed");
+      assert.ok(states.includes("running"), "it watched the run while it ran");
+      assert.equal(sy(dir, ["status", "--exit-status"]).code, 1);
 
-    // The log of one instance, and of its attempts.
-    const log = sy(dir, ["logs", "latest", "work[b]"]);
-    assert.equal(log.code, 0, log.err);
-    assert.equal(log.out, "working on b\nto stderr\n");
-    const bad = sy(dir, ["logs", "latest", "work[b]", "--attempt", "2"]);
-    assert.equal(bad.code, 2);
-    assert.match(bad.err, /--attempt must be between 1 and 1 for work\[b\]/);
-    assert.match(sy(dir, ["logs", "latest", "work"]).err, /work is mapped: say which element, e.g. work\[KEY\]/);
+      // The log of one instance, and of its attempts.
+      const log = sy(dir, ["logs", "latest", "work[b]"]);
+      assert.equal(log.code, 0, log.err);
+      assert.equal(log.out, "working on b\nto stderr\n");
+      const bad = sy(dir, ["logs", "latest", "work[b]", "--attempt", "2"]);
+      assert.equal(bad.code, 2);
+      assert.match(bad.err, /--attempt must be between 1 and 1 for work\[b\]/);
+      assert.match(sy(dir, ["logs", "latest", "work"]).err, /work is mapped: say which element, e.g. work\[KEY\]/);
 
-    // Filters: runs newest first, by status and playbook; show by status.
-    assert.equal(sy(dir, ["run", "pack"]).code, 1);
-    const runs = JSON.parse(sy(dir, ["runs", "--json"]).out) as { run: string; started_at: string }[];
-    assert.equal(runs.length, 2);
-    assert.ok(runs[0]!.run > runs[1]!.run, "newest first");
-    assert.deepEqual(JSON.parse(sy(dir, ["runs", "--json", "--limit", "1"]).out).map((r: { run: string }) => r.run), [runs[0]!.run]);
-    assert.equal(JSON.parse(sy(dir, ["runs", "--json", "--status", "passed"]).out).length, 0);
-    assert.equal(JSON.parse(sy(dir, ["runs", "--json", "--status", "failed", "--playbook", "main"]).out).length, 2);
-    assert.match(sy(dir, ["runs", "--status", "faild"]).err, /did you mean failed\?/);
-    const failed = JSON.parse(sy(dir, ["show", "latest", "--json", "--status", "failed"]).out);
-    assert.deepEqual(Object.keys(failed.tasks), ["last"]);
-  } finally {
-    dir.cleanup();
-  }
-});
+      // Filters: runs newest first, by status and playbook; show by status.
+      assert.equal(sy(dir, ["run", "pack"]).code, 1);
+      const runs = JSON.parse(sy(dir, ["runs", "--json"]).out) as { run: string; started_at: string }[];
+      assert.equal(runs.length, 2);
+      assert.ok(runs[0]!.run > runs[1]!.run, "newest first");
+      assert.deepEqual(
+        JSON.parse(sy(dir, ["runs", "--json", "--limit", "1"]).out).map((r: { run: string }) => r.run),
+        [runs[0]!.run],
+      );
+      assert.equal(JSON.parse(sy(dir, ["runs", "--json", "--status", "passed"]).out).length, 0);
+      assert.equal(JSON.parse(sy(dir, ["runs", "--json", "--status", "failed", "--playbook", "main"]).out).length, 2);
+      assert.match(sy(dir, ["runs", "--status", "faild"]).err, /did you mean failed\?/);
+      const failed = JSON.parse(sy(dir, ["show", "latest", "--json", "--status", "failed"]).out);
+      assert.deepEqual(Object.keys(failed.tasks), ["last"]);
+    } finally {
+      dir.cleanup();
+    }
+  },
+);

@@ -25,7 +25,11 @@ function git(cwd: string, ...args: string[]): string {
   return r.stdout;
 }
 
-function setup(name: string, agentEnv: string, keys: string[] = KEYS): { repo: string; base: string; pack: string; config: string; state: string; log: string } {
+function setup(
+  name: string,
+  agentEnv: string,
+  keys: string[] = KEYS,
+): { repo: string; base: string; pack: string; config: string; state: string; log: string } {
   const root = join(dir, name);
   const repo = join(root, "repo");
   mkdirSync(repo, { recursive: true });
@@ -36,11 +40,14 @@ function setup(name: string, agentEnv: string, keys: string[] = KEYS): { repo: s
   const base = git(repo, "rev-parse", "HEAD").trim();
   const pack = join(root, "pack");
   mkdirSync(pack);
-  writeFileSync(join(pack, "main.star"), `playbook(description = "worktree fixture", concurrency = 4)
+  writeFileSync(
+    join(pack, "main.star"),
+    `playbook(description = "worktree fixture", concurrency = 4)
 prepare = command(name = "prepare", run = """printf '%s' '{"members": ${JSON.stringify(keys).replace(/"/g, '\\"')}}' > "$SWITCHYARD_OUTPUT" """, emits = {"members": "list"})
 fix = agent(name = "fix", depends_on = [prepare], over = prepare.members, max_fanout = 50, runner = "claude",
     workspace = "worktree", prompt = "Fix the file.\\nEDIT f{{key}}.txt\\nWRITE RESULT.txt\\n", files = ["RESULT.txt"])
-`);
+`,
+  );
   const log = join(root, "calls.jsonl");
   const config = join(root, "config.toml");
   writeFileSync(config, `[agents.claude]\npreset = "claude-code"\nenv = { FAKE_AGENT_LOG = ${JSON.stringify(log)}${agentEnv} }\n`);
@@ -48,7 +55,10 @@ fix = agent(name = "fix", depends_on = [prepare], over = prepare.members, max_fa
 }
 
 function sy(args: string[]): { child: ReturnType<typeof spawn>; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PATH, XDG_CONFIG_HOME: join(dir, "no-xdg") } });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, PATH, XDG_CONFIG_HOME: join(dir, "no-xdg") },
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
@@ -69,7 +79,11 @@ function checkFinished(s: ReturnType<typeof setup>, run: string): void {
     git(check, "checkout", "-q", s.base);
     for (const k of KEYS) {
       const out = show.tasks.fix!.instances![k]!.output as { files_changed: string[]; patch: string; files: Record<string, unknown> };
-      assert.deepEqual(out.files_changed, [`f${k}.txt`], `${k} changed only its own file (RESULT.txt is the agent's output, not the patch)`);
+      assert.deepEqual(
+        out.files_changed,
+        [`f${k}.txt`],
+        `${k} changed only its own file (RESULT.txt is the agent's output, not the patch)`,
+      );
       assert.ok(existsSync(out.patch), out.patch);
       git(check, "apply", "--check", out.patch);
       git(check, "apply", out.patch);
@@ -79,11 +93,16 @@ function checkFinished(s: ReturnType<typeof setup>, run: string): void {
   } finally {
     store.close();
   }
-  const worktrees = git(s.repo, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
+  const worktrees = git(s.repo, "worktree", "list", "--porcelain")
+    .split("\n")
+    .filter((l) => l.startsWith("worktree "));
   assert.equal(worktrees.length, 1, `no stray worktree: ${worktrees.join(", ")}`);
   assert.equal(git(s.repo, "branch", "--list", "switchyard/*").trim(), "", "attempt branches were deleted");
   // Every turn ran on the base commit.
-  const calls = readFileSync(s.log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { head: string | null });
+  const calls = readFileSync(s.log, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { head: string | null });
   assert.ok(calls.length >= KEYS.length);
   for (const c of calls) assert.equal(c.head, s.base);
 }
@@ -118,7 +137,10 @@ test("issue 12: killed mid-run with kill -9 and resumed after HEAD moved, the tu
   const callsBefore = readFileSync(s.log, "utf8").trim().split("\n").length;
   const resumed = await sy(["resume", run, "--state-dir", s.state, "--config", s.config]).done;
   assert.equal(resumed.code, 0, resumed.stderr);
-  assert.ok(readFileSync(s.log, "utf8").trim().split("\n").length > callsBefore, "the resume took the turns the killed run had not finished");
+  assert.ok(
+    readFileSync(s.log, "utf8").trim().split("\n").length > callsBefore,
+    "the resume took the turns the killed run had not finished",
+  );
   checkFinished(s, run);
 });
 
@@ -144,10 +166,16 @@ test("issue 12: a failed worktree turn — the worktree is removed; its change i
     assert.ok(kept, err);
     const [, patch, branch] = kept;
     assert.match(readFileSync(patch!, "utf8"), new RegExp(`\\+fixed by claude`));
-    assert.equal(git(s.repo, "diff", "--name-only", s.base, branch!).trim(), `f${k}.txt`, "the kept branch holds the change, without the agent's own RESULT.txt");
+    assert.equal(
+      git(s.repo, "diff", "--name-only", s.base, branch!).trim(),
+      `f${k}.txt`,
+      "the kept branch holds the change, without the agent's own RESULT.txt",
+    );
     assert.equal(git(s.repo, "rev-parse", `${branch}~1`).trim(), s.base, "one commit on top of the base");
   }
-  const worktrees = git(s.repo, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
+  const worktrees = git(s.repo, "worktree", "list", "--porcelain")
+    .split("\n")
+    .filter((l) => l.startsWith("worktree "));
   assert.equal(worktrees.length, 1, `no stray worktree: ${worktrees.join(", ")}`);
   assert.equal(git(s.repo, "status", "--porcelain").trim(), "", "the repository's own checkout is untouched");
 });
@@ -174,7 +202,9 @@ test("issue 12: two runs at once on the same repository, 10 worktree agents each
       store.close();
     }
   }
-  const worktrees = git(s.repo, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
+  const worktrees = git(s.repo, "worktree", "list", "--porcelain")
+    .split("\n")
+    .filter((l) => l.startsWith("worktree "));
   assert.equal(worktrees.length, 1, `no stray worktree: ${worktrees.join(", ")}`);
   assert.equal(git(s.repo, "branch", "--list", "switchyard/*").trim(), "");
 });

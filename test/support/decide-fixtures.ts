@@ -5,15 +5,39 @@ import type { ProviderRequest } from "../../src/decide/provider.js";
 import type { ResolvedQuestion } from "../../src/run/judge.js";
 
 export function choiceQ(id: string, options: Record<string, string>, min_confidence = 0): ResolvedQuestion {
-  return { id, kind: "choice", ask: `Which ${id}?`, labels: Object.keys(options), descriptions: { ...options }, type: `pb.route.${id}`, min_confidence };
+  return {
+    id,
+    kind: "choice",
+    ask: `Which ${id}?`,
+    labels: Object.keys(options),
+    descriptions: { ...options },
+    type: `pb.route.${id}`,
+    min_confidence,
+  };
 }
 
 export function noulQ(id: string, yes = "", no = "", min_confidence = 0): ResolvedQuestion {
-  return { id, kind: "noul", ask: `Is it ${id}?`, labels: ["yes", "no"], descriptions: { yes, no }, type: `pb.route.${id}`, min_confidence };
+  return {
+    id,
+    kind: "noul",
+    ask: `Is it ${id}?`,
+    labels: ["yes", "no"],
+    descriptions: { yes, no },
+    type: `pb.route.${id}`,
+    min_confidence,
+  };
 }
 
 export function scoreQ(id: string, levels: Record<string, string>, min_confidence = 0): ResolvedQuestion {
-  return { id, kind: "score", ask: `How ${id}?`, labels: Object.keys(levels), descriptions: { ...levels }, type: `pb.route.${id}`, min_confidence };
+  return {
+    id,
+    kind: "score",
+    ask: `How ${id}?`,
+    labels: Object.keys(levels),
+    descriptions: { ...levels },
+    type: `pb.route.${id}`,
+    min_confidence,
+  };
 }
 
 export function providerConfig(kind: ProviderKind, over: Partial<ProviderConfig> = {}): ProviderConfig {
@@ -30,7 +54,11 @@ export function providerConfig(kind: ProviderKind, over: Partial<ProviderConfig>
   };
 }
 
-export function providerRequest(questions: ResolvedQuestion[], state: unknown = { ticket: "charged twice" }, over: Partial<ProviderRequest> = {}): ProviderRequest {
+export function providerRequest(
+  questions: ResolvedQuestion[],
+  state: unknown = { ticket: "charged twice" },
+  over: Partial<ProviderRequest> = {},
+): ProviderRequest {
   return {
     model: "m1",
     state,

@@ -64,11 +64,23 @@ function decisionAnswer(q: DecisionsWireQuestion, stateText: string, table: Answ
   if (q.type === "predicate") return { type: "predicate", name, probability: dist.yes };
   const best = argmax(dist);
   if (q.type === "choice") {
-    return { type: "choice", name, choice: best, confidence: dist[best], probabilities: labels.map((value) => ({ value, probability: dist[value] ?? 0 })) };
+    return {
+      type: "choice",
+      name,
+      choice: best,
+      confidence: dist[best],
+      probabilities: labels.map((value) => ({ value, probability: dist[value] ?? 0 })),
+    };
   }
   let score = 0;
   labels.forEach((l, i) => (score += i * (dist[l] ?? 0)));
-  return { type: "score", name, score, confidence: dist[best], probabilities: labels.map((label, value) => ({ value, label, probability: dist[label] ?? 0 })) };
+  return {
+    type: "score",
+    name,
+    score,
+    confidence: dist[best],
+    probabilities: labels.map((label, value) => ({ value, label, probability: dist[label] ?? 0 })),
+  };
 }
 
 /** The labels and question of one of our logprob prompts. */
@@ -94,7 +106,20 @@ function chatCompletion(body: Record<string, unknown>, table: AnswerTable | unde
   const base = { id: "chatcmpl-scripted", object: "chat.completion", created: 0, model: body.model };
   const usage = { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: 1, total_tokens: Math.ceil(prompt.length / 4) + 1 };
   if (spec && "refusal" in spec) {
-    return { json: { ...base, usage, choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: null, refusal: "I can't help with that." }, logprobs: null }] } };
+    return {
+      json: {
+        ...base,
+        usage,
+        choices: [
+          {
+            index: 0,
+            finish_reason: "stop",
+            message: { role: "assistant", content: null, refusal: "I can't help with that." },
+            logprobs: null,
+          },
+        ],
+      },
+    };
   }
   let top: unknown;
   let content: string;
@@ -111,7 +136,13 @@ function chatCompletion(body: Record<string, unknown>, table: AnswerTable | unde
     content = entries[0]?.[0] ?? "";
   }
   const logprobs = body.logprobs === true ? { content: [{ token: content, logprob: 0, bytes: null, top_logprobs: top }] } : null;
-  return { json: { ...base, usage, choices: [{ index: 0, finish_reason: "length", message: { role: "assistant", content, refusal: null }, logprobs }] } };
+  return {
+    json: {
+      ...base,
+      usage,
+      choices: [{ index: 0, finish_reason: "length", message: { role: "assistant", content, refusal: null }, logprobs }],
+    },
+  };
 }
 
 export async function startDecisionsServer(opts: DecisionsServerOptions = {}): Promise<DecisionsServer> {
@@ -122,7 +153,10 @@ export async function startDecisionsServer(opts: DecisionsServerOptions = {}): P
     routes: {
       [DECISIONS_PATH]: async (body) => {
         const b = body as { model?: string; input?: unknown; questions?: DecisionsWireQuestion[] } | undefined;
-        const invalid = (message: string, param: string | null): Reply => ({ status: 400, json: { error: { message, type: "invalid_request_error", param, code: null } } });
+        const invalid = (message: string, param: string | null): Reply => ({
+          status: 400,
+          json: { error: { message, type: "invalid_request_error", param, code: null } },
+        });
         if (!b || typeof b !== "object") return invalid("The request body must be a JSON object.", null);
         if (typeof b.model !== "string") return invalid("Missing required parameter: 'model'.", "model");
         if (b.input === undefined) return invalid("Missing required parameter: 'input'.", "input");
@@ -143,28 +177,45 @@ export async function startDecisionsServer(opts: DecisionsServerOptions = {}): P
           json: {
             model: b.model,
             answers,
-            usage: { input_tokens: tokens, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: tokens },
+            usage: {
+              input_tokens: tokens,
+              input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+              output_tokens: 0,
+              output_tokens_details: { reasoning_tokens: 0 },
+              total_tokens: tokens,
+            },
           },
         };
       },
       [CHAT_PATH]: async (body) => {
         const b = (body ?? {}) as Record<string, unknown>;
         if (typeof b.model !== "string" || !Array.isArray(b.messages)) {
-          return { status: 400, json: { error: { message: "'model' and 'messages' are required.", type: "invalid_request_error", param: null, code: null } } };
+          return {
+            status: 400,
+            json: { error: { message: "'model' and 'messages' are required.", type: "invalid_request_error", param: null, code: null } },
+          };
         }
         const custom = opts.chat ? await opts.chat(b) : undefined;
         return custom ?? chatCompletion(b, holder.table);
       },
     },
   });
-  Object.defineProperty(base, "table", { get: () => holder.table, set: (t: AnswerTable | undefined) => (holder.table = t), enumerable: true });
+  Object.defineProperty(base, "table", {
+    get: () => holder.table,
+    set: (t: AnswerTable | undefined) => (holder.table = t),
+    enumerable: true,
+  });
   return base as DecisionsServer;
 }
 
 async function main(): Promise<void> {
   const flags = cliFlags(process.argv.slice(2));
   const table = flags["answer-from"] ? (JSON.parse(readFileSync(flags["answer-from"], "utf8")) as AnswerTable) : undefined;
-  const s = await startDecisionsServer({ table, port: flags.port ? Number(flags.port) : 0, latencyMs: flags["latency-ms"] ? Number(flags["latency-ms"]) : undefined });
+  const s = await startDecisionsServer({
+    table,
+    port: flags.port ? Number(flags.port) : 0,
+    latencyMs: flags["latency-ms"] ? Number(flags["latency-ms"]) : undefined,
+  });
   process.stdout.write(`listening ${s.url}\n`);
   const stop = () => void s.close().then(() => process.exit(0));
   process.on("SIGTERM", stop);

@@ -28,7 +28,17 @@ if (sleep > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, slee
 if (process.env.FAKE_AGENT_LOG) {
   const head = spawnSync("git", ["rev-parse", "HEAD"], { encoding: "utf8" });
   const context = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("SWITCHYARD_")));
-  appendFileSync(process.env.FAKE_AGENT_LOG, JSON.stringify({ tool, argv, cwd: process.cwd(), head: head.status === 0 ? head.stdout.trim() : null, key: process.env.SWITCHYARD_KEY, context }) + "\n");
+  appendFileSync(
+    process.env.FAKE_AGENT_LOG,
+    JSON.stringify({
+      tool,
+      argv,
+      cwd: process.cwd(),
+      head: head.status === 0 ? head.stdout.trim() : null,
+      key: process.env.SWITCHYARD_KEY,
+      context,
+    }) + "\n",
+  );
 }
 
 function refuse(why: string): never {
@@ -77,10 +87,26 @@ switch (tool) {
     const done = doWork(readFileSync(0, "utf8"));
     const result =
       mode === "error"
-        ? { type: "result", subtype: "error_max_turns", is_error: true, num_turns: 30, result: "", session_id: "s-1", total_cost_usd: 0.5, usage: { input_tokens: 10, output_tokens: 5 } }
+        ? {
+            type: "result",
+            subtype: "error_max_turns",
+            is_error: true,
+            num_turns: 30,
+            result: "",
+            session_id: "s-1",
+            total_cost_usd: 0.5,
+            usage: { input_tokens: 10, output_tokens: 5 },
+          }
         : {
-            type: "result", subtype: "success", is_error: false, duration_ms: 5120, duration_api_ms: 4870, num_turns: 3,
-            result: replyFor(done), session_id: "5b1f6a1e-0c0e-4b53-9d0a-1b2c3d4e5f60", total_cost_usd: 0.0421,
+            type: "result",
+            subtype: "success",
+            is_error: false,
+            duration_ms: 5120,
+            duration_api_ms: 4870,
+            num_turns: 3,
+            result: replyFor(done),
+            session_id: "5b1f6a1e-0c0e-4b53-9d0a-1b2c3d4e5f60",
+            total_cost_usd: 0.0421,
             usage: { input_tokens: 120, cache_creation_input_tokens: 300, cache_read_input_tokens: 2000, output_tokens: 450 },
           };
     emit(JSON.stringify(result));
@@ -96,12 +122,26 @@ switch (tool) {
     const done = doWork(readFileSync(0, "utf8"));
     const events =
       mode === "error"
-        ? [{ type: "thread.started", thread_id: "th_1" }, { type: "turn.started" }, { type: "turn.failed", error: { message: "stream disconnected before completion" } }]
+        ? [
+            { type: "thread.started", thread_id: "th_1" },
+            { type: "turn.started" },
+            { type: "turn.failed", error: { message: "stream disconnected before completion" } },
+          ]
         : [
             { type: "thread.started", thread_id: "0199a213-81c0-7800-8aa1-bbab2a035a53" },
             { type: "turn.started" },
             { type: "item.completed", item: { id: "item_0", type: "reasoning", text: "**Looking at the files**" } },
-            { type: "item.completed", item: { id: "item_1", type: "command_execution", command: "bash -lc ls", aggregated_output: "", exit_code: 0, status: "completed" } },
+            {
+              type: "item.completed",
+              item: {
+                id: "item_1",
+                type: "command_execution",
+                command: "bash -lc ls",
+                aggregated_output: "",
+                exit_code: 0,
+                status: "completed",
+              },
+            },
             { type: "item.completed", item: { id: "item_2", type: "agent_message", text: replyFor(done) } },
             { type: "turn.completed", usage: { input_tokens: 24763, cached_input_tokens: 24448, output_tokens: 122 } },
           ];
@@ -118,7 +158,12 @@ switch (tool) {
         : {
             response: replyFor(done),
             stats: {
-              models: { "gemini-2.5-pro": { api: { totalRequests: 2, totalErrors: 0, totalLatencyMs: 5053 }, tokens: { prompt: 24939, candidates: 20, total: 25113, cached: 21263, thoughts: 154, tool: 0 } } },
+              models: {
+                "gemini-2.5-pro": {
+                  api: { totalRequests: 2, totalErrors: 0, totalLatencyMs: 5053 },
+                  tokens: { prompt: 24939, candidates: 20, total: 25113, cached: 21263, thoughts: 154, tool: 0 },
+                },
+              },
               tools: { totalCalls: 1, totalSuccess: 1, totalFail: 0 },
             },
           };

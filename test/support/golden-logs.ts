@@ -13,7 +13,21 @@ import { recordRerun, planRerun, type Store } from "../../src/run/index.js";
 import type { StoredEvent } from "../../src/run/events.js";
 import { FakeJudge } from "../run/fake-judge.js";
 import {
-  agent, choice, command, evaluate, harness, mapped, modelRoute, plan, ref, resumePlan, runPlan, runner, when, writeJson, type Harness,
+  agent,
+  choice,
+  command,
+  evaluate,
+  harness,
+  mapped,
+  modelRoute,
+  plan,
+  ref,
+  resumePlan,
+  runPlan,
+  runner,
+  when,
+  writeJson,
+  type Harness,
 } from "../run/helpers.js";
 
 export const LOGS_DIR = join("test", "fixtures", "logs");
@@ -25,7 +39,9 @@ export interface GoldenLog {
 }
 
 export function readLog(name: string): GoldenLog {
-  const lines = readFileSync(join(LOGS_DIR, `${name}.events.jsonl`), "utf8").trim().split("\n");
+  const lines = readFileSync(join(LOGS_DIR, `${name}.events.jsonl`), "utf8")
+    .trim()
+    .split("\n");
   const events = lines.map((l) => JSON.parse(l) as StoredEvent & { run: string });
   return { run: events[0]!.run, events: events.map(({ run: _, ...e }) => e) };
 }
@@ -82,7 +98,11 @@ export const RECORDINGS: Record<string, (h: Harness) => Promise<string>> = {
       evaluate("report", { depends_on: ["fix"], join: "settled" }),
     ]);
     const judge = new FakeJudge((key) => (key === "b" || key === "d" ? "low" : "high"));
-    const fns = { prepare: () => ({ members: ["a", "b", "c", "d"] }), fix: (i: { key: string }) => ({ fixed: i.key }), report: () => ({ done: true }) };
+    const fns = {
+      prepare: () => ({ members: ["a", "b", "c", "d"] }),
+      fix: (i: { key: string }) => ({ fixed: i.key }),
+      report: () => ({ done: true }),
+    };
     return (await runPlan(h, p, { judge, fns })).run;
   },
   // Agents that report cost, a command retried once, a ceiling reached and a resume past it.
@@ -92,7 +112,10 @@ export const RECORDINGS: Record<string, (h: Harness) => Promise<string>> = {
       [
         command("prepare", writeJson({ members: ["a", "b", "c"] }), { emits: { members: "list" } }),
         agent("turn", "look at {{key}}", { depends_on: ["prepare"], ...mapped(ref("prepare", "members")) }),
-        command("flaky", `if [ -f '${marker}' ]; then ${writeJson({ ok: true })}; else touch '${marker}'; exit 3; fi`, { depends_on: ["turn"], retries: 1 }),
+        command("flaky", `if [ -f '${marker}' ]; then ${writeJson({ ok: true })}; else touch '${marker}'; exit 3; fi`, {
+          depends_on: ["turn"],
+          retries: 1,
+        }),
       ],
       { concurrency: 1, budget_usd: 0.015 },
     );
@@ -140,7 +163,10 @@ async function record(): Promise<void> {
       const rows = h.store.db.prepare("SELECT run, seq, time, type, task, key, payload FROM events WHERE run = ? ORDER BY seq").all(run);
       writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
       const log = readLog(name);
-      writeFileSync(join(LOGS_DIR, `${name}.expected.json`), JSON.stringify({ folded: foldedRecords(h.store, log.run), projection: projection(h.store, log.run) }, null, 2) + "\n");
+      writeFileSync(
+        join(LOGS_DIR, `${name}.expected.json`),
+        JSON.stringify({ folded: foldedRecords(h.store, log.run), projection: projection(h.store, log.run) }, null, 2) + "\n",
+      );
       process.stdout.write(`recorded ${file} (${rows.length} events)\n`);
     } finally {
       h.store.close();

@@ -17,11 +17,7 @@
 // The first rule whose given fields all match wins; with none, the default answer is the first
 // label at 0.9 and the rest sharing 0.1 (noul: P(yes) = 0.9).
 
-export type AnswerSpec =
-  | { probabilities: Record<string, number> }
-  | { p_yes: number }
-  | { refusal: true }
-  | { raw: unknown };
+export type AnswerSpec = { probabilities: Record<string, number> } | { p_yes: number } | { refusal: true } | { raw: unknown };
 
 export interface AnswerRule {
   match?: string;
@@ -34,7 +30,12 @@ export interface AnswerTable {
   rules: AnswerRule[];
 }
 
-export function findAnswer(table: AnswerTable | undefined, stateText: string, questionId: string | undefined, ask: string): AnswerSpec | undefined {
+export function findAnswer(
+  table: AnswerTable | undefined,
+  stateText: string,
+  questionId: string | undefined,
+  ask: string,
+): AnswerSpec | undefined {
   for (const rule of table?.rules ?? []) {
     if (rule.match !== undefined && !stateText.includes(rule.match)) continue;
     if (rule.question !== undefined && rule.question !== questionId) continue;

@@ -34,7 +34,10 @@ export interface Reply {
 
 /** Ready-made replies for enqueue(). */
 export const Misbehave = {
-  status(status: number, opts: { retryAfter?: string; retryAfterMs?: string; json?: unknown; text?: string; headers?: Record<string, string> } = {}): Reply {
+  status(
+    status: number,
+    opts: { retryAfter?: string; retryAfterMs?: string; json?: unknown; text?: string; headers?: Record<string, string> } = {},
+  ): Reply {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.retryAfter !== undefined) headers["retry-after"] = opts.retryAfter;
     if (opts.retryAfterMs !== undefined) headers["retry-after-ms"] = opts.retryAfterMs;
@@ -88,7 +91,11 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
-export async function startScriptedServer(opts: { routes: Record<string, Handler>; port?: number; latencyMs?: number }): Promise<ScriptedServer> {
+export async function startScriptedServer(opts: {
+  routes: Record<string, Handler>;
+  port?: number;
+  latencyMs?: number;
+}): Promise<ScriptedServer> {
   const requests: RecordedRequest[] = [];
   const queue: Reply[] = [];
   const sockets = new Set<Socket>();

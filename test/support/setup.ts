@@ -22,7 +22,12 @@ export function withTempDir(prefix: string, use: (dir: string) => void): void {
  * `use` gets the server (to keep it and build the provider under test); after them the server is
  * closed and the key removed.
  */
-export function withKeyedServer<S extends { close(): Promise<void> }>(keyEnv: string, key: string, start: () => Promise<S>, use: (server: S) => void): void {
+export function withKeyedServer<S extends { close(): Promise<void> }>(
+  keyEnv: string,
+  key: string,
+  start: () => Promise<S>,
+  use: (server: S) => void,
+): void {
   let server: S;
   before(async () => {
     process.env[keyEnv] = key;

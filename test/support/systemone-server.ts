@@ -27,7 +27,11 @@ export interface WireQuestion {
 
 export interface SystemOneServerOptions {
   table?: AnswerTable;
-  answer?: (request: { state: unknown; model?: string; questions: Record<string, WireQuestion> }) => Reply | undefined | Promise<Reply | undefined>;
+  answer?: (request: {
+    state: unknown;
+    model?: string;
+    questions: Record<string, WireQuestion>;
+  }) => Reply | undefined | Promise<Reply | undefined>;
   latencyMs?: number;
   port?: number;
 }
@@ -88,28 +92,47 @@ export async function startSystemOneServer(opts: SystemOneServerOptions = {}): P
     routes: {
       [SYSTEMONE_PATH]: async (body) => {
         const b = body as { state?: unknown; model?: string; questions?: Record<string, WireQuestion> } | undefined;
-        if (!b || typeof b !== "object") return { status: 422, json: { detail: [{ type: "json_invalid", loc: ["body"], msg: "JSON object expected" }] } };
-        if (b.state === undefined) return { status: 422, json: { detail: [{ type: "missing", loc: ["body", "state"], msg: "Field required" }] } };
+        if (!b || typeof b !== "object")
+          return { status: 422, json: { detail: [{ type: "json_invalid", loc: ["body"], msg: "JSON object expected" }] } };
+        if (b.state === undefined)
+          return { status: 422, json: { detail: [{ type: "missing", loc: ["body", "state"], msg: "Field required" }] } };
         if (!b.questions || typeof b.questions !== "object" || Object.keys(b.questions).length === 0) {
-          return { status: 422, json: { detail: [{ type: "too_short", loc: ["body", "questions"], msg: "Dictionary should have at least 1 item after validation, not 0" }] } };
+          return {
+            status: 422,
+            json: {
+              detail: [
+                { type: "too_short", loc: ["body", "questions"], msg: "Dictionary should have at least 1 item after validation, not 0" },
+              ],
+            },
+          };
         }
         const custom = opts.answer ? await opts.answer({ state: b.state, model: b.model, questions: b.questions }) : undefined;
         if (custom) return custom;
         const stateText = stateTextOf(b.state);
         const answers: Record<string, unknown> = {};
         for (const [id, q] of Object.entries(b.questions)) answers[id] = answerFor(id, q, stateText, holder.table);
-        return { json: { model: b.model ?? "scripted-1", answers, usage: { input_tokens: Math.ceil(stateText.length / 4), output_tokens: 1 } } };
+        return {
+          json: { model: b.model ?? "scripted-1", answers, usage: { input_tokens: Math.ceil(stateText.length / 4), output_tokens: 1 } },
+        };
       },
     },
   });
-  Object.defineProperty(base, "table", { get: () => holder.table, set: (t: AnswerTable | undefined) => (holder.table = t), enumerable: true });
+  Object.defineProperty(base, "table", {
+    get: () => holder.table,
+    set: (t: AnswerTable | undefined) => (holder.table = t),
+    enumerable: true,
+  });
   return base as SystemOneServer;
 }
 
 async function main(): Promise<void> {
   const flags = cliFlags(process.argv.slice(2));
   const table = flags["answer-from"] ? (JSON.parse(readFileSync(flags["answer-from"], "utf8")) as AnswerTable) : undefined;
-  const s = await startSystemOneServer({ table, port: flags.port ? Number(flags.port) : 0, latencyMs: flags["latency-ms"] ? Number(flags["latency-ms"]) : undefined });
+  const s = await startSystemOneServer({
+    table,
+    port: flags.port ? Number(flags.port) : 0,
+    latencyMs: flags["latency-ms"] ? Number(flags["latency-ms"]) : undefined,
+  });
   process.stdout.write(`listening ${s.url}\n`);
   const stop = () => void s.close().then(() => process.exit(0));
   process.on("SIGTERM", stop);

@@ -34,7 +34,12 @@ before(async () => {
   t = runTriage();
   ui = await startUi(t.state);
   profile = mkdtempSync(join(tmpdir(), "sy-ui-chromium-"));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 1800 } });
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 1800 },
+  });
 });
 after(async () => {
   await context?.close();
@@ -74,7 +79,8 @@ function drawnGrid(page: Page): Promise<Record<string, Record<string, { status: 
     const out: Record<string, Record<string, { status: string; label: string }>> = {};
     for (const row of Array.from(document.querySelectorAll(".rows .grid-row")) as HTMLElement[]) {
       const cells: Record<string, { status: string; label: string }> = {};
-      for (const c of Array.from(row.querySelectorAll(".cell[data-task]")) as HTMLElement[]) cells[c.dataset.task!] = { status: c.dataset.status!, label: c.querySelector(".label")?.textContent ?? "" };
+      for (const c of Array.from(row.querySelectorAll(".cell[data-task]")) as HTMLElement[])
+        cells[c.dataset.task!] = { status: c.dataset.status!, label: c.querySelector(".label")?.textContent ?? "" };
       out[row.dataset.key!] = cells;
     }
     return out;
@@ -92,41 +98,59 @@ function assertGrid(drawn: Awaited<ReturnType<typeof drawnGrid>>, tr: Triage): v
   }
 }
 
-test("issue 14: the run list shows the runs; the grid shows each key's status and label as show --json", { skip, timeout: 120_000 }, async () => {
-  const { page, errors } = await newPage();
-  await page.goto(ui.url);
-  await page.locator(`tr[data-run="${t.run}"]`).waitFor();
-  assert.match(await page.locator(`tr[data-run="${t.run}"]`).innerText(), /passed\s+triage/);
-  await page.locator(`tr[data-run="${t.run}"] a`).click();
-  await page.locator(".rows .grid-row").first().waitFor();
-  assertGrid(await drawnGrid(page), t);
-  // The plan graph: every task a node, aligned edges marked, gates labelled.
-  assert.equal(await page.locator("svg.graph g.node").count(), Object.keys(t.shown.tasks).length);
-  assert.ok((await page.locator('svg.graph path.edge.aligned[data-from="match"][data-to="review"]').count()) === 1);
-  assert.ok((await page.locator('svg.graph path.edge.whole[data-from="prepare"][data-to="review"]').count()) === 1);
-  assert.match(await page.locator('svg.graph g.node[data-task="review"] .gate').textContent() ?? "", /match\.package ∈ uncertain/);
-  // Filter: the tickets the match route sent to review are exactly those `uncertain`.
-  await page.selectOption("select.f-column", "match");
-  await page.selectOption("select.f-label", "uncertain");
-  const uncertain = Object.entries(t.shown.tasks.match!.instances!).filter(([, i]) => (i.output as { package: { label: string } }).package.label === "uncertain").map(([k]) => k).sort();
-  await page.waitForFunction((n) => document.querySelectorAll(".rows .grid-row").length === n, uncertain.length);
-  assert.deepEqual(await page.locator(".rows .grid-row").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.key!).sort()), uncertain);
-  assert.deepEqual(errors, []);
-  await page.close();
-});
+test(
+  "issue 14: the run list shows the runs; the grid shows each key's status and label as show --json",
+  { skip, timeout: 120_000 },
+  async () => {
+    const { page, errors } = await newPage();
+    await page.goto(ui.url);
+    await page.locator(`tr[data-run="${t.run}"]`).waitFor();
+    assert.match(await page.locator(`tr[data-run="${t.run}"]`).innerText(), /passed\s+triage/);
+    await page.locator(`tr[data-run="${t.run}"] a`).click();
+    await page.locator(".rows .grid-row").first().waitFor();
+    assertGrid(await drawnGrid(page), t);
+    // The plan graph: every task a node, aligned edges marked, gates labelled.
+    assert.equal(await page.locator("svg.graph g.node").count(), Object.keys(t.shown.tasks).length);
+    assert.ok((await page.locator('svg.graph path.edge.aligned[data-from="match"][data-to="review"]').count()) === 1);
+    assert.ok((await page.locator('svg.graph path.edge.whole[data-from="prepare"][data-to="review"]').count()) === 1);
+    assert.match((await page.locator('svg.graph g.node[data-task="review"] .gate').textContent()) ?? "", /match\.package ∈ uncertain/);
+    // Filter: the tickets the match route sent to review are exactly those `uncertain`.
+    await page.selectOption("select.f-column", "match");
+    await page.selectOption("select.f-label", "uncertain");
+    const uncertain = Object.entries(t.shown.tasks.match!.instances!)
+      .filter(([, i]) => (i.output as { package: { label: string } }).package.label === "uncertain")
+      .map(([k]) => k)
+      .sort();
+    await page.waitForFunction((n) => document.querySelectorAll(".rows .grid-row").length === n, uncertain.length);
+    assert.deepEqual(
+      await page.locator(".rows .grid-row").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.key!).sort()),
+      uncertain,
+    );
+    assert.deepEqual(errors, []);
+    await page.close();
+  },
+);
 
 test("issue 14: clicking a route cell shows its probabilities, mode and model", { skip, timeout: 60_000 }, async () => {
   const { page, errors } = await newPage();
   await page.goto(`${ui.url}#/runs/${t.run}`);
   const [key, inst] = Object.entries(t.shown.tasks.match!.instances!)[3]!;
-  const record = (inst.output as Record<string, { probabilities: Record<string, number>; mode: string; provider: string; model: string }>).package;
+  const record = (inst.output as Record<string, { probabilities: Record<string, number>; mode: string; provider: string; model: string }>)
+    .package;
   await page.locator(`.rows .grid-row[data-key="${key}"] .cell[data-task="match"]`).click();
   const decision = page.locator('.cell-panel .decision[data-question="package"]');
   await decision.waitFor();
-  const shown = await decision.locator("tr[data-label]").evaluateAll((rows) => rows.map((r) => [(r as HTMLElement).dataset.label!, Number(r.querySelector(".pnum")!.textContent)]));
-  assert.deepEqual(Object.fromEntries(shown), Object.fromEntries(Object.entries(record.probabilities).map(([l, p]) => [l, Number(p.toFixed(3))])));
+  const shown = await decision
+    .locator("tr[data-label]")
+    .evaluateAll((rows) => rows.map((r) => [(r as HTMLElement).dataset.label!, Number(r.querySelector(".pnum")!.textContent)]));
+  assert.deepEqual(
+    Object.fromEntries(shown),
+    Object.fromEntries(Object.entries(record.probabilities).map(([l, p]) => [l, Number(p.toFixed(3))])),
+  );
   // The bars are drawn in proportion to the probabilities.
-  const widths = await decision.locator("tr[data-label] .fill").evaluateAll((els) => els.map((e) => (e as HTMLElement).getBoundingClientRect().width));
+  const widths = await decision
+    .locator("tr[data-label] .fill")
+    .evaluateAll((els) => els.map((e) => (e as HTMLElement).getBoundingClientRect().width));
   assert.ok(widths[0]! > 0 && widths.every((w, i) => i === 0 || w <= widths[i - 1]! + 0.5), `bars sorted by probability: ${widths}`);
   assert.match(await decision.innerText(), new RegExp(`mode ${record.mode} · ${record.provider}/${record.model}`));
   assert.match(page.url(), new RegExp(`#/runs/${t.run}/cell/match/${encodeURIComponent(key)}$`));
@@ -176,42 +200,52 @@ work = command(name = "work", depends_on = [prepare], over = prepare.members, ma
   }
 });
 
-test("issue 14: a 10,000-element run's page loads and scrolls (time printed; bench/ui.ts has the figure)", { skip, timeout: 240_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), "sy-ui-big-"));
-  const state = join(dir, "state");
-  mkdirSync(state);
-  const run = await makeBigRun(state, 10_000);
-  const big = await startUi(state);
-  const { page, errors } = await newPage();
-  try {
-    const t0 = Date.now();
-    await page.goto(`${big.url}#/runs/${run}`);
-    await page.locator('.rows .grid-row[data-key="ticket-00000"]').waitFor();
-    const loadMs = Date.now() - t0;
-    assert.equal(await page.locator(".grid .count").innerText(), "10000 of 10000 keys");
-    assert.ok((await page.locator(".rows .grid-row").count()) < 200, "rows are virtualised");
-    const t1 = Date.now();
-    await page.locator(".grid-body").evaluate((el) => (el.scrollTop = el.scrollHeight));
-    await page.locator('.rows .grid-row[data-key="ticket-09999"]').waitFor();
-    const scrollMs = Date.now() - t1;
-    const last = page.locator('.rows .grid-row[data-key="ticket-09999"]');
-    assert.equal(await last.locator('.cell[data-task="lane"] .label').innerText(), "right");
-    assert.equal(await last.locator('.cell[data-task="left"]').getAttribute("data-status"), "not_taken");
-    console.log(`# 10,000 × 6 run page: loaded in ${loadMs} ms, scrolled to the end in ${scrollMs} ms`);
-    assert.deepEqual(errors, []);
-  } finally {
-    await page.close();
-    await big.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+test(
+  "issue 14: a 10,000-element run's page loads and scrolls (time printed; bench/ui.ts has the figure)",
+  { skip, timeout: 240_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sy-ui-big-"));
+    const state = join(dir, "state");
+    mkdirSync(state);
+    const run = await makeBigRun(state, 10_000);
+    const big = await startUi(state);
+    const { page, errors } = await newPage();
+    try {
+      const t0 = Date.now();
+      await page.goto(`${big.url}#/runs/${run}`);
+      await page.locator('.rows .grid-row[data-key="ticket-00000"]').waitFor();
+      const loadMs = Date.now() - t0;
+      assert.equal(await page.locator(".grid .count").innerText(), "10000 of 10000 keys");
+      assert.ok((await page.locator(".rows .grid-row").count()) < 200, "rows are virtualised");
+      const t1 = Date.now();
+      await page.locator(".grid-body").evaluate((el) => (el.scrollTop = el.scrollHeight));
+      await page.locator('.rows .grid-row[data-key="ticket-09999"]').waitFor();
+      const scrollMs = Date.now() - t1;
+      const last = page.locator('.rows .grid-row[data-key="ticket-09999"]');
+      assert.equal(await last.locator('.cell[data-task="lane"] .label').innerText(), "right");
+      assert.equal(await last.locator('.cell[data-task="left"]').getAttribute("data-status"), "not_taken");
+      console.log(`# 10,000 × 6 run page: loaded in ${loadMs} ms, scrolled to the end in ${scrollMs} ms`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+      await big.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test("issue 14: show --html renders the same grid from file:// with the network disabled", { skip, timeout: 60_000 }, async () => {
   const file = join(t.dir, "run.html");
   const r = spawnSync(process.execPath, [BIN, "show", t.run, "--html", file, "--state-dir", t.state], { encoding: "utf8" });
   assert.equal(r.status, 0, r.stderr);
   const offProfile = mkdtempSync(join(tmpdir(), "sy-ui-offline-"));
-  const offline = await chromium.launchPersistentContext(offProfile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 1800 }, offline: true });
+  const offline = await chromium.launchPersistentContext(offProfile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 1800 },
+    offline: true,
+  });
   try {
     const requests: string[] = [];
     offline.on("request", (req) => requests.push(req.url()));
@@ -228,7 +262,11 @@ test("issue 14: show --html renders the same grid from file:// with the network 
     await page.locator(`.rows .grid-row[data-key="${key}"] .cell[data-task="gate"]`).click();
     await page.locator('.cell-panel .decision[data-question="depth"]').waitFor();
     assert.deepEqual(errors, []);
-    assert.deepEqual(requests.filter((u) => !u.startsWith("file:")), [], "the file fetches nothing");
+    assert.deepEqual(
+      requests.filter((u) => !u.startsWith("file:")),
+      [],
+      "the file fetches nothing",
+    );
   } finally {
     await offline.close();
     rmSync(offProfile, { recursive: true, force: true });

@@ -31,13 +31,18 @@ test("issue 14: ui --port that is not a port, or one in use, is a usage error na
   const port = (taken.address() as { port: number }).port;
   try {
     const r = await new Promise<{ code: number | null; stderr: string }>((done) => {
-      const child = spawn(process.execPath, [BIN, "ui", "--port", String(port), "--state-dir", tmpdir()], { stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(process.execPath, [BIN, "ui", "--port", String(port), "--state-dir", tmpdir()], {
+        stdio: ["ignore", "ignore", "pipe"],
+      });
       let stderr = "";
       child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
       child.once("exit", (code) => done({ code, stderr }));
     });
     assert.equal(r.code, 2);
-    assert.match(r.stderr, new RegExp(`port ${port} on 127.0.0.1 is in use\\nhelp: pick another with --port N, or --port 0 for any free port`));
+    assert.match(
+      r.stderr,
+      new RegExp(`port ${port} on 127.0.0.1 is in use\\nhelp: pick another with --port N, or --port 0 for any free port`),
+    );
   } finally {
     taken.close();
   }
@@ -45,7 +50,9 @@ test("issue 14: ui --port that is not a port, or one in use, is a usage error na
 
 test("issue 14: ui on another address warns that there is no login", async () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-ui-host-"));
-  const child = spawn(process.execPath, [BIN, "ui", "--port", "0", "--host", "0.0.0.0", "--state-dir", dir], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, "ui", "--port", "0", "--host", "0.0.0.0", "--state-dir", dir], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   try {
@@ -70,10 +77,20 @@ test("issue 14: ui over a state folder with no runs yet serves an empty list, th
     const none = await get(`${ui.url}api/runs/20261202-000000-000000`);
     assert.equal(none.status, 404);
     assert.equal(JSON.parse(none.text).error.code, "ui-no-runs");
-    const r = await cliAsync("run", join(process.cwd(), "examples", "cve-triage", "triage.star"), "--state-dir", state, "--config", join(process.cwd(), "examples", "cve-triage", "switchyard.toml"));
+    const r = await cliAsync(
+      "run",
+      join(process.cwd(), "examples", "cve-triage", "triage.star"),
+      "--state-dir",
+      state,
+      "--config",
+      join(process.cwd(), "examples", "cve-triage", "switchyard.toml"),
+    );
     assert.equal(r.status, 0, r.stderr);
     const { runs } = JSON.parse((await get(`${ui.url}api/runs`)).text) as { runs: Array<{ playbook: string; status: string }> };
-    assert.deepEqual(runs.map((x) => [x.playbook, x.status]), [["triage", "passed"]]);
+    assert.deepEqual(
+      runs.map((x) => [x.playbook, x.status]),
+      [["triage", "passed"]],
+    );
   } finally {
     await ui.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -51,7 +51,9 @@ test("issue 14: /api/runs lists the run with status, playbook, counts, cost and 
   assert.equal(r.run, t.run);
   assert.equal(r.status, "passed");
   assert.equal(r.playbook, "triage");
-  const all: Array<{ status: string }> = Object.values(t.shown.tasks).flatMap((task): Array<{ status: string }> => (task.instances ? Object.values(task.instances) : [task]));
+  const all: Array<{ status: string }> = Object.values(t.shown.tasks).flatMap((task): Array<{ status: string }> =>
+    task.instances ? Object.values(task.instances) : [task],
+  );
   assert.equal(r.counts.passed, all.filter((i) => i.status === "passed").length);
   assert.equal(r.counts.not_taken, all.filter((i) => i.status === "not_taken").length);
   const routeAnswers = ["match", "gate", "judge"].reduce((n, name) => n + t.shown.tasks[name]!.summary!.passed, 0);
@@ -108,7 +110,9 @@ test("issue 14: a cell has its decision, and an agent cell its input, prompt, lo
   assert.ok(a.files.some((f) => f.path === "RESULT.json"));
   const file = await json<{ text: string }>(`/api/runs/${t.run}/cells/deep/file?key=${encodeURIComponent(key)}&attempt=1&path=RESULT.json`);
   assert.deepEqual(JSON.parse(file.text), (cell.output as { files: Record<string, unknown> }).files["RESULT.json"]);
-  const plain = await get(new URL(`/api/runs/${t.run}/cells/deep/file?key=${encodeURIComponent(key)}&attempt=1&path=RESULT.json&format=text`, ui.url).href);
+  const plain = await get(
+    new URL(`/api/runs/${t.run}/cells/deep/file?key=${encodeURIComponent(key)}&attempt=1&path=RESULT.json&format=text`, ui.url).href,
+  );
   assert.match(plain.type, /^text\/plain/);
   assert.equal(plain.text, file.text);
 
@@ -116,13 +120,25 @@ test("issue 14: a cell has its decision, and an agent cell its input, prompt, lo
   const record = t.shown.tasks.match!.instances![key]!.output as Record<string, { probabilities: Record<string, number>; mode: string }>;
   assert.deepEqual(match.decisions[0]!.probabilities, record.package.probabilities);
   assert.equal(match.decisions[0]!.mode, record.package.mode);
-  assert.deepEqual(match.events.map((e) => e.type), ["instance_started", "decision_recorded"]);
+  assert.deepEqual(
+    match.events.map((e) => e.type),
+    ["instance_started", "decision_recorded"],
+  );
   assert.equal((await get(new URL(`/api/runs/${t.run}/cells/match?key=nope`, ui.url).href)).status, 404);
   assert.equal((await get(new URL(`/api/runs/${t.run}/cells/prepare?key=x`, ui.url).href)).status, 404, "an unmapped task has no keys");
 });
 
 test("issue 14: path traversal is refused and nothing outside the state folder is served", async () => {
-  for (const p of ["/api/runs/../../", "/api/runs/../../etc/passwd", "/api/runs/%2e%2e/%2e%2e/etc/passwd", "/assets/..%2f..%2fpackage.json", "/api/runs/a%00b", "/api/runs/..%5c..%5cx", "/labs/..", "/./api/runs"]) {
+  for (const p of [
+    "/api/runs/../../",
+    "/api/runs/../../etc/passwd",
+    "/api/runs/%2e%2e/%2e%2e/etc/passwd",
+    "/assets/..%2f..%2fpackage.json",
+    "/api/runs/a%00b",
+    "/api/runs/..%5c..%5cx",
+    "/labs/..",
+    "/./api/runs",
+  ]) {
     const r = await raw(p);
     assert.equal(r.status, 400, `${p} -> ${r.status} ${r.body}`);
     assert.equal(JSON.parse(r.body).error.code, "ui-path-refused");
@@ -132,8 +148,17 @@ test("issue 14: path traversal is refused and nothing outside the state folder i
   symlinkSync("/etc/passwd", join(ws, "passwd-link"));
   mkdirSync(join(ws, "sub"));
   symlinkSync("/etc", join(ws, "etc-link"));
-  const q = (path: string) => `/api/runs/${t.run}/cells/deep/file?key=${encodeURIComponent(key)}&attempt=1&path=${encodeURIComponent(path)}`;
-  for (const p of ["../../../../switchyard.db", "/etc/passwd", "passwd-link", "etc-link/passwd", "sub/../../../../../switchyard.db", "", "."]) {
+  const q = (path: string) =>
+    `/api/runs/${t.run}/cells/deep/file?key=${encodeURIComponent(key)}&attempt=1&path=${encodeURIComponent(path)}`;
+  for (const p of [
+    "../../../../switchyard.db",
+    "/etc/passwd",
+    "passwd-link",
+    "etc-link/passwd",
+    "sub/../../../../../switchyard.db",
+    "",
+    ".",
+  ]) {
     const r = await raw(q(p));
     assert.equal(r.status, 404, `${p} -> ${r.status} ${r.body}`);
     assert.doesNotMatch(r.body, /root:/);
@@ -146,8 +171,20 @@ test("issue 14: path traversal is refused and nothing outside the state folder i
 });
 
 test("issue 14: no page or API response shows the provider key from the environment", async () => {
-  const paths = ["/", "/assets/app.js", "/assets/app.css", "/api/runs", `/api/runs/${t.run}`, `/api/runs/${t.run}/grid`, `/api/runs/${t.run}/instances?limit=5000`, `/api/runs/${t.run}/events?limit=10000`, "/api/labs"];
-  for (const task of ["match", "review", "gate", "quick", "deep", "judge", "recheck"]) for (const key of Object.keys(t.shown.tasks[task]!.instances!)) paths.push(`/api/runs/${t.run}/cells/${task}?key=${encodeURIComponent(key)}`);
+  const paths = [
+    "/",
+    "/assets/app.js",
+    "/assets/app.css",
+    "/api/runs",
+    `/api/runs/${t.run}`,
+    `/api/runs/${t.run}/grid`,
+    `/api/runs/${t.run}/instances?limit=5000`,
+    `/api/runs/${t.run}/events?limit=10000`,
+    "/api/labs",
+  ];
+  for (const task of ["match", "review", "gate", "quick", "deep", "judge", "recheck"])
+    for (const key of Object.keys(t.shown.tasks[task]!.instances!))
+      paths.push(`/api/runs/${t.run}/cells/${task}?key=${encodeURIComponent(key)}`);
   paths.push(`/api/runs/${t.run}/cells/prepare`, `/api/runs/${t.run}/cells/report`);
   const { labs } = await json<{ labs: Array<{ id: string }> }>("/api/labs");
   assert.ok(labs.length > 0, "the example's shadow decisions made a lab");
@@ -167,16 +204,25 @@ test("issue 14: /events after SEQ as JSON, and as server-sent events", async () 
   assert.equal(all.events[0]!.type, "plan_admitted");
   assert.equal(all.events.at(-1)!.type, "run_finished");
   const tail = await json<{ events: ApiEvent[] }>(`/api/runs/${t.run}/events?after=${all.last_seq - 3}`);
-  assert.deepEqual(tail.events.map((e) => e.seq), [all.last_seq - 2, all.last_seq - 1, all.last_seq]);
+  assert.deepEqual(
+    tail.events.map((e) => e.seq),
+    [all.last_seq - 2, all.last_seq - 1, all.last_seq],
+  );
   const ac = new AbortController();
-  const r = await fetch(new URL(`/api/runs/${t.run}/events?after=${all.last_seq - 2}`, ui.url), { headers: { accept: "text/event-stream" }, signal: ac.signal });
+  const r = await fetch(new URL(`/api/runs/${t.run}/events?after=${all.last_seq - 2}`, ui.url), {
+    headers: { accept: "text/event-stream" },
+    signal: ac.signal,
+  });
   assert.match(r.headers.get("content-type")!, /text\/event-stream/);
   const reader = r.body!.getReader();
   let text = "";
   while (!text.includes("\n\nid:") && !/data: .*\n\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
   ac.abort();
   const data = JSON.parse(/data: (.*)\n/.exec(text)![1]!) as ApiEvent[];
-  assert.deepEqual(data.map((e) => e.seq), [all.last_seq - 1, all.last_seq]);
+  assert.deepEqual(
+    data.map((e) => e.seq),
+    [all.last_seq - 1, all.last_seq],
+  );
   assert.match(text, new RegExp(`id: ${all.last_seq}\\n`));
 });
 

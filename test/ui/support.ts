@@ -11,7 +11,16 @@ import type { ShowJson } from "../../src/run/index.js";
 
 export const BIN = resolve("bin/switchyard.js");
 export const CHROMIUM = "/usr/bin/chromium";
-export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 /** A provider key that must never reach a page or an API response. */
 export const SECRET = "sk-switchyard-ui-test-7f3a9c1e5b";
 export const KEY_ENV = "SWITCHYARD_UI_TEST_KEY";
@@ -31,7 +40,8 @@ export function runTriage(): Triage {
   const config = join(pack, "switchyard.toml");
   writeFileSync(
     config,
-    readFileSync(config, "utf8") + `\n[providers.keyed]\nkind = "openai"\nvendor = "openai"\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "${KEY_ENV}"\nmodels = ["m"]\ncontext_window = { m = 32000 }\n`,
+    readFileSync(config, "utf8") +
+      `\n[providers.keyed]\nkind = "openai"\nvendor = "openai"\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "${KEY_ENV}"\nmodels = ["m"]\ncontext_window = { m = 32000 }\n`,
   );
   const state = join(dir, "state");
   const env = { ...process.env, [KEY_ENV]: SECRET };
@@ -50,7 +60,10 @@ export interface Ui {
 
 /** Starts `switchyard ui --port 0` over a state folder and waits for the URL it prints. */
 export async function startUi(state: string): Promise<Ui> {
-  const child = spawn(process.execPath, [BIN, "ui", "--port", "0", "--state-dir", state], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, [KEY_ENV]: SECRET } });
+  const child = spawn(process.execPath, [BIN, "ui", "--port", "0", "--state-dir", state], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, [KEY_ENV]: SECRET },
+  });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const url = await new Promise<string>((done, fail) => {

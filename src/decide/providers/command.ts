@@ -24,7 +24,14 @@ interface RunResult {
 }
 
 /** Runs argv with `input` on stdin; kills the whole process group on timeout or abort. */
-export function runWithInput(argv: string[], input: string, timeoutMs: number, signal: AbortSignal, env?: NodeJS.ProcessEnv, cwd?: string): Promise<RunResult> {
+export function runWithInput(
+  argv: string[],
+  input: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+  env?: NodeJS.ProcessEnv,
+  cwd?: string,
+): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"], detached: true, env: env ?? process.env, cwd });
     const out: Buffer[] = [];
@@ -102,7 +109,11 @@ export class CommandProvider implements Provider {
     const latency_ms = Math.round(performance.now() - started);
     if (r.spawnError) throw new ProviderError(`${who}: could not start: ${r.spawnError.message}`);
     if (request.signal.aborted) throw new ProviderError(`${who}: cancelled`);
-    if (r.timedOut) throw new ProviderError(`${who}: no answer within ${this.config.timeout_ms} ms (timeout); the process group was killed${stderrNote(r.stderr)}`, true);
+    if (r.timedOut)
+      throw new ProviderError(
+        `${who}: no answer within ${this.config.timeout_ms} ms (timeout); the process group was killed${stderrNote(r.stderr)}`,
+        true,
+      );
     if (r.tooLarge) throw new ProviderError(`${who}: wrote more than ${MAX_OUTPUT_BYTES} bytes on stdout; stopped`);
     if (r.code !== 0) {
       const how = r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`;

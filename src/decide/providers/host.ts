@@ -190,7 +190,11 @@ export class HostProvider implements Provider {
    * tool's own output format, with the tokens and cost it reports. A generic runner gets the
    * prompt on stdin in the current directory and its stdout is the reply.
    */
-  private async askRunner(runner: AgentRunnerConfig, q: ResolvedQuestion, request: ProviderRequest): Promise<{ label: string; usage?: Usage }> {
+  private async askRunner(
+    runner: AgentRunnerConfig,
+    q: ResolvedQuestion,
+    request: ProviderRequest,
+  ): Promise<{ label: string; usage?: Usage }> {
     const prompt = renderHostPrompt(q, request);
     const preset = presetOf(runner);
     const scratch = preset.name === "generic" ? undefined : mkdtempSync(join(tmpdir(), "switchyard-host-"));
@@ -218,7 +222,10 @@ export class HostProvider implements Provider {
         usage = sumUsage(usage, read ? (read.ok ? read.report.usage : read.usage) : undefined);
         if (r.code !== 0) {
           const err = excerpt(r.stderr, 300);
-          throw new DecisionFailure(`${who} ${r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`}${err ? `; stderr: ${err}` : ""}`, "host-failed");
+          throw new DecisionFailure(
+            `${who} ${r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`}${err ? `; stderr: ${err}` : ""}`,
+            "host-failed",
+          );
         }
         if (read && !read.ok) throw new DecisionFailure(read.error, "host-failed");
         reply = read?.ok ? read.report.reply : r.stdout;
@@ -246,7 +253,10 @@ export class HostProvider implements Provider {
     try {
       term = new Terminal(path);
     } catch (e) {
-      throw new DecisionFailure(`D-20: the host is tty but ${path} cannot be opened (${(e as Error).message}); run switchyard at a terminal or set [decisions] host to an agent runner`, "host-failed");
+      throw new DecisionFailure(
+        `D-20: the host is tty but ${path} cannot be opened (${(e as Error).message}); run switchyard at a terminal or set [decisions] host to an agent runner`,
+        "host-failed",
+      );
     }
     try {
       const options = q.labels.map((l, i) => {
@@ -276,7 +286,10 @@ export class HostProvider implements Provider {
           term.write(`→ ${label}\n`);
           return label;
         }
-        if (attempt === 1) term.write(`'${excerpt(reply, 60)}' is not one of the labels. Answer with one of ${q.labels.join(", ")} or its number (1–${q.labels.length}): `);
+        if (attempt === 1)
+          term.write(
+            `'${excerpt(reply, 60)}' is not one of the labels. Answer with one of ${q.labels.join(", ")} or its number (1–${q.labels.length}): `,
+          );
       }
       term.write("No answer could be read; this decision fails.\n");
       throw new DecisionFailure(

@@ -78,7 +78,6 @@ function wireInput(state: unknown, stateText: string): string {
   return typeof state === "string" ? state : stateText;
 }
 
-
 const DECISION_TYPE: Record<ResolvedQuestion["kind"], string> = { noul: "predicate", choice: "choice", score: "score" };
 
 /** Maps one Decisions answer onto the question's labels. */
@@ -123,7 +122,11 @@ export function decisionAnswer(q: ResolvedQuestion, answer: unknown, what: strin
 }
 
 /** Checks a parsed Decisions response; answers are matched by name, else by position. */
-export function parseDecisionResponse(body: unknown, questions: ResolvedQuestion[], what: string): { answers: Record<string, RawAnswer>; usage: Usage | null } {
+export function parseDecisionResponse(
+  body: unknown,
+  questions: ResolvedQuestion[],
+  what: string,
+): { answers: Record<string, RawAnswer>; usage: Usage | null } {
   if (!isRecord(body)) throw new ProviderError(`${what} is ${shape(body)}, not a Decisions response object`);
   const list = body.answers;
   if (list === undefined) throw new ProviderError(`${what} has no 'answers'`);
@@ -169,7 +172,10 @@ function normaliseToken(token: string): string {
  * labels is split equally among them; the masses are renormalised over the labels. Labels no top
  * token begins get 0. Returns undefined when no top token begins any label.
  */
-export function labelProbabilitiesFromLogprobs(labels: string[], top: { token: string; logprob: number }[]): Record<string, number> | undefined {
+export function labelProbabilitiesFromLogprobs(
+  labels: string[],
+  top: { token: string; logprob: number }[],
+): Record<string, number> | undefined {
   const mass: Record<string, number> = {};
   for (const l of labels) mass[l] = 0;
   let total = 0;
@@ -211,14 +217,21 @@ export function parseLogprobCompletion(q: ResolvedQuestion, body: unknown, what:
   const entries = top.map((e, i) => {
     if (!isRecord(e) || typeof e.token !== "string") throw new ProviderError(`${at}: top_logprobs[${i}] has no token`);
     if (typeof e.logprob !== "number" || Number.isNaN(e.logprob) || e.logprob > 1e-6) {
-      throw new ProviderError(`${at}: top_logprobs[${i}] (token ${JSON.stringify(e.token)}) has logprob ${JSON.stringify(e.logprob)}, not a log-probability`);
+      throw new ProviderError(
+        `${at}: top_logprobs[${i}] (token ${JSON.stringify(e.token)}) has logprob ${JSON.stringify(e.logprob)}, not a log-probability`,
+      );
     }
     return { token: e.token, logprob: e.logprob };
   });
   const probabilities = labelProbabilitiesFromLogprobs(q.labels, entries);
   if (!probabilities) {
-    const seen = entries.slice(0, 5).map((e) => JSON.stringify(e.token)).join(", ");
-    throw new ProviderError(`${at}: none of the labels (${q.labels.join(", ")}) begins any of the top ${entries.length} first tokens (${seen}, …)`);
+    const seen = entries
+      .slice(0, 5)
+      .map((e) => JSON.stringify(e.token))
+      .join(", ");
+    throw new ProviderError(
+      `${at}: none of the labels (${q.labels.join(", ")}) begins any of the top ${entries.length} first tokens (${seen}, …)`,
+    );
   }
   return { probabilities };
 }
@@ -287,7 +300,9 @@ export class OpenAIProvider implements Provider {
   private async askDecisions(request: ProviderRequest, who: string): Promise<{ answers: Record<string, RawAnswer>; usage: Usage | null }> {
     // The package's generic request method (its `decisions.create` is the same POST, but only
     // in openai 7, which declares Node >= 22: see package.json's engines).
-    const response = await (await this.sdk())
+    const response = await (
+      await this.sdk()
+    )
       .post("/decisions", {
         body: {
           model: request.model,
@@ -344,7 +359,10 @@ export class OpenAIProvider implements Provider {
     let message: string;
     let retryable = false;
     if (err instanceof ProviderError) return new ProviderError(redact(err.message, key), err.retryable);
-    if (!sdkModule) return new ProviderError(redact(`${who}: the openai package could not be loaded: ${err instanceof Error ? err.message : String(err)}`, key));
+    if (!sdkModule)
+      return new ProviderError(
+        redact(`${who}: the openai package could not be loaded: ${err instanceof Error ? err.message : String(err)}`, key),
+      );
     const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdkModule;
     if (err instanceof APIUserAbortError) {
       message = `${who}: cancelled`;

@@ -55,13 +55,20 @@ function errorBody(x: Exchange): unknown {
 }
 
 /** Sends one attempt of a System One request with the template's URL and headers. */
-export async function directAttempt(send: Send, config: ProviderConfig, template: WireTemplate, body: string, signal: AbortSignal): Promise<DirectResult> {
+export async function directAttempt(
+  send: Send,
+  config: ProviderConfig,
+  template: WireTemplate,
+  body: string,
+  signal: AbortSignal,
+): Promise<DirectResult> {
   let x: Exchange;
   try {
     x = await send(template.url, "POST", authorize(config, { ...template.headers }), Buffer.from(body), signal, config.timeout_ms);
   } catch (err) {
     if (signal.aborted) return { ok: false, error: new APIUserAbortError(undefined, { cause: err }), retryable: false };
-    if ((err as { code?: string }).code === "ETIMEDOUT") return { ok: false, error: new APITimeoutError(config.timeout_ms, { cause: err }), retryable: true };
+    if ((err as { code?: string }).code === "ETIMEDOUT")
+      return { ok: false, error: new APITimeoutError(config.timeout_ms, { cause: err }), retryable: true };
     const message = err instanceof Error ? `Connection error: ${err.message}` : undefined;
     return { ok: false, error: new APIConnectionError(message, { cause: err }), retryable: true };
   }
@@ -83,7 +90,12 @@ export function retryAfterMs(headers: Record<string, string>, now = Date.now()):
 }
 
 /** The client's wait before its first retry: the server's delay up to the cap, else the backoff less up to 25 % jitter. */
-export function firstRetryDelayMs(headers: Record<string, string> | undefined, backoffInitialMs: number, backoffMaxMs: number, random = Math.random): number {
+export function firstRetryDelayMs(
+  headers: Record<string, string> | undefined,
+  backoffInitialMs: number,
+  backoffMaxMs: number,
+  random = Math.random,
+): number {
   const asked = headers ? retryAfterMs(headers) : undefined;
   if (asked !== undefined && asked <= MAX_RETRY_AFTER_MS) return asked;
   return Math.round(Math.min(backoffInitialMs, backoffMaxMs) * (1 - random() * 0.25));

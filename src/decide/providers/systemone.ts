@@ -7,7 +7,15 @@
 // errors. We add the key read at call time, our own JSON parsing (for precise messages) and the
 // wire validation.
 
-import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, TypeSafeClient, type Questions, type SystemOneRequest as SdkRequest } from "@typesafe-ai/sdk";
+import {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  APIUserAbortError,
+  TypeSafeClient,
+  type Questions,
+  type SystemOneRequest as SdkRequest,
+} from "@typesafe-ai/sdk";
 import type { ProviderConfig } from "../config-types.js";
 import {
   DEFAULT_BACKOFF_INITIAL_MS,
@@ -119,7 +127,13 @@ export class SystemOneProvider implements Provider {
 
   /** One direct attempt; on a retryable failure, the client's first wait and then its retries. */
   private async direct(template: WireTemplate, body: SystemOneRequest, request: ProviderRequest): Promise<string> {
-    const r = await directAttempt(this.send, this.config, template, systemOneRequestText(body, request.state, request.state_text), request.signal);
+    const r = await directAttempt(
+      this.send,
+      this.config,
+      template,
+      systemOneRequestText(body, request.state, request.state_text),
+      request.signal,
+    );
     if (r.ok) return r.text;
     if (!r.retryable || !this.retryClient) throw r.error;
     await wait(firstRetryDelayMs(r.headers, this.backoffInitialMs, this.backoffMaxMs), request.signal);

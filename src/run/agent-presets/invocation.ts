@@ -39,7 +39,10 @@ export function priced(usage: Usage, price: PriceTable): number | undefined {
   if (usage.input_tokens === undefined && usage.output_tokens === undefined) return undefined;
   const cached = Math.min(usage.cached_input_tokens ?? 0, usage.input_tokens ?? 0);
   const fresh = (usage.input_tokens ?? 0) - cached;
-  const cost = fresh * price.input_per_mtok + cached * (price.cached_input_per_mtok ?? price.input_per_mtok) + (usage.output_tokens ?? 0) * price.output_per_mtok;
+  const cost =
+    fresh * price.input_per_mtok +
+    cached * (price.cached_input_per_mtok ?? price.input_per_mtok) +
+    (usage.output_tokens ?? 0) * price.output_per_mtok;
   return cost / 1e6;
 }
 

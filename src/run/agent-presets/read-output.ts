@@ -40,13 +40,15 @@ function readClaude(stdout: string): TurnReading {
   const j = parseJson(stdout);
   if (!j.ok) return j;
   const r = j.value;
-  if (!isPlainObject(r) || r.type !== "result") return { ok: false, error: 'printed JSON that is not a result object ({"type": "result", …})' };
+  if (!isPlainObject(r) || r.type !== "result")
+    return { ok: false, error: 'printed JSON that is not a result object ({"type": "result", …})' };
   const usage: Usage = {};
   if (isPlainObject(r.usage)) {
     const fresh = count(r.usage.input_tokens);
     const read = count(r.usage.cache_read_input_tokens);
     const written = count(r.usage.cache_creation_input_tokens);
-    if (fresh !== undefined || read !== undefined || written !== undefined) usage.input_tokens = (fresh ?? 0) + (read ?? 0) + (written ?? 0);
+    if (fresh !== undefined || read !== undefined || written !== undefined)
+      usage.input_tokens = (fresh ?? 0) + (read ?? 0) + (written ?? 0);
     if (read !== undefined) usage.cached_input_tokens = read;
     sumInto(usage, "output_tokens", count(r.usage.output_tokens));
   }
@@ -74,12 +76,17 @@ function readCodex(stdout: string): TurnReading {
     } catch (err) {
       return { ok: false, error: `printed line ${i + 1} that is not a JSON event (${(err as Error).message}); it may have been cut short` };
     }
-    if (!isPlainObject(e) || typeof e.type !== "string") return { ok: false, error: `printed line ${i + 1} that is not an event with a "type"` };
+    if (!isPlainObject(e) || typeof e.type !== "string")
+      return { ok: false, error: `printed line ${i + 1} that is not an event with a "type"` };
     if (e.type === "turn.failed" || e.type === "error") {
       const err = isPlainObject(e.error) ? e.error.message : e.message;
       return { ok: false, error: `reported ${e.type}${typeof err === "string" ? `: ${err.slice(0, 300)}` : ""}`, usage: reported(usage) };
     }
-    if (e.type === "item.completed" && isPlainObject(e.item) && (e.item.type === "agent_message" || e.item.item_type === "assistant_message")) {
+    if (
+      e.type === "item.completed" &&
+      isPlainObject(e.item) &&
+      (e.item.type === "agent_message" || e.item.item_type === "assistant_message")
+    ) {
       if (typeof e.item.text === "string") reply = e.item.text;
     }
     if (e.type === "turn.completed") {
@@ -169,7 +176,8 @@ function readAider(stdout: string): TurnReading {
         if (m[2] !== undefined) cost = Number(m[2]);
       }
     }
-    if (sent === undefined || received === undefined) return { ok: false, error: `printed a token report that cannot be read: ${JSON.stringify(line.slice(0, 200))}` };
+    if (sent === undefined || received === undefined)
+      return { ok: false, error: `printed a token report that cannot be read: ${JSON.stringify(line.slice(0, 200))}` };
     turns += 1;
     sumInto(usage, "input_tokens", sent);
     sumInto(usage, "output_tokens", received);

@@ -18,7 +18,8 @@ export function readPresetTurn(runner: AgentRunnerConfig, stdoutFile: string): P
   let text: string;
   try {
     const size = statSync(stdoutFile).size;
-    if (size > MAX_STDOUT_BYTES) return { ok: false, error: `${who} printed ${size} bytes on stdout, more than the ${MAX_STDOUT_BYTES} a turn report may have` };
+    if (size > MAX_STDOUT_BYTES)
+      return { ok: false, error: `${who} printed ${size} bytes on stdout, more than the ${MAX_STDOUT_BYTES} a turn report may have` };
     text = readFileSync(stdoutFile, "utf8");
   } catch {
     text = "";

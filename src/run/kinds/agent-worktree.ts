@@ -71,9 +71,16 @@ async function addWorktree(repo: RunRepository, branch: string, workspace: strin
   return added;
 }
 
-export async function inWorktree(ctx: AttemptContext, input: InstanceInput, turn: (files: AttemptFiles) => Promise<Outcome>): Promise<Outcome> {
+export async function inWorktree(
+  ctx: AttemptContext,
+  input: InstanceInput,
+  turn: (files: AttemptFiles) => Promise<Outcome>,
+): Promise<Outcome> {
   const repo = ctx.env.repo;
-  if (!repo) return failed(`task ${ctx.recordTask} works in a git worktree, but the run recorded no repository; start the run with --repo PATH (or from inside the repository)`);
+  if (!repo)
+    return failed(
+      `task ${ctx.recordTask} works in a git worktree, but the run recorded no repository; start the run with --repo PATH (or from inside the repository)`,
+    );
   const workDir = ctx.dir.slice(0, ctx.dir.lastIndexOf(`${sep}work${sep}`) + `${sep}work`.length);
   await sweep(repo, ctx.env.run, workDir);
   const files = await prepareAttempt(ctx.dir, input);
@@ -88,7 +95,11 @@ export async function inWorktree(ctx: AttemptContext, input: InstanceInput, turn
   } finally {
     captured = await capture(files.workspace, repo.base, ctx.task.agent?.files ?? []);
     if (repo.keep_branches && "files" in captured && captured.files.length > 0) {
-      const kept = await commitChange(files.workspace, ctx.task.agent?.files ?? [], `switchyard: ${ctx.recordTask}${ctx.key === null ? "" : ` [${ctx.key}]`}, attempt ${attempt} of run ${ctx.env.run}`);
+      const kept = await commitChange(
+        files.workspace,
+        ctx.task.agent?.files ?? [],
+        `switchyard: ${ctx.recordTask}${ctx.key === null ? "" : ` [${ctx.key}]`}, attempt ${attempt} of run ${ctx.env.run}`,
+      );
       if ("error" in kept) captured = kept;
     }
     const removed = await gitLocked(repo.path, ["worktree", "remove", "--force", files.workspace]);
@@ -102,7 +113,10 @@ export async function inWorktree(ctx: AttemptContext, input: InstanceInput, turn
   if (outcome.status !== "passed") {
     // What the failed turn changed is kept for a person to look at (never applied anywhere).
     if (captured.files.length === 0 || outcome.status !== "failed") return outcome;
-    return { ...outcome, error: `${outcome.error}; what it changed is kept in ${patchFile}${repo.keep_branches ? ` and on branch ${branch}` : ""}` };
+    return {
+      ...outcome,
+      error: `${outcome.error}; what it changed is kept in ${patchFile}${repo.keep_branches ? ` and on branch ${branch}` : ""}`,
+    };
   }
   const output = outcome.output as Record<string, unknown>;
   output.files_changed = captured.files;
@@ -117,8 +131,21 @@ export async function inWorktree(ctx: AttemptContext, input: InstanceInput, turn
 async function commitChange(dir: string, own: string[], message: string): Promise<{ ok: true } | { error: string }> {
   // The agent's own output files go back to what the base has (absent, usually).
   if (own.length > 0) await git(dir, ["reset", "-q", "--", ...own.map((f) => `:(literal)${f}`)]);
-  const c = await git(dir, ["-c", "user.name=switchyard", "-c", "user.email=switchyard@localhost", "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message]);
-  return c.ok ? { ok: true } : { error: `git commit of the change on the kept branch failed in the worktree ${dir}: ${firstLine(c.stderr + c.stdout)}` };
+  const c = await git(dir, [
+    "-c",
+    "user.name=switchyard",
+    "-c",
+    "user.email=switchyard@localhost",
+    "commit",
+    "-q",
+    "--no-verify",
+    "--no-gpg-sign",
+    "-m",
+    message,
+  ]);
+  return c.ok
+    ? { ok: true }
+    : { error: `git commit of the change on the kept branch failed in the worktree ${dir}: ${firstLine(c.stderr + c.stdout)}` };
 }
 
 /** The worktree's change against `base`, leaving out the agent's own output files. */
@@ -129,5 +156,11 @@ async function capture(dir: string, base: string, own: string[]): Promise<{ patc
   const patch = await git(dir, ["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", base, ...paths]);
   if (!patch.ok) return { error: `git diff against the base failed in the worktree ${dir}: ${firstLine(patch.stderr)}` };
   const names = await git(dir, ["diff", "--cached", "--name-only", "-z", base, ...paths]);
-  return { patch: patch.stdout, files: names.stdout.split("\0").filter((n) => n !== "").sort() };
+  return {
+    patch: patch.stdout,
+    files: names.stdout
+      .split("\0")
+      .filter((n) => n !== "")
+      .sort(),
+  };
 }

@@ -102,7 +102,14 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
   const problem = processProblem(r, `agent runner "${spec.runner}"`, ctx, files.log);
   if (problem) return { ...problem, usage };
   if (turn && !turn.ok) return { status: "failed", code: "agent-output-invalid", usage, error: `agent-output-invalid: ${turn.error}` };
-  const out = await readOutput(files.output, {}, `agent runner "${spec.runner}"`, true, undefined, fileRules(ctx, files, `agent runner "${spec.runner}"'s $SWITCHYARD_OUTPUT`, true));
+  const out = await readOutput(
+    files.output,
+    {},
+    `agent runner "${spec.runner}"`,
+    true,
+    undefined,
+    fileRules(ctx, files, `agent runner "${spec.runner}"'s $SWITCHYARD_OUTPUT`, true),
+  );
   if (out.status !== "passed") return { ...out, usage };
   const output = out.output as Record<string, unknown>;
   if (turn?.ok) {
@@ -119,7 +126,13 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
       } catch (err) {
         return { ...rejected(err), usage };
       }
-      if (text === undefined) return { status: "failed", code: "agent-file-missing", usage, error: `agent-file-missing: the agent did not leave ${name} in its workspace (T-2)` };
+      if (text === undefined)
+        return {
+          status: "failed",
+          code: "agent-file-missing",
+          usage,
+          error: `agent-file-missing: the agent did not leave ${name} in its workspace (T-2)`,
+        };
     }
     output.files = collected;
   }

@@ -86,10 +86,18 @@ export function instanceVars(ctx: AttemptContext, files: AttemptFiles, extra: Re
 export function processProblem(r: ProcessResult, what: string, ctx: AttemptContext, logFile: string): Outcome | null {
   if (r.aborted) return { status: "interrupted" };
   if (r.spawnError) {
-    return { status: "failed", code: "command-failed", error: `command-failed: ${what} could not be started: ${r.spawnError.code ?? r.spawnError.message}` };
+    return {
+      status: "failed",
+      code: "command-failed",
+      error: `command-failed: ${what} could not be started: ${r.spawnError.code ?? r.spawnError.message}`,
+    };
   }
   if (r.timedOut) {
-    return { status: "failed", code: "timeout", error: `timeout: ${what} ran longer than its timeout of ${ctx.task.timeout_seconds}s and was killed (log: ${logFile})` };
+    return {
+      status: "failed",
+      code: "timeout",
+      error: `timeout: ${what} ran longer than its timeout of ${ctx.task.timeout_seconds}s and was killed (log: ${logFile})`,
+    };
   }
   if (r.code !== 0) {
     const how = r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`;
@@ -115,7 +123,14 @@ export function fileRules(ctx: AttemptContext, files: AttemptFiles, what: string
  * is untrusted: a FIFO, a device, a symlink out of the workspace, an oversized file, text that is
  * not UTF-8 or JSON nested too deep fail the instance (untrusted-file.ts, untrusted-json.ts).
  */
-export async function readOutput(path: string, emits: Record<string, FieldType>, who: string, missingOk: boolean, exists: boolean | undefined, rules: ReturnType<typeof fileRules>): Promise<Outcome> {
+export async function readOutput(
+  path: string,
+  emits: Record<string, FieldType>,
+  who: string,
+  missingOk: boolean,
+  exists: boolean | undefined,
+  rules: ReturnType<typeof fileRules>,
+): Promise<Outcome> {
   let text: string | undefined;
   try {
     text = exists === false ? undefined : await readUntrustedFile(path, rules);
@@ -147,7 +162,11 @@ export async function readOutput(path: string, emits: Record<string, FieldType>,
  * Runs one attempt. `prepared` is the attempt's files when the engine already started preparing
  * them (prepareAttempt for `ctx.dir` with this same input).
  */
-export async function runCommand(ctx: AttemptContext<TaskOf<"command">>, input: InstanceInput, prepared?: Promise<AttemptFiles>): Promise<Outcome> {
+export async function runCommand(
+  ctx: AttemptContext<TaskOf<"command">>,
+  input: InstanceInput,
+  prepared?: Promise<AttemptFiles>,
+): Promise<Outcome> {
   const spec = ctx.task.command;
   const files = await (prepared ?? prepareAttempt(ctx.dir, input));
   const extraEnv = instanceVars(ctx, files, spec.env);
@@ -163,13 +182,22 @@ export async function runCommand(ctx: AttemptContext<TaskOf<"command">>, input: 
   };
   const launcher = ctx.env.launcher?.();
   // A launcher adds extraEnv to its own environment: the whole one is built only to spawn here.
-  const r = launcher && launcher.accepts(extraEnv, proc.argv) ? await launcher.run(proc) : await runProcess({ ...proc, env: { ...ctx.env.baseEnv, ...extraEnv } });
+  const r =
+    launcher && launcher.accepts(extraEnv, proc.argv)
+      ? await launcher.run(proc)
+      : await runProcess({ ...proc, env: { ...ctx.env.baseEnv, ...extraEnv } });
   const problem = processProblem(r, "the command", ctx, files.log);
   if (problem) return problem;
-  const out = await readOutput(files.output, ctx.task.emits, "the command", false, r.outputExists, fileRules(ctx, files, "the command's $SWITCHYARD_OUTPUT", true));
+  const out = await readOutput(
+    files.output,
+    ctx.task.emits,
+    "the command",
+    false,
+    r.outputExists,
+    fileRules(ctx, files, "the command's $SWITCHYARD_OUTPUT", true),
+  );
   if (out.status !== "passed") return out;
   const bad = checkEmits(out.output, ctx.task.emits);
   if (bad) return { status: "failed", code: "output-invalid", error: bad };
   return out;
 }
-

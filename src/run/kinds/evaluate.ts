@@ -10,10 +10,18 @@ export function runEvaluate(ctx: AttemptContext, input: InstanceInput): Outcome 
     const fn = ctx.env.evaluatorFor(ctx.task);
     output = fn(input);
   } catch (err) {
-    return { status: "failed", code: "evaluate-failed", error: `evaluate-failed: ${ctx.task.evaluate?.function ?? ctx.task.name}: ${errorText(err)}` };
+    return {
+      status: "failed",
+      code: "evaluate-failed",
+      error: `evaluate-failed: ${ctx.task.evaluate?.function ?? ctx.task.name}: ${errorText(err)}`,
+    };
   }
   if (!isPlainObject(output)) {
-    return { status: "failed", code: "evaluate-failed", error: `evaluate-failed: ${ctx.task.evaluate?.function ?? ctx.task.name} must return a dict (T-4)` };
+    return {
+      status: "failed",
+      code: "evaluate-failed",
+      error: `evaluate-failed: ${ctx.task.evaluate?.function ?? ctx.task.name} must return a dict (T-4)`,
+    };
   }
   const bad = checkEmits(output, ctx.task.emits);
   if (bad) return { status: "failed", code: "output-invalid", error: bad };

@@ -29,7 +29,11 @@ export async function runLeaf(ctx: AttemptContext, input: InstanceInput): Promis
     case "evaluate":
       return runEvaluate(ctx, input);
     default:
-      return { status: "failed", code: "revise-failed", error: `revise-failed: ${task.name} is a ${task.kind}, which cannot run inside a revise loop (T-5)` };
+      return {
+        status: "failed",
+        code: "revise-failed",
+        error: `revise-failed: ${task.name} is a ${task.kind}, which cannot run inside a revise loop (T-5)`,
+      };
   }
 }
 
@@ -54,7 +58,11 @@ export async function runRevise(
     const sub = (task: TaskPlan, part: string): AttemptContext => ({ ...ctx, task, dir: `${ctx.dir}-r${round}-${part}` });
     const body = await runLeaf(sub(spec.body, "body"), bodyInput);
     if (body.status !== "passed") return body;
-    const reviewInput: InstanceInput = { ...(input.key !== undefined ? { key: input.key } : {}), inputs: { ...input.inputs, [spec.body.name]: body.output }, round };
+    const reviewInput: InstanceInput = {
+      ...(input.key !== undefined ? { key: input.key } : {}),
+      inputs: { ...input.inputs, [spec.body.name]: body.output },
+      round,
+    };
     const review = await runLeaf(sub(spec.reviewer, "review"), reviewInput);
     const usage = sumUsage(body.usage, review.usage);
     if (review.status !== "passed") return { ...review, usage };
@@ -73,6 +81,9 @@ export async function runRevise(
     if (verdict === "accept") return { status: "passed", output: withOutput(body.output, round) };
     feedback = out.feedback;
   }
-  return { status: "failed", code: "revise-failed", error: `revise-failed: the reviewer did not accept within max_rounds = ${spec.max_rounds} rounds (T-5)` };
+  return {
+    status: "failed",
+    code: "revise-failed",
+    error: `revise-failed: the reviewer did not accept within max_rounds = ${spec.max_rounds} rounds (T-5)`,
+  };
 }
-

@@ -49,7 +49,11 @@ export function outputDecision(route: RouteSpec, entry: unknown, where: string):
  * The questions as the decision layer sees them. `dynamicLists` holds, per dynamic question, the
  * element's option list (already narrowed to the key for a mapped route).
  */
-export function resolveQuestions(route: RouteSpec, dynamicLists: Record<string, unknown>, where: (options: FieldRef) => string): ResolvedQuestion[] {
+export function resolveQuestions(
+  route: RouteSpec,
+  dynamicLists: Record<string, unknown>,
+  where: (options: FieldRef) => string,
+): ResolvedQuestion[] {
   return route.questions.map((q) => {
     const base: ResolvedQuestion = {
       id: q.name,

@@ -14,7 +14,11 @@ const PAD = 8;
 
 export function graphView(doc: RunDoc, onTask: (t: GraphTask) => void): SVGElement {
   const depth = new Map<string, number>();
-  for (const t of doc.graph) depth.set(t.name, t.depends_on.reduce((d, dep) => Math.max(d, (depth.get(dep) ?? 0) + 1), 0));
+  for (const t of doc.graph)
+    depth.set(
+      t.name,
+      t.depends_on.reduce((d, dep) => Math.max(d, (depth.get(dep) ?? 0) + 1), 0),
+    );
   const columns: GraphTask[][] = [];
   for (const t of doc.graph) (columns[depth.get(t.name)!] ??= []).push(t);
   const pos = new Map<string, { x: number; y: number }>();
@@ -23,7 +27,15 @@ export function graphView(doc: RunDoc, onTask: (t: GraphTask) => void): SVGEleme
   const height = PAD * 2 + Math.max(...columns.map((c) => c.length)) * (H + GAP_Y) - GAP_Y;
   const root = svg("svg", { class: "graph", width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "plan graph" });
   root.appendChild(
-    svg("defs", {}, svg("marker", { id: "arrow", viewBox: "0 0 8 8", refX: 8, refY: 4, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, svg("path", { d: "M0,0 L8,4 L0,8 z", class: "arrowhead" }))),
+    svg(
+      "defs",
+      {},
+      svg(
+        "marker",
+        { id: "arrow", viewBox: "0 0 8 8", refX: 8, refY: 4, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
+        svg("path", { d: "M0,0 L8,4 L0,8 z", class: "arrowhead" }),
+      ),
+    ),
   );
   for (const t of doc.graph) {
     const to = pos.get(t.name)!;
@@ -37,15 +49,26 @@ export function graphView(doc: RunDoc, onTask: (t: GraphTask) => void): SVGEleme
       const mid = (x1 + x2) / 2;
       const aligned = t.aligned_with.includes(dep);
       root.appendChild(
-        svg("path", { class: `edge ${aligned ? "aligned" : "whole"}`, d: `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2 - 2},${y2}`, "marker-end": "url(#arrow)", "data-from": dep, "data-to": t.name },
-          svg("title", {}, `${dep} → ${t.name}: ${aligned ? "aligned (same key)" : "reads the whole task"}`)),
+        svg(
+          "path",
+          {
+            class: `edge ${aligned ? "aligned" : "whole"}`,
+            d: `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2 - 2},${y2}`,
+            "marker-end": "url(#arrow)",
+            "data-from": dep,
+            "data-to": t.name,
+          },
+          svg("title", {}, `${dep} → ${t.name}: ${aligned ? "aligned (same key)" : "reads the whole task"}`),
+        ),
       );
     }
   }
   for (const t of doc.graph) {
     const p = pos.get(t.name)!;
     const status = doc.tasks[t.name]?.status ?? "pending";
-    const g = svg("g", { class: `node t-${status}`, transform: `translate(${p.x},${p.y})`, "data-task": t.name, tabindex: 0 },
+    const g = svg(
+      "g",
+      { class: `node t-${status}`, transform: `translate(${p.x},${p.y})`, "data-task": t.name, tabindex: 0 },
       svg("rect", { width: W, height: H, rx: 6 }),
       svg("text", { x: 8, y: 17, class: "name" }, t.name),
       svg("text", { x: W - 8, y: 17, class: "kind", "text-anchor": "end" }, `${t.kind}${t.mapped ? " ×" : ""}`),

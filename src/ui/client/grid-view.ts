@@ -8,7 +8,15 @@ import type { Column, GridModel } from "./grid-model.js";
 const ROW = 26;
 const OVERSCAN = 10;
 
-export const STATUS_NAME: Record<string, string> = { p: "pending", r: "running", P: "passed", F: "failed", n: "not_taken", b: "blocked", "-": "not reached" };
+export const STATUS_NAME: Record<string, string> = {
+  p: "pending",
+  r: "running",
+  P: "passed",
+  F: "failed",
+  n: "not_taken",
+  b: "blocked",
+  "-": "not reached",
+};
 
 type SortBy = "key" | "key-desc" | "conf" | "conf-desc" | "status";
 
@@ -40,27 +48,76 @@ export class GridView {
     initial: Partial<GridFilter> = {},
   ) {
     this.filter = { column: "", status: "", label: "", maxConfidence: 1, search: "", sort: "key", ...initial };
-    const columnSelect = h("select", { class: "f-column", "aria-label": "column", onchange: (e: Event) => this.set({ column: (e.target as HTMLSelectElement).value, label: "" }) },
+    const columnSelect = h(
+      "select",
+      {
+        class: "f-column",
+        "aria-label": "column",
+        onchange: (e: Event) => this.set({ column: (e.target as HTMLSelectElement).value, label: "" }),
+      },
       h("option", { value: "" }, "any task"),
       ...model.columns.map((c) => h("option", { value: c.name }, c.name)),
     );
-    const statusSelect = h("select", { class: "f-status", "aria-label": "status", onchange: (e: Event) => this.set({ status: (e.target as HTMLSelectElement).value }) },
+    const statusSelect = h(
+      "select",
+      { class: "f-status", "aria-label": "status", onchange: (e: Event) => this.set({ status: (e.target as HTMLSelectElement).value }) },
       h("option", { value: "" }, "any status"),
       ...["P", "F", "n", "b", "r", "p", "-"].map((s) => h("option", { value: s }, STATUS_NAME[s]!)),
     );
-    this.labelSelect = h("select", { class: "f-label", "aria-label": "label", onchange: (e: Event) => this.set({ label: (e.target as HTMLSelectElement).value }) });
-    const conf = h("input", { class: "f-conf", type: "number", min: 0, max: 1, step: 0.05, value: 1, title: "confidence at most", "aria-label": "confidence at most", oninput: (e: Event) => this.set({ maxConfidence: Number((e.target as HTMLInputElement).value || 1) }) });
-    const sort = h("select", { class: "f-sort", "aria-label": "sort", onchange: (e: Event) => this.set({ sort: (e.target as HTMLSelectElement).value as SortBy }) },
+    this.labelSelect = h("select", {
+      class: "f-label",
+      "aria-label": "label",
+      onchange: (e: Event) => this.set({ label: (e.target as HTMLSelectElement).value }),
+    });
+    const conf = h("input", {
+      class: "f-conf",
+      type: "number",
+      min: 0,
+      max: 1,
+      step: 0.05,
+      value: 1,
+      title: "confidence at most",
+      "aria-label": "confidence at most",
+      oninput: (e: Event) => this.set({ maxConfidence: Number((e.target as HTMLInputElement).value || 1) }),
+    });
+    const sort = h(
+      "select",
+      {
+        class: "f-sort",
+        "aria-label": "sort",
+        onchange: (e: Event) => this.set({ sort: (e.target as HTMLSelectElement).value as SortBy }),
+      },
       h("option", { value: "key" }, "key A→Z"),
       h("option", { value: "key-desc" }, "key Z→A"),
       h("option", { value: "conf" }, "confidence low→high"),
       h("option", { value: "conf-desc" }, "confidence high→low"),
       h("option", { value: "status" }, "status"),
     );
-    const search = h("input", { class: "f-search", type: "search", placeholder: "key contains…", "aria-label": "search keys", oninput: (e: Event) => this.set({ search: (e.target as HTMLInputElement).value }) });
+    const search = h("input", {
+      class: "f-search",
+      type: "search",
+      placeholder: "key contains…",
+      "aria-label": "search keys",
+      oninput: (e: Event) => this.set({ search: (e.target as HTMLInputElement).value }),
+    });
     this.count = h("span", { class: "count" });
-    const toolbar = h("div", { class: "toolbar" }, search, columnSelect, statusSelect, this.labelSelect, h("label", {}, "conf ≤ ", conf), sort, this.count);
-    const head = h("div", { class: "grid-row grid-head" }, h("div", { class: "cell key" }, "key"), ...model.columns.map((c) => h("div", { class: `cell head k-${c.kind}`, title: c.kind }, c.name)));
+    const toolbar = h(
+      "div",
+      { class: "toolbar" },
+      search,
+      columnSelect,
+      statusSelect,
+      this.labelSelect,
+      h("label", {}, "conf ≤ ", conf),
+      sort,
+      this.count,
+    );
+    const head = h(
+      "div",
+      { class: "grid-row grid-head" },
+      h("div", { class: "cell key" }, "key"),
+      ...model.columns.map((c) => h("div", { class: `cell head k-${c.kind}`, title: c.kind }, c.name)),
+    );
     this.spacer = h("div", { class: "spacer" });
     this.rows = h("div", { class: "rows" });
     this.body = h("div", { class: "grid-body", onscroll: () => this.schedule() }, this.spacer, this.rows);
@@ -178,7 +235,13 @@ function cellEl(c: Column, i: number): HTMLElement {
   const s = c.status[i] ?? "-";
   const label = c.label[i];
   const conf = c.confidence[i];
-  const el = h("div", { class: `cell s-${STATUS_NAME[s]!.replace(" ", "-")}`, "data-task": c.name, "data-status": STATUS_NAME[s]!, role: "button", tabindex: -1 });
+  const el = h("div", {
+    class: `cell s-${STATUS_NAME[s]!.replace(" ", "-")}`,
+    "data-task": c.name,
+    "data-status": STATUS_NAME[s]!,
+    role: "button",
+    tabindex: -1,
+  });
   if (s === "P" && c.kind === "route" && label !== null) {
     el.title = `${c.name}: ${label}${conf === null ? "" : ` (confidence ${conf.toFixed(2)})`}`;
     el.append(h("span", { class: "label" }, label));

@@ -23,15 +23,26 @@ export function runHash(run: string, cell?: CellRef | null): string {
 }
 
 function counts(c: Record<string, number>): string {
-  return ["passed", "failed", "not_taken", "blocked", "running", "pending"].filter((s) => c[s]).map((s) => `${c[s]} ${s}`).join(" · ") || "no instances yet";
+  return (
+    ["passed", "failed", "not_taken", "blocked", "running", "pending"]
+      .filter((s) => c[s])
+      .map((s) => `${c[s]} ${s}`)
+      .join(" · ") || "no instances yet"
+  );
 }
 
 function header(doc: RunDoc, source: Source): HTMLElement {
   const l = doc.listing;
-  return h("header", { class: "run-head" },
+  return h(
+    "header",
+    { class: "run-head" },
     source.live ? h("a", { href: "#/", class: "back" }, "← runs") : null,
     h("h1", {}, `run ${doc.run} `, h("span", { class: `badge s-${doc.status}`, "data-run-status": doc.status }, doc.status)),
-    h("p", { class: "meta" }, `${doc.playbook} · ${l.source} · started ${when(doc.started_at)} · ${doc.finished_at ? `finished ${when(doc.finished_at)}` : doc.status === "running" ? "running" : l.stop_reason ?? doc.status} · ${elapsed(l.elapsed_ms)} · $${l.spent_usd.toFixed(2)} · ${l.decisions} decisions`),
+    h(
+      "p",
+      { class: "meta" },
+      `${doc.playbook} · ${l.source} · started ${when(doc.started_at)} · ${doc.finished_at ? `finished ${when(doc.finished_at)}` : doc.status === "running" ? "running" : (l.stop_reason ?? doc.status)} · ${elapsed(l.elapsed_ms)} · $${l.spent_usd.toFixed(2)} · ${l.decisions} decisions`,
+    ),
     h("p", { class: "meta counts" }, counts(l.counts)),
   );
 }
@@ -39,14 +50,29 @@ function header(doc: RunDoc, source: Source): HTMLElement {
 function unmappedTable(doc: RunDoc, open: (c: CellRef) => void): HTMLElement | null {
   const rows = doc.graph.filter((t) => !t.mapped);
   if (rows.length === 0) return null;
-  return h("table", { class: "unmapped" },
+  return h(
+    "table",
+    { class: "unmapped" },
     h("tr", {}, h("th", {}, "task"), h("th", {}, "kind"), h("th", {}, "status"), h("th", {}, "output, error or label")),
     ...rows.map((t) => {
       const d = doc.tasks[t.name];
-      const detail = !d ? "" : d.status === "not_taken" ? (d.label ?? "") : d.error ? d.error : d.output === undefined || d.output === null ? "" : JSON.stringify(d.output);
-      return h("tr", { "data-task": t.name, class: "clickable", onclick: () => open({ task: t.name, key: null }) },
-        h("td", {}, t.name), h("td", {}, t.kind), h("td", {}, h("span", { class: `badge s-${d?.status ?? "pending"}` }, d?.status ?? "pending")),
-        h("td", { class: "detail" }, detail.length > 200 ? detail.slice(0, 197) + "…" : detail));
+      const detail = !d
+        ? ""
+        : d.status === "not_taken"
+          ? (d.label ?? "")
+          : d.error
+            ? d.error
+            : d.output === undefined || d.output === null
+              ? ""
+              : JSON.stringify(d.output);
+      return h(
+        "tr",
+        { "data-task": t.name, class: "clickable", onclick: () => open({ task: t.name, key: null }) },
+        h("td", {}, t.name),
+        h("td", {}, t.kind),
+        h("td", {}, h("span", { class: `badge s-${d?.status ?? "pending"}` }, d?.status ?? "pending")),
+        h("td", { class: "detail" }, detail.length > 200 ? detail.slice(0, 197) + "…" : detail),
+      );
     }),
   );
 }
@@ -66,7 +92,11 @@ export async function runPage(root: HTMLElement, source: Source, run: string, ce
     clear(top);
     top.append(
       header(doc, source),
-      h("div", { class: "graph-wrap" }, graphView(doc, (t) => (t.mapped ? grid.set({ column: t.name }) : go({ task: t.name, key: null })))),
+      h(
+        "div",
+        { class: "graph-wrap" },
+        graphView(doc, (t) => (t.mapped ? grid.set({ column: t.name }) : go({ task: t.name, key: null }))),
+      ),
     );
     const u = unmappedTable(doc, go);
     if (u) top.append(h("h2", {}, "tasks"), u);
@@ -89,11 +119,17 @@ export async function runPage(root: HTMLElement, source: Source, run: string, ce
       clear(panel);
       const fileLink = (attempt: number, path: string) =>
         `/api/runs/${encodeURIComponent(run)}/cells/${encodeURIComponent(c.task)}/file?${new URLSearchParams({ ...(c.key === null ? {} : { key: c.key }), attempt: String(attempt), path, format: "text" })}`;
-      panel.append(h("button", { class: "close", "aria-label": "close", onclick: () => go(null) }, "×"), cellView(d, source.live, fileLink));
+      panel.append(
+        h("button", { class: "close", "aria-label": "close", onclick: () => go(null) }, "×"),
+        cellView(d, source.live, fileLink),
+      );
       panel.hidden = false;
     } catch (err) {
       clear(panel);
-      panel.append(h("button", { class: "close", onclick: () => go(null) }, "×"), h("p", { class: "error" }, String((err as Error).message)));
+      panel.append(
+        h("button", { class: "close", onclick: () => go(null) }, "×"),
+        h("p", { class: "error" }, String((err as Error).message)),
+      );
       panel.hidden = false;
     }
   };

@@ -13,21 +13,54 @@ export async function runsPage(root: HTMLElement, source: Source): Promise<() =>
   const labs: LabItem[] = await source.labs();
   const filter = { status: "", playbook: "" };
   const table = h("table", { class: "runs" });
-  const playbookSelect = h("select", { class: "f-playbook", "aria-label": "playbook", onchange: (e: Event) => ((filter.playbook = (e.target as HTMLSelectElement).value), draw()) });
-  const statusSelect = h("select", { class: "f-status", "aria-label": "status", onchange: (e: Event) => ((filter.status = (e.target as HTMLSelectElement).value), draw()) },
-    h("option", { value: "" }, "any status"), ...STATUSES.map((s) => h("option", { value: s }, s)));
+  const playbookSelect = h("select", {
+    class: "f-playbook",
+    "aria-label": "playbook",
+    onchange: (e: Event) => ((filter.playbook = (e.target as HTMLSelectElement).value), draw()),
+  });
+  const statusSelect = h(
+    "select",
+    {
+      class: "f-status",
+      "aria-label": "status",
+      onchange: (e: Event) => ((filter.status = (e.target as HTMLSelectElement).value), draw()),
+    },
+    h("option", { value: "" }, "any status"),
+    ...STATUSES.map((s) => h("option", { value: s }, s)),
+  );
   const draw = () => {
     const playbooks = [...new Set(runs.map((r) => r.playbook))].sort();
     clear(playbookSelect);
     playbookSelect.append(h("option", { value: "" }, "any playbook"), ...playbooks.map((p) => h("option", { value: p }, p)));
     playbookSelect.value = filter.playbook;
     clear(table);
-    table.append(h("tr", {}, ...["run", "status", "playbook", "started", "finished", "time", "passed", "failed", "not taken", "blocked", "cost", "decisions"].map((c) => h("th", {}, c))));
+    table.append(
+      h(
+        "tr",
+        {},
+        ...[
+          "run",
+          "status",
+          "playbook",
+          "started",
+          "finished",
+          "time",
+          "passed",
+          "failed",
+          "not taken",
+          "blocked",
+          "cost",
+          "decisions",
+        ].map((c) => h("th", {}, c)),
+      ),
+    );
     for (const r of runs) {
       if ((filter.status && r.status !== filter.status) || (filter.playbook && r.playbook !== filter.playbook)) continue;
       const n = (s: string) => String(r.counts[s] ?? 0);
       table.append(
-        h("tr", { "data-run": r.run },
+        h(
+          "tr",
+          { "data-run": r.run },
           h("td", {}, h("a", { href: runHash(r.run) }, r.run)),
           h("td", {}, h("span", { class: `badge s-${r.status}` }, r.status)),
           h("td", {}, r.playbook),
@@ -43,17 +76,34 @@ export async function runsPage(root: HTMLElement, source: Source): Promise<() =>
         ),
       );
     }
-    if (runs.length === 0) table.append(h("tr", {}, h("td", { colspan: 12, class: "meta" }, "no runs yet: start one with `switchyard run PATH` (this page updates by itself)")));
+    if (runs.length === 0)
+      table.append(
+        h(
+          "tr",
+          {},
+          h("td", { colspan: 12, class: "meta" }, "no runs yet: start one with `switchyard run PATH` (this page updates by itself)"),
+        ),
+      );
   };
   draw();
   clear(root);
   root.append(
-    h("div", { class: "runs-page" },
+    h(
+      "div",
+      { class: "runs-page" },
       h("h1", {}, "switchyard runs"),
       h("div", { class: "toolbar" }, statusSelect, playbookSelect),
       table,
       labs.length ? h("h2", {}, "labs") : null,
-      labs.length ? h("ul", { class: "labs" }, ...labs.map((l) => h("li", {}, h("a", { href: `/labs/${encodeURIComponent(l.id)}` }, l.id), `${l.current ? " (current)" : ""} ${l.note}`))) : null,
+      labs.length
+        ? h(
+            "ul",
+            { class: "labs" },
+            ...labs.map((l) =>
+              h("li", {}, h("a", { href: `/labs/${encodeURIComponent(l.id)}` }, l.id), `${l.current ? " (current)" : ""} ${l.note}`),
+            ),
+          )
+        : null,
     ),
   );
   return source.followRuns((rows) => {

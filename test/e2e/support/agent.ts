@@ -32,6 +32,9 @@ if (/exactly one label/i.test(prompt)) {
   process.stdout.write(`${scripted[task]?.[key] ?? labels[0] ?? "?"}\n`);
 } else {
   log(`turn ${process.env.SWITCHYARD_TASK}[${process.env.SWITCHYARD_KEY ?? ""}] ${process.env.SWITCHYARD_EFFORT}`);
-  writeFileSync("RESULT.json", JSON.stringify({ ticket: process.env.SWITCHYARD_KEY, verdict: "affected", evidence: ["calls the vulnerable path", "reproduced"] }));
+  writeFileSync(
+    "RESULT.json",
+    JSON.stringify({ ticket: process.env.SWITCHYARD_KEY, verdict: "affected", evidence: ["calls the vulnerable path", "reproduced"] }),
+  );
   writeFileSync(process.env.SWITCHYARD_OUTPUT!, "{}");
 }

@@ -139,9 +139,16 @@ export interface CliResult {
   err: string;
 }
 
-export function startCli(args: string[], opts: { cwd: string; env?: Record<string, string> }): { child: ChildProcess; done: Promise<CliResult> } {
+export function startCli(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string> },
+): { child: ChildProcess; done: Promise<CliResult> } {
   mkdirSync(opts.cwd, { recursive: true });
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
@@ -199,7 +206,8 @@ export function labels(show: ShowJson, route: string): Record<string, string> {
 /** Status per key of a mapped task, with the closing label for not_taken ("not_taken:settled"). */
 export function rows(show: ShowJson, task: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, i] of Object.entries(show.tasks[task]!.instances ?? {})) out[k] = i.status === "not_taken" && i.label ? `not_taken:${i.label}` : i.status;
+  for (const [k, i] of Object.entries(show.tasks[task]!.instances ?? {}))
+    out[k] = i.status === "not_taken" && i.label ? `not_taken:${i.label}` : i.status;
   return out;
 }
 
