@@ -35,10 +35,9 @@ import { isTerminal } from "./events.js";
 import type { DecisionRecord, Judge } from "./judge.js";
 import { elementKeys, KeyError, keyDirName } from "./keys.js";
 import type { AttemptContext, EvaluatorFactory, InstanceInput, KindEnv, Outcome } from "./kinds/context.js";
-import { prepareAttempt, runCommand, type AttemptFiles } from "./kinds/command.js";
-import { runAgent } from "./kinds/agent.js";
+import { prepareAttempt, type AttemptFiles } from "./kinds/command.js";
 import { runEvaluate } from "./kinds/evaluate.js";
-import { runRevise } from "./kinds/revise.js";
+import { localExecutor, type AttemptRequest, type InstanceExecutor } from "./executor.js";
 import type { Store } from "./store.js";
 import { errorText, isPlainObject } from "./values.js";
 import { Launcher, type LauncherDialect } from "./launcher.js";
@@ -79,6 +78,8 @@ export interface EngineOptions {
   owner?: RunOwnership;
   /** Most bytes read from one file an instance leaves (default 16 MB, untrusted-file.ts). */
   maxFileBytes?: number;
+  /** Where command, agent and revise attempts run (default: here, executor.ts). */
+  executor?: InstanceExecutor;
 }
 
 export interface RunOutcome {
@@ -592,7 +593,7 @@ export class RunEngine {
    * ceiling, a cancel, a crash) is cleared and reused by the next start of that attempt.
    */
   private prefetch(): void {
-    if (this.halt) return;
+    if (this.halt || !this.executor.local) return;
     const end = Math.min(this.workQueue.length, this.workHead + this.settings.concurrency * PREFETCH_PER_SLOT);
     for (let i = this.workHead; i < end; i++) {
       const [ts, inst] = this.workQueue[i]!;
@@ -616,8 +617,14 @@ export class RunEngine {
     }
   }
 
+  private get executor(): InstanceExecutor {
+    return this.opts.executor ?? localExecutor;
+  }
+
   private startInstance(ts: TaskState, inst: Inst): void {
-    inst.attempts += 1;
+    // Resume in workers mode: an attempt still alive on the queue is waited for, not started again.
+    const adopted = inst.rec?.status === "running" && inst.tries === 0 && this.executor.adopts?.(ts.name, inst.key, inst.attempts) === true;
+    if (!adopted) inst.attempts += 1;
     const attempt = inst.attempts;
     const prepared = inst.prepared?.attempt === attempt ? inst.prepared : undefined;
     inst.prepared = undefined;
@@ -643,7 +650,7 @@ export class RunEngine {
       return;
     }
     ts.setStatus(inst, "running");
-    this.emit("instance_started", ts.name, inst.key, { attempt });
+    if (!adopted) this.emit("instance_started", ts.name, inst.key, { attempt });
     if (plan.kind === "route") {
       this.decisionRunning += 1;
       decideModelRoute(ts, plan.route, inst.key, input, {
@@ -665,38 +672,41 @@ export class RunEngine {
       return;
     }
     this.workRunning += 1;
-    const ctx = this.ctx(ts, inst);
-    let p: Promise<Outcome>;
-    if (plan.kind === "command") p = runCommand({ ...ctx, task: plan }, input, prepared?.files);
-    else if (plan.kind === "agent") p = runAgent({ ...ctx, task: plan }, input);
-    else if (plan.kind === "revise") {
-      p = runRevise(
-        { ...ctx, task: plan },
-        input,
-        inst.rounds,
-        (r, usage) => {
-          inst.rounds = [...inst.rounds, r];
-          this.emit("revise_round", ts.name, inst.key, {
-            attempt,
-            round: r.round,
-            body: r.body,
-            verdict: r.verdict,
-            ...(r.feedback !== undefined ? { feedback: r.feedback } : {}),
-            ...(usage ? { usage } : {}),
-          });
-        },
-        () => !this.checkCeilings(),
-      );
-    } else p = Promise.resolve({ status: "failed", error: `unknown task kind ${kind}`, code: "bad-plan" } as Outcome);
-    p.then(
+    if (plan.kind !== "command" && plan.kind !== "agent" && plan.kind !== "revise") {
+      this.workRunning -= 1;
+      this.complete(ts, inst, attempt, { status: "failed", error: `unknown task kind ${kind}`, code: "bad-plan" }, false);
+      return;
+    }
+    const req: AttemptRequest = {
+      ctx: { ...this.ctx(ts, inst), task: plan },
+      input,
+      attempt,
+      ...(prepared ? { prepared: prepared.files } : {}),
+      rounds: inst.rounds,
+      recordRound: (r, usage) => {
+        inst.rounds = [...inst.rounds, r];
+        this.emit("revise_round", ts.name, inst.key, {
+          attempt,
+          round: r.round,
+          body: r.body,
+          verdict: r.verdict,
+          ...(r.feedback !== undefined ? { feedback: r.feedback } : {}),
+          ...(usage ? { usage } : {}),
+        });
+      },
+      mayStartRound: () => !this.checkCeilings(),
+    };
+    this.executor.run(req).then(
       (out) => {
         this.workRunning -= 1;
         this.complete(ts, inst, attempt, out, true);
+        this.executor.recorded?.(req);
         this.schedulePump();
       },
       (err) => {
         this.workRunning -= 1;
         this.complete(ts, inst, attempt, { status: "failed", error: `internal: ${errorText(err)}`, code: "internal" }, false);
+        this.executor.recorded?.(req);
         this.schedulePump();
       },
     );
