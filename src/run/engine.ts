@@ -112,6 +112,10 @@ export class RunEngine {
   private readonly order: TaskState[] = [];
   private readonly packDir: string;
   private readonly repo: RunRepository | undefined;
+  /** The run's recorded repository (issue 12), for workers in workers mode. */
+  get repository(): RunRepository | undefined {
+    return this.repo;
+  }
   /** The pack snapshot this run uses, $SWITCHYARD_PACK. */
   get packDirectory(): string {
     return this.packDir;
@@ -469,6 +473,7 @@ export class RunEngine {
   private checkCeilings(): boolean {
     if (this.halt) return true;
     this.halt = ceilingReached(this.settings, this.elapsedMs(), this.spent);
+    if (this.halt) this.executor.halted?.();
     return this.halt !== null;
   }
 

@@ -39,6 +39,8 @@ export interface InstanceExecutor {
    * starting a new attempt — never a second job for a running turn.
    */
   adopts?(task: string, key: string | null, attempt: number): boolean;
+  /** A ceiling was reached: attempts not yet begun may be withdrawn (reported interrupted). */
+  halted?(): void;
 }
 
 /** Runs every attempt in this process (the default, and the single-machine mode). */

@@ -28,8 +28,8 @@ import { startSweeper } from "./sweeper.js";
 
 /** What the coordinator needs from the PostgreSQL store: statements committed with the next batch of events. */
 export interface CommitHook {
-  /** Runs `sql` in the transaction that commits the events appended so far (or the next one). */
-  addToNextCommit(sql: string, params: unknown[]): void;
+  /** Runs the statement in the transaction that commits the events appended so far (or the next one). */
+  addToNextCommit(statement: { text: string; values?: unknown[] }): void;
   /** Commits now. */
   flush(): void;
 }
@@ -38,8 +38,6 @@ export interface QueueExecutorOptions {
   connectionString: string;
   schema: string;
   run: string;
-  plan: Plan;
-  repo?: RunRepository;
   commits: CommitHook;
   pollMs?: number;
 }
@@ -81,22 +79,27 @@ export class QueueExecutor implements InstanceExecutor {
   private stopSweeper: (() => Promise<void>) | undefined;
   private listener: pg.Client | undefined;
 
-  private constructor(
-    private readonly opts: QueueExecutorOptions,
-    private readonly pool: pg.Pool,
-  ) {}
+  private readonly pool: pg.Pool;
 
-  static async open(opts: QueueExecutorOptions): Promise<QueueExecutor> {
-    const pool = new pg.Pool({ connectionString: opts.connectionString, keepAlive: true, max: 4 });
-    pool.on("error", () => undefined);
-    const ex = new QueueExecutor(opts, pool);
-    const db = await pool.connect();
+  constructor(private readonly opts: QueueExecutorOptions) {
+    this.pool = new pg.Pool({ connectionString: opts.connectionString, keepAlive: true, max: 4 });
+    this.pool.on("error", () => undefined);
+    this.pool.on("connect", (c) => c.on("error", () => undefined));
+  }
+
+  /**
+   * Before the engine runs: the queue's tables, the run's plan for workers, and on resume the
+   * attempts still alive (adopts).
+   */
+  async open(plan: Plan, repo: RunRepository | undefined): Promise<void> {
+    const opts = this.opts;
+    const db = await this.pool.connect();
     try {
       await ensureQueueSchema(db, opts.connectionString, opts.schema);
       await db.query(
         `insert into ${ident(opts.schema)}.queue_runs (run, plan, repo) values ($1, $2, $3)
          on conflict (run) do update set plan = excluded.plan, repo = excluded.repo`,
-        [opts.run, JSON.stringify(opts.plan), opts.repo ? JSON.stringify(opts.repo) : null],
+        [opts.run, JSON.stringify(plan), repo ? JSON.stringify(repo) : null],
       );
       // Jobs first, then the inbox: a job that finishes in between has its report committed
       // before its job row is deleted, so it is seen by one read or the other.
@@ -105,20 +108,19 @@ export class QueueExecutor implements InstanceExecutor {
         `select key from ${QUEUE_SCHEMA}.jobs where task_identifier = $1 and left(key, length($2)) = $2 and attempts < max_attempts`,
         [TASK_IDENTIFIER, prefix],
       );
-      for (const j of jobs.rows) ex.alive.add(j.key);
+      for (const j of jobs.rows) this.alive.add(j.key);
       const rows = await unfolded(db, opts.schema, opts.run);
       const stale: string[] = [];
-      for (const r of rows) if (r.kind === "finished") ex.alive.add(ex.keyOf(r));
+      for (const r of rows) if (r.kind === "finished") this.alive.add(this.keyOf(r));
       // Reports of attempts neither alive nor finished (their job is gone): nothing to wait for.
-      for (const r of rows) if (!ex.alive.has(ex.keyOf(r))) stale.push(r.id);
+      for (const r of rows) if (!this.alive.has(this.keyOf(r))) stale.push(r.id);
       if (stale.length) await db.query(markFoldedSql(opts.schema), [stale]);
     } finally {
       db.release();
     }
-    await ex.listen();
-    ex.poll = setInterval(() => ex.scheduleFold(), opts.pollMs ?? 1000);
-    ex.stopSweeper = startSweeper(pool, opts.schema);
-    return ex;
+    await this.listen();
+    this.poll = setInterval(() => this.scheduleFold(), opts.pollMs ?? 1000);
+    this.stopSweeper = startSweeper(this.pool, opts.schema);
   }
 
   private keyOf(r: InboxRow): string {
@@ -161,12 +163,10 @@ export class QueueExecutor implements InstanceExecutor {
         rounds: req.rounds,
       };
       // Committed with the instance_started the engine has just appended (one transaction).
-      this.opts.commits.addToNextCommit(`select ${QUEUE_SCHEMA}.add_job($1, $2::json, job_key => $3, max_attempts => $4)`, [
-        TASK_IDENTIFIER,
-        JSON.stringify(payload),
-        k,
-        JOB_MAX_ATTEMPTS,
-      ]);
+      this.opts.commits.addToNextCommit({
+        text: `select ${QUEUE_SCHEMA}.add_job($1, $2::json, job_key => $3, max_attempts => $4)`,
+        values: [TASK_IDENTIFIER, JSON.stringify(payload), k, JOB_MAX_ATTEMPTS],
+      });
     }
     return new Promise<Outcome>((resolve) => {
       const p: Pending = { req, resolve, lastRound: req.rounds.length, started: false, withdrawing: false };
@@ -176,6 +176,23 @@ export class QueueExecutor implements InstanceExecutor {
       else signal.addEventListener("abort", () => void this.withdraw(k, p), { once: true });
       this.scheduleFold();
     });
+  }
+
+  /** A ceiling was reached (R-6): jobs no worker has taken yet are withdrawn; running ones finish. */
+  halted(): void {
+    this.opts.commits.flush();
+    for (const [k, p] of this.pending) {
+      if (p.started || p.withdrawing) continue;
+      void this.pool
+        .query(`delete from ${QUEUE_SCHEMA}._private_jobs where key = $1 and locked_at is null returning id`, [k])
+        .then((r) => {
+          if ((r.rowCount ?? 0) > 0 && this.pending.get(k) === p) {
+            this.pending.delete(k);
+            p.resolve({ status: "interrupted" });
+          }
+        })
+        .catch(() => undefined);
+    }
   }
 
   recorded(req: AttemptRequest): void {
@@ -192,7 +209,7 @@ export class QueueExecutor implements InstanceExecutor {
       queueMicrotask(() => {
         const ids = this.marks;
         this.marks = [];
-        if (ids.length) this.opts.commits.addToNextCommit(markFoldedSql(this.opts.schema), [ids]);
+        if (ids.length) this.opts.commits.addToNextCommit({ text: markFoldedSql(this.opts.schema), values: [ids] });
       });
     }
     this.marks.push(id);
