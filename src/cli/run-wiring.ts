@@ -89,7 +89,7 @@ export function overridesFrom(f: RunFlags): SettingsOverrides {
 }
 
 /** $SWITCHYARD_MAX_FILE_MB: the most megabytes read from one file an instance leaves. */
-function maxFileBytesFrom(env: NodeJS.ProcessEnv): number | undefined {
+export function maxFileBytesFrom(env: NodeJS.ProcessEnv): number | undefined {
   const v = env.SWITCHYARD_MAX_FILE_MB;
   if (v === undefined || v === "") return undefined;
   const n = Number(v);

@@ -13,6 +13,14 @@ export async function holdWorkerLock(db: PoolClient | import("pg").Client, id: s
   if (!r.rows[0]?.ok) throw new Error(`another worker already holds the id ${id}`);
 }
 
+/** Whether the worker `id` still lives: its lock is held (taking it, to check, gives it back at once). */
+export async function workerAlive(db: PoolClient, id: string): Promise<boolean> {
+  const r = await db.query<{ free: boolean }>("select pg_try_advisory_lock($1, hashtext($2)) as free", [WORKER_LOCK_SPACE, id]);
+  if (!r.rows[0]?.free) return true;
+  await db.query("select pg_advisory_unlock($1, hashtext($2))", [WORKER_LOCK_SPACE, id]);
+  return false;
+}
+
 /** One sweep: returns the pools whose jobs were released. */
 export async function sweep(pool: Pool, schema: string): Promise<string[]> {
   const db = await pool.connect();
@@ -21,9 +29,7 @@ export async function sweep(pool: Pool, schema: string): Promise<string[]> {
     const dead: string[] = [];
     const livePools: string[] = [];
     for (const w of rows) {
-      const r = await db.query<{ free: boolean }>("select pg_try_advisory_lock($1, hashtext($2)) as free", [WORKER_LOCK_SPACE, w.id]);
-      if (r.rows[0]?.free) {
-        await db.query("select pg_advisory_unlock($1, hashtext($2))", [WORKER_LOCK_SPACE, w.id]);
+      if (!(await workerAlive(db, w.id))) {
         await db.query(`delete from ${ident(schema)}.workers where id = $1`, [w.id]);
         if (w.pool) dead.push(w.pool);
       } else if (w.pool) livePools.push(w.pool);

@@ -3,7 +3,8 @@
 // not yet cleared: it is left out (and its jobs are about to run elsewhere).
 
 import type { Pool } from "pg";
-import { ident, QUEUE_SCHEMA, TASK_IDENTIFIER, WORKER_LOCK_SPACE } from "./names.js";
+import { ident, QUEUE_SCHEMA, TASK_IDENTIFIER } from "./names.js";
+import { workerAlive } from "./sweeper.js";
 
 export interface WorkerJob {
   job: string;
@@ -39,11 +40,7 @@ export async function listWorkers(pool: Pool, schema: string): Promise<WorkerInf
     }>(`select id, host, pid, concurrency, tags, pool, started, heartbeat from ${ident(schema)}.workers order by host, started`);
     const out: WorkerInfo[] = [];
     for (const w of rows.rows) {
-      const free = await db.query<{ free: boolean }>("select pg_try_advisory_lock($1, hashtext($2)) as free", [WORKER_LOCK_SPACE, w.id]);
-      if (free.rows[0]?.free) {
-        await db.query("select pg_advisory_unlock($1, hashtext($2))", [WORKER_LOCK_SPACE, w.id]);
-        continue;
-      }
+      if (!(await workerAlive(db, w.id))) continue;
       const jobs = w.pool
         ? await db.query<{ key: string; locked_at: Date }>(
             `select key, locked_at from ${QUEUE_SCHEMA}.jobs where locked_by = $1 and task_identifier = $2 order by locked_at`,
