@@ -180,7 +180,11 @@ export class QueueExecutor implements InstanceExecutor {
 
   /** A ceiling was reached: jobs no worker has taken yet are withdrawn; running ones finish. */
   halted(): void {
-    this.opts.commits.flush();
+    try {
+      this.opts.commits.flush();
+    } catch {
+      return; // the store is failing: the engine stops on its own
+    }
     for (const [k, p] of this.pending) {
       if (p.started || p.withdrawing) continue;
       void this.pool
@@ -264,7 +268,15 @@ export class QueueExecutor implements InstanceExecutor {
   private async withdraw(k: string, p: Pending): Promise<void> {
     if (p.withdrawing) return;
     p.withdrawing = true;
-    this.opts.commits.flush(); // the job's own commit first, so there is a job to remove
+    try {
+      this.opts.commits.flush(); // the job's own commit first, so there is a job to remove
+    } catch {
+      // The store cannot be written (the run is stopping because of it): nothing more can be
+      // recorded, so nothing is waited for; the job and its report wait in the database for resume.
+      this.pending.delete(k);
+      p.resolve({ status: "interrupted" });
+      return;
+    }
     for (;;) {
       if (!this.pending.has(k) || this.closed) return;
       try {
