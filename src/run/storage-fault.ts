@@ -27,7 +27,8 @@ export class StorageFault extends CodedError {
   run?: string;
   constructor(
     message: string,
-    code: "state-unwritable" | "state-corrupt",
+    code: "state-unwritable" | "state-corrupt" | "store-unreachable",
+    /** The database's own code (an SQLite result code, a PostgreSQL SQLSTATE). */
     readonly sqliteCode: string,
   ) {
     super(message, code);
