@@ -4,6 +4,7 @@
 // from them (Q-10 … Q-12), never trusting a label the provider picked.
 
 import type { ResolvedQuestion, Usage } from "../run/judge.js";
+import type { GroupHooks } from "../run/process-groups.js";
 
 export interface ProviderRequest {
   model: string;
@@ -14,6 +15,8 @@ export interface ProviderRequest {
   signal: AbortSignal;
   /** For messages and host prompts. */
   context: { run: string; task: string; key: string | null };
+  /** Told the process group of any process the provider starts (the run records it). */
+  groups?: GroupHooks;
 }
 
 export interface RawAnswer {

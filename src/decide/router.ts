@@ -140,6 +140,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
         questions,
         signal,
         context: { run: req.run, task: req.task, key: req.key },
+        ...(req.groups ? { groups: req.groups } : {}),
       });
     } catch (err) {
       if (req.signal.aborted) throw cancelled(req.signal);
@@ -179,6 +180,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
         questions: target.questions,
         signal,
         context: { run: req.run, task: req.task, key: req.key },
+        ...(req.groups ? { groups: req.groups } : {}),
       });
     } catch (err) {
       if (req.signal.aborted) throw cancelled(req.signal);

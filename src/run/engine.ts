@@ -654,6 +654,7 @@ export class RunEngine {
         signal: this.abort.signal,
         cancelled: () => this.halt?.kind === "cancelled",
         attempt,
+        ...(this.groups ? { groups: this.groups.hooks(ts.name, inst.key, attempt) } : {}),
       }).then(
         (out) => {
           this.decisionRunning -= 1;

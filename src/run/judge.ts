@@ -3,6 +3,7 @@
 // before calling, so an implementation only ever sees ordinary, fully-labelled questions.
 
 import type { QuestionKind } from "../plan/plan.js";
+import type { GroupHooks } from "./process-groups.js";
 
 export interface ResolvedOption {
   value: string;
@@ -40,6 +41,11 @@ export interface JudgeRequest {
   signal: AbortSignal;
   /** The route instance's attempt in the run (shadow pairs record it). */
   attempt?: number;
+  /**
+   * Told the process group of every process the decision starts (a `command` provider, a host
+   * runner), so that whoever claims the run from a dead owner stops them (process-groups.ts).
+   */
+  groups?: GroupHooks;
 }
 
 export interface Usage {

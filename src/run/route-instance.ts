@@ -4,6 +4,7 @@
 
 import type { FieldRef, RouteSpec } from "../plan/plan.js";
 import type { Judge } from "./judge.js";
+import type { GroupHooks } from "./process-groups.js";
 import { DecisionFailure } from "./judge.js";
 import type { InstanceInput, Outcome } from "./kinds/context.js";
 import { outputDecision, resolveQuestions, RouteError } from "./kinds/route.js";
@@ -53,6 +54,8 @@ export interface ModelRouteContext {
   cancelled: () => boolean;
   /** The instance's attempt (recorded with shadow pairs). */
   attempt?: number;
+  /** Records the process groups the decision starts. */
+  groups?: GroupHooks;
 }
 
 /** A model-decided route instance (T-3, R-21, Q-30 … Q-32): resolve, then ask the judge. */
@@ -98,6 +101,7 @@ export async function decideModelRoute(
       questions,
       signal: c.signal,
       ...(c.attempt !== undefined ? { attempt: c.attempt } : {}),
+      ...(c.groups ? { groups: c.groups } : {}),
     });
     for (const q of questions) {
       const d = record[q.id];

@@ -1,9 +1,11 @@
 // The `command` provider (D-21): an executable that reads one System One request as JSON on stdin
 // and writes one System One response on stdout — for in-house models and for tests. It runs in its
-// own process group so a timeout kills it and everything it started. No retries: a program that
+// own process group so a timeout kills it and everything it started, and the run records that group
+// while it runs, so that a resume after the engine was killed stops it too. No retries: a program that
 // fails once will most likely fail again, and its stderr says why.
 
 import { spawn } from "node:child_process";
+import type { GroupHooks } from "../../run/process-groups.js";
 import type { ProviderConfig } from "../config-types.js";
 import { excerpt, parseJsonBody } from "../http.js";
 import { ProviderError, type Provider, type ProviderRequest, type ProviderResponse } from "../provider.js";
@@ -23,17 +25,29 @@ interface RunResult {
   spawnError?: Error;
 }
 
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Told the process group once it exists and once it is done (the run records it). */
+  groups?: GroupHooks;
+}
+
 /** Runs argv with `input` on stdin; kills the whole process group on timeout or abort. */
 export function runWithInput(
   argv: string[],
   input: string,
   timeoutMs: number,
   signal: AbortSignal,
-  env?: NodeJS.ProcessEnv,
-  cwd?: string,
+  opts: RunOptions = {},
 ): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"], detached: true, env: env ?? process.env, cwd });
+    const child = spawn(argv[0]!, argv.slice(1), {
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+      env: opts.env ?? process.env,
+      cwd: opts.cwd,
+    });
+    if (child.pid !== undefined) opts.groups?.started(child.pid);
     const out: Buffer[] = [];
     let outBytes = 0;
     let stderr = "";
@@ -75,6 +89,7 @@ export function runWithInput(
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
       killGroup(); // anything the program left running in its group
+      if (child.pid !== undefined) opts.groups?.ended(child.pid);
       resolve({ code, signal: sig, stdout: Buffer.concat(out).toString("utf8"), stderr, timedOut, tooLarge, spawnError });
     });
   });
@@ -105,7 +120,10 @@ export class CommandProvider implements Provider {
     if (request.signal.aborted) throw new ProviderError(`${who}: cancelled`);
     const env = { ...process.env };
     for (const name of this.hideEnv) delete env[name];
-    const r = await runWithInput(argv, JSON.stringify(body), this.config.timeout_ms, request.signal, env);
+    const r = await runWithInput(argv, JSON.stringify(body), this.config.timeout_ms, request.signal, {
+      env,
+      ...(request.groups ? { groups: request.groups } : {}),
+    });
     const latency_ms = Math.round(performance.now() - started);
     if (r.spawnError) throw new ProviderError(`${who}: could not start: ${r.spawnError.message}`);
     if (request.signal.aborted) throw new ProviderError(`${who}: cancelled`);

@@ -213,7 +213,11 @@ export class HostProvider implements Provider {
         const promptFile = join(scratch ?? tmpdir(), "prompt.txt");
         if (scratch) writeFileSync(promptFile, input);
         const call = scratch ? invocation(runner, "low", input, promptFile) : { argv: runner.command, promptOnStdin: true };
-        const r = await runWithInput(call.argv, call.promptOnStdin ? input : "", timeout, request.signal, env, workspace);
+        const r = await runWithInput(call.argv, call.promptOnStdin ? input : "", timeout, request.signal, {
+          env,
+          cwd: workspace,
+          ...(request.groups ? { groups: request.groups } : {}),
+        });
         const who = `D-20: host runner '${runner.name}'${scratch ? ` (${preset.tool})` : ""} for question '${q.id}' (${where(request)})`;
         if (r.spawnError) throw new DecisionFailure(`${who} could not start: ${r.spawnError.message}`, "host-failed");
         if (request.signal.aborted) throw new DecisionFailure(`${who}: cancelled`, "host-failed");
