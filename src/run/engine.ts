@@ -48,7 +48,7 @@ import { closeInstance, disposition, sharedDisposition, type Emit } from "./gati
 import { buildInput, InputError, taskFold } from "./instance-input.js";
 import { claimRun, type RunOwnership } from "./ownership.js";
 import { GroupRecorder, stopOrphanedGroups } from "./process-groups.js";
-import type { StorageFault } from "./storage-fault.js";
+import { StorageFault } from "./storage-fault.js";
 import { decideModelRoute, outputRoute } from "./route-instance.js";
 import { RunRefused } from "./run-refused.js";
 import { UNMAPPED, TaskState, taskStatus, type Inst, type Recorded, type TaskRecord } from "./task-state.js";
@@ -697,7 +697,13 @@ export class RunEngine {
       },
       (err) => {
         this.workRunning -= 1;
-        this.complete(ts, inst, attempt, { status: "failed", error: `internal: ${errorText(err)}`, code: "internal" }, false);
+        if (err instanceof StorageFault) {
+          // Its files could not be written (a full disk): the run stops as when a commit fails,
+          // and the attempt runs again on resume (issue 9 item 5).
+          this.storageFault ??= err;
+          this.cancel("the run folder cannot be written");
+          this.complete(ts, inst, attempt, { status: "interrupted" }, false);
+        } else this.complete(ts, inst, attempt, { status: "failed", error: `internal: ${errorText(err)}`, code: "internal" }, false);
         this.schedulePump();
       },
     );

@@ -1,7 +1,9 @@
 // Faults of the state database (issue 9 item 5): a full disk, a file-size limit, a read-only or
 // immutable file, a corrupt or truncated database. SQLite reports them as SqliteError with a
 // code; here they become a StorageFault that names the file, says what is wrong and how to
-// recover, instead of an uncaught error with a stack.
+// recover, instead of an uncaught error with a stack. The same holds for the files the engine
+// writes into a run folder before an attempt starts (its workspace, input and log): a full disk
+// there is the state folder's fault, not the element's.
 
 import { CodedError } from "./coded-error.js";
 
@@ -28,7 +30,8 @@ export class StorageFault extends CodedError {
   constructor(
     message: string,
     code: "state-unwritable" | "state-corrupt",
-    readonly sqliteCode: string,
+    /** The SQLite result code, or the errno code of a failed file write. */
+    readonly systemCode: string,
   ) {
     super(message, code);
   }
@@ -67,4 +70,24 @@ export function storageFault(err: unknown, dbFile = lastDatabase ?? "switchyard.
   const why = CANNOT_WRITE[k];
   if (!why) return undefined;
   return new StorageFault(`state-unwritable: the state database ${dbFile} cannot be written: ${why} (${code})`, "state-unwritable", code);
+}
+
+/** The errno codes that mean files cannot be written into a folder. */
+const FOLDER_CANNOT_WRITE: Record<string, string> = {
+  ENOSPC: "the disk is full",
+  EDQUOT: "the disk quota is used up",
+  EFBIG: "a file reached a file-size limit",
+  EROFS: "the file system is read-only",
+  EACCES: "permission denied",
+  EPERM: "permission denied (or the folder is immutable)",
+  EIO: "an input/output error",
+};
+
+/** The StorageFault a failed write of a run's files under `folder` stands for, or undefined if it is none. */
+export function folderFault(err: unknown, folder: string): StorageFault | undefined {
+  if (err instanceof StorageFault) return err;
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const why = typeof code === "string" && Object.hasOwn(FOLDER_CANNOT_WRITE, code) ? FOLDER_CANNOT_WRITE[code] : undefined;
+  if (!why) return undefined;
+  return new StorageFault(`state-unwritable: the run folder ${folder} cannot be written: ${why} (${code})`, "state-unwritable", code!);
 }

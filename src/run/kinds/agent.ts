@@ -6,9 +6,18 @@
 // to the run's budget, whether the turn passed or not.
 
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
-import { fileRules, instanceEnv, prepareAttempt, processProblem, readOutput, rejected, type AttemptFiles } from "./command.js";
+import {
+  fileRules,
+  instanceEnv,
+  prepareAttempt,
+  processProblem,
+  readOutput,
+  rejected,
+  writingRunFiles,
+  type AttemptFiles,
+} from "./command.js";
 import { inWorktree } from "./agent-worktree.js";
 import { runProcess } from "../process.js";
 import { renderPrompt } from "../template.js";
@@ -62,7 +71,7 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
   const promptFile = `${ctx.dir}.prompt.txt`;
   const routes = new Set(ctx.env.plan.tasks.filter((t) => t.kind === "route").map((t) => t.name));
   const prompt = renderPrompt(spec.prompt, input, routes);
-  writeFileSync(promptFile, prompt);
+  writingRunFiles(dirname(ctx.dir), () => writeFileSync(promptFile, prompt));
   const usageFile = `${ctx.dir}.usage.json`;
   const env = instanceEnv(ctx, files, { ...runner.env, SWITCHYARD_EFFORT: spec.effort, SWITCHYARD_USAGE: usageFile });
   const preset = presetOf(runner);

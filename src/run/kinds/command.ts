@@ -11,6 +11,7 @@ import { inputJson } from "../shared-json.js";
 import type { FieldType, TaskOf } from "../../plan/plan.js";
 import { DEFAULT_MAX_FILE_BYTES, readUntrustedFile, UntrustedFileError } from "../untrusted-file.js";
 import { parseUntrustedJson } from "../untrusted-json.js";
+import { folderFault } from "../storage-fault.js";
 
 export interface AttemptFiles {
   workspace: string;
@@ -36,8 +37,24 @@ const knownParents = new Set<string>();
  * died before the `instance_started` commit, or a prepared attempt never started): the attempt
  * number is reused, so its leftovers (workspace, output, usage) are removed first and the log is
  * truncated. Every attempt that runs therefore starts from an empty workspace.
+ *
+ * A write that fails because of the folder (a full disk, a read-only or immutable folder) rejects
+ * with a StorageFault naming the folder: the engine stops the run as when a commit fails.
  */
 export async function prepareAttempt(stem: string, input: InstanceInput): Promise<AttemptFiles> {
+  return writingRunFiles(dirname(stem), () => prepareAttemptFiles(stem, input));
+}
+
+/** Runs `write`; an error that is the folder's fault (folderFault) is thrown as a StorageFault. */
+export function writingRunFiles<T>(folder: string, write: () => T): T {
+  try {
+    return write();
+  } catch (err) {
+    throw folderFault(err, folder) ?? err;
+  }
+}
+
+function prepareAttemptFiles(stem: string, input: InstanceInput): AttemptFiles {
   const files = { workspace: stem, input: `${stem}.input.json`, output: `${stem}.output.json`, log: `${stem}.log` };
   const parent = dirname(stem);
   if (!knownParents.has(parent)) {
