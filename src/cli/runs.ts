@@ -8,6 +8,7 @@ import { nearestName } from "../lang/diagnostic.js";
 const RUN_STATUSES = ["running", "passed", "failed", "stopped", "cancelled"];
 import { formatElapsed, openForReading } from "./run-lookup.js";
 import { table } from "./run-progress.js";
+import { runRowJson } from "./run-row-json.js";
 
 export function register(program: Command): void {
   program
@@ -55,23 +56,7 @@ Examples:
         if (flags.playbook !== undefined) runs = runs.filter((r) => r.playbook === flags.playbook);
         if (limit !== undefined) runs = runs.slice(0, limit);
         if (flags.json) {
-          process.stdout.write(
-            JSON.stringify(
-              runs.map((r) => ({
-                run: r.run,
-                status: r.status,
-                playbook: r.playbook,
-                source: r.source,
-                started_at: r.started_at,
-                finished_at: r.finished_at,
-                elapsed_ms: r.elapsed_ms,
-                spent_usd: r.spent_usd,
-                reason: r.stop_reason,
-              })),
-              null,
-              2,
-            ) + "\n",
-          );
+          process.stdout.write(JSON.stringify(runs.map(runRowJson), null, 2) + "\n");
           return;
         }
         if (runs.length === 0) {
