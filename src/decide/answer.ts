@@ -28,7 +28,7 @@ function where(question: ResolvedQuestion): string {
 }
 
 function fail(question: ResolvedQuestion, what: string): never {
-  throw new DecisionFailure(`Q-10: the answer to ${where(question)} is invalid: ${what}`, "invalid-answer");
+  throw new DecisionFailure("invalid-answer", `Q-10: the answer to ${where(question)} is invalid: ${what}`);
 }
 
 /** Describes a value that is not a probability, or returns undefined when it is one. */
@@ -110,7 +110,7 @@ export function resolveAll(questions: ResolvedQuestion[], response: ProviderResp
   const out: Record<string, ResolvedAnswer> = {};
   for (const q of questions) {
     const raw = response.answers[q.id];
-    if (!raw) throw new DecisionFailure(`D-22: the response has no answer for ${where(q)}`, "invalid-answer");
+    if (!raw) throw new DecisionFailure("invalid-answer", `D-22: the response has no answer for ${where(q)}`);
     out[q.id] = resolveAnswer(q, raw);
   }
   return out;

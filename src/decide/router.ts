@@ -144,12 +144,12 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     } catch (err) {
       if (req.signal.aborted) throw cancelled(req.signal);
       if (err instanceof DecisionFailure || signal.aborted) throw err;
-      throw new DecisionFailure(`D-20: the host (${hostName}) could not answer: ${messageOf(err)}`, "host-failed");
+      throw new DecisionFailure("host-failed", `D-20: the host (${hostName}) could not answer: ${messageOf(err)}`);
     }
     const out = new Map<string, HostAnswer>();
     questions.forEach((q, i) => {
       const raw = response.answers[q.id];
-      if (!raw) throw new DecisionFailure(`D-20: the host (${hostName}) gave no answer for question '${q.id}'`, "host-failed");
+      if (!raw) throw new DecisionFailure("host-failed", `D-20: the host (${hostName}) gave no answer for question '${q.id}'`);
       out.set(q.id, { answer: resolveAnswer(q, raw), latency_ms: response.latency_ms, usage: i === 0 ? response.usage : null });
     });
     return out;
@@ -267,7 +267,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       const m = modes.get(id) as { provider?: string; model?: string } | undefined;
       return `question '${id}': ${m?.provider ?? "the model"}/${m?.model ?? "?"} failed first (${r})`;
     });
-    return new DecisionFailure(`${err.message}; the host was answering in place of the model: ${why.join("; ")}`, err.code);
+    return new DecisionFailure(err.code, `${err.message}; the host was answering in place of the model: ${why.join("; ")}`);
   }
 
   function record(
@@ -553,7 +553,7 @@ function calibrate(answer: ResolvedAnswer, settings: TypeSettings, minConfidence
 
 /** The run's reason for cancelling, so every path rejects with the same error. */
 function cancelled(signal: AbortSignal): unknown {
-  return signal.reason ?? new DecisionFailure("the decision was cancelled", "decision-cancelled");
+  return signal.reason ?? new DecisionFailure("decision-cancelled", "the decision was cancelled");
 }
 
 function messageOf(err: unknown): string {

@@ -51,7 +51,7 @@ export function checkSequenceSize(n: number): void {
 }
 
 function typeError(msg: string, hint?: string): StarError {
-  return new StarError("type-error", msg, undefined, hint);
+  return new StarError("type-error", msg, { hint });
 }
 
 function unsupported(op: string, x: Value, y: Value): StarError {
@@ -329,14 +329,12 @@ export function index(x: Value, key: Value): Value {
   if (x instanceof Dict) {
     const v = x.get(key);
     if (v === undefined)
-      throw new StarError(
-        "key-error",
-        `key ${repr(key)} not in dict`,
-        undefined,
-        x.size > 0 && x.size <= 20
-          ? `keys: ${x.keys().map(repr).join(", ")}; use d.get(key, default) for optional keys`
-          : "use d.get(key, default) for optional keys",
-      );
+      throw new StarError("key-error", `key ${repr(key)} not in dict`, {
+        hint:
+          x.size > 0 && x.size <= 20
+            ? `keys: ${x.keys().map(repr).join(", ")}; use d.get(key, default) for optional keys`
+            : "use d.get(key, default) for optional keys",
+      });
     return v;
   }
   if (x instanceof RangeValue) {

@@ -5,40 +5,26 @@
 import { nearestName, type Position, type StackFrame } from "./diagnostic.js";
 import type { FuncInfo } from "./ast.js";
 import { formatFloat } from "./numfmt.js";
+import { CodedError } from "../shared/coded-error.js";
 
 export type Value =
   null | boolean | bigint | number | string | StarList | Tuple | Dict | StarSet | StarFunction | Builtin | Struct | RangeValue | HostObject;
 
 /** A runtime error raised by built-ins or the evaluator; the evaluator attaches position and stack. */
-export class StarError extends Error {
-  code: string;
-  pos?: Position;
-  hint?: string;
+export class StarError extends CodedError {
   stack_?: StackFrame[];
   /** For an argument error raised without a position: the argument at fault, so the caller can point at it. */
   argument?: { keyword?: string; index?: number };
-  constructor(code: string, message: string, pos?: Position, hint?: string) {
-    super(message);
-    this.code = code;
-    this.pos = pos;
-    this.hint = hint;
-  }
 }
 
 function mutationError(what: string, v: { frozen: boolean }, verb: string): StarError {
   return v.frozen
-    ? new StarError(
-        "frozen-value",
-        `cannot ${verb} frozen ${what}`,
-        undefined,
-        "values are frozen once the module that made them finishes (L-14); make a copy, e.g. list(x) or dict(x)",
-      )
-    : new StarError(
-        "runtime-error",
-        `cannot ${verb} ${what} during iteration`,
-        undefined,
-        "build a new collection instead of changing the one being iterated (L-14)",
-      );
+    ? new StarError("frozen-value", `cannot ${verb} frozen ${what}`, {
+        hint: "values are frozen once the module that made them finishes (L-14); make a copy, e.g. list(x) or dict(x)",
+      })
+    : new StarError("runtime-error", `cannot ${verb} ${what} during iteration`, {
+        hint: "build a new collection instead of changing the one being iterated (L-14)",
+      });
 }
 
 export class StarList {
@@ -364,18 +350,14 @@ export function allocBudgetError(budget: number): StarError {
   return new StarError(
     "alloc-budget",
     `evaluation created more than ${budget.toLocaleString("en-US")} list, tuple, dict and set elements`,
-    undefined,
-    "look for a comprehension or loop that builds far larger collections than intended",
+    { hint: "look for a comprehension or loop that builds far larger collections than intended" },
   );
 }
 
 export function budgetError(budget: number): StarError {
-  return new StarError(
-    "step-budget",
-    `evaluation exceeded the step budget of ${budget.toLocaleString("en-US")} operations (L-14)`,
-    undefined,
-    "look for a loop or comprehension that runs far more often than intended",
-  );
+  return new StarError("step-budget", `evaluation exceeded the step budget of ${budget.toLocaleString("en-US")} operations (L-14)`, {
+    hint: "look for a loop or comprehension that runs far more often than intended",
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -612,14 +594,12 @@ export function compare(a: Value, b: Value): number {
   if (ta === "boolean" && tb === "boolean") return a === b ? 0 : a ? 1 : -1;
   if (a instanceof StarList && b instanceof StarList) return seqCompare(a.elems, b.elems);
   if (a instanceof Tuple && b instanceof Tuple) return seqCompare(a.elems, b.elems);
-  throw new StarError(
-    "type-error",
-    `unsupported comparison: ${typeName(a)} vs ${typeName(b)}`,
-    undefined,
-    typeName(a) === typeName(b)
-      ? `values of type ${typeName(a)} are not ordered`
-      : "only values of the same type (or int and float) can be ordered",
-  );
+  throw new StarError("type-error", `unsupported comparison: ${typeName(a)} vs ${typeName(b)}`, {
+    hint:
+      typeName(a) === typeName(b)
+        ? `values of type ${typeName(a)} are not ordered`
+        : "only values of the same type (or int and float) can be ordered",
+  });
 }
 
 function seqCompare(a: readonly Value[], b: readonly Value[]): number {
@@ -669,12 +649,9 @@ function objectHash(v: Value): string {
     const h = v.hashKey();
     if (h !== undefined) return v.starType + ":" + h;
   }
-  throw new StarError(
-    "type-error",
-    `unhashable type: ${typeName(v)}`,
-    undefined,
-    "dict keys and set elements must be hashable (not list or dict); a tuple of hashable values works",
-  );
+  throw new StarError("type-error", `unhashable type: ${typeName(v)}`, {
+    hint: "dict keys and set elements must be hashable (not list or dict); a tuple of hashable values works",
+  });
 }
 
 function subHash(v: Value): string {
@@ -808,8 +785,10 @@ export function unpackArgs(
       n === 0
         ? `${fnName}() takes no arguments (${args.length} given)`
         : `${fnName}() accepts at most ${n} positional argument${n === 1 ? "" : "s"} (${args.length} given)`,
-      call.argPositions[n] ?? call.pos,
-      n > 0 ? `it accepts: ${paramNames(params).join(", ")}; pass the others by name` : undefined,
+      {
+        pos: call.argPositions[n] ?? call.pos,
+        hint: n > 0 ? `it accepts: ${paramNames(params).join(", ")}; pass the others by name` : undefined,
+      },
     );
   }
   for (let i = 0; i < args.length; i++) {
@@ -830,23 +809,25 @@ export function unpackArgs(
     }
     if (!found) {
       if (n === 0)
-        throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; it takes no arguments`, kpos);
+        throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; it takes no arguments`, {
+          pos: kpos,
+        });
       const names = paramNames(params);
       const near = nearestName(key, names);
       throw new StarError(
         "unknown-argument",
         `${fnName}() got an unexpected keyword argument '${key}'${near ? ` (did you mean '${near}'?)` : ""}; it accepts: ${names.join(", ")}`,
-        kpos,
+        { pos: kpos },
       );
     }
-    if (key in values) throw new StarError("duplicate-argument", `${fnName}() got multiple values for argument '${key}'`, kpos);
+    if (key in values) throw new StarError("duplicate-argument", `${fnName}() got multiple values for argument '${key}'`, { pos: kpos });
     values[key] = v;
     positions[key] = kpos;
   }
   for (let i = args.length; i < n; i++) {
     const p = params[i];
     if (p.charCodeAt(p.length - 1) !== 63 && !(p in values)) {
-      throw new StarError("missing-argument", `${fnName}() missing required argument '${p}'`, call.pos);
+      throw new StarError("missing-argument", `${fnName}() missing required argument '${p}'`, { pos: call.pos });
     }
   }
   return { values, positions };
@@ -856,12 +837,10 @@ export function unpackArgs(
 export function rejectKwargs(call: CallContext, fnName: string, kwargs: Array<[string, Value]>): void {
   if (kwargs.length === 0) return;
   const [key] = kwargs[0];
-  throw new StarError(
-    "unknown-argument",
-    `${fnName}() got an unexpected keyword argument '${key}'; its arguments are positional only`,
-    call.kwargPositions[key] ?? call.pos,
-    `pass the value without '${key} ='`,
-  );
+  throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; its arguments are positional only`, {
+    pos: call.kwargPositions[key] ?? call.pos,
+    hint: `pass the value without '${key} ='`,
+  });
 }
 
 function paramName(p: string): string {

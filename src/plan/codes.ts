@@ -9,6 +9,7 @@ export const PLAN_CODES: readonly CodeEntry[] = [
   // --- packs and loading (L-1 … L-5, C-1) ---
   {
     code: "pack-not-found",
+    usage: true,
     rule: "L-2",
     summary: "the path given is not a pack folder, .star file or plan .toml",
     explain:
@@ -16,6 +17,7 @@ export const PLAN_CODES: readonly CodeEntry[] = [
   },
   {
     code: "no-playbook",
+    usage: true,
     rule: "L-1",
     summary: "the pack has no playbook",
     explain:
@@ -23,6 +25,7 @@ export const PLAN_CODES: readonly CodeEntry[] = [
   },
   {
     code: "ambiguous-playbook",
+    usage: true,
     rule: "L-2",
     summary: "the pack has several playbooks and none was chosen",
     explain:
@@ -30,6 +33,7 @@ export const PLAN_CODES: readonly CodeEntry[] = [
   },
   {
     code: "unknown-playbook",
+    usage: true,
     rule: "L-2",
     summary: "--playbook names no playbook of the pack",
     explain: "`--playbook NAME` must be the stem of a `*.star` file at the pack root. The message lists the pack's playbooks.",

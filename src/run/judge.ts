@@ -3,6 +3,7 @@
 // before calling, so an implementation only ever sees ordinary, fully-labelled questions.
 
 import type { QuestionKind } from "../plan/plan.js";
+import { CodedError } from "../shared/coded-error.js";
 
 export interface ResolvedOption {
   value: string;
@@ -105,14 +106,7 @@ export type DecisionRecord = Record<string, QuestionDecision>;
  * Thrown by a Judge when an element's decision cannot be made (bad response after retries,
  * unparseable host reply, …). The message names what was wrong; it fails that element only.
  */
-export class DecisionFailure extends Error {
-  constructor(
-    message: string,
-    readonly code: string = "decision-failed",
-  ) {
-    super(message);
-  }
-}
+export class DecisionFailure extends CodedError {}
 
 export interface Judge {
   /** Answers every question of one route instance; rejects with DecisionFailure. */

@@ -3,7 +3,7 @@
 // code; here they become a StorageFault that names the file, says what is wrong and how to
 // recover, instead of an uncaught error with a stack.
 
-import { CodedError } from "./coded-error.js";
+import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
 /** The SQLite result codes that mean the database cannot be written. */
 const CANNOT_WRITE: Record<string, string> = {
@@ -25,12 +25,11 @@ const DAMAGED: Record<string, string> = {
 export class StorageFault extends CodedError {
   /** The run that was executing, when there was one (for the advice to resume it). */
   run?: string;
-  constructor(
-    message: string,
-    code: "state-unwritable" | "state-corrupt",
-    readonly sqliteCode: string,
-  ) {
-    super(message, code);
+  /** SQLite's result code (SQLITE_FULL, ...). */
+  readonly sqliteCode: string;
+  constructor(code: "state-unwritable" | "state-corrupt", message: string, details: ErrorDetails & { sqliteCode: string }) {
+    super(code, message, details);
+    this.sqliteCode = details.sqliteCode;
   }
 }
 
@@ -56,15 +55,15 @@ export function storageFault(err: unknown, dbFile = lastDatabase ?? "switchyard.
   const damaged = DAMAGED[k];
   if (damaged) {
     return new StorageFault(
-      `state-corrupt: the state database ${dbFile} cannot be read: ${damaged} (${code}). ` +
+      "state-corrupt",
+      `the state database ${dbFile} cannot be read: ${damaged} (${code}). ` +
         `Its event log is the record of every run: restore the file from a backup if you have one. ` +
         `\`switchyard runs --rebuild\` rebuilds the runs, tasks and instances tables from the events, but cannot repair damaged events; ` +
         `to start afresh, move the file (and its -wal and -shm files) aside`,
-      "state-corrupt",
-      code,
+      { sqliteCode: code },
     );
   }
   const why = CANNOT_WRITE[k];
   if (!why) return undefined;
-  return new StorageFault(`state-unwritable: the state database ${dbFile} cannot be written: ${why} (${code})`, "state-unwritable", code);
+  return new StorageFault("state-unwritable", `the state database ${dbFile} cannot be written: ${why} (${code})`, { sqliteCode: code });
 }
