@@ -78,7 +78,7 @@ export function overridesFrom(f: RunFlags): SettingsOverrides {
   if (f.maxDuration !== undefined) {
     const s = parseDuration(f.maxDuration);
     if (s === undefined)
-      throw new UsageError("usage", `--max-duration must be a duration like 90s, 10m, 2h or 1h30m, got ${JSON.stringify(f.maxDuration)}`);
+      throw new UsageError("usage", `--max-duration must be a duration like 90s, 1.5h, 10m or 1h30m, got ${JSON.stringify(f.maxDuration)}`);
     o.max_duration_seconds = s;
   }
   if (f.budgetUsd !== undefined) {

@@ -131,7 +131,7 @@ export const PLAN_CODES: readonly CodeEntry[] = [
     rule: "C-2",
     summary: "a duration string is malformed",
     explain:
-      'Durations are written as a number and a unit, `s`, `m` or `h`, optionally combined: `"90s"`, `"10m"`, `"2h"`, `"1h30m"`. They must be greater than zero.',
+      'Durations are written as a number (a decimal fraction is allowed) and a unit, `ms`, `s`, `m` or `h`, optionally combined: `"90s"`, `"1.5s"`, `"500ms"`, `"10m"`, `"2h"`, `"1h30m"`, the same grammar as the machine config and `--max-duration`. They must be greater than zero.',
   },
   {
     code: "invalid-field-type",
