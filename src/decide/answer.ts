@@ -108,10 +108,13 @@ export function resolveAnswer(question: ResolvedQuestion, raw: RawAnswer): Resol
  */
 export function resolveAll(questions: ResolvedQuestion[], response: ProviderResponse): Record<string, ResolvedAnswer> {
   const out: Record<string, ResolvedAnswer> = {};
-  for (const q of questions) {
-    const raw = response.answers[q.id];
-    if (!raw) throw new DecisionFailure("invalid-answer", `D-22: the response has no answer for ${where(q)}`);
-    out[q.id] = resolveAnswer(q, raw);
-  }
+  for (const q of questions) out[q.id] = answerFor(q, response);
   return out;
+}
+
+/** One question's answer in a provider's response (D-22); a DecisionFailure when it is missing or invalid. */
+export function answerFor(q: ResolvedQuestion, response: ProviderResponse): ResolvedAnswer {
+  const raw = response.answers[q.id];
+  if (!raw) throw new DecisionFailure("invalid-answer", `D-22: the response has no answer for ${where(q)}`);
+  return resolveAnswer(q, raw);
 }

@@ -16,7 +16,6 @@
 // fallback answers; the provider and model for a model's answers. A batch's usage is recorded on
 // its first question only, so that summing a record's usage counts each request once.
 
-import { createHash } from "node:crypto";
 import {
   DecisionFailure,
   type DecisionRecord,
@@ -28,14 +27,14 @@ import {
   type Usage,
 } from "../run/judge.js";
 import { nearestName } from "../lang/diagnostic.js";
-import { resolveAnswer, type ResolvedAnswer } from "./answer.js";
+import { answerFor, resolveAnswer, type ResolvedAnswer } from "./answer.js";
 import { auditSampled } from "./audit.js";
 import { applyMap } from "./calibration-map.js";
 import type { JudgementMode, MachineConfig, TypeSettings } from "./config-types.js";
 import { routeProblem, secretEnvNames } from "./config.js";
 import { UNCERTAIN } from "./answer.js";
 import { formatMode, modeFor } from "./mode.js";
-import type { PairSink, ShadowPair } from "./pair.js";
+import { stateDigest, type PairSink, type ShadowPair } from "./pair.js";
 import type { Provider, ProviderResponse } from "./provider.js";
 import { windowProblem } from "./window.js";
 
@@ -186,13 +185,8 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     }
     let first = true;
     for (const q of target.questions) {
-      const raw = response.answers[q.id];
-      if (!raw) {
-        out.set(q.id, { ok: false, why: "error", reason: `D-22: the response has no answer for question '${q.id}'` });
-        continue;
-      }
       try {
-        out.set(q.id, { ok: true, answer: resolveAnswer(q, raw), latency_ms: response.latency_ms, usage: first ? response.usage : null });
+        out.set(q.id, { ok: true, answer: answerFor(q, response), latency_ms: response.latency_ms, usage: first ? response.usage : null });
         first = false;
       } catch (err) {
         out.set(q.id, { ok: false, why: "error", reason: messageOf(err) });
@@ -219,7 +213,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       key: req.key,
       ...(req.attempt !== undefined ? { attempt: req.attempt } : {}),
       question: { id: q.id, kind: q.kind, labels: [...q.labels] },
-      state_digest: `sha256:${createHash("sha256").update(req.state_text).digest("hex")}`,
+      state_digest: stateDigest(req.state_text),
       host_label: hostLabel,
     };
     if (outcome.ok) {
