@@ -297,7 +297,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   },
 };
 
-export const UNIVERSE: Map<string, Value> = new Map<string, Value>([
+export const UNIVERSE: ReadonlyMap<string, Value> = new Map<string, Value>([
   ["None", null],
   ["True", true],
   ["False", false],

@@ -5,6 +5,7 @@
 import { nearestName, type Position, type StackFrame } from "./diagnostic.js";
 import type { FuncInfo } from "./ast.js";
 import { formatFloat } from "./numfmt.js";
+import { randomUUID } from "node:crypto";
 import { CodedError } from "../shared/coded-error.js";
 
 export type Value =
@@ -42,6 +43,8 @@ export class StarList {
 
 export class Tuple {
   readonly elems: readonly Value[];
+  /** Its elements are frozen (L-14); a tuple itself is immutable. Kept on the value, as starlark-go does, not in a process-wide set. */
+  frozen = false;
   constructor(elems: readonly Value[]) {
     this.elems = elems;
   }
@@ -158,6 +161,8 @@ export class StarSet {
 /** struct(a = 1): an immutable record with named fields. */
 export class Struct {
   readonly fields: Map<string, Value>;
+  /** Its fields' values are frozen (L-14). */
+  frozen = false;
   constructor(fields: Map<string, Value>) {
     this.fields = fields;
   }
@@ -201,6 +206,10 @@ export class StarFunction {
   readonly defaults: Value[];
   readonly freevars: Cell[];
   readonly module: ModuleState;
+  /** Its defaults and captured values are frozen (L-14). */
+  frozen = false;
+  /** Its identity as a dict key (see identityKey). */
+  identity?: string;
   constructor(code: FuncInfo, defaults: Value[], freevars: Cell[], module: ModuleState) {
     this.code = code;
     this.name = code.name;
@@ -235,6 +244,8 @@ export class Builtin {
   readonly impl: BuiltinImpl;
   /** For bound methods (`"x".upper`): the receiver. */
   readonly recv?: Value;
+  /** Its identity as a dict key (see identityKey). */
+  identity?: string;
   constructor(name: string, impl: BuiltinImpl, recv?: Value) {
     this.name = name;
     this.impl = impl;
@@ -630,20 +641,18 @@ export function hashKey(v: Value): HashKey {
   return "o:" + objectHash(v);
 }
 
-let nextId = 1;
-const ids = new WeakMap<object, number>();
-function identity(o: object): number {
-  let id = ids.get(o);
-  if (id === undefined) {
-    id = nextId++;
-    ids.set(o, id);
-  }
-  return id;
+/**
+ * A function's hash is its identity (as starlark-go hashes a function by its address): a token
+ * kept on the value itself, made when it is first hashed. Not a process-wide counter, so threads
+ * share no state; the token is never observable (hash() takes strings, dicts keep insertion order).
+ */
+function identityKey(f: StarFunction | Builtin): string {
+  return (f.identity ??= randomUUID());
 }
 
 function objectHash(v: Value): string {
   if (v instanceof Tuple) return "(" + v.elems.map((e) => subHash(e)).join(",") + ")";
-  if (v instanceof StarFunction || v instanceof Builtin) return "fn#" + identity(v);
+  if (v instanceof StarFunction || v instanceof Builtin) return "fn#" + identityKey(v);
   if (v instanceof Struct) return "struct(" + [...v.fields].map(([k, x]) => k + "=" + subHash(x)).join(",") + ")";
   if (v instanceof HostObject) {
     const h = v.hashKey();
@@ -692,16 +701,16 @@ export function freeze(root: Value): void {
       v.frozen = true;
       for (const e of v.elems()) push(e);
     } else if (v instanceof Tuple) {
-      if (frozenTuples.has(v)) continue;
-      frozenTuples.add(v);
+      if (v.frozen) continue;
+      v.frozen = true;
       for (const e of v.elems) push(e);
     } else if (v instanceof Struct) {
-      if (frozenTuples.has(v)) continue;
-      frozenTuples.add(v);
+      if (v.frozen) continue;
+      v.frozen = true;
       for (const e of v.fields.values()) push(e);
     } else if (v instanceof StarFunction) {
-      if (frozenFns.has(v)) continue;
-      frozenFns.add(v);
+      if (v.frozen) continue;
+      v.frozen = true;
       for (const d of v.defaults) push(d);
       for (const c of v.freevars) push(c.v);
     } else if (v instanceof HostObject) {
@@ -709,8 +718,6 @@ export function freeze(root: Value): void {
     }
   }
 }
-const frozenTuples = new WeakSet<Tuple | Struct>();
-const frozenFns = new WeakSet<StarFunction>();
 
 const MAX_JSON_DEPTH = 1000;
 
