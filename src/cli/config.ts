@@ -96,7 +96,7 @@ function declaredTypes(
   return { byType, playbooks, plans, diagnostics };
 }
 
-export function checkConfig(pack: string | undefined, opts: CheckOptions): { report: CheckReport; exit: number } {
+function checkConfig(pack: string | undefined, opts: CheckOptions): { report: CheckReport; exit: number } {
   const report: CheckReport = { ok: true, config: null, pack: pack ?? null, playbooks: [], types: [], errors: [], warnings: [] };
   let config: MachineConfig;
   let overrides: Record<string, JudgementMode>;

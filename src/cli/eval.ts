@@ -33,7 +33,7 @@ function positiveInteger(flag: string, text: string): number {
   return n;
 }
 
-export function evalStarFile(file: string, stepBudget: number, allocBudget?: number): boolean {
+function evalStarFile(file: string, stepBudget: number, allocBudget?: number): boolean {
   let source: string;
   try {
     source = readFileSync(file, "utf8");

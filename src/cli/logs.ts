@@ -14,7 +14,7 @@ import { findRun, noRuns, openForReading } from "./run-lookup.js";
 const POLL_MS = 200;
 
 /** `task`, or `task[key]` (the key may itself hold brackets: everything up to the last `]`). */
-export function parseInstance(spec: string): { task: string; key: string | null } {
+function parseInstance(spec: string): { task: string; key: string | null } {
   const open = spec.indexOf("[");
   if (open < 0) return { task: spec, key: null };
   if (!spec.endsWith("]"))

@@ -12,7 +12,7 @@ import type { ProviderResponse, RawAnswer } from "./provider.js";
 export { UNCERTAIN };
 
 /** How far a distribution's sum may be from 1 before it is normalised (Q-10). */
-export const SUM_TOLERANCE = 1e-3;
+const SUM_TOLERANCE = 1e-3;
 
 export interface ResolvedAnswer {
   label: string;
@@ -32,7 +32,7 @@ function fail(question: ResolvedQuestion, what: string): never {
 }
 
 /** Describes a value that is not a probability, or returns undefined when it is one. */
-export function probabilityProblem(value: unknown): string | undefined {
+function probabilityProblem(value: unknown): string | undefined {
   if (typeof value !== "number") return `is ${value === null ? "null" : typeof value} ${JSON.stringify(value)}, not a number`;
   if (Number.isNaN(value)) return "is NaN";
   if (!Number.isFinite(value)) return `is ${value}`;

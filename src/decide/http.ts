@@ -26,7 +26,7 @@ export const DEFAULT_BACKOFF_MAX_MS = 8_000;
  * The most bytes of a reply body read (before and after decompression), as the `command`
  * provider caps its stdout: a runaway or hostile server cannot grow the engine without bound.
  */
-export const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 /** A retry-after longer than this is not waited for: the ordinary backoff applies instead. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
@@ -408,7 +408,7 @@ export function excerpt(text: string, max = 160): string {
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
-export function looksLikeHtml(text: string): boolean {
+function looksLikeHtml(text: string): boolean {
   return /^\s*(<!doctype html|<html|<head|<body|<\?xml)/i.test(text);
 }
 

@@ -35,7 +35,7 @@ function describedOrNull(text: string | undefined): string | null {
   return text && text.trim() !== "" ? text : null;
 }
 
-export function systemOneQuestion(q: ResolvedQuestion): SystemOneQuestion {
+function systemOneQuestion(q: ResolvedQuestion): SystemOneQuestion {
   switch (q.kind) {
     case "noul": {
       const yes = describedOrNull(q.descriptions.yes);
@@ -83,7 +83,7 @@ export function systemOneRequestText(request: SystemOneRequest, state: unknown, 
 }
 
 /** Maps one System One answer to a raw answer over the question's labels. */
-export function systemOneAnswer(q: ResolvedQuestion, answer: unknown, what: string): RawAnswer {
+function systemOneAnswer(q: ResolvedQuestion, answer: unknown, what: string): RawAnswer {
   const at = `${what}: the answer to '${q.id}' (${q.kind})`;
   if (!isRecord(answer)) throw new ProviderError("decision-failed", `${at} is ${shape(answer)}, not an object`);
   const type = answer.type;
@@ -131,7 +131,7 @@ export function systemOneAnswer(q: ResolvedQuestion, answer: unknown, what: stri
   }
 }
 
-export function systemOneUsage(usage: unknown): Usage | null {
+function systemOneUsage(usage: unknown): Usage | null {
   if (!isRecord(usage)) return null;
   const out: Usage = {};
   if (typeof usage.input_tokens === "number") out.input_tokens = usage.input_tokens;

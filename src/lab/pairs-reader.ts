@@ -27,7 +27,7 @@ const KINDS = new Set(["choice", "noul", "score"]);
 const MAX_LISTED = 10;
 
 /** Why a parsed line is not a shadow pair, or null when it is one (only what harvest relies on). */
-export function pairProblem(value: unknown): string | null {
+function pairProblem(value: unknown): string | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a JSON object";
   const p = value as Record<string, unknown>;
   if (typeof p.type !== "string" || p.type === "") return "missing judgement type ('type')";

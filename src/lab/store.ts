@@ -45,7 +45,7 @@ const LAB_ID = /^lab-\d{12}-[0-9a-f]{4}$/;
 export function labsDir(stateDir: string): string {
   return join(stateDir, "labs");
 }
-export function labDir(stateDir: string, id: string): string {
+function labDir(stateDir: string, id: string): string {
   return join(labsDir(stateDir), id);
 }
 export function pairsPath(stateDir: string, id: string): string {

@@ -339,7 +339,7 @@ function augmented(op: Parameters<typeof binaryOp>[0], old: Value, rhs: Value, t
 // ---------------------------------------------------------------------------------------------
 // Expressions
 
-export function evalExpr(x: Expr, fr: Frame): Value {
+function evalExpr(x: Expr, fr: Frame): Value {
   switch (x.kind) {
     case "literal":
       return x.value;

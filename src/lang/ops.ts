@@ -24,10 +24,10 @@ import {
 } from "./values.js";
 
 /** Largest sequence a single operation may build; guards memory against `"x" * 10**12`. */
-export const MAX_SEQUENCE = 10_000_000;
+const MAX_SEQUENCE = 10_000_000;
 
 /** Largest int, in bits, that arithmetic may produce: keeps `x = x * x` loops from exhausting memory. */
-export const MAX_INT_BITS = 1_000_000;
+const MAX_INT_BITS = 1_000_000;
 const BIG = 1n << 64n;
 
 function bitLength(x: bigint): number {
@@ -69,12 +69,12 @@ export function toFloat(v: bigint | number): number {
   return f;
 }
 
-export function floorDiv(a: bigint, b: bigint): bigint {
+function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
   return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
-export function floorMod(a: bigint, b: bigint): bigint {
+function floorMod(a: bigint, b: bigint): bigint {
   const r = a % b;
   return r !== 0n && r < 0n !== b < 0n ? r + b : r;
 }

@@ -302,7 +302,7 @@ export interface CallContext {
   thread: Thread;
 }
 
-export const DEFAULT_STEP_BUDGET = 10_000_000;
+const DEFAULT_STEP_BUDGET = 10_000_000;
 
 /** What `load("module", ...)` calls: the module's exported globals. */
 export type LoadHook = (module: string, pos: Position, thread: Thread) => Map<string, Value>;
@@ -357,7 +357,7 @@ export class Thread {
   }
 }
 
-export function allocBudgetError(budget: number): StarError {
+function allocBudgetError(budget: number): StarError {
   return new StarError(
     "alloc-budget",
     `evaluation created more than ${budget.toLocaleString("en-US")} list, tuple, dict and set elements`,
@@ -418,7 +418,7 @@ export function truth(v: Value): boolean {
   return true;
 }
 
-export function quoteString(s: string): string {
+function quoteString(s: string): string {
   let out = '"';
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
@@ -572,7 +572,7 @@ function seqEquals(a: readonly Value[], b: readonly Value[]): boolean {
 }
 
 /** Compares an int or float with an int or float exactly (big ints do not lose precision). */
-export function numCompare(a: bigint | number, b: bigint | number): number {
+function numCompare(a: bigint | number, b: bigint | number): number {
   if (typeof a === "bigint" && typeof b === "bigint") return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === "number" && typeof b === "number") {
     if (Number.isNaN(a) || Number.isNaN(b)) {

@@ -96,7 +96,7 @@ function intParam(url: URL, name: string, dflt: number, min: number, max: number
 }
 
 /** Splits the raw path into decoded segments, refusing traversal and odd characters. */
-export function pathSegments(rawPath: string): string[] {
+function pathSegments(rawPath: string): string[] {
   const segs = rawPath.split("/").slice(1);
   if (segs.length > 0 && segs[segs.length - 1] === "") segs.pop();
   return segs.map((s) => {

@@ -28,7 +28,7 @@ import { ProviderError, type Provider, type ProviderRequest, type ProviderRespon
 import { isRecord, shape } from "../json-shape.js";
 
 /** How many alternatives the logprob path asks for: the most the OpenAI API allows. */
-export const TOP_LOGPROBS = 20;
+const TOP_LOGPROBS = 20;
 
 type DecisionQuestion =
   | { type: "predicate"; name: string; instructions: string }
@@ -41,7 +41,7 @@ function described(text: string | undefined): string | undefined {
 
 /** One question in the Decisions wire shape. A predicate has no outcome descriptions: they are
  * appended to its instructions. */
-export function decisionQuestion(q: ResolvedQuestion): DecisionQuestion {
+function decisionQuestion(q: ResolvedQuestion): DecisionQuestion {
   switch (q.kind) {
     case "noul": {
       const lines = [q.ask];
@@ -125,7 +125,7 @@ export function decisionAnswer(q: ResolvedQuestion, answer: unknown, what: strin
 }
 
 /** Checks a parsed Decisions response; answers are matched by name, else by position. */
-export function parseDecisionResponse(
+function parseDecisionResponse(
   body: unknown,
   questions: ResolvedQuestion[],
   what: string,
@@ -203,7 +203,7 @@ export function labelProbabilitiesFromLogprobs(
 }
 
 /** Reads the first token's top log-probabilities (and a refusal) from a chat completion. */
-export function parseLogprobCompletion(q: ResolvedQuestion, body: unknown, what: string): RawAnswer {
+function parseLogprobCompletion(q: ResolvedQuestion, body: unknown, what: string): RawAnswer {
   const at = `${what}: the completion for '${q.id}' (${q.kind})`;
   if (!isRecord(body)) throw new ProviderError("decision-failed", `${at} is ${shape(body)}, not a chat completion object`);
   const choices = body.choices;
