@@ -6,9 +6,22 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Plan, TaskPlan } from "../src/plan/plan.js";
 import { admitRun, RunEngine, Store } from "../src/run/index.js";
-import { task as benchTask } from "./plan-task.js";
 
-const task = (name: string, kind: TaskPlan["kind"], extra: Partial<TaskPlan>): TaskPlan => benchTask(name, kind, extra, "big.star");
+function task(name: string, kind: TaskPlan["kind"], extra: Partial<TaskPlan>): TaskPlan {
+  return {
+    name,
+    kind,
+    depends_on: [],
+    join: "all",
+    aligned_with: [],
+    keyed: [],
+    timeout_seconds: 60,
+    retries: 0,
+    emits: {},
+    declared_at: { file: "big.star", line: 1, col: 1 },
+    ...extra,
+  } as TaskPlan; // `extra` carries the kind's spec
+}
 
 function plan(n: number): Plan {
   const m = { over: { task: "prepare", field: "members" }, max_fanout: n };

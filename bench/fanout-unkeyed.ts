@@ -13,9 +13,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Plan } from "../src/plan/plan.js";
+import type { FieldType, Plan } from "../src/plan/plan.js";
 import { loadEvaluator } from "../src/plan/index.js";
-import { benchPlanOf, laneGate, laneWhen, task } from "./plan-task.js";
+import { benchPlanOf, task } from "./plan-task.js";
 import { perSize, runAndResume } from "./per-size.js";
 
 const PACK = (n: number) => `
@@ -49,11 +49,41 @@ function benchPlan(n: number): Plan {
   const over = { task: "prepare", field: "members" };
   const m = { over, max_fanout: n };
   const ev = (name: string) => ({ evaluate: { module: "bench.star", function: name } });
+  const emits: Record<string, FieldType> = { lane: "string" };
+  const lane = (answer: string) => ({
+    route: "gate",
+    question: "lane",
+    answers: [answer],
+    otherwise: false,
+    labels: [answer],
+    any_option: false,
+  });
   return benchPlanOf("fanout_unkeyed", [
     task("prepare", "evaluate", { ...ev("prepare"), emits: { members: "list", lanes: "object" } }),
-    laneGate(m),
-    task("left", "evaluate", { ...ev("left"), depends_on: ["gate", "prepare"], ...m, aligned_with: ["gate"], when: laneWhen("left") }),
-    task("right", "evaluate", { ...ev("right"), depends_on: ["gate", "prepare"], ...m, aligned_with: ["gate"], when: laneWhen("right") }),
+    task("gate", "route", {
+      depends_on: ["prepare"],
+      ...m,
+      emits,
+      route: {
+        decide: "output",
+        source: { task: "prepare", field: "lanes" },
+        min_confidence: 0,
+        files: [],
+        questions: [
+          {
+            name: "lane",
+            kind: "choice",
+            ask: "which lane?",
+            labels: ["left", "right"],
+            descriptions: { left: "", right: "" },
+            drop: [],
+            type: "fanout.gate.lane",
+          },
+        ],
+      },
+    }),
+    task("left", "evaluate", { ...ev("left"), depends_on: ["gate", "prepare"], ...m, aligned_with: ["gate"], when: lane("left") }),
+    task("right", "evaluate", { ...ev("right"), depends_on: ["gate", "prepare"], ...m, aligned_with: ["gate"], when: lane("right") }),
     task("judge", "evaluate", {
       ...ev("judge"),
       depends_on: ["left", "right", "prepare"],

@@ -8,30 +8,52 @@
 // usage: node dist/bench/fanout.js [sizes...]      (default: 1000 10000 50000)
 
 import { fileURLToPath } from "node:url";
-import type { Plan, TaskPlan } from "../src/plan/plan.js";
-import { benchPlanOf, laneGate, laneWhen, task } from "./plan-task.js";
+import type { FieldType, Plan, TaskPlan } from "../src/plan/plan.js";
+import { benchPlanOf, task } from "./plan-task.js";
 import { perSize, runAndResume } from "./per-size.js";
 
 function benchPlan(n: number): Plan {
   const over = { task: "prepare", field: "members" };
   const m = { over, max_fanout: n };
   const ev = (name: string) => ({ evaluate: { module: "bench.star", function: name } });
+  const emits: Record<string, FieldType> = { lane: "string" };
   return benchPlanOf("fanout", [
     task("prepare", "evaluate", { ...ev("prepare"), emits: { members: "list", lanes: "object" } }),
-    laneGate(m),
+    task("gate", "route", {
+      depends_on: ["prepare"],
+      ...m,
+      emits,
+      route: {
+        decide: "output",
+        source: { task: "prepare", field: "lanes" },
+        min_confidence: 0,
+        files: [],
+        questions: [
+          {
+            name: "lane",
+            kind: "choice",
+            ask: "which lane?",
+            labels: ["left", "right"],
+            descriptions: { left: "", right: "" },
+            drop: [],
+            type: "fanout.gate.lane",
+          },
+        ],
+      },
+    }),
     task("left", "evaluate", {
       ...ev("left"),
       depends_on: ["gate"],
       ...m,
       aligned_with: ["gate"],
-      when: laneWhen("left"),
+      when: { route: "gate", question: "lane", answers: ["left"], otherwise: false, labels: ["left"], any_option: false },
     }),
     task("right", "evaluate", {
       ...ev("right"),
       depends_on: ["gate"],
       ...m,
       aligned_with: ["gate"],
-      when: laneWhen("right"),
+      when: { route: "gate", question: "lane", answers: ["right"], otherwise: false, labels: ["right"], any_option: false },
     }),
     task("judge", "evaluate", { ...ev("judge"), depends_on: ["left", "right"], join: "settled", ...m, aligned_with: ["left", "right"] }),
     task("reduce", "evaluate", { ...ev("reduce"), depends_on: ["judge"], join: "settled" }),

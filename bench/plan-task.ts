@@ -2,7 +2,7 @@
 
 import type { Plan, TaskPlan } from "../src/plan/plan.js";
 
-export function task(name: string, kind: TaskPlan["kind"], extra: Partial<TaskPlan>, file = "bench.star"): TaskPlan {
+export function task(name: string, kind: TaskPlan["kind"], extra: Partial<TaskPlan>): TaskPlan {
   return {
     name,
     kind,
@@ -13,7 +13,7 @@ export function task(name: string, kind: TaskPlan["kind"], extra: Partial<TaskPl
     timeout_seconds: 60,
     retries: 0,
     emits: {},
-    declared_at: { file, line: 1, col: 1 },
+    declared_at: { file: "bench.star", line: 1, col: 1 },
     ...extra,
   } as TaskPlan; // `extra` carries the kind's spec
 }
@@ -29,39 +29,3 @@ export function benchPlanOf(playbook: string, tasks: TaskPlan[]): Plan {
     tasks,
   };
 }
-
-/** The fan-out benches' output-decided route: each element's lane, read from the producer's `lanes`. */
-export function laneGate(m: { over: { task: string; field: string }; max_fanout: number }): TaskPlan {
-  return task("gate", "route", {
-    depends_on: ["prepare"],
-    ...m,
-    emits: { lane: "string" },
-    route: {
-      decide: "output",
-      source: { task: "prepare", field: "lanes" },
-      min_confidence: 0,
-      files: [],
-      questions: [
-        {
-          name: "lane",
-          kind: "choice",
-          ask: "which lane?",
-          labels: ["left", "right"],
-          descriptions: { left: "", right: "" },
-          drop: [],
-          type: "fanout.gate.lane",
-        },
-      ],
-    },
-  });
-}
-
-/** Gates a task on the lane the route chose. */
-export const laneWhen = (answer: string) => ({
-  route: "gate",
-  question: "lane",
-  answers: [answer],
-  otherwise: false,
-  labels: [answer],
-  any_option: false,
-});

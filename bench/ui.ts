@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { launchChromium } from "../test/support/chromium.js";
+import { chromium } from "playwright-core";
 import { makeBigRun } from "./big-run.js";
 import { scratchDir } from "./scratch.js";
 
@@ -42,7 +42,20 @@ async function main(): Promise<void> {
         if (name === "grid") gridBytes = body.length;
       }
     }
-    const context = await launchChromium(join(dir, "profile"), { viewport: { width: 1280, height: 900 } });
+    const context = await chromium.launchPersistentContext(join(dir, "profile"), {
+      executablePath: "/usr/bin/chromium",
+      headless: true,
+      viewport: { width: 1280, height: 900 },
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
     const load: number[] = [];
     const scroll: number[] = [];
     try {

@@ -1,8 +1,7 @@
 // Takes the screenshots in docs/img/ (docs/ui.md, README): the run page and a cell of the CVE
 // triage example, in headless Chromium against a running `switchyard ui`.
-// usage: node scripts/ui-screenshots.mjs URL [OUT_DIR]      (URL as `switchyard ui` prints it; after a build)
-// The browser as the page tests start it (built by `npm run build`).
-import { launchChromium } from "../dist/test/support/chromium.js";
+// usage: node scripts/ui-screenshots.mjs URL [OUT_DIR]      (URL as `switchyard ui` prints it)
+import { chromium } from "playwright-core";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +13,20 @@ if (!url) {
 }
 mkdirSync(out, { recursive: true });
 const profile = mkdtempSync(join(tmpdir(), "switchyard-shots-"));
-const context = await launchChromium(profile, { viewport: { width: 1280, height: 860 } });
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: "/usr/bin/chromium",
+  headless: true,
+  viewport: { width: 1280, height: 860 },
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+});
 try {
   const page = await context.newPage();
   const runs = await (await fetch(new URL("api/runs", url))).json();

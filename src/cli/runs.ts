@@ -8,7 +8,6 @@ import { nearestName } from "../lang/diagnostic.js";
 const RUN_STATUSES = ["running", "passed", "failed", "stopped", "cancelled"];
 import { formatElapsed, openForReading } from "./run-lookup.js";
 import { table } from "./run-progress.js";
-import { runRowJson } from "./run-row-json.js";
 
 export function register(program: Command): void {
   program
@@ -31,13 +30,12 @@ Examples:
     .action((flags: { stateDir?: string; json?: boolean; rebuild?: boolean; limit?: string; status?: string; playbook?: string }) => {
       const limit = flags.limit === undefined ? undefined : Number(flags.limit);
       if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1))
-        throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(flags.limit)}`);
+        throw new UsageError("usage", `--limit must be a whole number of at least 1, got ${JSON.stringify(flags.limit)}`);
       if (flags.status !== undefined && !RUN_STATUSES.includes(flags.status)) {
         const near = nearestName(flags.status, RUN_STATUSES);
-        throw new UsageError(
-          `--status must be one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`,
-          near ? `did you mean ${near}?` : undefined,
-        );
+        throw new UsageError("usage", `--status must be one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`, {
+          hint: near ? `did you mean ${near}?` : undefined,
+        });
       }
       const store = openForReading(flags.stateDir);
       if (!store) {
@@ -56,7 +54,23 @@ Examples:
         if (flags.playbook !== undefined) runs = runs.filter((r) => r.playbook === flags.playbook);
         if (limit !== undefined) runs = runs.slice(0, limit);
         if (flags.json) {
-          process.stdout.write(JSON.stringify(runs.map(runRowJson), null, 2) + "\n");
+          process.stdout.write(
+            JSON.stringify(
+              runs.map((r) => ({
+                run: r.run,
+                status: r.status,
+                playbook: r.playbook,
+                source: r.source,
+                started_at: r.started_at,
+                finished_at: r.finished_at,
+                elapsed_ms: r.elapsed_ms,
+                spent_usd: r.spent_usd,
+                reason: r.stop_reason,
+              })),
+              null,
+              2,
+            ) + "\n",
+          );
           return;
         }
         if (runs.length === 0) {

@@ -7,7 +7,6 @@ import { ownerGone, type Store } from "../run/index.js";
 import { EXIT_FAILED, setExitCode } from "./common.js";
 import { findRun, noRuns, openForReading, formatElapsed } from "./run-lookup.js";
 import { table } from "./run-progress.js";
-import { runRowJson } from "./run-row-json.js";
 
 const WATCH_MS = 500;
 
@@ -29,7 +28,15 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
     return { task: t.task, kind: t.kind, status: t.status, mapped: t.mapped, total, ...c, pending: c.pending + Math.max(0, total - seen) };
   });
   const json = {
-    ...runRowJson(r),
+    run: r.run,
+    status: r.status,
+    playbook: r.playbook,
+    source: r.source,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    elapsed_ms: r.elapsed_ms,
+    spent_usd: r.spent_usd,
+    reason: r.stop_reason,
     tasks: Object.fromEntries(rows.map(({ task, ...rest }) => [task, rest])),
   };
   const header = ["task", "kind", "status", "total", "passed", "failed", "not_taken", "blocked", "running", "pending"];

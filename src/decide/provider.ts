@@ -5,6 +5,7 @@
 
 import type { ResolvedQuestion, Usage } from "../run/judge.js";
 import type { GroupHooks } from "../run/process-groups.js";
+import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
 export interface ProviderRequest {
   model: string;
@@ -34,12 +35,12 @@ export interface ProviderResponse {
 }
 
 /** A provider call that failed after its retries; `message` says what was wrong, never a key. */
-export class ProviderError extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean = false,
-  ) {
-    super(message);
+export class ProviderError extends CodedError {
+  /** Whether another try may succeed (a timeout, a 429 or 5xx), for the client's retry policy. */
+  readonly retryable: boolean;
+  constructor(code: string, message: string, details: ErrorDetails & { retryable?: boolean } = {}) {
+    super(code, message, details);
+    this.retryable = details.retryable ?? false;
   }
 }
 

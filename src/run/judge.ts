@@ -4,6 +4,7 @@
 
 import type { QuestionKind } from "../plan/plan.js";
 import type { GroupHooks } from "./process-groups.js";
+import { CodedError } from "../shared/coded-error.js";
 
 export interface ResolvedOption {
   value: string;
@@ -111,14 +112,7 @@ export type DecisionRecord = Record<string, QuestionDecision>;
  * Thrown by a Judge when an element's decision cannot be made (bad response after retries,
  * unparseable host reply, …). The message names what was wrong; it fails that element only.
  */
-export class DecisionFailure extends Error {
-  constructor(
-    message: string,
-    readonly code: string = "decision-failed",
-  ) {
-    super(message);
-  }
-}
+export class DecisionFailure extends CodedError {}
 
 export interface Judge {
   /** Answers every question of one route instance; rejects with DecisionFailure. */

@@ -153,9 +153,9 @@ export function ownerGone(store: Store, run: string): boolean {
 export function busyMessage(run: string, check: OwnerCheck): string {
   const o = check.owner;
   if (check.state === "alive")
-    return `run-busy: run ${run} is being executed by process ${o.pid}; wait for it, or stop it with \`switchyard cancel ${run}\``;
+    return `run ${run} is being executed by process ${o.pid}; wait for it, or stop it with \`switchyard cancel ${run}\``;
   return (
-    `run-busy: run ${run} is recorded as executed by process ${o.pid} on ${o.host}, which cannot be verified: ${check.state === "unverifiable" ? check.why : ""}. ` +
+    `run ${run} is recorded as executed by process ${o.pid} on ${o.host}, which cannot be verified: ${check.state === "unverifiable" ? check.why : ""}. ` +
     `If no switchyard process is executing it, take it over with \`switchyard resume ${run} --force\``
   );
 }
@@ -195,7 +195,7 @@ export function claimRun(store: Store, run: string, opts: { force?: boolean } = 
     const o = readOwner(store, run);
     previous = o && o.token !== me.token ? checkOwner(o) : undefined;
     if (previous && (previous.state === "alive" || (previous.state === "unverifiable" && !opts.force)))
-      throw new RunRefused(busyMessage(run, previous), "run-busy");
+      throw new RunRefused("run-busy", busyMessage(run, previous));
     store.db
       .prepare("INSERT OR REPLACE INTO owners (run, pid, started, boot, host, token, since) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .run(run, me.pid, me.started, me.boot, me.host, me.token, new Date().toISOString());
@@ -204,10 +204,7 @@ export function claimRun(store: Store, run: string, opts: { force?: boolean } = 
     claim.immediate();
   } catch (err) {
     if ((err as { code?: string }).code === "SQLITE_BUSY") {
-      throw new RunRefused(
-        `run-busy: the state database ${store.stateDir} stayed locked by another process; try again in a moment`,
-        "run-busy",
-      );
+      throw new RunRefused("run-busy", `the state database ${store.stateDir} stayed locked by another process; try again in a moment`);
     }
     throw err;
   }

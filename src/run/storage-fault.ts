@@ -5,7 +5,7 @@
 // writes into a run folder before an attempt starts (its workspace, input and log): a full disk
 // there is the state folder's fault, not the element's.
 
-import { CodedError } from "./coded-error.js";
+import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
 /** The SQLite result codes that mean the database cannot be written. */
 const CANNOT_WRITE: Record<string, string> = {
@@ -27,13 +27,11 @@ const DAMAGED: Record<string, string> = {
 export class StorageFault extends CodedError {
   /** The run that was executing, when there was one (for the advice to resume it). */
   run?: string;
-  constructor(
-    message: string,
-    code: "state-unwritable" | "state-corrupt",
-    /** The SQLite result code, or the errno code of a failed file write. */
-    readonly systemCode: string,
-  ) {
-    super(message, code);
+  /** The SQLite result code, or the errno code of a failed file write. */
+  readonly systemCode: string;
+  constructor(code: "state-unwritable" | "state-corrupt", message: string, details: ErrorDetails & { systemCode: string }) {
+    super(code, message, details);
+    this.systemCode = details.systemCode;
   }
 }
 
@@ -59,17 +57,17 @@ export function storageFault(err: unknown, dbFile = lastDatabase ?? "switchyard.
   const damaged = DAMAGED[k];
   if (damaged) {
     return new StorageFault(
-      `state-corrupt: the state database ${dbFile} cannot be read: ${damaged} (${code}). ` +
+      "state-corrupt",
+      `the state database ${dbFile} cannot be read: ${damaged} (${code}). ` +
         `Its event log is the record of every run: restore the file from a backup if you have one. ` +
         `\`switchyard runs --rebuild\` rebuilds the runs, tasks and instances tables from the events, but cannot repair damaged events; ` +
         `to start afresh, move the file (and its -wal and -shm files) aside`,
-      "state-corrupt",
-      code,
+      { systemCode: code },
     );
   }
   const why = CANNOT_WRITE[k];
   if (!why) return undefined;
-  return new StorageFault(`state-unwritable: the state database ${dbFile} cannot be written: ${why} (${code})`, "state-unwritable", code);
+  return new StorageFault("state-unwritable", `the state database ${dbFile} cannot be written: ${why} (${code})`, { systemCode: code });
 }
 
 /** The errno codes that mean files cannot be written into a folder. */
@@ -89,5 +87,5 @@ export function folderFault(err: unknown, folder: string): StorageFault | undefi
   const code = (err as NodeJS.ErrnoException | null)?.code;
   const why = typeof code === "string" && Object.hasOwn(FOLDER_CANNOT_WRITE, code) ? FOLDER_CANNOT_WRITE[code] : undefined;
   if (!why) return undefined;
-  return new StorageFault(`state-unwritable: the run folder ${folder} cannot be written: ${why} (${code})`, "state-unwritable", code!);
+  return new StorageFault("state-unwritable", `the run folder ${folder} cannot be written: ${why} (${code})`, { systemCode: code! });
 }

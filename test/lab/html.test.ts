@@ -8,8 +8,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
-import { CHROMIUM, launchChromium } from "../support/chromium.js";
+import { chromium } from "playwright-core";
 
+const CHROMIUM = "/usr/bin/chromium";
 const BIN = resolve("bin/switchyard.js");
 // Names chosen to need escaping, so the test also proves they are shown as text.
 const TYPES = ["triage.gate.relevant", "triage.pick.team", 'odd<&>"type"'];
@@ -64,7 +65,20 @@ test("H-2: the HTML report renders its diagrams in Chromium and names each judge
     const expectedPoints = rep.types.map((t) => t.bands.filter((b) => b.n > 0).length);
     assert.deepEqual(expectedPoints, [1, 6, 2]); // types sorted: odd… (one answer), gate (all six bands), pick (two)
 
-    const context = await launchChromium(profile);
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
     try {
       const requests: string[] = [];
       context.on("request", (req) => requests.push(req.url()));
@@ -176,7 +190,20 @@ test(
         ],
       );
 
-      const context = await launchChromium(profile);
+      const context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+      });
       try {
         const page = await context.newPage();
         await page.goto(pathToFileURL(html).href);

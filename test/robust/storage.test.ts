@@ -123,7 +123,7 @@ test(
       assert.equal(r.code, 1, r.err);
       assert.match(
         r.err,
-        /snapshot-missing: run \S+'s pack snapshot \S+ is missing \(was the run folder \S+ deleted\?\); the run cannot continue without it/,
+        /error\[snapshot-missing\]: run \S+'s pack snapshot \S+ is missing \(was the run folder \S+ deleted\?\); the run cannot continue without it/,
       );
       assert.doesNotMatch(r.err, /internal error/);
     } finally {

@@ -18,17 +18,10 @@
 //   node dist/test/support/decisions-server.js [--port N] [--answer-from FILE.json] [--latency-ms N]
 //   prints "listening http://127.0.0.1:PORT"; stops on SIGTERM/SIGINT.
 
+import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { startScriptedServer, type Reply, type ScriptedServer } from "./scripted-server.js";
-import {
-  argmax,
-  distributionFor,
-  findAnswer,
-  exposeTable,
-  serveFromCommandLine,
-  stateTextOf,
-  type AnswerTable,
-} from "./scripted-answers.js";
+import { cliFlags, startScriptedServer, type Reply, type ScriptedServer } from "./scripted-server.js";
+import { argmax, distributionFor, findAnswer, stateTextOf, type AnswerTable } from "./scripted-answers.js";
 
 export const DECISIONS_PATH = "/v1/decisions";
 export const CHAT_PATH = "/v1/chat/completions";
@@ -207,7 +200,26 @@ export async function startDecisionsServer(opts: DecisionsServerOptions = {}): P
       },
     },
   });
-  return exposeTable<DecisionsServer>(base, holder);
+  Object.defineProperty(base, "table", {
+    get: () => holder.table,
+    set: (t: AnswerTable | undefined) => (holder.table = t),
+    enumerable: true,
+  });
+  return base as DecisionsServer;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void serveFromCommandLine(startDecisionsServer);
+async function main(): Promise<void> {
+  const flags = cliFlags(process.argv.slice(2));
+  const table = flags["answer-from"] ? (JSON.parse(readFileSync(flags["answer-from"], "utf8")) as AnswerTable) : undefined;
+  const s = await startDecisionsServer({
+    table,
+    port: flags.port ? Number(flags.port) : 0,
+    latencyMs: flags["latency-ms"] ? Number(flags["latency-ms"]) : undefined,
+  });
+  process.stdout.write(`listening ${s.url}\n`);
+  const stop = () => void s.close().then(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();

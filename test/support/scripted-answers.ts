@@ -17,9 +17,6 @@
 // The first rule whose given fields all match wins; with none, the default answer is the first
 // label at 0.9 and the rest sharing 0.1 (noul: P(yes) = 0.9).
 
-import { readFileSync } from "node:fs";
-import { cliFlags } from "./scripted-server.js";
-
 export type AnswerSpec = { probabilities: Record<string, number> } | { p_yes: number } | { refusal: true } | { raw: unknown };
 
 export interface AnswerRule {
@@ -77,34 +74,4 @@ export function argmax(p: Record<string, number>): string {
   let bestP = -Infinity;
   for (const [k, v] of Object.entries(p)) if (v > bestP) [best, bestP] = [k, v];
   return best;
-}
-
-/** Makes `server.table` read and replace the table the server answers from (tests swap it between runs). */
-export function exposeTable<S>(server: object, holder: { table: AnswerTable | undefined }): S {
-  Object.defineProperty(server, "table", {
-    get: () => holder.table,
-    set: (t: AnswerTable | undefined) => (holder.table = t),
-    enumerable: true,
-  });
-  return server as S;
-}
-
-/**
- * The command line of an answer-table server run as its own process (crash tests kill the engine,
- * not the server): `--answer-from FILE --port N --latency-ms N`; prints `listening URL`.
- */
-export async function serveFromCommandLine(
-  start: (opts: { table?: AnswerTable; port: number; latencyMs?: number }) => Promise<{ url: string; close(): Promise<void> }>,
-): Promise<void> {
-  const flags = cliFlags(process.argv.slice(2));
-  const table = flags["answer-from"] ? (JSON.parse(readFileSync(flags["answer-from"], "utf8")) as AnswerTable) : undefined;
-  const s = await start({
-    table,
-    port: flags.port ? Number(flags.port) : 0,
-    latencyMs: flags["latency-ms"] ? Number(flags["latency-ms"]) : undefined,
-  });
-  process.stdout.write(`listening ${s.url}\n`);
-  const stop = () => void s.close().then(() => process.exit(0));
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
 }

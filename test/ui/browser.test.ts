@@ -11,9 +11,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { BrowserContext, Page } from "playwright-core";
-import { launchChromium } from "../support/chromium.js";
-import { BIN, CHROMIUM, runTriage, startUi, type Triage, type Ui } from "./support.js";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { BIN, CHROMIUM, CHROMIUM_ARGS, runTriage, startUi, type Triage, type Ui } from "./support.js";
 import { makeBigRun } from "../../bench/big-run.js";
 
 // The page functions below run in the browser; this Node program has no DOM types, so they are
@@ -35,7 +34,12 @@ before(async () => {
   t = runTriage();
   ui = await startUi(t.state);
   profile = mkdtempSync(join(tmpdir(), "sy-ui-chromium-"));
-  context = await launchChromium(profile, { viewport: { width: 1280, height: 1800 } });
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 1800 },
+  });
 });
 after(async () => {
   await context?.close();
@@ -235,7 +239,13 @@ test("issue 14: show --html renders the same grid from file:// with the network 
   const r = spawnSync(process.execPath, [BIN, "show", t.run, "--html", file, "--state-dir", t.state], { encoding: "utf8" });
   assert.equal(r.status, 0, r.stderr);
   const offProfile = mkdtempSync(join(tmpdir(), "sy-ui-offline-"));
-  const offline = await launchChromium(offProfile, { viewport: { width: 1280, height: 1800 }, offline: true });
+  const offline = await chromium.launchPersistentContext(offProfile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 1800 },
+    offline: true,
+  });
   try {
     const requests: string[] = [];
     offline.on("request", (req) => requests.push(req.url()));

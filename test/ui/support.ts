@@ -10,7 +10,17 @@ import { createInterface } from "node:readline";
 import type { ShowJson } from "../../src/run/index.js";
 
 export const BIN = resolve("bin/switchyard.js");
-export { CHROMIUM } from "../support/chromium.js";
+export const CHROMIUM = "/usr/bin/chromium";
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 /** A provider key that must never reach a page or an API response. */
 export const SECRET = "sk-switchyard-ui-test-7f3a9c1e5b";
 export const KEY_ENV = "SWITCHYARD_UI_TEST_KEY";

@@ -108,7 +108,8 @@ export class CommandProvider implements Provider {
     /** The providers' key variables (api_key_env): an in-house model has no business reading them. */
     private readonly hideEnv: readonly string[] = [],
   ) {
-    if (!config.command || config.command.length === 0) throw new ProviderError(`provider '${config.name}' (command) has no command`);
+    if (!config.command || config.command.length === 0)
+      throw new ProviderError("decision-failed", `provider '${config.name}' (command) has no command`);
     this.name = config.name;
   }
 
@@ -117,7 +118,7 @@ export class CommandProvider implements Provider {
     const who = `provider '${this.name}' (command ${JSON.stringify(argv[0])}, model ${request.model})`;
     const body = buildSystemOneRequest(request.model, request.state, request.state_text, request.questions);
     const started = performance.now();
-    if (request.signal.aborted) throw new ProviderError(`${who}: cancelled`);
+    if (request.signal.aborted) throw new ProviderError("decision-failed", `${who}: cancelled`);
     const env = { ...process.env };
     for (const name of this.hideEnv) delete env[name];
     const r = await runWithInput(argv, JSON.stringify(body), this.config.timeout_ms, request.signal, {
@@ -125,24 +126,25 @@ export class CommandProvider implements Provider {
       ...(request.groups ? { groups: request.groups } : {}),
     });
     const latency_ms = Math.round(performance.now() - started);
-    if (r.spawnError) throw new ProviderError(`${who}: could not start: ${r.spawnError.message}`);
-    if (request.signal.aborted) throw new ProviderError(`${who}: cancelled`);
+    if (r.spawnError) throw new ProviderError("decision-failed", `${who}: could not start: ${r.spawnError.message}`);
+    if (request.signal.aborted) throw new ProviderError("decision-failed", `${who}: cancelled`);
     if (r.timedOut)
       throw new ProviderError(
+        "decision-failed",
         `${who}: no answer within ${this.config.timeout_ms} ms (timeout); the process group was killed${stderrNote(r.stderr)}`,
-        true,
+        { retryable: true },
       );
-    if (r.tooLarge) throw new ProviderError(`${who}: wrote more than ${MAX_OUTPUT_BYTES} bytes on stdout; stopped`);
+    if (r.tooLarge) throw new ProviderError("decision-failed", `${who}: wrote more than ${MAX_OUTPUT_BYTES} bytes on stdout; stopped`);
     if (r.code !== 0) {
       const how = r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`;
-      throw new ProviderError(`${who}: ${how}${stderrNote(r.stderr)}`);
+      throw new ProviderError("decision-failed", `${who}: ${how}${stderrNote(r.stderr)}`);
     }
     try {
       const parsed = parseJsonBody(r.stdout, `${who}: its stdout`);
       const { answers, usage } = parseSystemOneResponse(parsed, request.questions, `${who}: its response`);
       return { answers, usage, latency_ms };
     } catch (err) {
-      if (err instanceof ProviderError) throw new ProviderError(`${err.message}${stderrNote(r.stderr)}`);
+      if (err instanceof ProviderError) throw new ProviderError("decision-failed", `${err.message}${stderrNote(r.stderr)}`);
       throw err;
     }
   }
