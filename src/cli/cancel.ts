@@ -4,7 +4,7 @@
 
 import type { Command } from "commander";
 import { CommandFailed, examples } from "./common.js";
-import { claimRun, RunRefused, runOwner, stopOrphanedGroups } from "../run/index.js";
+import { claimRun, runOwner, stopOrphanedGroups } from "../run/index.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
 
@@ -48,6 +48,7 @@ export function register(program: Command): void {
         }
         if (owner?.state === "unverifiable" && !flags.force) {
           throw new CommandFailed(
+            "failed",
             `run ${run} is recorded as executed by process ${owner.owner.pid} on ${owner.owner.host}, which cannot be verified (${owner.why}); it was not signalled. ` +
               `If no switchyard process is executing the run, record the cancel with \`switchyard cancel ${run} --force\``,
           );
@@ -55,12 +56,7 @@ export function register(program: Command): void {
         // Nobody executes it: claim it (so no resume starts meanwhile) and record what a cancel
         // would have recorded.
         let claim;
-        try {
-          claim = claimRun(store, run, { force: flags.force });
-        } catch (err) {
-          if (err instanceof RunRefused) throw new CommandFailed(err.message);
-          throw err;
-        }
+        claim = claimRun(store, run, { force: flags.force });
         try {
           // What the dead owner started may still run: stop it first.
           await stopOrphanedGroups(store, run, claim.identity.token, claim.previous);

@@ -49,9 +49,9 @@ export function register(program: Command): void {
           if (agents.problems.length) {
             await wiring.close();
             throw new UsageError(
-              `preflight: this run cannot resume its agent work:\n  ${agents.problems.join("\n  ")}`,
-              "nothing was run or asked; fix the machine config (or pass --config) and resume again",
               "agent-preflight",
+              `preflight: this run cannot resume its agent work:\n  ${agents.problems.join("\n  ")}`,
+              { hint: "nothing was run or asked; fix the machine config (or pass --config) and resume again" },
             );
           }
           for (const w of agents.warnings) process.stderr.write(`switchyard: warning: ${w}\n`);

@@ -12,8 +12,8 @@ import type { Plan, TaskPlan } from "../plan/plan.js";
 import { StorageFault } from "../run/storage-fault.js";
 import { parseStoreSpec } from "../run/open-store.js";
 import { addStoreOption, namedStore, openNamed } from "./store-option.js";
-import { RunEngine, RunRefused, type Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
-import { CommandFailed, EXIT_FAILED, UsageError, setExitCode } from "./common.js";
+import { RunEngine, type Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
+import { EXIT_FAILED, UsageError, setExitCode } from "./common.js";
 import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
 import { Progress, progressMode } from "./run-progress.js";
 import { RunTally } from "./run-summary.js";
@@ -69,7 +69,8 @@ export const FORCE_HELP =
 function positiveInt(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} must be a whole number of at least 1, got ${JSON.stringify(v)}`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new UsageError("usage", `${flag} must be a whole number of at least 1, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -82,12 +83,13 @@ export function overridesFrom(f: RunFlags): SettingsOverrides {
   if (f.maxDuration !== undefined) {
     const s = parseDuration(f.maxDuration);
     if (s === undefined)
-      throw new UsageError(`--max-duration must be a duration like 90s, 10m, 2h or 1h30m, got ${JSON.stringify(f.maxDuration)}`);
+      throw new UsageError("usage", `--max-duration must be a duration like 90s, 1.5h, 10m or 1h30m, got ${JSON.stringify(f.maxDuration)}`);
     o.max_duration_seconds = s;
   }
   if (f.budgetUsd !== undefined) {
     const b = Number(f.budgetUsd);
-    if (!Number.isFinite(b) || b < 0) throw new UsageError(`--budget-usd must be a number of dollars, got ${JSON.stringify(f.budgetUsd)}`);
+    if (!Number.isFinite(b) || b < 0)
+      throw new UsageError("usage", `--budget-usd must be a number of dollars, got ${JSON.stringify(f.budgetUsd)}`);
     o.budget_usd = b;
   }
   return o;
@@ -99,7 +101,10 @@ function maxFileBytesFrom(env: NodeJS.ProcessEnv): number | undefined {
   if (v === undefined || v === "") return undefined;
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0 || n > 4096)
-    throw new UsageError(`SWITCHYARD_MAX_FILE_MB must be a number of megabytes above 0 and at most 4096, got ${JSON.stringify(v)}`);
+    throw new UsageError(
+      "usage",
+      `SWITCHYARD_MAX_FILE_MB must be a number of megabytes above 0 and at most 4096, got ${JSON.stringify(v)}`,
+    );
   return Math.round(n * 1024 * 1024);
 }
 
@@ -160,27 +165,22 @@ export async function execute(
   let progress: Progress | null = null;
   const tally = new RunTally();
   let engine: RunEngine;
-  try {
-    engine = new RunEngine({
-      store,
-      run,
-      resume,
-      ...wiring.engineDeps,
-      force: flags.force,
-      ...(owner ? { owner } : {}),
-      evaluators: (task) => {
-        const s = snapshot ?? { dir: engine.packDirectory, plan: engine.plan };
-        return wiring.evaluators(s.dir, s.plan)(task);
-      },
-      onEvent: (e) => {
-        tally.event(e);
-        progress?.event(e);
-      },
-    });
-  } catch (err) {
-    if (err instanceof RunRefused) throw new CommandFailed(err.message, err.code === "unknown-run" ? 2 : EXIT_FAILED);
-    throw err;
-  }
+  engine = new RunEngine({
+    store,
+    run,
+    resume,
+    ...wiring.engineDeps,
+    force: flags.force,
+    ...(owner ? { owner } : {}),
+    evaluators: (task) => {
+      const s = snapshot ?? { dir: engine.packDirectory, plan: engine.plan };
+      return wiring.evaluators(s.dir, s.plan)(task);
+    },
+    onEvent: (e) => {
+      tally.event(e);
+      progress?.event(e);
+    },
+  });
   progress = new Progress(progressMode(flags.json, flags.quiet), () => engine.progress(), process.stdout, {
     verbose: flags.verbose,
     color: flags.color,
@@ -217,8 +217,6 @@ export async function execute(
     try {
       outcome = await engine.execute();
     } catch (err) {
-      if (err instanceof RunRefused)
-        throw new CommandFailed(err.message, err.code === "preflight" || err.code === "no-judge" ? 2 : EXIT_FAILED);
       if (err instanceof StorageFault) err.run = run;
       throw err;
     }

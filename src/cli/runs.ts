@@ -41,13 +41,12 @@ Examples:
       }) => {
         const limit = flags.limit === undefined ? undefined : Number(flags.limit);
         if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1))
-          throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(flags.limit)}`);
+          throw new UsageError("usage", `--limit must be a whole number of at least 1, got ${JSON.stringify(flags.limit)}`);
         if (flags.status !== undefined && !RUN_STATUSES.includes(flags.status)) {
           const near = nearestName(flags.status, RUN_STATUSES);
-          throw new UsageError(
-            `--status must be one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`,
-            near ? `did you mean ${near}?` : undefined,
-          );
+          throw new UsageError("usage", `--status must be one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`, {
+            hint: near ? `did you mean ${near}?` : undefined,
+          });
         }
         const store = openForReading(flags.stateDir, flags.store);
         if (!store) {

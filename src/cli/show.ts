@@ -46,10 +46,9 @@ function onlyKey(shown: ShowJson, key: string): void {
   }
   if (!keys.has(key)) {
     const near = nearestName(key, [...keys]);
-    throw new UsageError(
-      `run ${shown.run} has no element with key ${key}`,
-      near ? `did you mean ${near}?` : "keys are the elements of the mapped tasks' `over` lists",
-    );
+    throw new UsageError("usage", `run ${shown.run} has no element with key ${key}`, {
+      hint: near ? `did you mean ${near}?` : "keys are the elements of the mapped tasks' `over` lists",
+    });
   }
 }
 
@@ -167,10 +166,9 @@ Examples:
       ) => {
         if (flags.status !== undefined && !STATUSES.includes(flags.status)) {
           const near = nearestName(flags.status, STATUSES);
-          throw new UsageError(
-            `--status must be one of ${STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`,
-            near ? `did you mean ${near}?` : undefined,
-          );
+          throw new UsageError("usage", `--status must be one of ${STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`, {
+            hint: near ? `did you mean ${near}?` : undefined,
+          });
         }
         const store = openForReading(flags.stateDir, flags.store);
         if (!store) throw noRuns(flags.stateDir);
@@ -188,7 +186,9 @@ Examples:
             const names = store.tasks(run).map((t) => t.task);
             if (!names.includes(flags.task)) {
               const near = nearestName(flags.task, names);
-              throw new UsageError(`run ${run} has no task ${flags.task}`, near ? `did you mean ${near}?` : `tasks: ${names.join(", ")}`);
+              throw new UsageError("usage", `run ${run} has no task ${flags.task}`, {
+                hint: near ? `did you mean ${near}?` : `tasks: ${names.join(", ")}`,
+              });
             }
           }
           const shown = showRun(store, run, flags.task)!;

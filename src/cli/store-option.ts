@@ -23,11 +23,9 @@ export function namedStore(flag: string | undefined, stateDir: string): StoreSpe
   try {
     return parseStoreSpec(spec, stateDir);
   } catch (err) {
-    throw new UsageError(
-      (err as Error).message,
-      "see `switchyard explain store-url`; $SWITCHYARD_STORE takes the same values as --store",
-      "store-url",
-    );
+    throw new UsageError("store-url", (err as Error).message, {
+      hint: "see `switchyard explain store-url`; $SWITCHYARD_STORE takes the same values as --store",
+    });
   }
 }
 

@@ -14,10 +14,9 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 function parsePort(text: string): number {
   const n = Number(text);
   if (!/^\d+$/.test(text) || n > 65535)
-    throw new UsageError(
-      `--port must be a port number from 0 to 65535, got '${text}'`,
-      "for example --port 4680, or --port 0 for any free port",
-    );
+    throw new UsageError("usage", `--port must be a port number from 0 to 65535, got '${text}'`, {
+      hint: "for example --port 4680, or --port 0 for any free port",
+    });
   return n;
 }
 
@@ -39,7 +38,8 @@ Examples:
     )
     .action(async (flags: { stateDir?: string; store?: string; port: string; host: string }) => {
       const port = parsePort(flags.port);
-      if (!assetsBuilt()) throw new CommandFailed("the web view's browser code is not built: run `npm run build` (or `npm install`) first");
+      if (!assetsBuilt())
+        throw new CommandFailed("failed", "the web view's browser code is not built: run `npm run build` (or `npm install`) first");
       const dir = stateDir(flags.stateDir);
       if (!LOOPBACK.has(flags.host)) {
         process.stderr.write(
@@ -51,10 +51,18 @@ Examples:
       await new Promise<void>((done, fail) => {
         server.once("error", (err: NodeJS.ErrnoException) => {
           if (err.code === "EADDRINUSE")
-            fail(new UsageError(`port ${port} on ${flags.host} is in use`, "pick another with --port N, or --port 0 for any free port"));
+            fail(
+              new UsageError("usage", `port ${port} on ${flags.host} is in use`, {
+                hint: "pick another with --port N, or --port 0 for any free port",
+              }),
+            );
           else if (err.code === "EADDRNOTAVAIL" || err.code === "ENOTFOUND")
-            fail(new UsageError(`cannot listen on ${flags.host}: no such local address`, "use --host 127.0.0.1 (the default)"));
-          else fail(new CommandFailed(`cannot listen on ${flags.host}:${port}: ${err.message}`));
+            fail(
+              new UsageError("usage", `cannot listen on ${flags.host}: no such local address`, {
+                hint: "use --host 127.0.0.1 (the default)",
+              }),
+            );
+          else fail(new CommandFailed("failed", `cannot listen on ${flags.host}:${port}: ${err.message}`));
         });
         server.listen(port, flags.host, () => done());
       });

@@ -197,7 +197,7 @@ export const RUN_CODES: CodeEntry[] = [
     code: "state-unwritable",
     summary: "the state database cannot be written (disk full, a file-size limit, read-only)",
     explain:
-      "A commit to switchyard.db failed. The run stops as a cancel does: nothing new starts, running instances are stopped, and everything recorded before stays recorded (the events of the failed commit are tried once more at the end). The command exits 1 naming the file and the fault. Free space, lift the limit or fix the permissions, then `switchyard resume RUN` continues the run.",
+      "A commit to switchyard.db failed, or an attempt's files (workspace, input, log) could not be written into the run folder. The run stops as a cancel does: nothing new starts, running instances are stopped, and everything recorded before stays recorded (the events of the failed commit are tried once more at the end). The command exits 1 naming the file and the fault. Free space, lift the limit or fix the permissions, then `switchyard resume RUN` continues the run.",
   },
   {
     code: "state-corrupt",

@@ -2,7 +2,7 @@
 
 export { admitRun, applyOverrides, newRunId, type AdmitOptions, type SettingsOverrides } from "./admit.js";
 export { RunEngine, type EngineOptions, type RunOutcome, type TaskProgress } from "./engine.js";
-export { RunRefused } from "./run-refused.js";
+export { DecisionLayerRefused, RunNotFound, RunRefused } from "./run-refused.js";
 export { stopOrphanedGroups } from "./process-groups.js";
 export { claimRun, runOwner, ownerGone, RunOwnership, type OwnerCheck, type OwnerIdentity } from "./ownership.js";
 export { type Store, type RunRow, type TaskRow, type InstanceRow, type Sql, type StoreKind } from "./store.js";

@@ -178,9 +178,9 @@ export function ownerGone(store: Store, run: string): boolean {
 export function busyMessage(run: string, check: OwnerCheck): string {
   const o = check.owner;
   if (check.state === "alive")
-    return `run-busy: run ${run} is being executed by process ${o.pid}; wait for it, or stop it with \`switchyard cancel ${run}\``;
+    return `run ${run} is being executed by process ${o.pid}; wait for it, or stop it with \`switchyard cancel ${run}\``;
   return (
-    `run-busy: run ${run} is recorded as executed by process ${o.pid} on ${o.host}, which cannot be verified: ${check.state === "unverifiable" ? check.why : ""}. ` +
+    `run ${run} is recorded as executed by process ${o.pid} on ${o.host}, which cannot be verified: ${check.state === "unverifiable" ? check.why : ""}. ` +
     `If no switchyard process is executing it, take it over with \`switchyard resume ${run} --force\``
   );
 }
@@ -223,8 +223,8 @@ export function claimRun(store: Store, run: string, opts: { force?: boolean } = 
       const o = readOwner(store, run);
       const who = o ? `process ${o.pid} on ${o.host}` : "another process";
       throw new RunRefused(
-        `run-busy: run ${run} is being executed by ${who}, which holds the run's lock in the store; wait for it, or stop it with \`switchyard cancel ${run}\``,
         "run-busy",
+        `run ${run} is being executed by ${who}, which holds the run's lock in the store; wait for it, or stop it with \`switchyard cancel ${run}\``,
       );
     }
     const o = readOwner(store, run);
@@ -236,17 +236,14 @@ export function claimRun(store: Store, run: string, opts: { force?: boolean } = 
     const o = readOwner(store, run);
     previous = o && o.token !== me.token ? checkOwner(o) : undefined;
     if (previous && (previous.state === "alive" || (previous.state === "unverifiable" && !opts.force)))
-      throw new RunRefused(busyMessage(run, previous), "run-busy");
+      throw new RunRefused("run-busy", busyMessage(run, previous));
     record();
   };
   try {
     (store as SqliteStore).immediate(claim);
   } catch (err) {
     if ((err as { code?: string }).code === "SQLITE_BUSY") {
-      throw new RunRefused(
-        `run-busy: the state database ${store.stateDir} stayed locked by another process; try again in a moment`,
-        "run-busy",
-      );
+      throw new RunRefused("run-busy", `the state database ${store.stateDir} stayed locked by another process; try again in a moment`);
     }
     throw err;
   }

@@ -235,9 +235,9 @@ export class PostgresStore extends BufferedStore {
     const why = CANNOT_WRITE[err.code] ?? (err.code.startsWith("53") ? "the server lacks resources" : undefined);
     if (!why) return undefined;
     return new StorageFault(
-      `state-unwritable: the PostgreSQL store ${this.location} cannot be written: ${why} (SQLSTATE ${err.code}: ${err.message})`,
       "state-unwritable",
-      err.code,
+      `the PostgreSQL store ${this.location} cannot be written: ${why} (SQLSTATE ${err.code}: ${err.message})`,
+      { systemCode: err.code },
     );
   }
 

@@ -22,7 +22,7 @@ interface RunListener {
   behind: boolean;
 }
 
-export function openEventStream(res: ServerResponse): void {
+function openEventStream(res: ServerResponse): void {
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-store",

@@ -86,7 +86,7 @@ function gateText(t: TaskPlan): string | null {
   return t.when.labels.length ? `${at} otherwise (${t.when.labels.join(", ")})` : `${at} otherwise`;
 }
 
-export function graphOf(plan: Plan): GraphTask[] {
+function graphOf(plan: Plan): GraphTask[] {
   return plan.tasks.map((t) => ({
     name: t.name,
     kind: t.kind,

@@ -101,7 +101,7 @@ test("CLI: run, show --json (documented shape), status, resume, runs --rebuild, 
     assert.match(sy(dir.path, ["cancel", id!]).out, /is not running \(passed\)/);
     const unknown = sy(dir.path, ["show", "nope"]);
     assert.equal(unknown.code, 2);
-    assert.match(unknown.err, /unknown-run: no run nope/);
+    assert.match(unknown.err, /^switchyard: error\[unknown-run\]: no run nope/);
     const bad = sy(dir.path, ["run", "pack", "--concurrency", "zero"]);
     assert.equal(bad.code, 2);
     assert.match(bad.err, /--concurrency must be a whole number/);

@@ -281,7 +281,7 @@ test("D-30: the judge's preflight problems refuse the run before anything starts
       () => new RunEngine({ store: h.store, run, resume: false, judge }).execute(),
       (e: unknown) => e instanceof RunRefused && /acme\/x is not listed/.test(e.message),
     );
-    assert.throws(() => new RunEngine({ store: h.store, run, resume: false }).execute(), /no-judge/);
+    assert.throws(() => new RunEngine({ store: h.store, run, resume: false }).execute(), { code: "no-judge" });
     assert.equal(judge.calls.length, 0);
   } finally {
     h.store.close();

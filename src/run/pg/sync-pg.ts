@@ -103,10 +103,10 @@ export class SyncPg {
 
   private unreachable(why: string, code = "connection"): StorageFault {
     return new StorageFault(
-      `store-unreachable: the PostgreSQL store ${this.opts.where} cannot be reached: ${why}. ` +
-        "Check that the server is running and the connection string is right; what was committed stays committed, and `switchyard resume RUN` continues a run once the server is back",
       "store-unreachable",
-      code,
+      `the PostgreSQL store ${this.opts.where} cannot be reached: ${why}. ` +
+        "Check that the server is running and the connection string is right; what was committed stays committed, and `switchyard resume RUN` continues a run once the server is back",
+      { systemCode: code },
     );
   }
 
