@@ -3,7 +3,6 @@
 // runner and records the tokens without a cost; with `price = {…}`, the tokens become cost_usd
 // and a budget smaller than one turn stops the run.
 
-import { testStore } from "../support/test-store.js";
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -11,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
+import { SqliteStore } from "../../src/run/index.js";
 import { foldEvents } from "../../src/run/fold-events.js";
 import type { Usage } from "../../src/run/judge.js";
 
@@ -43,7 +43,7 @@ function run(
   });
   const id = /^run (\S+):/m.exec(r.stdout)?.[1];
   assert.ok(id, r.stdout + r.stderr);
-  const store = testStore(state);
+  const store = new SqliteStore(state);
   try {
     const usages = [...store.events(id)]
       .filter((e) => e.type === "instance_finished" && e.task === "fix")
