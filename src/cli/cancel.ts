@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { CommandFailed, examples } from "./common.js";
 import { claimRun, runOwner, stopOrphanedGroups } from "../run/index.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
+import { STORE_HELP } from "./store-option.js";
 
 export function register(program: Command): void {
   program
@@ -21,9 +22,10 @@ export function register(program: Command): void {
     )
     .argument("<run>", "the run id, or `latest`")
     .option("--state-dir <dir>", "the state folder")
+    .option("--store <url>", STORE_HELP)
     .option("--force", "record the cancel when the process recorded as executing the run cannot be verified (it is not signalled)")
-    .action(async (id: string, flags: { stateDir?: string; force?: boolean }) => {
-      const store = openForReading(flags.stateDir);
+    .action(async (id: string, flags: { stateDir?: string; store?: string; force?: boolean }) => {
+      const store = openForReading(flags.stateDir, flags.store);
       if (!store) throw noRuns(flags.stateDir);
       try {
         const run = findRun(store, id);

@@ -10,6 +10,7 @@ import { keyDirName } from "../run/keys.js";
 import type { Store } from "../run/index.js";
 import { UsageError } from "./common.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
+import { STORE_HELP } from "./store-option.js";
 
 const POLL_MS = 200;
 
@@ -38,6 +39,7 @@ export function register(program: Command): void {
     .option("--attempt <n>", "which attempt (1, 2, ...)")
     .option("-f, --follow", "keep printing what the attempt writes until it ends")
     .option("--state-dir <dir>", "the state folder")
+    .option("--store <url>", STORE_HELP)
     .addHelpText(
       "after",
       `
@@ -46,8 +48,8 @@ Examples:
   switchyard logs latest 'review[T7]' --attempt 1
   switchyard logs latest 'deep[T3]' -f          # while it runs`,
     )
-    .action(async (id: string, spec: string, flags: { attempt?: string; follow?: boolean; stateDir?: string }) => {
-      const store = openForReading(flags.stateDir);
+    .action(async (id: string, spec: string, flags: { attempt?: string; follow?: boolean; stateDir?: string; store?: string }) => {
+      const store = openForReading(flags.stateDir, flags.store);
       if (!store) throw noRuns(flags.stateDir);
       try {
         const run = findRun(store, id);

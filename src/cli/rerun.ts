@@ -81,7 +81,7 @@ Examples:
     )
     .action(async (id: string, flags: RerunFlags) => {
       overridesFrom(flags);
-      const store = openStore(flags.stateDir);
+      const store = openStore(flags.stateDir, { store: flags.store });
       let owner: RunOwnership | undefined;
       try {
         const run = findRun(store, id);

@@ -27,7 +27,7 @@ export function register(program: Command): void {
     .option("--force", FORCE_HELP)
     .action(async (id: string, flags: RunFlags) => {
       overridesFrom(flags);
-      const store = openStore(flags.stateDir);
+      const store = openStore(flags.stateDir, { store: flags.store });
       try {
         const run = findRun(store, id);
         const note = recallInvocation(store, run, flags);

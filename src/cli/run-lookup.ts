@@ -2,7 +2,8 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { Store } from "../run/index.js";
+import { SqliteStore, type Store } from "../run/index.js";
+import { namedStore, openNamed } from "./store-option.js";
 import { UsageError, stateDir } from "./common.js";
 import { nearestName } from "../lang/diagnostic.js";
 import { describeSearch } from "./state-discovery.js";
@@ -40,11 +41,16 @@ export function formatElapsed(ms: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
-/** Opens the state folder for reading; a folder without a database has no runs (and is not created). */
-export function openForReading(flag: string | undefined): Store | null {
+/**
+ * Opens the store for reading (--store/$SWITCHYARD_STORE, else the state folder's database); a
+ * folder without a database has no runs (and is not created).
+ */
+export function openForReading(flag: string | undefined, storeFlag?: string): Store | null {
   const dir = stateDir(flag);
+  const named = namedStore(storeFlag, dir);
+  if (named) return openNamed(named, dir, true);
   if (!existsSync(join(dir, "switchyard.db"))) return null;
-  return new Store(dir);
+  return new SqliteStore(dir);
 }
 
 export function noRuns(flag: string | undefined): UsageError {

@@ -10,7 +10,9 @@ import { openLabSink } from "../lab/store.js";
 import { loadEvaluator, parseDuration } from "../plan/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { StorageFault } from "../run/storage-fault.js";
-import { RunEngine, Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
+import { parseStoreSpec } from "../run/open-store.js";
+import { addStoreOption, namedStore, openNamed } from "./store-option.js";
+import { RunEngine, type Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
 import { EXIT_FAILED, UsageError, setExitCode } from "./common.js";
 import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
 import { Progress, progressMode } from "./run-progress.js";
@@ -32,11 +34,14 @@ export interface RunFlags {
   color?: boolean;
   /** resume and rerun: take over a run whose recorded process cannot be verified. */
   force?: boolean;
+  /** --store: the store of the runs' records (store-option.ts). */
+  store?: string;
 }
 
 export function addRunFlags(cmd: Command): Command {
-  return cmd
-    .option("--state-dir <dir>", "the state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
+  return addStoreOption(
+    cmd.option("--state-dir <dir>", "the state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)"),
+  )
     .option(
       "--config <file>",
       "the machine config (default: $SWITCHYARD_CONFIG, else .switchyard/config.toml, else $XDG_CONFIG_HOME/switchyard/config.toml)",
@@ -104,10 +109,10 @@ function maxFileBytesFrom(env: NodeJS.ProcessEnv): number | undefined {
 }
 
 /** The state folder for `run` (a new run may start a `./.switchyard/`) or for resume and rerun. */
-export function openStore(flag: string | undefined, opts: { forNewRun?: boolean } = {}): Store {
+export function openStore(flag: string | undefined, opts: { forNewRun?: boolean; store?: string } = {}): Store {
   const { dir } = locateState(flag, opts);
   prepareStateFolder(dir);
-  return new Store(dir);
+  return openNamed(namedStore(opts.store, dir) ?? parseStoreSpec(undefined, dir), dir, false)!;
 }
 
 /** The judgement types of the plan's model-decided routes (what preflight checks, D-30). */

@@ -35,7 +35,7 @@ export function register(program: Command): void {
       setExitCode(compileFailureExit(compiled.diagnostics));
       return;
     }
-    const store = openStore(flags.stateDir, { forNewRun: true });
+    const store = openStore(flags.stateDir, { forNewRun: true, store: flags.store });
     try {
       const wiring = wire(flags, store.stateDir);
       // Refuse before admitting, so a refused run leaves no run behind (D-30).

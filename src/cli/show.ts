@@ -9,6 +9,7 @@ import { showRun, type ShowJson } from "../run/index.js";
 import type { EarlierResult, ShownRerun } from "../run/show.js";
 import type { DecisionRecord, Receipt } from "../run/judge.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
+import { STORE_HELP } from "./store-option.js";
 import { nearestName } from "../lang/diagnostic.js";
 import { followRun } from "./follow.js";
 import { forPeople } from "./words.js";
@@ -133,6 +134,7 @@ export function register(program: Command): void {
     .option("--task <name>", "only this task")
     .option("--key <key>", "only this element's instances (e.g. one ticket), and the unmapped tasks")
     .option("--state-dir <dir>", "the state folder")
+    .option("--store <url>", STORE_HELP)
     .option("--json", "print the run as one JSON object (shape in docs/runs.md)")
     .option("--receipts", "list the decisions a model could not make and the host made instead, with the reasons")
     .option("--status <status>", `only instances (and unmapped tasks) with this status: ${STATUSES.join(", ")}`)
@@ -154,6 +156,7 @@ Examples:
           task?: string;
           key?: string;
           stateDir?: string;
+          store?: string;
           json?: boolean;
           receipts?: boolean;
           status?: string;
@@ -167,7 +170,7 @@ Examples:
             hint: near ? `did you mean ${near}?` : undefined,
           });
         }
-        const store = openForReading(flags.stateDir);
+        const store = openForReading(flags.stateDir, flags.store);
         if (!store) throw noRuns(flags.stateDir);
         try {
           const run = findRun(store, id);

@@ -27,9 +27,13 @@ const DAMAGED: Record<string, string> = {
 export class StorageFault extends CodedError {
   /** The run that was executing, when there was one (for the advice to resume it). */
   run?: string;
-  /** The SQLite result code, or the errno code of a failed file write. */
+  /** The SQLite result code, the errno code of a failed file write, or a PostgreSQL SQLSTATE. */
   readonly systemCode: string;
-  constructor(code: "state-unwritable" | "state-corrupt", message: string, details: ErrorDetails & { systemCode: string }) {
+  constructor(
+    code: "state-unwritable" | "state-corrupt" | "store-unreachable",
+    message: string,
+    details: ErrorDetails & { systemCode: string },
+  ) {
     super(code, message, details);
     this.systemCode = details.systemCode;
   }

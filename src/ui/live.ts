@@ -85,7 +85,7 @@ export class LiveHub {
     }
     const reader = this.reader();
     if (!reader) return;
-    const version = reader.store.db.pragma("data_version", { simple: true }) as number;
+    const version = reader.store.changeCounter();
     const changed = version !== this.dataVersion;
     this.dataVersion = version;
     for (const l of this.runListeners) if (changed || l.behind) this.sendRun(reader, l);

@@ -12,7 +12,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { Store } from "../run/index.js";
+import { openStore } from "../run/index.js";
+import type { StoreSpec } from "../run/open-store.js";
 import { harvest } from "../lab/harvest.js";
 import { renderHtml } from "../lab/report-html.js";
 import { defaultCalibrationFile, readCalibrations } from "../lab/known-calibrations.js";
@@ -26,6 +27,8 @@ import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
 export interface UiServerOptions {
   stateDir: string;
+  /** The store of the records (--store); the state folder's switchyard.db without one. */
+  store?: StoreSpec;
   host: string;
   port: number;
 }
@@ -55,9 +58,14 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 /** The state folder's store, opened once its database exists (a fresh folder has none yet). */
 class StateSource {
   private reader: RunReader | null = null;
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    private readonly store?: StoreSpec,
+  ) {}
   get(): RunReader | null {
-    if (!this.reader && existsSync(join(this.dir, "switchyard.db"))) this.reader = new RunReader(new Store(this.dir));
+    if (this.reader) return this.reader;
+    const file = this.store ? (this.store.kind === "sqlite" ? this.store.file : null) : join(this.dir, "switchyard.db");
+    if (file === null || existsSync(file)) this.reader = new RunReader(openStore(this.store, this.dir));
     return this.reader;
   }
   need(): RunReader {
@@ -66,7 +74,7 @@ class StateSource {
     return r;
   }
   close(): void {
-    this.reader?.store.db.close();
+    this.reader?.store.close();
     this.reader = null;
   }
 }
@@ -115,7 +123,7 @@ function pathSegments(rawPath: string): string[] {
 }
 
 export function createUiServer(opts: UiServerOptions): { server: Server; close: () => Promise<void> } {
-  const state = new StateSource(opts.stateDir);
+  const state = new StateSource(opts.stateDir, opts.store);
   const hub = new LiveHub(() => state.get());
 
   const run = (ctx: Ctx): { reader: RunReader; id: string } => {

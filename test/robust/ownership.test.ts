@@ -14,7 +14,7 @@ import Database from "better-sqlite3";
 import { TempDir } from "../run/helpers.js";
 import { until } from "../support/assertions.js";
 import { processStartTime } from "../../src/run/ownership.js";
-import { Store } from "../../src/run/index.js";
+import { SqliteStore } from "../../src/run/index.js";
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "..", "run", "fixtures", "owner-child.js");
 const BIN = join(process.cwd(), "bin", "switchyard.js");
@@ -39,7 +39,7 @@ function child(args: string[], cmd = CHILD, env: NodeJS.ProcessEnv = process.env
 const lines = (p: string) => (existsSync(p) ? readFileSync(p, "utf8").split("\n").filter(Boolean) : []);
 
 function events(state: string, run: string) {
-  const store = new Store(state);
+  const store = new SqliteStore(state);
   try {
     return [...store.events(run)];
   } finally {

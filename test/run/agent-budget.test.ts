@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
-import { Store } from "../../src/run/index.js";
+import { SqliteStore } from "../../src/run/index.js";
 import { foldEvents } from "../../src/run/fold-events.js";
 import type { Usage } from "../../src/run/judge.js";
 
@@ -43,7 +43,7 @@ function run(
   });
   const id = /^run (\S+):/m.exec(r.stdout)?.[1];
   assert.ok(id, r.stdout + r.stderr);
-  const store = new Store(state);
+  const store = new SqliteStore(state);
   try {
     const usages = [...store.events(id)]
       .filter((e) => e.type === "instance_finished" && e.task === "fix")

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { startSystemOneServer, systemOneProviderToml } from "../support/systemone-server.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
-import { Store } from "../../src/run/index.js";
+import { SqliteStore } from "../../src/run/index.js";
 
 const BIN = resolve("bin/switchyard.js");
 const dir = mkdtempSync(join(tmpdir(), "sy-preflight-"));
@@ -159,7 +159,7 @@ fix = agent(name = "fix", runner = "claude", workspace = "worktree", prompt = "E
   const first = await sy(["run", p, "--state-dir", state, "--config", failing, "--repo", repo], dir);
   assert.equal(first.code, 1, first.stderr);
   const eventsNow = (): number => {
-    const store = new Store(state);
+    const store = new SqliteStore(state);
     try {
       return store.eventCount(store.latestRun()!);
     } finally {

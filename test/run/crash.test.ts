@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TempDir } from "./helpers.js";
-import { Store } from "../../src/run/index.js";
+import { SqliteStore } from "../../src/run/index.js";
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "crash-child.js");
 
@@ -32,7 +32,7 @@ function start(
 }
 
 function records(state: string, run: string) {
-  const store = new Store(state);
+  const store = new SqliteStore(state);
   try {
     return store.instances(run).map((i) => ({ task: i.task, key: i.key, status: i.status, output: i.output, label: i.label }));
   } finally {
@@ -42,7 +42,7 @@ function records(state: string, run: string) {
 
 /** Keys whose finish is recorded: score instances that passed, gate decisions recorded. */
 function finished(state: string, run: string): { score: Set<string>; gate: Set<string> } {
-  const store = new Store(state);
+  const store = new SqliteStore(state);
   try {
     const score = new Set<string>();
     const gate = new Set<string>();

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
-import { Store, showRun } from "../../src/run/index.js";
+import { SqliteStore, showRun } from "../../src/run/index.js";
 import type { EventPayloads } from "../../src/run/index.js";
 
 const BIN = resolve("bin/switchyard.js");
@@ -67,7 +67,7 @@ function sy(args: string[]): { child: ReturnType<typeof spawn>; done: Promise<{ 
 }
 
 function checkFinished(s: ReturnType<typeof setup>, run: string): void {
-  const store = new Store(s.state);
+  const store = new SqliteStore(s.state);
   try {
     const show = showRun(store, run)!;
     assert.equal(show.status, "passed");
@@ -151,7 +151,7 @@ test("issue 12: a failed worktree turn — the worktree is removed; its change i
   assert.notEqual(r.code, 0, "the run fails");
   const run = /"run":\s*"([^"]+)"/.exec(r.stdout)?.[1];
   assert.ok(run, r.stdout.slice(0, 400));
-  const store = new Store(s.state);
+  const store = new SqliteStore(s.state);
   let errors: Record<string, string>;
   try {
     const show = showRun(store, run)!;
@@ -190,7 +190,7 @@ test("issue 12: two runs at once on the same repository, 10 worktree agents each
     assert.equal(r.code, 0, r.stderr + r.stdout.slice(-2000));
     const run = /"run":\s*"([^"]+)"/.exec(r.stdout)?.[1];
     assert.ok(run);
-    const store = new Store(`${s.state}-${["a", "b"][i]}`);
+    const store = new SqliteStore(`${s.state}-${["a", "b"][i]}`);
     try {
       const show = showRun(store, run)!;
       for (const k of keys) {
