@@ -32,12 +32,13 @@ const run = (list, env = {}) =>
 let status = run(files);
 // With a PostgreSQL server for the tests (SWITCHYARD_TEST_PG, see scripts/pg-test-cluster.sh), the
 // run-engine conformance suite runs a second time on a PostgreSQL store: every test file under
-// test/run/ whose runs go through the store of test/support/test-store.ts (harness() or testStore()).
+// test/run/ whose runs go through the store of test/support/test-store.ts (harness(), testStore() or
+// testStoreSpec() for child processes, storeEnv() for the CLI).
 if (process.env.SWITCHYARD_TEST_PG && !process.env.SWITCHYARD_TEST_STORE) {
   const conformance = files.filter((f) => {
     if (!/^dist[\\/]test[\\/]run[\\/]/.test(f)) return false;
     const source = readFileSync(f.replace(/^dist[\\/]/, "").replace(/\.js$/, ".ts"), "utf8");
-    return /\b(harness|testStore)\(/.test(source);
+    return /\b(harness|testStore|testStoreSpec|storeEnv)\(/.test(source);
   });
   if (conformance.length) {
     process.stdout.write(`# the run-engine conformance suite on PostgreSQL: ${conformance.length} files\n`);
