@@ -4,7 +4,7 @@
 
 import type { Command } from "commander";
 import { CommandFailed, examples } from "./common.js";
-import { claimRun, runOwner, stopOrphanedGroups } from "../run/index.js";
+import { checkOwner, claimRun, currentIdentity, requestCancel, runOwner, stopOrphanedGroups } from "../run/index.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
 
@@ -37,13 +37,25 @@ export function register(program: Command): void {
         // Only a process verified to be the run's owner (pid, start time, host) is ever signalled.
         const owner = runOwner(store, run);
         if (owner?.state === "alive") {
-          process.kill(owner.owner.pid, "SIGINT");
+          // An owner on this machine is signalled, as Ctrl-C; one on another machine (a shared
+          // PostgreSQL store) is asked through the store and looks for the request every second.
+          const me = currentIdentity();
+          const here = owner.owner.host === me.host && checkOwner(owner.owner).state === "alive";
+          if (here) process.kill(owner.owner.pid, "SIGINT");
+          else requestCancel(store, run, `cancelled by \`switchyard cancel\` on ${me.host}`);
           const t0 = Date.now();
           while (Date.now() - t0 < 15000) {
             await new Promise((res) => setTimeout(res, 100));
             if (store.run(run)!.status !== "running") break;
           }
-          process.stdout.write(`run ${run}: ${store.run(run)!.status}\n`);
+          const status = store.run(run)!.status;
+          if (status === "running" && !here) {
+            process.stdout.write(
+              `run ${run}: asked its process on ${owner.owner.host} to cancel; it is still stopping its running instances (see: switchyard status ${run})\n`,
+            );
+            return;
+          }
+          process.stdout.write(`run ${run}: ${status}\n`);
           return;
         }
         if (owner?.state === "unverifiable" && !flags.force) {

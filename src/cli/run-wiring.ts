@@ -12,7 +12,7 @@ import type { Plan, TaskPlan } from "../plan/plan.js";
 import { StorageFault } from "../run/storage-fault.js";
 import { parseStoreSpec } from "../run/open-store.js";
 import { addStoreOption, namedStore, openNamed } from "./store-option.js";
-import { RunEngine, type Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
+import { RunEngine, watchCancelRequests, type Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
 import { EXIT_FAILED, UsageError, setExitCode } from "./common.js";
 import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
 import { Progress, progressMode } from "./run-progress.js";
@@ -212,6 +212,13 @@ export async function execute(
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigint);
   process.on("SIGHUP", onSigint);
+  // `switchyard cancel` from another machine asks through the store (cancel-request.ts).
+  const stopWatching = watchCancelRequests(store, run, (reason) => {
+    if (interrupts++ === 0) {
+      process.stderr.write(`\nswitchyard: ${reason}: stopping running instances\n`);
+      engine.cancel(reason);
+    }
+  });
   try {
     let outcome: RunOutcome;
     try {
@@ -227,6 +234,7 @@ export async function execute(
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
     process.off("SIGHUP", onSigint);
+    stopWatching();
     shareTerminal(null);
     await wiring.close();
   }

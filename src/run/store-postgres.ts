@@ -68,6 +68,7 @@ CREATE TABLE IF NOT EXISTS ${s}.process_groups (
 );
 CREATE TABLE IF NOT EXISTS ${s}.invocations (run ${t} PRIMARY KEY, config text, decide text NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.packs (run ${t} PRIMARY KEY, archive bytea NOT NULL);
+CREATE TABLE IF NOT EXISTS ${s}.cancel_requests (run ${t} PRIMARY KEY, reason text NOT NULL, at text NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.lab_pairs (
   lab ${t} NOT NULL, id bigserial, line text NOT NULL, dedupe text UNIQUE,
   PRIMARY KEY (lab, id)
