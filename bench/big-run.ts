@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Plan, TaskPlan } from "../src/plan/plan.js";
-import { admitRun, RunEngine, Store } from "../src/run/index.js";
+import { admitRun, RunEngine, SqliteStore } from "../src/run/index.js";
 
 function task(name: string, kind: TaskPlan["kind"], extra: Partial<TaskPlan>): TaskPlan {
   return {
@@ -106,7 +106,7 @@ function evaluators(n: number) {
 export async function makeBigRun(stateDir: string, n: number): Promise<string> {
   const pack = join(stateDir, "..", "big-pack");
   mkdirSync(pack, { recursive: true });
-  const store = new Store(stateDir);
+  const store = new SqliteStore(stateDir);
   try {
     const run = admitRun(store, { plan: plan(n), packDir: pack, sourcePath: pack });
     const outcome = await new RunEngine({ store, run, resume: false, evaluators: evaluators(n) }).execute();

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { scratchDir } from "./scratch.js";
 import type { Plan } from "../src/plan/plan.js";
 import { task } from "./plan-task.js";
-import { admitRun, RunEngine, Store } from "../src/run/index.js";
+import { admitRun, RunEngine, SqliteStore } from "../src/run/index.js";
 import { Launcher, type LauncherDialect } from "../src/run/launcher.js";
 
 interface Figure {
@@ -76,7 +76,7 @@ async function engineRun(n: number, launcherDialect?: LauncherDialect): Promise<
       }),
     ],
   };
-  const store = new Store(join(dir, "state"));
+  const store = new SqliteStore(join(dir, "state"));
   let status = "";
   const fig = await measure(async () => {
     const run = admitRun(store, { plan, packDir: pack, sourcePath: pack });

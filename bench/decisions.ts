@@ -26,7 +26,7 @@ import { createJudge } from "../src/decide/router.js";
 import { createProvider } from "../src/decide/providers/index.js";
 import type { Plan } from "../src/plan/plan.js";
 import { task } from "./plan-task.js";
-import { admitRun, RunEngine, Store } from "../src/run/index.js";
+import { admitRun, RunEngine, SqliteStore } from "../src/run/index.js";
 import { scratchDir } from "./scratch.js";
 
 const CONCURRENCY = 32;
@@ -165,7 +165,7 @@ async function engineRun(
     const config = loadMachineConfig(configPath, {});
     const providers = clientOnly ? { s1: createProvider(config.providers.s1!, { clientOnly }) } : undefined;
     const judge = createJudge({ config, stateDir: join(dir, "state"), providers });
-    const store = new Store(join(dir, "state"));
+    const store = new SqliteStore(join(dir, "state"));
     const data = tickets(n);
     const run = admitRun(store, { plan: benchPlan(n), packDir: pack, sourcePath: pack });
     const cpu = process.cpuUsage();

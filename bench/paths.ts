@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Plan, TaskPlan } from "../src/plan/plan.js";
-import { admitRun, RunEngine, Store } from "../src/run/index.js";
+import { admitRun, RunEngine, SqliteStore } from "../src/run/index.js";
 import { benchPlanOf, task } from "./plan-task.js";
 import { scratchDir } from "./scratch.js";
 
@@ -58,7 +58,7 @@ async function measure(n: number): Promise<Figures> {
   const dir = scratchDir("sy-bench-paths-");
   try {
     const state = join(dir, "state");
-    const store = new Store(state);
+    const store = new SqliteStore(state);
     const pack = dir;
     let t0 = performance.now();
     const run = admitRun(store, { plan: benchPlan(n), packDir: pack, sourcePath: pack });

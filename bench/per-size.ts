@@ -8,7 +8,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Plan } from "../src/plan/plan.js";
 import type { EvaluatorFactory } from "../src/run/kinds/context.js";
-import { admitRun, RunEngine, Store } from "../src/run/index.js";
+import { admitRun, RunEngine, SqliteStore } from "../src/run/index.js";
 import { scratchDir } from "./scratch.js";
 
 export interface SizeFigures {
@@ -60,7 +60,7 @@ export async function runAndResume(
     const pack = join(dir, "pack");
     mkdirSync(pack);
     writePack?.(pack);
-    const store = new Store(join(dir, "state"));
+    const store = new SqliteStore(join(dir, "state"));
     const t0 = performance.now();
     const run = admitRun(store, { plan, packDir: pack, sourcePath: pack });
     const engine = new RunEngine({ store, run, resume: false, evaluators: evaluators(pack) });

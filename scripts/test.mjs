@@ -1,6 +1,6 @@
 // Runs every compiled test file with node's own test runner. Node 20 has no glob support in
 // `node --test`, so the file list is gathered here. Extra arguments filter by path substring.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { spawnSync } from "node:child_process";
 
@@ -24,9 +24,27 @@ if (files.length === 0) {
 // slower at creating files than the disk the checkout lives on, so tests get a temp folder here.
 mkdirSync(".tmp", { recursive: true });
 const tmp = mkdtempSync(resolve(".tmp", "test-"));
-const r = spawnSync(process.execPath, ["--test", "--test-concurrency=2", ...files], {
-  stdio: "inherit",
-  env: { ...process.env, TMPDIR: tmp },
-});
+const run = (list, env = {}) =>
+  spawnSync(process.execPath, ["--test", "--test-concurrency=2", ...list], {
+    stdio: "inherit",
+    env: { ...process.env, TMPDIR: tmp, ...env },
+  }).status ?? 1;
+let status = run(files);
+// With a PostgreSQL server for the tests (SWITCHYARD_TEST_PG, see scripts/pg-test-cluster.sh), the
+// run-engine conformance suite runs a second time on a PostgreSQL store: every test file under
+// test/run/ whose runs go through the store of test/support/test-store.ts (harness(), testStore() or
+// testStoreSpec() for child processes, storeEnv() for the CLI).
+if (process.env.SWITCHYARD_TEST_PG && !process.env.SWITCHYARD_TEST_STORE) {
+  const conformance = files.filter((f) => {
+    if (!/^dist[\\/]test[\\/]run[\\/]/.test(f)) return false;
+    const source = readFileSync(f.replace(/^dist[\\/]/, "").replace(/\.js$/, ".ts"), "utf8");
+    return /\b(harness|testStore|testStoreSpec|storeEnv)\(/.test(source);
+  });
+  if (conformance.length) {
+    process.stdout.write(`# the run-engine conformance suite on PostgreSQL: ${conformance.length} files\n`);
+    const onPostgres = run(conformance, { SWITCHYARD_TEST_STORE: "postgres" });
+    status ||= onPostgres;
+  }
+}
 rmSync(tmp, { recursive: true, force: true });
-process.exit(r.status ?? 1);
+process.exit(status);

@@ -66,7 +66,7 @@ function terminalOpens(): boolean {
 }
 
 /** Why `argv0` cannot be run, or undefined. Bare names are looked up on PATH. */
-export function executableProblem(argv0: string, env: NodeJS.ProcessEnv): string | undefined {
+function executableProblem(argv0: string, env: NodeJS.ProcessEnv): string | undefined {
   const runnable = (p: string): boolean => {
     try {
       accessSync(p, constants.X_OK);

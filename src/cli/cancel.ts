@@ -4,8 +4,9 @@
 
 import type { Command } from "commander";
 import { CommandFailed, examples } from "./common.js";
-import { claimRun, RunRefused, runOwner, stopOrphanedGroups } from "../run/index.js";
+import { checkOwner, claimRun, currentIdentity, requestCancel, runOwner, stopOrphanedGroups } from "../run/index.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
+import { STORE_HELP } from "./store-option.js";
 
 export function register(program: Command): void {
   program
@@ -21,9 +22,10 @@ export function register(program: Command): void {
     )
     .argument("<run>", "the run id, or `latest`")
     .option("--state-dir <dir>", "the state folder")
+    .option("--store <url>", STORE_HELP)
     .option("--force", "record the cancel when the process recorded as executing the run cannot be verified (it is not signalled)")
-    .action(async (id: string, flags: { stateDir?: string; force?: boolean }) => {
-      const store = openForReading(flags.stateDir);
+    .action(async (id: string, flags: { stateDir?: string; store?: string; force?: boolean }) => {
+      const store = openForReading(flags.stateDir, flags.store);
       if (!store) throw noRuns(flags.stateDir);
       try {
         const run = findRun(store, id);
@@ -35,17 +37,30 @@ export function register(program: Command): void {
         // Only a process verified to be the run's owner (pid, start time, host) is ever signalled.
         const owner = runOwner(store, run);
         if (owner?.state === "alive") {
-          process.kill(owner.owner.pid, "SIGINT");
+          // An owner on this machine is signalled, as Ctrl-C; one on another machine (a shared
+          // PostgreSQL store) is asked through the store and looks for the request every second.
+          const me = currentIdentity();
+          const here = owner.owner.host === me.host && checkOwner(owner.owner).state === "alive";
+          if (here) process.kill(owner.owner.pid, "SIGINT");
+          else requestCancel(store, run, `cancelled by \`switchyard cancel\` on ${me.host}`);
           const t0 = Date.now();
           while (Date.now() - t0 < 15000) {
             await new Promise((res) => setTimeout(res, 100));
             if (store.run(run)!.status !== "running") break;
           }
-          process.stdout.write(`run ${run}: ${store.run(run)!.status}\n`);
+          const status = store.run(run)!.status;
+          if (status === "running" && !here) {
+            process.stdout.write(
+              `run ${run}: asked its process on ${owner.owner.host} to cancel; it is still stopping its running instances (see: switchyard status ${run})\n`,
+            );
+            return;
+          }
+          process.stdout.write(`run ${run}: ${status}\n`);
           return;
         }
         if (owner?.state === "unverifiable" && !flags.force) {
           throw new CommandFailed(
+            "failed",
             `run ${run} is recorded as executed by process ${owner.owner.pid} on ${owner.owner.host}, which cannot be verified (${owner.why}); it was not signalled. ` +
               `If no switchyard process is executing the run, record the cancel with \`switchyard cancel ${run} --force\``,
           );
@@ -53,12 +68,7 @@ export function register(program: Command): void {
         // Nobody executes it: claim it (so no resume starts meanwhile) and record what a cancel
         // would have recorded.
         let claim;
-        try {
-          claim = claimRun(store, run, { force: flags.force });
-        } catch (err) {
-          if (err instanceof RunRefused) throw new CommandFailed(err.message);
-          throw err;
-        }
+        claim = claimRun(store, run, { force: flags.force });
         try {
           // What the dead owner started may still run: stop it first.
           await stopOrphanedGroups(store, run, claim.identity.token, claim.previous);

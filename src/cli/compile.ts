@@ -30,7 +30,7 @@ export function register(program: Command): void {
         try {
           writeFileSync(opts.output, text);
         } catch (e) {
-          throw new UsageError(`cannot write ${opts.output}: ${(e as Error).message}`);
+          throw new UsageError("usage", `cannot write ${opts.output}: ${(e as Error).message}`);
         }
         process.stderr.write(`wrote ${opts.output} (playbook '${result.plan.playbook}', ${result.plan.tasks.length} tasks)\n`);
       } else process.stdout.write(text);

@@ -126,7 +126,9 @@ Examples:
     )
     .action((shell: string) => {
       if (!(SHELLS as readonly string[]).includes(shell))
-        throw new UsageError(`no completion for the shell ${JSON.stringify(shell)}`, `choose one of ${SHELLS.join(", ")}`);
+        throw new UsageError("usage", `no completion for the shell ${JSON.stringify(shell)}`, {
+          hint: `choose one of ${SHELLS.join(", ")}`,
+        });
       const list = entries(program);
       const script = { bash, zsh, fish }[shell as Shell](list);
       process.stdout.write(script);

@@ -13,7 +13,8 @@ import { defaultConfigPath, loadMachineConfig, routeProblem } from "../decide/co
 import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import { formatMode, modeFor, parseModeOverrides } from "../decide/mode.js";
 import { locateKeys, type KeyPositions } from "../decide/toml-positions.js";
-import { EXIT_FAILED, EXIT_USAGE, fileSources, printDiagnostics, setExitCode, examples } from "./common.js";
+import { EXIT_USAGE, fileSources, printDiagnostics, setExitCode, examples } from "./common.js";
+import { exitForDiagnostics } from "./exit-codes.js";
 import { agentPreflight } from "./agent-preflight.js";
 import type { Plan } from "../plan/plan.js";
 
@@ -95,7 +96,7 @@ function declaredTypes(
   return { byType, playbooks, plans, diagnostics };
 }
 
-export function checkConfig(pack: string | undefined, opts: CheckOptions): { report: CheckReport; exit: number } {
+function checkConfig(pack: string | undefined, opts: CheckOptions): { report: CheckReport; exit: number } {
   const report: CheckReport = { ok: true, config: null, pack: pack ?? null, playbooks: [], types: [], errors: [], warnings: [] };
   let config: MachineConfig;
   let overrides: Record<string, JudgementMode>;
@@ -166,7 +167,7 @@ export function checkConfig(pack: string | undefined, opts: CheckOptions): { rep
     if (compileErrors.length > 0) {
       report.ok = false;
       report.errors.push(...compileErrors);
-      return { report, exit: report.errors.some((d) => d.code.startsWith("config-")) ? EXIT_USAGE : EXIT_FAILED };
+      return { report, exit: exitForDiagnostics(report.errors) };
     }
     const names = [...declared.byType.keys()].sort();
     for (const type of names) {

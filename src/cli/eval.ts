@@ -29,16 +29,16 @@ export function register(program: Command): void {
 /** Evaluates `file` and its loads; prints diagnostics to stderr. Returns true on success. */
 function positiveInteger(flag: string, text: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive integer, got ${JSON.stringify(text)}`);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError("usage", `${flag} must be a positive integer, got ${JSON.stringify(text)}`);
   return n;
 }
 
-export function evalStarFile(file: string, stepBudget: number, allocBudget?: number): boolean {
+function evalStarFile(file: string, stepBudget: number, allocBudget?: number): boolean {
   let source: string;
   try {
     source = readFileSync(file, "utf8");
   } catch (e) {
-    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw new UsageError("usage", `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
   const sources = new Map<string, string>([[file, source]]);
   const thread = new Thread({ stepBudget, allocBudget, print: (msg) => process.stdout.write(msg + "\n") });
@@ -51,12 +51,9 @@ export function evalStarFile(file: string, stepBudget: number, allocBudget?: num
       const path = normalize(join(dirname(fromFile), module));
       const state = modules.get(path);
       if (state === "loading")
-        throw new StarError(
-          "load-error",
-          `load cycle: ${JSON.stringify(module)} is already being loaded`,
-          undefined,
-          "break the cycle by moving the shared definitions into a third module",
-        );
+        throw new StarError("load-error", `load cycle: ${JSON.stringify(module)} is already being loaded`, {
+          hint: "break the cycle by moving the shared definitions into a third module",
+        });
       if (state) return { globals: state };
       let text: string;
       try {

@@ -40,10 +40,9 @@ export function register(program: Command): void {
           wanted,
           allCodes().map((e) => e.code),
         );
-        throw new UsageError(
-          `no error code '${wanted}'${near ? ` (did you mean '${near}'?)` : ""}`,
-          "`switchyard explain` lists every code",
-        );
+        throw new UsageError("usage", `no error code '${wanted}'${near ? ` (did you mean '${near}'?)` : ""}`, {
+          hint: "`switchyard explain` lists every code",
+        });
       }
       if (opts.json) {
         process.stdout.write(JSON.stringify(entry, null, 2) + "\n");
@@ -67,10 +66,9 @@ Examples:
 function explainRule(rule: string, json: boolean): void {
   const entries = allCodes().filter((e) => e.rule !== undefined && e.rule.split(/[,\s]+/).includes(rule));
   if (entries.length === 0) {
-    throw new UsageError(
-      `no error comes from rule ${rule}`,
-      "rule ids name the sections of switchyard's specification; the docs/ pages say what each does in words. `switchyard explain` lists every error code",
-    );
+    throw new UsageError("usage", `no error comes from rule ${rule}`, {
+      hint: "rule ids name the sections of switchyard's specification; the docs/ pages say what each does in words. `switchyard explain` lists every error code",
+    });
   }
   if (json) {
     process.stdout.write(JSON.stringify({ rule, codes: entries }, null, 2) + "\n");

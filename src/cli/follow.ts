@@ -2,7 +2,7 @@
 // terminal, until the run ends — reading the event log only, never writing. A run whose process
 // died while running ends the follow with a note saying how to resume it.
 
-import { decodeEvent, ownerGone, type Store, type StoredEvent } from "../run/index.js";
+import { decodeEvent, ownerGone, type Store } from "../run/index.js";
 import { plainLine } from "./run-progress.js";
 
 const POLL_MS = 200;
@@ -10,11 +10,10 @@ const PAGE = 2000;
 const ENDS = new Set(["run_finished", "run_stopped", "run_cancelled"]);
 
 export async function followRun(store: Store, run: string, json: boolean, out: NodeJS.WritableStream = process.stdout): Promise<void> {
-  const page = store.db.prepare("SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND seq > ? ORDER BY seq LIMIT ?");
   let after = 0;
   let lastType = "";
   for (;;) {
-    const rows = page.all(run, after, PAGE) as StoredEvent[];
+    const rows = store.eventsAfter(run, after, PAGE);
     for (const r of rows) {
       const e = decodeEvent(run, r);
       out.write(json ? JSON.stringify(e) + "\n" : `${String(e.seq).padStart(6)} ${plainLine(e)}\n`);

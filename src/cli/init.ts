@@ -17,7 +17,9 @@ export function register(program: Command): void {
     .action((dir: string, opts: { force?: boolean }) => {
       const root = resolve(dir);
       if (existsSync(root) && readdirSync(root).length > 0 && !opts.force) {
-        throw new UsageError(`${dir} is not empty`, "choose a new folder, or pass --force to add the pack's files beside what is there");
+        throw new UsageError("usage", `${dir} is not empty`, {
+          hint: "choose a new folder, or pass --force to add the pack's files beside what is there",
+        });
       }
       const name =
         basename(root)

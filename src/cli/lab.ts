@@ -6,29 +6,19 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import type { Command } from "commander";
 import { CommandFailed, stateDir, UsageError, examples } from "./common.js";
 import { locateState, prepareStateFolder } from "./state-discovery.js";
-import { labsDir, LabError, listLabs, newLab, pairsPath, resolveLab, type LabInfo } from "../lab/store.js";
+import { labsDir, listLabs, newLab, pairsPath, resolveLab, type LabInfo } from "../lab/store.js";
 import { harvest, type HarvestReport, type KnownCalibration } from "../lab/harvest.js";
 import { calibrate, DEFAULT_METHOD } from "../lab/calibrate.js";
 import { CALIBRATION_METHODS, type CalibrationMethod } from "../decide/calibration-map.js";
 import { loadMachineConfig } from "../decide/config.js";
 import { appliedCalibrations, defaultCalibrationFile, readCalibrations } from "../lab/known-calibrations.js";
 import { parseSince, type PairFilters } from "../lab/pair-filter.js";
-import { PairsFileError } from "../lab/pairs-reader.js";
 import { renderText, table } from "../lab/report-text.js";
 import { renderHtml } from "../lab/report-html.js";
 
 function labFailure(err: unknown): never {
-  if (err instanceof LabError) {
-    // Nothing to read where the person pointed (no lab, an unknown lab): like `show` with no runs, exit 2.
-    if (err.code === "lab-unknown" || err.code === "lab-none") throw new UsageError(err.message, err.hint, err.code);
-    throw new CommandFailed(`error[${err.code}]: ${err.message}${err.hint ? `\nhelp: ${err.hint}` : ""}`);
-  }
-  if (err instanceof PairsFileError) {
-    throw new CommandFailed(
-      `${err.file}:${err.line}: error[${err.code}]: ${err.message}\nhelp: fix or delete line ${err.line} (e.g. sed -i '${err.line}d' FILE) and harvest again`,
-    );
-  }
-  if (isFsError(err)) throw new CommandFailed(`cannot read the pairs: ${err.message}`);
+  // A LabError (no lab, an unknown lab) and a PairsFileError reach the person as they are (exit-codes.ts).
+  if (isFsError(err)) throw new CommandFailed("failed", `cannot read the pairs: ${err.message}`);
   throw err;
 }
 
@@ -46,7 +36,7 @@ function fsStep<T>(what: string, step: () => T): T {
   try {
     return step();
   } catch (err) {
-    if (isFsError(err)) throw new CommandFailed(`cannot ${what}: ${err.message}`);
+    if (isFsError(err)) throw new CommandFailed("failed", `cannot ${what}: ${err.message}`);
     throw err;
   }
 }
@@ -54,7 +44,7 @@ function fsStep<T>(what: string, step: () => T): T {
 function parseTarget(text: string): number {
   const t = Number(text);
   if (text.trim() === "" || !Number.isFinite(t) || t <= 0 || t > 1) {
-    throw new UsageError(`--target must be a number in (0, 1], got '${text}'`, "for example --target 0.95", "lab-bad-target");
+    throw new UsageError("lab-bad-target", `--target must be a number in (0, 1], got '${text}'`, { hint: "for example --target 0.95" });
   }
   return t;
 }
@@ -163,7 +153,7 @@ export function register(program: Command): void {
           process.stderr.write("no pairs yet: run a playbook with a judgement type in shadow mode (docs/decisions.md, docs/lab.md)\n");
         }
         if (opts.check && report.drift.length > 0) {
-          throw new CommandFailed(`drift: audit agreement dropped beyond chance for ${report.drift.join(", ")}`);
+          throw new CommandFailed("failed", `drift: audit agreement dropped beyond chance for ${report.drift.join(", ")}`);
         }
       },
     );
@@ -191,14 +181,13 @@ export function register(program: Command): void {
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .action(async (labArg: string | undefined, opts: CalibrateFlags) => {
       if (!(CALIBRATION_METHODS as readonly string[]).includes(opts.method)) {
-        throw new UsageError(
-          `--method must be isotonic, platt or temperature, not '${opts.method}'`,
-          "platt suits a few hundred pairs; isotonic needs more",
-        );
+        throw new UsageError("usage", `--method must be isotonic, platt or temperature, not '${opts.method}'`, {
+          hint: "platt suits a few hundred pairs; isotonic needs more",
+        });
       }
       const folds = Number(opts.folds);
       if (!Number.isInteger(folds) || folds < 2 || folds > 20)
-        throw new UsageError(`--folds must be an integer from 2 to 20, not '${opts.folds}'`);
+        throw new UsageError("usage", `--folds must be an integer from 2 to 20, not '${opts.folds}'`);
       const { file, labId } = pairsFileOf(labArg, opts.stateDir);
       let result: Awaited<ReturnType<typeof calibrate>>;
       try {
@@ -229,10 +218,13 @@ export function register(program: Command): void {
       }
       const fitted = result.outcomes.filter((o) => o.fitted).length;
       if (result.outcomes.length === 0)
-        throw new CommandFailed("no shadow pairs with a model answer to calibrate on (run a judgement type in shadow mode first)");
+        throw new CommandFailed(
+          "failed",
+          "no shadow pairs with a model answer to calibrate on (run a judgement type in shadow mode first)",
+        );
       process.stdout.write(`calibration of ${labId ?? file} (held-out figures, ${folds}-fold cross-validation):\n`);
       process.stdout.write(table(rows, "  ", [0, 2, 3, 4, 5]).join("\n") + "\n");
-      if (fitted === 0) throw new CommandFailed("no map was fitted, so no calibration file was written");
+      if (fitted === 0) throw new CommandFailed("failed", "no map was fitted, so no calibration file was written");
       const out = resolve(opts.output ?? defaultCalibrationFile(file));
       // Pairs in the calibration file's own folder are named relative to it, so the two move together.
       const near = relative(dirname(out), file);
@@ -266,10 +258,9 @@ function filtersOf(opts: FilterFlags): PairFilters {
   if (opts.since !== undefined) {
     since = parseSince(opts.since);
     if (!since)
-      throw new UsageError(
-        `--since '${opts.since}' is neither an ISO 8601 date nor an age`,
-        "write e.g. --since 2026-12-01 or --since 7d (m, h, d, w)",
-      );
+      throw new UsageError("usage", `--since '${opts.since}' is neither an ISO 8601 date nor an age`, {
+        hint: "write e.g. --since 2026-12-01 or --since 7d (m, h, d, w)",
+      });
   }
   return { runs: opts.run, types: opts.type, since, all: opts.all === true };
 }
@@ -280,7 +271,7 @@ function pairsFileOf(labArg: string | undefined, state: string | undefined): { f
     // A path to a pairs file (a copy, or one from another machine) rather than a lab id.
     const file = resolve(labArg);
     if (!existsSync(file))
-      throw new UsageError(`no pairs file ${file}`, "name a lab id (`switchyard lab list`) or an existing pairs.jsonl");
+      throw new UsageError("usage", `no pairs file ${file}`, { hint: "name a lab id (`switchyard lab list`) or an existing pairs.jsonl" });
     return { file, labId: labIdBeside(file) };
   }
   const dir = stateDir(state);
@@ -291,7 +282,7 @@ function pairsFileOf(labArg: string | undefined, state: string | undefined): { f
     labFailure(err);
   }
   const file = pairsPath(dir, info.id);
-  if (!existsSync(file)) throw new CommandFailed(`lab ${info.id} has no pairs.jsonl (${file}) [lab-pairs-missing]`);
+  if (!existsSync(file)) throw new CommandFailed("lab-pairs-missing", `lab ${info.id} has no pairs.jsonl (${file})`);
   return { file, labId: info.id };
 }
 
@@ -308,7 +299,7 @@ function labIdBeside(file: string): string | null {
 /** The maps of a calibration file, by type; a missing default file means none. */
 function knownCalibrations(file: string, labId: string | null, given: boolean): Record<string, KnownCalibration> {
   const known = readCalibrations(file, labId, given);
-  if ("error" in known) throw new UsageError(known.error, "write one with `switchyard lab calibrate`");
+  if ("error" in known) throw new UsageError("usage", known.error, { hint: "write one with `switchyard lab calibrate`" });
   return known.calibrations;
 }
 

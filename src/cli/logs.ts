@@ -10,18 +10,18 @@ import { keyDirName } from "../run/keys.js";
 import type { Store } from "../run/index.js";
 import { UsageError } from "./common.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
+import { STORE_HELP } from "./store-option.js";
 
 const POLL_MS = 200;
 
 /** `task`, or `task[key]` (the key may itself hold brackets: everything up to the last `]`). */
-export function parseInstance(spec: string): { task: string; key: string | null } {
+function parseInstance(spec: string): { task: string; key: string | null } {
   const open = spec.indexOf("[");
   if (open < 0) return { task: spec, key: null };
   if (!spec.endsWith("]"))
-    throw new UsageError(
-      `cannot read the instance ${JSON.stringify(spec)}`,
-      "write TASK for an unmapped task, or TASK[KEY] for one element, e.g. review[T7] (quote it in the shell)",
-    );
+    throw new UsageError("usage", `cannot read the instance ${JSON.stringify(spec)}`, {
+      hint: "write TASK for an unmapped task, or TASK[KEY] for one element, e.g. review[T7] (quote it in the shell)",
+    });
   return { task: spec.slice(0, open), key: spec.slice(open + 1, -1) };
 }
 
@@ -39,6 +39,7 @@ export function register(program: Command): void {
     .option("--attempt <n>", "which attempt (1, 2, ...)")
     .option("-f, --follow", "keep printing what the attempt writes until it ends")
     .option("--state-dir <dir>", "the state folder")
+    .option("--store <url>", STORE_HELP)
     .addHelpText(
       "after",
       `
@@ -47,8 +48,8 @@ Examples:
   switchyard logs latest 'review[T7]' --attempt 1
   switchyard logs latest 'deep[T3]' -f          # while it runs`,
     )
-    .action(async (id: string, spec: string, flags: { attempt?: string; follow?: boolean; stateDir?: string }) => {
-      const store = openForReading(flags.stateDir);
+    .action(async (id: string, spec: string, flags: { attempt?: string; follow?: boolean; stateDir?: string; store?: string }) => {
+      const store = openForReading(flags.stateDir, flags.store);
       if (!store) throw noRuns(flags.stateDir);
       try {
         const run = findRun(store, id);
@@ -60,14 +61,15 @@ Examples:
             task,
             tasks.map((x) => x.task),
           );
-          throw new UsageError(
-            `run ${run} has no task ${task}`,
-            near ? `did you mean ${near}?` : `tasks: ${tasks.map((x) => x.task).join(", ")}`,
-          );
+          throw new UsageError("usage", `run ${run} has no task ${task}`, {
+            hint: near ? `did you mean ${near}?` : `tasks: ${tasks.map((x) => x.task).join(", ")}`,
+          });
         }
         if (t.mapped && key === null)
-          throw new UsageError(`${task} is mapped: say which element, e.g. ${task}[KEY]`, `keys: switchyard show ${run} --task ${task}`);
-        if (!t.mapped && key !== null) throw new UsageError(`${task} is not mapped: write just ${task}`);
+          throw new UsageError("usage", `${task} is mapped: say which element, e.g. ${task}[KEY]`, {
+            hint: `keys: switchyard show ${run} --task ${task}`,
+          });
+        if (!t.mapped && key !== null) throw new UsageError("usage", `${task} is not mapped: write just ${task}`);
         const rows = store.instances(run, task);
         const inst = rows.find((r) => r.key === key);
         if (!inst) {
@@ -75,23 +77,27 @@ Examples:
             key ?? "",
             rows.map((r) => r.key ?? ""),
           );
-          throw new UsageError(
-            `${task} has no instance ${spec} in run ${run}`,
-            near ? `did you mean ${task}[${near}]?` : "it may not have been reached yet",
-          );
+          throw new UsageError("usage", `${task} has no instance ${spec} in run ${run}`, {
+            hint: near ? `did you mean ${task}[${near}]?` : "it may not have been reached yet",
+          });
         }
         const attempt = flags.attempt === undefined ? inst.attempts : Number(flags.attempt);
         if (!Number.isSafeInteger(attempt) || attempt < 1 || attempt > Math.max(1, inst.attempts)) {
           if (inst.attempts === 0)
-            throw new UsageError(`${spec} has no attempt: it is ${inst.status}${inst.label ? ` (${inst.label})` : ""} and never ran`);
-          throw new UsageError(`--attempt must be between 1 and ${inst.attempts} for ${spec}, got ${JSON.stringify(flags.attempt)}`);
+            throw new UsageError(
+              "usage",
+              `${spec} has no attempt: it is ${inst.status}${inst.label ? ` (${inst.label})` : ""} and never ran`,
+            );
+          throw new UsageError(
+            "usage",
+            `--attempt must be between 1 and ${inst.attempts} for ${spec}, got ${JSON.stringify(flags.attempt)}`,
+          );
         }
         const path = logPath(store, run, task, key, attempt);
         if (!existsSync(path))
-          throw new UsageError(
-            `${spec} attempt ${attempt} has no log (${t.kind} tasks run in the engine and write none)`,
-            `its output: switchyard show ${run} --task ${task}${key !== null ? ` --key ${key}` : ""}`,
-          );
+          throw new UsageError("usage", `${spec} attempt ${attempt} has no log (${t.kind} tasks run in the engine and write none)`, {
+            hint: `its output: switchyard show ${run} --task ${task}${key !== null ? ` --key ${key}` : ""}`,
+          });
         let offset = 0;
         const drain = () => {
           const size = statSync(path).size;

@@ -12,11 +12,8 @@ import {
   foldRunPlan,
   planRerun,
   recordRerun,
-  RerunError,
-  RunRefused,
   samePlan,
   snapshotPack,
-  SnapshotError,
   type RerunRequest,
   type RunOwnership,
   type Store,
@@ -24,6 +21,7 @@ import {
 import type { EventPayloads } from "../run/index.js";
 import { CommandFailed, UsageError, printDiagnostics } from "./common.js";
 import { addRunFlags, execute, FORCE_HELP, openStore, overridesFrom, wire, type RunFlags } from "./run-wiring.js";
+import { executorChoice } from "./executor-option.js";
 import { findRun } from "./run-lookup.js";
 import { recallInvocation } from "./run-invocation.js";
 
@@ -46,22 +44,18 @@ function refreshPack(store: Store, run: string): EventPayloads["pack_refreshed"]
   const errors = compiled.diagnostics.filter((d) => d.severity === "error");
   if (!compiled.plan || errors.length) {
     printDiagnostics(compiled.diagnostics, (f) => compiled.sources.get(f));
-    throw new CommandFailed(`the pack at ${from} does not compile; fix it, then run the rerun again (nothing was changed)`);
+    throw new CommandFailed("failed", `the pack at ${from} does not compile; fix it, then run the rerun again (nothing was changed)`);
   }
   if (!samePlan(admitted.plan, compiled.plan)) {
     throw new UsageError(
+      "usage",
       `the playbook's plan at ${from} is no longer the one run ${run} was started with; --refresh-pack takes new copies of the pack's files, not a new plan`,
-      `start a new run with \`switchyard run ${admitted.sourcePath}\``,
+      { hint: `start a new run with \`switchyard run ${admitted.sourcePath}\`` },
     );
   }
   let n = 2;
   while (existsSync(join(store.runDir(run), `pack-${n}`))) n += 1;
-  try {
-    return { snapshot: snapshotPack(compiled.packRoot, join(store.runDir(run), `pack-${n}`)), pack_digest: compiled.plan.pack_digest };
-  } catch (err) {
-    if (err instanceof SnapshotError) throw new CommandFailed(err.message);
-    throw err;
-  }
+  return { snapshot: snapshotPack(compiled.packRoot, join(store.runDir(run), `pack-${n}`)), pack_digest: compiled.plan.pack_digest };
 }
 
 export function register(program: Command): void {
@@ -88,17 +82,13 @@ Examples:
     )
     .action(async (id: string, flags: RerunFlags) => {
       overridesFrom(flags);
-      const store = openStore(flags.stateDir);
+      const store = openStore(flags.stateDir, { store: flags.store });
       let owner: RunOwnership | undefined;
       try {
+        executorChoice(flags.executor, store); // refused before anything is recorded or run
         const run = findRun(store, id);
         // Claimed before anything is recorded, and handed to the engine that resumes the run.
-        try {
-          owner = claimRun(store, run, { force: flags.force });
-        } catch (err) {
-          if (err instanceof RunRefused) throw new CommandFailed(err.message);
-          throw err;
-        }
+        owner = claimRun(store, run, { force: flags.force });
         const req: RerunRequest = {
           tasks: flags.task,
           keys: flags.key,
@@ -108,12 +98,7 @@ Examples:
           refresh_pack: !!flags.refreshPack,
         };
         let planned;
-        try {
-          planned = planRerun(store, run, req);
-        } catch (err) {
-          if (err instanceof RerunError) throw new UsageError(err.message, err.hint);
-          throw err;
-        }
+        planned = planRerun(store, run, req);
         const note = recallInvocation(store, run, flags);
         if (note && !flags.json) process.stderr.write(`switchyard: ${note}\n`);
         const wiring = wire(flags, store.stateDir); // a bad machine config fails before anything is recorded

@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { UsageError, examples } from "./common.js";
 import { agentPreflight } from "./agent-preflight.js";
 import { addRunFlags, execute, FORCE_HELP, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
+import { executorChoice } from "./executor-option.js";
 import { findRun } from "./run-lookup.js";
 import { recallInvocation } from "./run-invocation.js";
 
@@ -27,8 +28,9 @@ export function register(program: Command): void {
     .option("--force", FORCE_HELP)
     .action(async (id: string, flags: RunFlags) => {
       overridesFrom(flags);
-      const store = openStore(flags.stateDir);
+      const store = openStore(flags.stateDir, { store: flags.store });
       try {
+        executorChoice(flags.executor, store); // refused before anything is admitted or run
         const run = findRun(store, id);
         const note = recallInvocation(store, run, flags);
         if (note && !flags.json) process.stderr.write(`switchyard: ${note}\n`);
@@ -49,9 +51,9 @@ export function register(program: Command): void {
           if (agents.problems.length) {
             await wiring.close();
             throw new UsageError(
-              `preflight: this run cannot resume its agent work:\n  ${agents.problems.join("\n  ")}`,
-              "nothing was run or asked; fix the machine config (or pass --config) and resume again",
               "agent-preflight",
+              `preflight: this run cannot resume its agent work:\n  ${agents.problems.join("\n  ")}`,
+              { hint: "nothing was run or asked; fix the machine config (or pass --config) and resume again" },
             );
           }
           for (const w of agents.warnings) process.stderr.write(`switchyard: warning: ${w}\n`);

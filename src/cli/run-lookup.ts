@@ -2,7 +2,8 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { Store } from "../run/index.js";
+import { SqliteStore, type Store } from "../run/index.js";
+import { namedStore, openNamed } from "./store-option.js";
 import { UsageError, stateDir } from "./common.js";
 import { nearestName } from "../lang/diagnostic.js";
 import { describeSearch } from "./state-discovery.js";
@@ -12,10 +13,9 @@ export function findRun(store: Store, id: string | undefined): string {
   if (id === undefined || (id === "latest" && !store.run(id))) {
     const latest = store.latestRun();
     if (!latest)
-      throw new UsageError(
-        `no runs in ${store.stateDir}`,
-        "start one with `switchyard run PATH`, or point --state-dir at another state folder",
-      );
+      throw new UsageError("usage", `no runs in ${store.stateDir}`, {
+        hint: "start one with `switchyard run PATH`, or point --state-dir at another state folder",
+      });
     return latest;
   }
   if (store.run(id)) return id;
@@ -24,16 +24,14 @@ export function findRun(store: Store, id: string | undefined): string {
   const prefixed = known.filter((r) => r.startsWith(id));
   if (prefixed.length === 1) return prefixed[0]!;
   if (prefixed.length > 1) {
-    throw new UsageError(
-      `the run id prefix ${id} is ambiguous: ${prefixed.length} runs start with it`,
-      `say more of the id: ${prefixed.slice(-5).join(", ")}${prefixed.length > 5 ? ", …" : ""}`,
-    );
+    throw new UsageError("usage", `the run id prefix ${id} is ambiguous: ${prefixed.length} runs start with it`, {
+      hint: `say more of the id: ${prefixed.slice(-5).join(", ")}${prefixed.length > 5 ? ", …" : ""}`,
+    });
   }
   const near = nearestName(id, known);
-  throw new UsageError(
-    `unknown-run: no run ${id} in ${store.stateDir}`,
-    near ? `did you mean ${near}?` : known.length ? "list runs with `switchyard runs`" : "start one with `switchyard run PATH`",
-  );
+  throw new UsageError("unknown-run", `no run ${id} in ${store.stateDir}`, {
+    hint: near ? `did you mean ${near}?` : known.length ? "list runs with `switchyard runs`" : "start one with `switchyard run PATH`",
+  });
 }
 
 export function formatElapsed(ms: number): string {
@@ -43,16 +41,20 @@ export function formatElapsed(ms: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
-/** Opens the state folder for reading; a folder without a database has no runs (and is not created). */
-export function openForReading(flag: string | undefined): Store | null {
+/**
+ * Opens the store for reading (--store/$SWITCHYARD_STORE, else the state folder's database); a
+ * folder without a database has no runs (and is not created).
+ */
+export function openForReading(flag: string | undefined, storeFlag?: string): Store | null {
   const dir = stateDir(flag);
+  const named = namedStore(storeFlag, dir);
+  if (named) return openNamed(named, dir, true);
   if (!existsSync(join(dir, "switchyard.db"))) return null;
-  return new Store(dir);
+  return new SqliteStore(dir);
 }
 
 export function noRuns(flag: string | undefined): UsageError {
-  return new UsageError(
-    `no runs in ${describeSearch(flag)}`,
-    "start one with `switchyard run PATH`, run this from the folder you ran it in (or below it), or point --state-dir (or $SWITCHYARD_HOME) at the state folder",
-  );
+  return new UsageError("usage", `no runs in ${describeSearch(flag)}`, {
+    hint: "start one with `switchyard run PATH`, run this from the folder you ran it in (or below it), or point --state-dir (or $SWITCHYARD_HOME) at the state folder",
+  });
 }

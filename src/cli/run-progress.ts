@@ -19,14 +19,6 @@ import { forPeople } from "./words.js";
 
 export type ProgressMode = "tty" | "plain" | "json" | "quiet";
 
-export interface DisplayFlags {
-  json?: boolean;
-  quiet?: boolean;
-  verbose?: boolean;
-  /** false with --no-color. */
-  color?: boolean;
-}
-
 export function progressMode(json: boolean | undefined, quiet?: boolean): ProgressMode {
   if (json) return "json";
   if (quiet) return "quiet";
@@ -188,7 +180,7 @@ function bar(done: number, total: number, width = 20): string {
 
 const NO_COLORS = pc.createColors(false);
 
-export function progressRows(tasks: TaskProgress[], c: Colors = NO_COLORS): string[] {
+function progressRows(tasks: TaskProgress[], c: Colors = NO_COLORS): string[] {
   const w = Math.max(4, ...tasks.map((t) => t.task.length));
   const tint = (status: string, text: string) =>
     status === "passed"
@@ -210,13 +202,13 @@ export function progressRows(tasks: TaskProgress[], c: Colors = NO_COLORS): stri
   });
 }
 
-export function summaryObject(tasks: TaskProgress[]): Record<string, unknown> {
+function summaryObject(tasks: TaskProgress[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const t of tasks) out[t.task] = { kind: t.kind, status: t.status, mapped: t.mapped, total: t.total, ...t.counts };
   return out;
 }
 
-export function summaryTable(tasks: TaskProgress[]): string {
+function summaryTable(tasks: TaskProgress[]): string {
   const header = ["task", "kind", "status", "total", "passed", "failed", "not_taken", "blocked"];
   const rows = tasks.map((t) => [
     t.task,
@@ -235,7 +227,7 @@ export function summaryTable(tasks: TaskProgress[]): string {
  * What the decisions bought: agent turns taken and not taken, and how many route answers gated
  * them. Agent turns are where the money goes, so this is the line a person looks for.
  */
-export function savingsLine(tasks: TaskProgress[]): string | null {
+function savingsLine(tasks: TaskProgress[]): string | null {
   let taken = 0;
   let notTaken = 0;
   let answers = 0;

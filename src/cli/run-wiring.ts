@@ -10,8 +10,12 @@ import { openLabSink } from "../lab/store.js";
 import { loadEvaluator, parseDuration } from "../plan/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { StorageFault } from "../run/storage-fault.js";
-import { RunEngine, RunRefused, Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
-import { CommandFailed, EXIT_FAILED, UsageError, setExitCode } from "./common.js";
+import { parseStoreSpec } from "../run/open-store.js";
+import { publishSnapshot } from "../run/shared-snapshot.js";
+import { addStoreOption, namedStore, openNamed } from "./store-option.js";
+import { EXECUTOR_HELP, executorChoice, queueExecutor } from "./executor-option.js";
+import { RunEngine, watchCancelRequests, type Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
+import { EXIT_FAILED, UsageError, setExitCode } from "./common.js";
 import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
 import { Progress, progressMode } from "./run-progress.js";
 import { RunTally } from "./run-summary.js";
@@ -32,17 +36,23 @@ export interface RunFlags {
   color?: boolean;
   /** resume and rerun: take over a run whose recorded process cannot be verified. */
   force?: boolean;
+  /** --store: the store of the runs' records (store-option.ts). */
+  store?: string;
+  /** --executor: local or workers (executor-option.ts). */
+  executor?: string;
 }
 
 export function addRunFlags(cmd: Command): Command {
-  return cmd
-    .option("--state-dir <dir>", "the state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
+  return addStoreOption(
+    cmd.option("--state-dir <dir>", "the state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)"),
+  )
     .option(
       "--config <file>",
       "the machine config (default: $SWITCHYARD_CONFIG, else .switchyard/config.toml, else $XDG_CONFIG_HOME/switchyard/config.toml)",
     )
     .option("--concurrency <n>", "most command/agent/evaluate instances at once")
     .option("--decision-concurrency <n>", "most decision requests at once")
+    .option("--executor <where>", EXECUTOR_HELP)
     .option(
       "--decide <type=mode>",
       "route a judgement type: host, shadow:PROVIDER/MODEL or PROVIDER/MODEL (repeatable)",
@@ -64,7 +74,8 @@ export const FORCE_HELP =
 function positiveInt(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} must be a whole number of at least 1, got ${JSON.stringify(v)}`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new UsageError("usage", `${flag} must be a whole number of at least 1, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -77,12 +88,13 @@ export function overridesFrom(f: RunFlags): SettingsOverrides {
   if (f.maxDuration !== undefined) {
     const s = parseDuration(f.maxDuration);
     if (s === undefined)
-      throw new UsageError(`--max-duration must be a duration like 90s, 10m, 2h or 1h30m, got ${JSON.stringify(f.maxDuration)}`);
+      throw new UsageError("usage", `--max-duration must be a duration like 90s, 1.5h, 10m or 1h30m, got ${JSON.stringify(f.maxDuration)}`);
     o.max_duration_seconds = s;
   }
   if (f.budgetUsd !== undefined) {
     const b = Number(f.budgetUsd);
-    if (!Number.isFinite(b) || b < 0) throw new UsageError(`--budget-usd must be a number of dollars, got ${JSON.stringify(f.budgetUsd)}`);
+    if (!Number.isFinite(b) || b < 0)
+      throw new UsageError("usage", `--budget-usd must be a number of dollars, got ${JSON.stringify(f.budgetUsd)}`);
     o.budget_usd = b;
   }
   return o;
@@ -94,15 +106,18 @@ export function maxFileBytesFrom(env: NodeJS.ProcessEnv): number | undefined {
   if (v === undefined || v === "") return undefined;
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0 || n > 4096)
-    throw new UsageError(`SWITCHYARD_MAX_FILE_MB must be a number of megabytes above 0 and at most 4096, got ${JSON.stringify(v)}`);
+    throw new UsageError(
+      "usage",
+      `SWITCHYARD_MAX_FILE_MB must be a number of megabytes above 0 and at most 4096, got ${JSON.stringify(v)}`,
+    );
   return Math.round(n * 1024 * 1024);
 }
 
 /** The state folder for `run` (a new run may start a `./.switchyard/`) or for resume and rerun. */
-export function openStore(flag: string | undefined, opts: { forNewRun?: boolean } = {}): Store {
+export function openStore(flag: string | undefined, opts: { forNewRun?: boolean; store?: string } = {}): Store {
   const { dir } = locateState(flag, opts);
   prepareStateFolder(dir);
-  return new Store(dir);
+  return openNamed(namedStore(opts.store, dir) ?? parseStoreSpec(undefined, dir), dir, false)!;
 }
 
 /** The judgement types of the plan's model-decided routes (what preflight checks, D-30). */
@@ -154,13 +169,26 @@ export async function execute(
 ): Promise<RunOutcome> {
   let progress: Progress | null = null;
   const tally = new RunTally();
+  const queue = executorChoice(flags.executor, store) === "workers" ? queueExecutor(store, run) : undefined;
   let engine: RunEngine;
   try {
-    engine = new RunEngine({
+    engine = newEngine();
+    // Workers need the plan, the repository and the pack snapshot before the first job.
+    if (queue) {
+      publishSnapshot(store, run, engine.packDirectory, { ifMissing: true });
+      await queue.open(engine.plan, engine.repository);
+    }
+  } catch (err) {
+    await queue?.close();
+    throw err;
+  }
+  function newEngine(): RunEngine {
+    return new RunEngine({
       store,
       run,
       resume,
       ...wiring.engineDeps,
+      ...(queue ? { executor: queue } : {}),
       force: flags.force,
       ...(owner ? { owner } : {}),
       evaluators: (task) => {
@@ -172,9 +200,6 @@ export async function execute(
         progress?.event(e);
       },
     });
-  } catch (err) {
-    if (err instanceof RunRefused) throw new CommandFailed(err.message, err.code === "unknown-run" ? 2 : EXIT_FAILED);
-    throw err;
   }
   progress = new Progress(progressMode(flags.json, flags.quiet), () => engine.progress(), process.stdout, {
     verbose: flags.verbose,
@@ -207,13 +232,18 @@ export async function execute(
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigint);
   process.on("SIGHUP", onSigint);
+  // `switchyard cancel` from another machine asks through the store (cancel-request.ts).
+  const stopWatching = watchCancelRequests(store, run, (reason) => {
+    if (interrupts++ === 0) {
+      process.stderr.write(`\nswitchyard: ${reason}: stopping running instances\n`);
+      engine.cancel(reason);
+    }
+  });
   try {
     let outcome: RunOutcome;
     try {
       outcome = await engine.execute();
     } catch (err) {
-      if (err instanceof RunRefused)
-        throw new CommandFailed(err.message, err.code === "preflight" || err.code === "no-judge" ? 2 : EXIT_FAILED);
       if (err instanceof StorageFault) err.run = run;
       throw err;
     }
@@ -224,7 +254,9 @@ export async function execute(
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
     process.off("SIGHUP", onSigint);
+    stopWatching();
     shareTerminal(null);
+    await queue?.close();
     await wiring.close();
   }
 }

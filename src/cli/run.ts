@@ -3,9 +3,10 @@
 
 import type { Command } from "commander";
 import { compilePath } from "../plan/index.js";
-import { admitRun, SnapshotError } from "../run/index.js";
-import { CommandFailed, UsageError, compileFailureExit, examples, printDiagnostics, setExitCode } from "./common.js";
+import { admitRun } from "../run/index.js";
+import { UsageError, compileFailureExit, examples, printDiagnostics, setExitCode } from "./common.js";
 import { addRunFlags, execute, judgementTypes, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
+import { executorChoice } from "./executor-option.js";
 import { rememberInvocation } from "./run-invocation.js";
 import { agentPreflight } from "./agent-preflight.js";
 
@@ -35,18 +36,18 @@ export function register(program: Command): void {
       setExitCode(compileFailureExit(compiled.diagnostics));
       return;
     }
-    const store = openStore(flags.stateDir, { forNewRun: true });
+    const store = openStore(flags.stateDir, { forNewRun: true, store: flags.store });
     try {
+      executorChoice(flags.executor, store); // refused before anything is admitted or run
       const wiring = wire(flags, store.stateDir);
       // Refuse before admitting, so a refused run leaves no run behind (D-30).
       const types = judgementTypes(compiled.plan);
       const problems = types.length ? (wiring.engineDeps.judge?.preflight?.(types) ?? []) : [];
       if (problems.length) {
         await wiring.close();
-        throw new UsageError(
-          `preflight: the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`,
-          "fix the machine config or the --decide flags; `switchyard config check` shows each type's mode",
-        );
+        throw new UsageError("usage", `preflight: the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`, {
+          hint: "fix the machine config or the --decide flags; `switchyard config check` shows each type's mode",
+        });
       }
       const budget = wiring.engineDeps.overrides?.budget_usd ?? compiled.plan.settings.budget_usd;
       const agents = agentPreflight([compiled.plan], wiring.config, {
@@ -57,26 +58,19 @@ export function register(program: Command): void {
       });
       if (agents.problems.length) {
         await wiring.close();
-        throw new UsageError(
-          `preflight: this run cannot do its agent work:\n  ${agents.problems.join("\n  ")}`,
-          "nothing was run or asked; `switchyard config check PACK` runs the same checks",
-          "agent-preflight",
-        );
+        throw new UsageError("agent-preflight", `preflight: this run cannot do its agent work:\n  ${agents.problems.join("\n  ")}`, {
+          hint: "nothing was run or asked; `switchyard config check PACK` runs the same checks",
+        });
       }
       for (const w of agents.warnings) process.stderr.write(`switchyard: warning: ${w}\n`);
       let run: string;
-      try {
-        run = admitRun(store, {
-          plan: compiled.plan,
-          packDir: compiled.packRoot,
-          sourcePath: path,
-          overrides: wiring.engineDeps.overrides,
-          ...(agents.repo ? { repo: agents.repo } : {}),
-        });
-      } catch (err) {
-        if (err instanceof SnapshotError) throw new CommandFailed(err.message);
-        throw err;
-      }
+      run = admitRun(store, {
+        plan: compiled.plan,
+        packDir: compiled.packRoot,
+        sourcePath: path,
+        overrides: wiring.engineDeps.overrides,
+        ...(agents.repo ? { repo: agents.repo } : {}),
+      });
       rememberInvocation(store, run, flags);
       if (!flags.json && !flags.quiet)
         process.stdout.write(`run ${run}: ${compiled.plan.playbook} (${compiled.plan.tasks.length} tasks)\n`);

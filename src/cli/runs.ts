@@ -7,6 +7,7 @@ import { nearestName } from "../lang/diagnostic.js";
 
 const RUN_STATUSES = ["running", "passed", "failed", "stopped", "cancelled"];
 import { formatElapsed, openForReading } from "./run-lookup.js";
+import { STORE_HELP } from "./store-option.js";
 import { table } from "./run-progress.js";
 
 export function register(program: Command): void {
@@ -14,6 +15,7 @@ export function register(program: Command): void {
     .command("runs")
     .description("list the runs in the state folder")
     .option("--state-dir <dir>", "the state folder")
+    .option("--store <url>", STORE_HELP)
     .option("--json", "print JSON")
     .option("--rebuild", "rebuild the runs/tasks/instances tables from the event log first")
     .option("--limit <n>", "only the newest N runs")
@@ -27,72 +29,81 @@ Examples:
   switchyard runs --status failed --playbook triage
   switchyard runs --json | jq -r '.[0].run'`,
     )
-    .action((flags: { stateDir?: string; json?: boolean; rebuild?: boolean; limit?: string; status?: string; playbook?: string }) => {
-      const limit = flags.limit === undefined ? undefined : Number(flags.limit);
-      if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1))
-        throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(flags.limit)}`);
-      if (flags.status !== undefined && !RUN_STATUSES.includes(flags.status)) {
-        const near = nearestName(flags.status, RUN_STATUSES);
-        throw new UsageError(
-          `--status must be one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`,
-          near ? `did you mean ${near}?` : undefined,
-        );
-      }
-      const store = openForReading(flags.stateDir);
-      if (!store) {
-        process.stdout.write(flags.json ? "[]\n" : `no runs in ${stateDir(flags.stateDir)}\n`);
-        return;
-      }
-      try {
-        if (flags.rebuild) {
-          const t0 = Date.now();
-          const n = store.rebuild();
-          if (!flags.json) process.stderr.write(`rebuilt projections from ${n} events in ${Date.now() - t0} ms\n`);
+    .action(
+      (flags: {
+        stateDir?: string;
+        store?: string;
+        json?: boolean;
+        rebuild?: boolean;
+        limit?: string;
+        status?: string;
+        playbook?: string;
+      }) => {
+        const limit = flags.limit === undefined ? undefined : Number(flags.limit);
+        if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1))
+          throw new UsageError("usage", `--limit must be a whole number of at least 1, got ${JSON.stringify(flags.limit)}`);
+        if (flags.status !== undefined && !RUN_STATUSES.includes(flags.status)) {
+          const near = nearestName(flags.status, RUN_STATUSES);
+          throw new UsageError("usage", `--status must be one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`, {
+            hint: near ? `did you mean ${near}?` : undefined,
+          });
         }
-        // Newest first, as gh and kubectl list.
-        let runs = store.runs().reverse();
-        if (flags.status !== undefined) runs = runs.filter((r) => r.status === flags.status);
-        if (flags.playbook !== undefined) runs = runs.filter((r) => r.playbook === flags.playbook);
-        if (limit !== undefined) runs = runs.slice(0, limit);
-        if (flags.json) {
+        const store = openForReading(flags.stateDir, flags.store);
+        if (!store) {
+          process.stdout.write(flags.json ? "[]\n" : `no runs in ${stateDir(flags.stateDir)}\n`);
+          return;
+        }
+        try {
+          if (flags.rebuild) {
+            const t0 = Date.now();
+            const n = store.rebuild();
+            if (!flags.json) process.stderr.write(`rebuilt projections from ${n} events in ${Date.now() - t0} ms\n`);
+          }
+          // Newest first, as gh and kubectl list.
+          let runs = store.runs().reverse();
+          if (flags.status !== undefined) runs = runs.filter((r) => r.status === flags.status);
+          if (flags.playbook !== undefined) runs = runs.filter((r) => r.playbook === flags.playbook);
+          if (limit !== undefined) runs = runs.slice(0, limit);
+          if (flags.json) {
+            process.stdout.write(
+              JSON.stringify(
+                runs.map((r) => ({
+                  run: r.run,
+                  status: r.status,
+                  playbook: r.playbook,
+                  source: r.source,
+                  started_at: r.started_at,
+                  finished_at: r.finished_at,
+                  elapsed_ms: r.elapsed_ms,
+                  spent_usd: r.spent_usd,
+                  reason: r.stop_reason,
+                })),
+                null,
+                2,
+              ) + "\n",
+            );
+            return;
+          }
+          if (runs.length === 0) {
+            process.stdout.write(`no runs${flags.status || flags.playbook ? " match" : ""} in ${store.stateDir}\n`);
+            return;
+          }
           process.stdout.write(
-            JSON.stringify(
-              runs.map((r) => ({
-                run: r.run,
-                status: r.status,
-                playbook: r.playbook,
-                source: r.source,
-                started_at: r.started_at,
-                finished_at: r.finished_at,
-                elapsed_ms: r.elapsed_ms,
-                spent_usd: r.spent_usd,
-                reason: r.stop_reason,
-              })),
-              null,
-              2,
+            table(
+              ["run", "status", "playbook", "started", "elapsed", "source"],
+              runs.map((r) => [
+                r.run,
+                r.status,
+                r.playbook,
+                r.started_at.slice(0, 19).replace("T", " "),
+                formatElapsed(r.elapsed_ms),
+                r.source,
+              ]),
             ) + "\n",
           );
-          return;
+        } finally {
+          store.close();
         }
-        if (runs.length === 0) {
-          process.stdout.write(`no runs${flags.status || flags.playbook ? " match" : ""} in ${store.stateDir}\n`);
-          return;
-        }
-        process.stdout.write(
-          table(
-            ["run", "status", "playbook", "started", "elapsed", "source"],
-            runs.map((r) => [
-              r.run,
-              r.status,
-              r.playbook,
-              r.started_at.slice(0, 19).replace("T", " "),
-              formatElapsed(r.elapsed_ms),
-              r.source,
-            ]),
-          ) + "\n",
-        );
-      } finally {
-        store.close();
-      }
-    });
+      },
+    );
 }

@@ -7,13 +7,14 @@ import { CommandFailed } from "./common.js";
 import { assetsBuilt, runHtml } from "../ui/index.js";
 
 export function writeHtml(store: Store, run: string, file: string): void {
-  if (!assetsBuilt()) throw new CommandFailed("the web view's browser code is not built: run `npm run build` (or `npm install`) first");
+  if (!assetsBuilt())
+    throw new CommandFailed("failed", "the web view's browser code is not built: run `npm run build` (or `npm install`) first");
   const html = runHtml(store, run);
-  if (html === undefined) throw new CommandFailed(`run ${run} has no admitted plan to show`);
+  if (html === undefined) throw new CommandFailed("failed", `run ${run} has no admitted plan to show`);
   try {
     writeFileSync(file, html);
   } catch (err) {
-    throw new CommandFailed(`cannot write ${file}: ${(err as Error).message}`);
+    throw new CommandFailed("failed", `cannot write ${file}: ${(err as Error).message}`);
   }
   process.stderr.write(`wrote ${resolve(file)} (${(html.length / 1024).toFixed(0)} KiB)\n`);
 }

@@ -9,6 +9,7 @@ import { showRun, type ShowJson } from "../run/index.js";
 import type { EarlierResult, ShownRerun } from "../run/show.js";
 import type { DecisionRecord, Receipt } from "../run/judge.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
+import { STORE_HELP } from "./store-option.js";
 import { nearestName } from "../lang/diagnostic.js";
 import { followRun } from "./follow.js";
 import { forPeople } from "./words.js";
@@ -45,10 +46,9 @@ function onlyKey(shown: ShowJson, key: string): void {
   }
   if (!keys.has(key)) {
     const near = nearestName(key, [...keys]);
-    throw new UsageError(
-      `run ${shown.run} has no element with key ${key}`,
-      near ? `did you mean ${near}?` : "keys are the elements of the mapped tasks' `over` lists",
-    );
+    throw new UsageError("usage", `run ${shown.run} has no element with key ${key}`, {
+      hint: near ? `did you mean ${near}?` : "keys are the elements of the mapped tasks' `over` lists",
+    });
   }
 }
 
@@ -134,6 +134,7 @@ export function register(program: Command): void {
     .option("--task <name>", "only this task")
     .option("--key <key>", "only this element's instances (e.g. one ticket), and the unmapped tasks")
     .option("--state-dir <dir>", "the state folder")
+    .option("--store <url>", STORE_HELP)
     .option("--json", "print the run as one JSON object (shape in docs/runs.md)")
     .option("--receipts", "list the decisions a model could not make and the host made instead, with the reasons")
     .option("--status <status>", `only instances (and unmapped tasks) with this status: ${STATUSES.join(", ")}`)
@@ -155,6 +156,7 @@ Examples:
           task?: string;
           key?: string;
           stateDir?: string;
+          store?: string;
           json?: boolean;
           receipts?: boolean;
           status?: string;
@@ -164,12 +166,11 @@ Examples:
       ) => {
         if (flags.status !== undefined && !STATUSES.includes(flags.status)) {
           const near = nearestName(flags.status, STATUSES);
-          throw new UsageError(
-            `--status must be one of ${STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`,
-            near ? `did you mean ${near}?` : undefined,
-          );
+          throw new UsageError("usage", `--status must be one of ${STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`, {
+            hint: near ? `did you mean ${near}?` : undefined,
+          });
         }
-        const store = openForReading(flags.stateDir);
+        const store = openForReading(flags.stateDir, flags.store);
         if (!store) throw noRuns(flags.stateDir);
         try {
           const run = findRun(store, id);
@@ -185,7 +186,9 @@ Examples:
             const names = store.tasks(run).map((t) => t.task);
             if (!names.includes(flags.task)) {
               const near = nearestName(flags.task, names);
-              throw new UsageError(`run ${run} has no task ${flags.task}`, near ? `did you mean ${near}?` : `tasks: ${names.join(", ")}`);
+              throw new UsageError("usage", `run ${run} has no task ${flags.task}`, {
+                hint: near ? `did you mean ${near}?` : `tasks: ${names.join(", ")}`,
+              });
             }
           }
           const shown = showRun(store, run, flags.task)!;

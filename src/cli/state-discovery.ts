@@ -6,6 +6,7 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { CodedError } from "../shared/coded-error.js";
 
 export const STATE_FOLDER = ".switchyard";
 
@@ -67,7 +68,8 @@ export function locateState(
 /** Creates the state folder if it is new, with a `.gitignore` of `*` so it is never committed. */
 export function prepareStateFolder(dir: string): void {
   if (existsSync(dir)) {
-    if (!statSync(dir).isDirectory()) throw new StateFolderError(`the state folder ${dir} is a file, not a folder`);
+    if (!statSync(dir).isDirectory())
+      throw new StateFolderError("state-folder", `the state folder ${dir} is a file, not a folder`, { hint: STATE_FOLDER_HINT });
     return;
   }
   makeFolder(dir);
@@ -75,7 +77,9 @@ export function prepareStateFolder(dir: string): void {
 }
 
 /** A state folder that cannot be made; the CLI reports it as a usage error. */
-export class StateFolderError extends Error {}
+export class StateFolderError extends CodedError {}
+
+const STATE_FOLDER_HINT = "point --state-dir (or $SWITCHYARD_HOME) at a folder that can be made";
 
 /**
  * mkdir -p, one level at a time: Node's recursive mkdir never returns under /proc, and fails
@@ -91,7 +95,9 @@ function makeFolder(dir: string): void {
     d = parent;
   }
   if (existsSync(d) && !statSync(d).isDirectory())
-    throw new StateFolderError(`the state folder ${dir} cannot be made: ${d} is a file, not a folder`);
+    throw new StateFolderError("state-folder", `the state folder ${dir} cannot be made: ${d} is a file, not a folder`, {
+      hint: STATE_FOLDER_HINT,
+    });
   for (const m of missing.reverse()) {
     try {
       mkdirSync(m);
@@ -99,7 +105,9 @@ function makeFolder(dir: string): void {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "EEXIST") continue;
       throw new StateFolderError(
+        "state-folder",
         `the state folder ${dir} cannot be made: creating ${m} failed (${code})${m.startsWith("/proc/") || m.startsWith("/sys/") ? `; ${m.split("/")[1] === "proc" ? "/proc" : "/sys"} is a virtual filesystem` : ""}`,
+        { hint: STATE_FOLDER_HINT },
       );
     }
   }

@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { ownerGone, type Store } from "../run/index.js";
 import { EXIT_FAILED, setExitCode } from "./common.js";
 import { findRun, noRuns, openForReading, formatElapsed } from "./run-lookup.js";
+import { STORE_HELP } from "./store-option.js";
 import { table } from "./run-progress.js";
 
 const WATCH_MS = 500;
@@ -68,6 +69,7 @@ export function register(program: Command): void {
     .description("show a run's status and per-task counts (default: the latest run)")
     .argument("[run]", "the run id (or a unique prefix)")
     .option("--state-dir <dir>", "the state folder")
+    .option("--store <url>", STORE_HELP)
     .option("--json", "print JSON")
     .option("-w, --watch", "redraw until the run ends (from another terminal; reads only)")
     .option("--exit-status", "exit 1 unless the run passed (with --watch: once it ends)")
@@ -79,40 +81,45 @@ Examples:
   switchyard status --watch               # follow a run started in another terminal
   switchyard status 20261202-1518 --exit-status && echo passed`,
     )
-    .action(async (id: string | undefined, flags: { stateDir?: string; json?: boolean; watch?: boolean; exitStatus?: boolean }) => {
-      const store = openForReading(flags.stateDir);
-      if (!store) throw noRuns(flags.stateDir);
-      try {
-        const run = findRun(store, id);
-        const tty = !!process.stdout.isTTY && !flags.json;
-        let shown = "";
-        let lines = 0;
-        for (;;) {
-          const r = report(store, run);
-          const out = flags.json ? JSON.stringify(r.json, null, flags.watch ? undefined : 2) + "\n" : r.text;
-          if (out !== shown) {
-            // On a terminal the block is redrawn in place; elsewhere each change is printed once.
-            if (tty && lines > 0) process.stdout.write(`\x1b[${lines}F\x1b[J`);
-            process.stdout.write(out);
-            lines = out.split("\n").length - 1;
-            shown = out;
+    .action(
+      async (
+        id: string | undefined,
+        flags: { stateDir?: string; store?: string; json?: boolean; watch?: boolean; exitStatus?: boolean },
+      ) => {
+        const store = openForReading(flags.stateDir, flags.store);
+        if (!store) throw noRuns(flags.stateDir);
+        try {
+          const run = findRun(store, id);
+          const tty = !!process.stdout.isTTY && !flags.json;
+          let shown = "";
+          let lines = 0;
+          for (;;) {
+            const r = report(store, run);
+            const out = flags.json ? JSON.stringify(r.json, null, flags.watch ? undefined : 2) + "\n" : r.text;
+            if (out !== shown) {
+              // On a terminal the block is redrawn in place; elsewhere each change is printed once.
+              if (tty && lines > 0) process.stdout.write(`\x1b[${lines}F\x1b[J`);
+              process.stdout.write(out);
+              lines = out.split("\n").length - 1;
+              shown = out;
+            }
+            const row = store.run(run)!;
+            if (flags.watch && r.status === "running" && ownerGone(store, run)) {
+              process.stderr.write(
+                `switchyard: the process executing run ${run} (${row.pid}) is gone; continue it with \`switchyard resume ${run}\`\n`,
+              );
+              if (flags.exitStatus) setExitCode(EXIT_FAILED);
+              return;
+            }
+            if (!flags.watch || r.status !== "running") {
+              if (flags.exitStatus && r.status !== "passed") setExitCode(EXIT_FAILED);
+              return;
+            }
+            await new Promise((res) => setTimeout(res, WATCH_MS));
           }
-          const row = store.run(run)!;
-          if (flags.watch && r.status === "running" && ownerGone(store, run)) {
-            process.stderr.write(
-              `switchyard: the process executing run ${run} (${row.pid}) is gone; continue it with \`switchyard resume ${run}\`\n`,
-            );
-            if (flags.exitStatus) setExitCode(EXIT_FAILED);
-            return;
-          }
-          if (!flags.watch || r.status !== "running") {
-            if (flags.exitStatus && r.status !== "passed") setExitCode(EXIT_FAILED);
-            return;
-          }
-          await new Promise((res) => setTimeout(res, WATCH_MS));
+        } finally {
+          store.close();
         }
-      } finally {
-        store.close();
-      }
-    });
+      },
+    );
 }

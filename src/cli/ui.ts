@@ -2,6 +2,8 @@
 // state folder's runs (docs/ui.md). It listens on 127.0.0.1 unless told otherwise; another
 // address is an explicit choice and draws a warning, since the view shows outputs and logs.
 
+import { describeStore } from "../run/index.js";
+import { namedStore, STORE_HELP } from "./store-option.js";
 import type { Command } from "commander";
 import { CommandFailed, UsageError, stateDir } from "./common.js";
 import { assetsBuilt, createUiServer } from "../ui/index.js";
@@ -12,10 +14,9 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 function parsePort(text: string): number {
   const n = Number(text);
   if (!/^\d+$/.test(text) || n > 65535)
-    throw new UsageError(
-      `--port must be a port number from 0 to 65535, got '${text}'`,
-      "for example --port 4680, or --port 0 for any free port",
-    );
+    throw new UsageError("usage", `--port must be a port number from 0 to 65535, got '${text}'`, {
+      hint: "for example --port 4680, or --port 0 for any free port",
+    });
   return n;
 }
 
@@ -24,6 +25,7 @@ export function register(program: Command): void {
     .command("ui")
     .description("serve a local, read-only web view of the runs, live (docs/ui.md)")
     .option("--state-dir <dir>", "the state folder")
+    .option("--store <url>", STORE_HELP)
     .option("--port <n>", `the port (0: any free port)`, String(DEFAULT_PORT))
     .option("--host <address>", "the address to listen on", "127.0.0.1")
     .addHelpText(
@@ -34,23 +36,33 @@ Examples:
   switchyard ui --port 0                       # any free port
   switchyard ui --host 0.0.0.0 --port 8080     # reachable from other machines (no login: warns)`,
     )
-    .action(async (flags: { stateDir?: string; port: string; host: string }) => {
+    .action(async (flags: { stateDir?: string; store?: string; port: string; host: string }) => {
       const port = parsePort(flags.port);
-      if (!assetsBuilt()) throw new CommandFailed("the web view's browser code is not built: run `npm run build` (or `npm install`) first");
+      if (!assetsBuilt())
+        throw new CommandFailed("failed", "the web view's browser code is not built: run `npm run build` (or `npm install`) first");
       const dir = stateDir(flags.stateDir);
       if (!LOOPBACK.has(flags.host)) {
         process.stderr.write(
           `warning: listening on ${flags.host}: anyone who can reach it can read every run's outputs, prompts and logs (there is no login)\n`,
         );
       }
-      const { server, close } = createUiServer({ stateDir: dir, host: flags.host, port });
+      const store = namedStore(flags.store, dir);
+      const { server, close } = createUiServer({ stateDir: dir, store, host: flags.host, port });
       await new Promise<void>((done, fail) => {
         server.once("error", (err: NodeJS.ErrnoException) => {
           if (err.code === "EADDRINUSE")
-            fail(new UsageError(`port ${port} on ${flags.host} is in use`, "pick another with --port N, or --port 0 for any free port"));
+            fail(
+              new UsageError("usage", `port ${port} on ${flags.host} is in use`, {
+                hint: "pick another with --port N, or --port 0 for any free port",
+              }),
+            );
           else if (err.code === "EADDRNOTAVAIL" || err.code === "ENOTFOUND")
-            fail(new UsageError(`cannot listen on ${flags.host}: no such local address`, "use --host 127.0.0.1 (the default)"));
-          else fail(new CommandFailed(`cannot listen on ${flags.host}:${port}: ${err.message}`));
+            fail(
+              new UsageError("usage", `cannot listen on ${flags.host}: no such local address`, {
+                hint: "use --host 127.0.0.1 (the default)",
+              }),
+            );
+          else fail(new CommandFailed("failed", `cannot listen on ${flags.host}:${port}: ${err.message}`));
         });
         server.listen(port, flags.host, () => done());
       });
@@ -58,7 +70,7 @@ Examples:
       const bound = typeof addr === "object" && addr ? addr.port : port;
       const shown = flags.host.includes(":") ? `[${flags.host}]` : flags.host;
       process.stdout.write(`http://${shown}:${bound}/\n`);
-      process.stderr.write(`switchyard ui: serving ${dir} (read-only); Ctrl-C to stop\n`);
+      process.stderr.write(`switchyard ui: serving ${store ? describeStore(store) : dir} (read-only); Ctrl-C to stop\n`);
       await new Promise<void>((done) => {
         const stop = () => void close().then(done);
         process.once("SIGINT", stop);

@@ -12,7 +12,7 @@ import type { ProviderResponse, RawAnswer } from "./provider.js";
 export { UNCERTAIN };
 
 /** How far a distribution's sum may be from 1 before it is normalised (Q-10). */
-export const SUM_TOLERANCE = 1e-3;
+const SUM_TOLERANCE = 1e-3;
 
 export interface ResolvedAnswer {
   label: string;
@@ -28,11 +28,11 @@ function where(question: ResolvedQuestion): string {
 }
 
 function fail(question: ResolvedQuestion, what: string): never {
-  throw new DecisionFailure(`Q-10: the answer to ${where(question)} is invalid: ${what}`, "invalid-answer");
+  throw new DecisionFailure("invalid-answer", `Q-10: the answer to ${where(question)} is invalid: ${what}`);
 }
 
 /** Describes a value that is not a probability, or returns undefined when it is one. */
-export function probabilityProblem(value: unknown): string | undefined {
+function probabilityProblem(value: unknown): string | undefined {
   if (typeof value !== "number") return `is ${value === null ? "null" : typeof value} ${JSON.stringify(value)}, not a number`;
   if (Number.isNaN(value)) return "is NaN";
   if (!Number.isFinite(value)) return `is ${value}`;
@@ -108,10 +108,13 @@ export function resolveAnswer(question: ResolvedQuestion, raw: RawAnswer): Resol
  */
 export function resolveAll(questions: ResolvedQuestion[], response: ProviderResponse): Record<string, ResolvedAnswer> {
   const out: Record<string, ResolvedAnswer> = {};
-  for (const q of questions) {
-    const raw = response.answers[q.id];
-    if (!raw) throw new DecisionFailure(`D-22: the response has no answer for ${where(q)}`, "invalid-answer");
-    out[q.id] = resolveAnswer(q, raw);
-  }
+  for (const q of questions) out[q.id] = answerFor(q, response);
   return out;
+}
+
+/** One question's answer in a provider's response (D-22); a DecisionFailure when it is missing or invalid. */
+export function answerFor(q: ResolvedQuestion, response: ProviderResponse): ResolvedAnswer {
+  const raw = response.answers[q.id];
+  if (!raw) throw new DecisionFailure("invalid-answer", `D-22: the response has no answer for ${where(q)}`);
+  return resolveAnswer(q, raw);
 }

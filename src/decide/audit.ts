@@ -6,10 +6,10 @@
 import { createHash } from "node:crypto";
 
 /** The engine's seed. Changing it draws a different sample; it is part of the rule, not config. */
-export const AUDIT_SEED = "switchyard-audit-1";
+const AUDIT_SEED = "switchyard-audit-1";
 
 /** The decision's position in [0, 1): the first 48 bits of SHA-256 over the seed and its ids. */
-export function auditPoint(seed: string, run: string, task: string, key: string | null, question: string): number {
+function auditPoint(seed: string, run: string, task: string, key: string | null, question: string): number {
   const h = createHash("sha256")
     .update([seed, run, task, key === null ? "\u0001" : key, question].join("\u0000"))
     .digest();

@@ -10,7 +10,7 @@ export const CALIBRATION_METHODS = ["isotonic", "platt", "temperature"] as const
 export type CalibrationMethod = (typeof CALIBRATION_METHODS)[number];
 
 /** Confidences are clamped this far inside (0, 1) before a logit, so 0 and 1 stay finite. */
-export const LOGIT_EPS = 1e-6;
+const LOGIT_EPS = 1e-6;
 
 export type CalibrationMap =
   /** Piecewise-linear through (x[i], y[i]), x and y non-decreasing; constant outside [x0, xn]. */

@@ -9,6 +9,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   // --- the machine config (D-50), src/decide/config.ts ---
   {
     code: "config-not-found",
+    usage: true,
     rule: "D-50",
     summary: "the machine config file given with --config does not exist",
     explain:
@@ -16,6 +17,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-unreadable",
+    usage: true,
     rule: "D-50",
     summary: "the machine config file exists but cannot be read",
     explain:
@@ -23,6 +25,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-syntax",
+    usage: true,
     rule: "D-50",
     summary: "the machine config is not valid TOML",
     explain:
@@ -30,6 +33,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-unknown-key",
+    usage: true,
     rule: "D-50",
     summary: "the machine config has a key switchyard does not know",
     explain:
@@ -37,6 +41,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-bad-type",
+    usage: true,
     rule: "D-50",
     summary: "a machine config value has the wrong type",
     explain:
@@ -44,6 +49,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-missing-key",
+    usage: true,
     rule: "D-50",
     summary: "a required machine config key is missing",
     explain:
@@ -51,6 +57,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-bad-value",
+    usage: true,
     rule: "D-50",
     summary: "a machine config value is not one of those accepted",
     explain:
@@ -58,6 +65,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-key-not-for-kind",
+    usage: true,
     rule: "D-21",
     summary: "a provider key does not apply to the provider's kind",
     explain:
@@ -65,6 +73,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-bad-mode",
+    usage: true,
     rule: "D-10",
     summary: "a judgement mode is not host, shadow:PROVIDER/MODEL or PROVIDER/MODEL",
     explain:
@@ -72,6 +81,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-unknown-provider",
+    usage: true,
     rule: "D-10",
     summary: "a judgement mode names a provider that is not configured",
     explain:
@@ -79,6 +89,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-unlisted-model",
+    usage: true,
     rule: "D-30",
     summary: "a model is not in its provider's `models` allowlist",
     explain:
@@ -86,6 +97,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-unknown-agent",
+    usage: true,
     rule: "D-20",
     summary: "`[decisions] host` names no agent runner",
     explain:
@@ -93,6 +105,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-denied-vendor",
+    usage: true,
     rule: "D-30",
     summary: "a judgement type is routed to a provider whose vendor is denied",
     explain:
@@ -100,6 +113,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-bad-override",
+    usage: true,
     rule: "D-10",
     summary: "a --decide flag is not TYPE=MODE",
     explain:
@@ -107,6 +121,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-undeclared-type",
+    usage: true,
     rule: "D-50",
     summary: "the config routes a judgement type that no playbook of the pack declares",
     explain:
@@ -114,6 +129,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   },
   {
     code: "config-key-unset",
+    usage: true,
     rule: "D-21",
     summary: "a routed provider's api_key_env variable is not set",
     explain:
@@ -152,6 +168,7 @@ export const DECIDE_CODES: CodeEntry[] = [
   // --- calibration maps in the machine config (D-33), src/decide/type-entry.ts ---
   {
     code: "config-bad-calibration",
+    usage: true,
     rule: "D-33",
     summary: "a type's calibration file is missing, invalid, or fitted for another type or model",
     explain:

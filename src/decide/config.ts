@@ -10,7 +10,7 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { DiagnosticError, errorAt, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
-import { isPlainObject } from "../shared/primitives.js";
+import { isPlainObject, parseDurationMs } from "../shared/primitives.js";
 import type { AgentRunnerConfig, PriceTable } from "../run/agent-runner-config.js";
 import { PRESET_NAMES, PRESETS, type PresetName } from "../run/agent-presets/presets.js";
 import type { DecisionsConfig, JudgementMode, MachineConfig, ProviderConfig, ProviderKind, TypeSettings } from "./config-types.js";
@@ -139,23 +139,6 @@ function describe(x: unknown): string {
 
 function dotted(path: readonly string[]): string {
   return path.map((p) => (NAME.test(p) ? p : JSON.stringify(p))).join(".");
-}
-
-/** Parses a duration such as "30s", "500ms", "2m", "1m30s" into milliseconds. */
-export function parseDurationMs(text: string): number | undefined {
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
-  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  let total = 0;
-  let at = 0;
-  if (text.length === 0 || text.length > 32) return undefined;
-  while (at < text.length) {
-    re.lastIndex = at;
-    const m = re.exec(text);
-    if (!m) return undefined;
-    total += Number(m[1]) * unit[m[2]];
-    at = re.lastIndex;
-  }
-  return total > 0 && Number.isFinite(total) ? Math.round(total) : undefined;
 }
 
 class Validator {

@@ -9,6 +9,7 @@ import { urlToHttpOptions } from "node:url";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { ProviderError } from "./provider.js";
 import type { ProviderConfig } from "./config-types.js";
+import { CodedError } from "../shared/coded-error.js";
 
 /** Knobs for tests and benchmarks; production uses the defaults (the official SDKs' own). */
 export interface HttpTuning {
@@ -25,7 +26,7 @@ export const DEFAULT_BACKOFF_MAX_MS = 8_000;
  * The most bytes of a reply body read (before and after decompression), as the `command`
  * provider caps its stdout: a runaway or hostile server cannot grow the engine without bound.
  */
-export const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 /** A retry-after longer than this is not waited for: the ordinary backoff applies instead. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
@@ -54,6 +55,7 @@ export function readApiKey(config: ProviderConfig): string | undefined {
   const key = process.env[config.api_key_env];
   if (key === undefined || key.trim() === "") {
     throw new ProviderError(
+      "decision-failed",
       `provider '${config.name}': the environment variable ${config.api_key_env} (its api_key_env) is not set; ` +
         `export it, or remove api_key_env for a server that needs no key`,
     );
@@ -69,14 +71,7 @@ export function redact(text: string, key: string | undefined): string {
 }
 
 /** A transport failure described for people (the SDKs wrap it as a connection error and retry). */
-export class TransportError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-  }
-}
+export class TransportError extends CodedError {}
 
 function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
@@ -273,8 +268,8 @@ function nodeSend(agents: { http: HttpAgent; https: HttpsAgent }): Send {
             done(() =>
               reject(
                 new TransportError(
-                  `the reply body is larger than ${MAX_REPLY_BYTES / (1024 * 1024)} MB, the limit; stopped reading it`,
                   "ETOOLARGE",
+                  `the reply body is larger than ${MAX_REPLY_BYTES / (1024 * 1024)} MB, the limit; stopped reading it`,
                 ),
               ),
             );
@@ -284,18 +279,18 @@ function nodeSend(agents: { http: HttpAgent; https: HttpsAgent }): Send {
           const expected = Number(res.headers["content-length"]);
           if (!res.complete || (Number.isFinite(expected) && received < expected)) {
             return done(() =>
-              reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET")),
+              reject(new TransportError("ECONNRESET", "the server closed the connection before the full response arrived")),
             );
           }
           let payload: Buffer;
           try {
             payload = decode(Buffer.concat(chunks), res.headers["content-encoding"] as string | undefined);
           } catch (e) {
-            return done(() => reject(new TransportError(`the response body could not be decoded (${(e as Error).message})`, "EDECODE")));
+            return done(() => reject(new TransportError("EDECODE", `the response body could not be decoded (${(e as Error).message})`)));
           }
           const status = res.statusCode ?? 0;
           if (status < 200 || status > 599)
-            return done(() => reject(new TransportError(`the server answered with HTTP status ${status}`, "EBADSTATUS")));
+            return done(() => reject(new TransportError("EBADSTATUS", `the server answered with HTTP status ${status}`)));
           const exchange: Exchange = {
             status,
             statusText: res.statusMessage ?? "",
@@ -306,10 +301,10 @@ function nodeSend(agents: { http: HttpAgent; https: HttpsAgent }): Send {
           done(() => resolve(exchange));
         });
         res.on("error", () =>
-          done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET"))),
+          done(() => reject(new TransportError("ECONNRESET", "the server closed the connection before the full response arrived"))),
         );
         res.on("aborted", () =>
-          done(() => reject(new TransportError("the server closed the connection before the full response arrived", "ECONNRESET"))),
+          done(() => reject(new TransportError("ECONNRESET", "the server closed the connection before the full response arrived"))),
         );
       });
       const onAbort = () => {
@@ -319,7 +314,7 @@ function nodeSend(agents: { http: HttpAgent; https: HttpsAgent }): Send {
       signal?.addEventListener("abort", onAbort, { once: true });
       if (timeoutMs !== undefined) {
         timer = setTimeout(() => {
-          done(() => reject(new TransportError(`no complete response within ${timeoutMs} ms`, "ETIMEDOUT")));
+          done(() => reject(new TransportError("ETIMEDOUT", `no complete response within ${timeoutMs} ms`)));
           req.destroy();
         }, timeoutMs);
       }
@@ -331,7 +326,7 @@ function nodeSend(agents: { http: HttpAgent; https: HttpsAgent }): Send {
             : code === "ECONNREFUSED"
               ? "connection refused"
               : err.message;
-        done(() => reject(new TransportError(text, code)));
+        done(() => reject(new TransportError(code, text)));
       });
       req.end(body);
     });
@@ -413,7 +408,7 @@ export function excerpt(text: string, max = 160): string {
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
-export function looksLikeHtml(text: string): boolean {
+function looksLikeHtml(text: string): boolean {
   return /^\s*(<!doctype html|<html|<head|<body|<\?xml)/i.test(text);
 }
 
@@ -435,8 +430,8 @@ export function parseJsonBody(text: string, what: string): unknown {
       // described below
     }
   }
-  if (text.trim() === "") throw new ProviderError(`${what} is empty`);
-  if (looksLikeHtml(text)) throw new ProviderError(`${what} is an HTML page, not JSON (${htmlTitle(text)})`);
+  if (text.trim() === "") throw new ProviderError("decision-failed", `${what} is empty`);
+  if (looksLikeHtml(text)) throw new ProviderError("decision-failed", `${what} is an HTML page, not JSON (${htmlTitle(text)})`);
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -444,7 +439,10 @@ export function parseJsonBody(text: string, what: string): unknown {
     const nan = /(^|[^A-Za-z"])(-?Infinity|NaN)([^A-Za-z"]|$)/.test(text)
       ? "; it contains NaN or Infinity, which JSON cannot carry (a probability that is not a number?)"
       : "";
-    throw new ProviderError(`${what} is not valid JSON (${excerpt(reason, 120)})${nan}; it begins '${excerpt(text, 80)}'`);
+    throw new ProviderError(
+      "decision-failed",
+      `${what} is not valid JSON (${excerpt(reason, 120)})${nan}; it begins '${excerpt(text, 80)}'`,
+    );
   }
 }
 

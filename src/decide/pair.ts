@@ -1,8 +1,14 @@
 // A shadow pair (H-1): the host's answer beside the model's, for the lab to measure agreement.
 // Never the state itself (only its digest), never a secret.
 
+import { createHash } from "node:crypto";
 import type { QuestionKind } from "../plan/plan.js";
 import type { Usage } from "../run/judge.js";
+
+/** The digest a pair carries instead of the state: "sha256:<hex>" of the serialised state (H-1). */
+export function stateDigest(stateText: string): string {
+  return "sha256:" + createHash("sha256").update(stateText, "utf8").digest("hex");
+}
 
 export interface ShadowPair {
   lab: string;

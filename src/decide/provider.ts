@@ -4,6 +4,8 @@
 // from them (Q-10 … Q-12), never trusting a label the provider picked.
 
 import type { ResolvedQuestion, Usage } from "../run/judge.js";
+import type { GroupHooks } from "../run/process-groups.js";
+import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
 export interface ProviderRequest {
   model: string;
@@ -14,6 +16,8 @@ export interface ProviderRequest {
   signal: AbortSignal;
   /** For messages and host prompts. */
   context: { run: string; task: string; key: string | null };
+  /** Told the process group of any process the provider starts (the run records it). */
+  groups?: GroupHooks;
 }
 
 export interface RawAnswer {
@@ -31,12 +35,12 @@ export interface ProviderResponse {
 }
 
 /** A provider call that failed after its retries; `message` says what was wrong, never a key. */
-export class ProviderError extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean = false,
-  ) {
-    super(message);
+export class ProviderError extends CodedError {
+  /** Whether another try may succeed (a timeout, a 429 or 5xx), for the client's retry policy. */
+  readonly retryable: boolean;
+  constructor(code: string, message: string, details: ErrorDetails & { retryable?: boolean } = {}) {
+    super(code, message, details);
+    this.retryable = details.retryable ?? false;
   }
 }
 

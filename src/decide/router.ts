@@ -16,7 +16,6 @@
 // fallback answers; the provider and model for a model's answers. A batch's usage is recorded on
 // its first question only, so that summing a record's usage counts each request once.
 
-import { createHash } from "node:crypto";
 import {
   DecisionFailure,
   type DecisionRecord,
@@ -28,14 +27,14 @@ import {
   type Usage,
 } from "../run/judge.js";
 import { nearestName } from "../lang/diagnostic.js";
-import { resolveAnswer, type ResolvedAnswer } from "./answer.js";
+import { answerFor, resolveAnswer, type ResolvedAnswer } from "./answer.js";
 import { auditSampled } from "./audit.js";
 import { applyMap } from "./calibration-map.js";
 import type { JudgementMode, MachineConfig, TypeSettings } from "./config-types.js";
 import { routeProblem, secretEnvNames } from "./config.js";
 import { UNCERTAIN } from "./answer.js";
 import { formatMode, modeFor } from "./mode.js";
-import type { PairSink, ShadowPair } from "./pair.js";
+import { stateDigest, type PairSink, type ShadowPair } from "./pair.js";
 import type { Provider, ProviderResponse } from "./provider.js";
 import { windowProblem } from "./window.js";
 
@@ -82,6 +81,37 @@ interface Target {
   provider: string;
   model: string;
   questions: ResolvedQuestion[];
+}
+
+/** Where one judgement's questions go (planTargets): the host, turned-on models, shadow models. */
+interface Targets {
+  modes: Map<string, JudgementMode>;
+  forHost: ResolvedQuestion[];
+  turnedOn: Map<string, Target>;
+  shadows: Map<string, Target>;
+  /** Turned-on questions the host is asked about as well (D-34). */
+  audited: Set<string>;
+  /** Turned-on questions whose confidence is calibrated (D-33), with their threshold. */
+  calibrations: Map<string, { settings: TypeSettings; min_confidence: number }>;
+}
+
+/** What one judgement's calls answered (askAll). */
+interface Answers {
+  hostAnswers: Map<string, HostAnswer>;
+  fallbackAnswers: Map<string, HostAnswer>;
+  shadowOutcomes: Map<string, ModelOutcome>;
+  modelOutcomes: Map<string, ModelOutcome>;
+  /** Turned-on questions the host answered in place of the model, and why (D-31). */
+  fallbackReasons: Map<string, string>;
+  calibrated: Map<string, Calibrated>;
+}
+
+/**
+ * The host's failure fails the element only when a host or shadow question needed it; an audit
+ * answer is extra evidence, and the model still gates without it.
+ */
+function needsHost(t: Targets): boolean {
+  return t.forHost.some((q) => !t.audited.has(q.id));
 }
 
 export function createJudge(opts: JudgeOptions): RoutingJudge {
@@ -140,16 +170,17 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
         questions,
         signal,
         context: { run: req.run, task: req.task, key: req.key },
+        ...(req.groups ? { groups: req.groups } : {}),
       });
     } catch (err) {
       if (req.signal.aborted) throw cancelled(req.signal);
       if (err instanceof DecisionFailure || signal.aborted) throw err;
-      throw new DecisionFailure(`D-20: the host (${hostName}) could not answer: ${messageOf(err)}`, "host-failed");
+      throw new DecisionFailure("host-failed", `D-20: the host (${hostName}) could not answer: ${messageOf(err)}`);
     }
     const out = new Map<string, HostAnswer>();
     questions.forEach((q, i) => {
       const raw = response.answers[q.id];
-      if (!raw) throw new DecisionFailure(`D-20: the host (${hostName}) gave no answer for question '${q.id}'`, "host-failed");
+      if (!raw) throw new DecisionFailure("host-failed", `D-20: the host (${hostName}) gave no answer for question '${q.id}'`);
       out.set(q.id, { answer: resolveAnswer(q, raw), latency_ms: response.latency_ms, usage: i === 0 ? response.usage : null });
     });
     return out;
@@ -179,6 +210,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
         questions: target.questions,
         signal,
         context: { run: req.run, task: req.task, key: req.key },
+        ...(req.groups ? { groups: req.groups } : {}),
       });
     } catch (err) {
       if (req.signal.aborted) throw cancelled(req.signal);
@@ -186,13 +218,8 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     }
     let first = true;
     for (const q of target.questions) {
-      const raw = response.answers[q.id];
-      if (!raw) {
-        out.set(q.id, { ok: false, why: "error", reason: `D-22: the response has no answer for question '${q.id}'` });
-        continue;
-      }
       try {
-        out.set(q.id, { ok: true, answer: resolveAnswer(q, raw), latency_ms: response.latency_ms, usage: first ? response.usage : null });
+        out.set(q.id, { ok: true, answer: answerFor(q, response), latency_ms: response.latency_ms, usage: first ? response.usage : null });
         first = false;
       } catch (err) {
         out.set(q.id, { ok: false, why: "error", reason: messageOf(err) });
@@ -219,7 +246,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       key: req.key,
       ...(req.attempt !== undefined ? { attempt: req.attempt } : {}),
       question: { id: q.id, kind: q.kind, labels: [...q.labels] },
-      state_digest: `sha256:${createHash("sha256").update(req.state_text).digest("hex")}`,
+      state_digest: stateDigest(req.state_text),
       host_label: hostLabel,
     };
     if (outcome.ok) {
@@ -267,7 +294,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       const m = modes.get(id) as { provider?: string; model?: string } | undefined;
       return `question '${id}': ${m?.provider ?? "the model"}/${m?.model ?? "?"} failed first (${r})`;
     });
-    return new DecisionFailure(`${err.message}; the host was answering in place of the model: ${why.join("; ")}`, err.code);
+    return new DecisionFailure(err.code, `${err.message}; the host was answering in place of the model: ${why.join("; ")}`);
   }
 
   function record(
@@ -296,7 +323,8 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     return d;
   }
 
-  async function judge(req: JudgeRequest): Promise<DecisionRecord> {
+  /** Step 1 of a judgement: which questions go to the host, to which model, and which are audited or calibrated. */
+  function planTargets(req: JudgeRequest): Targets {
     const modes = new Map<string, JudgementMode>();
     const forHost: ResolvedQuestion[] = [];
     const turnedOn = new Map<string, Target>();
@@ -333,15 +361,142 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       t.questions.push(asked);
       groups.set(key, t);
     }
-    // The host's failure fails the element only when a host or shadow question needed it; an
-    // audit answer is extra evidence, and the model still gates without it.
-    const hostNeeded = forHost.some((q) => !audited.has(q.id));
+    return { modes, forHost, turnedOn, shadows, audited, calibrations };
+  }
+
+  /**
+   * Step 2: asks the host and every model at once, then the host again for the turned-on questions
+   * whose model failed (D-31); throws when an answer the element needs cannot be had.
+   */
+  async function askAll(req: JudgeRequest, t: Targets, signal: AbortSignal, local: AbortController | undefined): Promise<Answers> {
+    const { forHost, turnedOn, shadows, audited, calibrations, modes } = t;
+    const hostNeeded = needsHost(t);
+    const noAnswers = Promise.resolve(new Map<string, HostAnswer>());
+    const hostPromise = forHost.length > 0 ? askHost(req, forHost, signal) : noAnswers;
+    const shadowPromises = shadows.size > 0 ? [...shadows.values()].map((target) => askModel(req, target, signal)) : [];
+    const turnedOnPromises = [...turnedOn.values()].map((target) => askModel(req, target, signal));
+    // Nothing may go unobserved if the host fails first.
+    hostPromise.catch(() => (hostNeeded ? local?.abort() : undefined));
+    for (const p of shadowPromises) p.catch(() => undefined);
+    for (const p of turnedOnPromises) p.catch(() => undefined);
+
+    const modelOutcomes = new Map<string, ModelOutcome>();
+    if (turnedOnPromises.length === 1) for (const [id, o] of await turnedOnPromises[0]!) modelOutcomes.set(id, o);
+    else for (const m of await Promise.all(turnedOnPromises)) for (const [id, o] of m) modelOutcomes.set(id, o);
+
+    // Turned on: which questions the host must answer instead, and why (D-31).
+    const fallbackReasons = new Map<string, string>();
+    const calibrated = new Map<string, Calibrated>();
+    for (const [id, o] of modelOutcomes) {
+      if (!o.ok) fallbackReasons.set(id, `${o.why}: ${o.reason}`);
+      else if (o.answer.refused && config.decisions.fallback_on_refusal)
+        fallbackReasons.set(id, "refusal: the model refused to answer and fallback_on_refusal is set");
+      else {
+        const c = calibrations.get(id);
+        if (c && !o.answer.refused) calibrated.set(id, calibrate(o.answer, c.settings, c.min_confidence));
+      }
+    }
+    // An audited question that falls back takes the host's audit answer: never asked twice.
+    const fallbackQuestions = fallbackReasons.size > 0 ? req.questions.filter((q) => fallbackReasons.has(q.id) && !audited.has(q.id)) : [];
+    const fallbackPromise = fallbackQuestions.length > 0 && !signal.aborted ? askHost(req, fallbackQuestions, signal) : noAnswers;
+    fallbackPromise.catch(() => local?.abort());
+
+    const settled = await Promise.allSettled([hostPromise, fallbackPromise]);
+    const shadowOutcomes = new Map<string, ModelOutcome>();
+    const shadowSettled = shadowPromises.length > 0 ? await Promise.allSettled(shadowPromises) : [];
+    if (req.signal.aborted) throw cancelled(req.signal);
+    if (settled[0].status === "rejected" && !hostNeeded && ![...audited].some((id) => fallbackReasons.has(id))) {
+      // Only audit questions were asked: the model's answers stand, without their audit.
+      warn(`the host could not answer the audit of ${req.task}${req.key === null ? "" : `[${req.key}]`}: ${messageOf(settled[0].reason)}`);
+      settled[0] = { status: "fulfilled", value: new Map() };
+    }
+    // A host that failed while answering in place of failed models: the error keeps their reasons.
+    const reasonsOf = (asked: (id: string) => boolean) => new Map([...fallbackReasons].filter(([id]) => asked(id)));
+    if (settled[0].status === "rejected")
+      throw withModelReasons(
+        settled[0].reason,
+        reasonsOf((id) => audited.has(id)),
+        modes,
+      );
+    if (settled[1].status === "rejected")
+      throw withModelReasons(
+        settled[1].reason,
+        reasonsOf((id) => !audited.has(id)),
+        modes,
+      );
+    for (const s of shadowSettled) if (s.status === "fulfilled") for (const [id, o] of s.value) shadowOutcomes.set(id, o);
+    const hostAnswers = (settled[0] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;
+    const fallbackAnswers = (settled[1] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;
+
+    return { hostAnswers, fallbackAnswers, shadowOutcomes, modelOutcomes, fallbackReasons, calibrated };
+  }
+
+  /** Step 3: one decision per question from what was answered: host, shadow (with its pair) or model (with its receipt on fallback). */
+  function assemble(req: JudgeRequest, t: Targets, a: Answers): DecisionRecord {
+    const { modes, audited } = t;
+    const { hostAnswers, fallbackAnswers, shadowOutcomes, modelOutcomes, fallbackReasons, calibrated } = a;
+    const out: DecisionRecord = {};
+    for (const q of req.questions) {
+      const mode = modes.get(q.id)!;
+      if (mode.kind === "host") {
+        const h = hostAnswers.get(q.id)!;
+        out[q.id] = record(q, h.answer, "host", "host", hostName, h.latency_ms, h.usage);
+      } else if (mode.kind === "shadow") {
+        const h = hostAnswers.get(q.id)!;
+        out[q.id] = record(q, h.answer, "shadow", "host", hostName, h.latency_ms, h.usage);
+        const o = shadowOutcomes.get(q.id) ?? { ok: false, why: "error", reason: "the model was not asked" };
+        appendPair(req, q, mode, h.answer.label, o);
+      } else {
+        const reason = fallbackReasons.get(q.id);
+        const auditAnswer = audited.has(q.id) ? hostAnswers.get(q.id) : undefined;
+        if (reason === undefined) {
+          const o = modelOutcomes.get(q.id) as Extract<ModelOutcome, { ok: true }>;
+          const c = calibrated.get(q.id);
+          const d = record(q, c?.answer ?? o.answer, "model", mode.provider, mode.model, o.latency_ms, o.usage);
+          if (c) {
+            d.raw_confidence = c.raw;
+            d.calibration = c.id;
+          }
+          if (auditAnswer) {
+            d.audit = { host_label: auditAnswer.answer.label };
+            appendPair(req, q, mode, auditAnswer.answer.label, o, { calibrated: c });
+          }
+          out[q.id] = d;
+        } else {
+          const h = auditAnswer ?? fallbackAnswers.get(q.id)!;
+          if (auditAnswer)
+            appendPair(
+              req,
+              q,
+              mode,
+              auditAnswer.answer.label,
+              modelOutcomes.get(q.id) ?? { ok: false, why: "error", reason: "the model was not asked" },
+              {},
+            );
+          const receipt: Receipt = {
+            type: q.type,
+            key: req.key,
+            provider: mode.provider,
+            model: mode.model,
+            reason,
+            time: now().toISOString(),
+          };
+          out[q.id] = { ...record(q, h.answer, "model", "host", hostName, h.latency_ms, h.usage), receipt };
+        }
+      }
+    }
+    return out;
+  }
+
+  async function judge(req: JudgeRequest): Promise<DecisionRecord> {
+    const t = planTargets(req);
+    const hostNeeded = needsHost(t);
     // One controller for this instance's calls: cancelled with the run, or when the host fails
     // (then nothing a model says can be used). Only needed when the host is asked while models
     // are: with turned-on questions alone, the host is asked (as fallback) once every model
     // has answered, so nothing is left to stop and the run's signal serves (a controller and a
     // listener on the run's signal less per decision).
-    const local = hostNeeded || shadows.size > 0 ? new AbortController() : undefined;
+    const local = hostNeeded || t.shadows.size > 0 ? new AbortController() : undefined;
     const signal = local?.signal ?? req.signal;
     const onAbort = (): void => local?.abort(req.signal.reason);
     if (local) {
@@ -349,117 +504,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
       else req.signal.addEventListener("abort", onAbort, { once: true });
     }
     try {
-      const noAnswers = Promise.resolve(new Map<string, HostAnswer>());
-      const hostPromise = forHost.length > 0 ? askHost(req, forHost, signal) : noAnswers;
-      const shadowPromises = shadows.size > 0 ? [...shadows.values()].map((t) => askModel(req, t, signal)) : [];
-      const turnedOnPromises = [...turnedOn.values()].map((t) => askModel(req, t, signal));
-      // Nothing may go unobserved if the host fails first.
-      hostPromise.catch(() => (hostNeeded ? local?.abort() : undefined));
-      for (const p of shadowPromises) p.catch(() => undefined);
-      for (const p of turnedOnPromises) p.catch(() => undefined);
-
-      const modelOutcomes = new Map<string, ModelOutcome>();
-      if (turnedOnPromises.length === 1) for (const [id, o] of await turnedOnPromises[0]!) modelOutcomes.set(id, o);
-      else for (const m of await Promise.all(turnedOnPromises)) for (const [id, o] of m) modelOutcomes.set(id, o);
-
-      // Turned on: which questions the host must answer instead, and why (D-31).
-      const fallbackReasons = new Map<string, string>();
-      const calibrated = new Map<string, Calibrated>();
-      for (const [id, o] of modelOutcomes) {
-        if (!o.ok) fallbackReasons.set(id, `${o.why}: ${o.reason}`);
-        else if (o.answer.refused && config.decisions.fallback_on_refusal)
-          fallbackReasons.set(id, "refusal: the model refused to answer and fallback_on_refusal is set");
-        else {
-          const c = calibrations.get(id);
-          if (c && !o.answer.refused) calibrated.set(id, calibrate(o.answer, c.settings, c.min_confidence));
-        }
-      }
-      // An audited question that falls back takes the host's audit answer: never asked twice.
-      const fallbackQuestions =
-        fallbackReasons.size > 0 ? req.questions.filter((q) => fallbackReasons.has(q.id) && !audited.has(q.id)) : [];
-      const fallbackPromise = fallbackQuestions.length > 0 && !signal.aborted ? askHost(req, fallbackQuestions, signal) : noAnswers;
-      fallbackPromise.catch(() => local?.abort());
-
-      const settled = await Promise.allSettled([hostPromise, fallbackPromise]);
-      const shadowOutcomes = new Map<string, ModelOutcome>();
-      const shadowSettled = shadowPromises.length > 0 ? await Promise.allSettled(shadowPromises) : [];
-      if (req.signal.aborted) throw cancelled(req.signal);
-      if (settled[0].status === "rejected" && !hostNeeded && ![...audited].some((id) => fallbackReasons.has(id))) {
-        // Only audit questions were asked: the model's answers stand, without their audit.
-        warn(
-          `the host could not answer the audit of ${req.task}${req.key === null ? "" : `[${req.key}]`}: ${messageOf(settled[0].reason)}`,
-        );
-        settled[0] = { status: "fulfilled", value: new Map() };
-      }
-      // A host that failed while answering in place of failed models: the error keeps their reasons.
-      const reasonsOf = (asked: (id: string) => boolean) => new Map([...fallbackReasons].filter(([id]) => asked(id)));
-      if (settled[0].status === "rejected")
-        throw withModelReasons(
-          settled[0].reason,
-          reasonsOf((id) => audited.has(id)),
-          modes,
-        );
-      if (settled[1].status === "rejected")
-        throw withModelReasons(
-          settled[1].reason,
-          reasonsOf((id) => !audited.has(id)),
-          modes,
-        );
-      for (const s of shadowSettled) if (s.status === "fulfilled") for (const [id, o] of s.value) shadowOutcomes.set(id, o);
-      const hostAnswers = (settled[0] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;
-      const fallbackAnswers = (settled[1] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;
-
-      const out: DecisionRecord = {};
-      for (const q of req.questions) {
-        const mode = modes.get(q.id)!;
-        if (mode.kind === "host") {
-          const h = hostAnswers.get(q.id)!;
-          out[q.id] = record(q, h.answer, "host", "host", hostName, h.latency_ms, h.usage);
-        } else if (mode.kind === "shadow") {
-          const h = hostAnswers.get(q.id)!;
-          out[q.id] = record(q, h.answer, "shadow", "host", hostName, h.latency_ms, h.usage);
-          const o = shadowOutcomes.get(q.id) ?? { ok: false, why: "error", reason: "the model was not asked" };
-          appendPair(req, q, mode, h.answer.label, o);
-        } else {
-          const reason = fallbackReasons.get(q.id);
-          const auditAnswer = audited.has(q.id) ? hostAnswers.get(q.id) : undefined;
-          if (reason === undefined) {
-            const o = modelOutcomes.get(q.id) as Extract<ModelOutcome, { ok: true }>;
-            const c = calibrated.get(q.id);
-            const d = record(q, c?.answer ?? o.answer, "model", mode.provider, mode.model, o.latency_ms, o.usage);
-            if (c) {
-              d.raw_confidence = c.raw;
-              d.calibration = c.id;
-            }
-            if (auditAnswer) {
-              d.audit = { host_label: auditAnswer.answer.label };
-              appendPair(req, q, mode, auditAnswer.answer.label, o, { calibrated: c });
-            }
-            out[q.id] = d;
-          } else {
-            const h = auditAnswer ?? fallbackAnswers.get(q.id)!;
-            if (auditAnswer)
-              appendPair(
-                req,
-                q,
-                mode,
-                auditAnswer.answer.label,
-                modelOutcomes.get(q.id) ?? { ok: false, why: "error", reason: "the model was not asked" },
-                {},
-              );
-            const receipt: Receipt = {
-              type: q.type,
-              key: req.key,
-              provider: mode.provider,
-              model: mode.model,
-              reason,
-              time: now().toISOString(),
-            };
-            out[q.id] = { ...record(q, h.answer, "model", "host", hostName, h.latency_ms, h.usage), receipt };
-          }
-        }
-      }
-      return out;
+      return assemble(req, t, await askAll(req, t, signal, local));
     } finally {
       if (local) req.signal.removeEventListener("abort", onAbort);
     }
@@ -553,7 +598,7 @@ function calibrate(answer: ResolvedAnswer, settings: TypeSettings, minConfidence
 
 /** The run's reason for cancelling, so every path rejects with the same error. */
 function cancelled(signal: AbortSignal): unknown {
-  return signal.reason ?? new DecisionFailure("the decision was cancelled", "decision-cancelled");
+  return signal.reason ?? new DecisionFailure("decision-cancelled", "the decision was cancelled");
 }
 
 function messageOf(err: unknown): string {

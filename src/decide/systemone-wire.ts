@@ -35,7 +35,7 @@ function describedOrNull(text: string | undefined): string | null {
   return text && text.trim() !== "" ? text : null;
 }
 
-export function systemOneQuestion(q: ResolvedQuestion): SystemOneQuestion {
+function systemOneQuestion(q: ResolvedQuestion): SystemOneQuestion {
   switch (q.kind) {
     case "noul": {
       const yes = describedOrNull(q.descriptions.yes);
@@ -83,9 +83,9 @@ export function systemOneRequestText(request: SystemOneRequest, state: unknown, 
 }
 
 /** Maps one System One answer to a raw answer over the question's labels. */
-export function systemOneAnswer(q: ResolvedQuestion, answer: unknown, what: string): RawAnswer {
+function systemOneAnswer(q: ResolvedQuestion, answer: unknown, what: string): RawAnswer {
   const at = `${what}: the answer to '${q.id}' (${q.kind})`;
-  if (!isRecord(answer)) throw new ProviderError(`${at} is ${shape(answer)}, not an object`);
+  if (!isRecord(answer)) throw new ProviderError("decision-failed", `${at} is ${shape(answer)}, not an object`);
   const type = answer.type;
   if (type === "refusal") {
     const raw: RawAnswer = { refused: true };
@@ -93,22 +93,24 @@ export function systemOneAnswer(q: ResolvedQuestion, answer: unknown, what: stri
     return raw;
   }
   if (type !== undefined && type !== q.kind) {
-    throw new ProviderError(`${at} has type ${JSON.stringify(type)}, expected "${q.kind}"`);
+    throw new ProviderError("decision-failed", `${at} has type ${JSON.stringify(type)}, expected "${q.kind}"`);
   }
   switch (q.kind) {
     case "noul":
-      if (!("noul" in answer)) throw new ProviderError(`${at} has no 'noul' (the probability of yes)`);
+      if (!("noul" in answer)) throw new ProviderError("decision-failed", `${at} has no 'noul' (the probability of yes)`);
       return { probabilities: noulDistribution(answer.noul) };
     case "choice": {
       const p = answer.probabilities;
-      if (p === undefined || p === null) throw new ProviderError(`${at} has no probabilities`);
-      if (!isRecord(p)) throw new ProviderError(`${at} has probabilities that are ${shape(p)}, not a label → probability map`);
+      if (p === undefined || p === null) throw new ProviderError("decision-failed", `${at} has no probabilities`);
+      if (!isRecord(p))
+        throw new ProviderError("decision-failed", `${at} has probabilities that are ${shape(p)}, not a label → probability map`);
       return { probabilities: p as Record<string, number> };
     }
     case "score": {
       const p = answer.probabilities;
-      if (p === undefined || p === null) throw new ProviderError(`${at} has no probabilities`);
-      if (!isRecord(p)) throw new ProviderError(`${at} has probabilities that are ${shape(p)}, not a level index → probability map`);
+      if (p === undefined || p === null) throw new ProviderError("decision-failed", `${at} has no probabilities`);
+      if (!isRecord(p))
+        throw new ProviderError("decision-failed", `${at} has probabilities that are ${shape(p)}, not a level index → probability map`);
       // Keyed by level index "0".."N-1" on the wire; map back to level labels (a server keying
       // by label is accepted too: labels are identifiers, never digits).
       const out: Record<string, number> = {};
@@ -118,6 +120,7 @@ export function systemOneAnswer(q: ResolvedQuestion, answer: unknown, what: stri
         else if (q.labels.includes(key)) label = key;
         if (label === undefined) {
           throw new ProviderError(
+            "decision-failed",
             `${at} gives a probability for level '${key}', a level not asked about (levels 0–${q.labels.length - 1}: ${q.labels.join(", ")})`,
           );
         }
@@ -128,7 +131,7 @@ export function systemOneAnswer(q: ResolvedQuestion, answer: unknown, what: stri
   }
 }
 
-export function systemOneUsage(usage: unknown): Usage | null {
+function systemOneUsage(usage: unknown): Usage | null {
   if (!isRecord(usage)) return null;
   const out: Usage = {};
   if (typeof usage.input_tokens === "number") out.input_tokens = usage.input_tokens;
@@ -147,15 +150,19 @@ export function parseSystemOneResponse(
   questions: ResolvedQuestion[],
   what: string,
 ): { answers: Record<string, RawAnswer>; usage: Usage | null; model?: string } {
-  if (!isRecord(body)) throw new ProviderError(`${what} is ${shape(body)}, not a System One response object`);
+  if (!isRecord(body)) throw new ProviderError("decision-failed", `${what} is ${shape(body)}, not a System One response object`);
   const answers = body.answers;
-  if (answers === undefined) throw new ProviderError(`${what} has no 'answers'`);
-  if (!isRecord(answers)) throw new ProviderError(`${what} has 'answers' that is ${shape(answers)}, not an object keyed by question id`);
+  if (answers === undefined) throw new ProviderError("decision-failed", `${what} has no 'answers'`);
+  if (!isRecord(answers))
+    throw new ProviderError("decision-failed", `${what} has 'answers' that is ${shape(answers)}, not an object keyed by question id`);
   const out: Record<string, RawAnswer> = {};
   for (const q of questions) {
     if (!(q.id in answers)) {
       const got = Object.keys(answers);
-      throw new ProviderError(`${what} has no answer for question '${q.id}' (answers for: ${got.length > 0 ? got.join(", ") : "none"})`);
+      throw new ProviderError(
+        "decision-failed",
+        `${what} has no answer for question '${q.id}' (answers for: ${got.length > 0 ? got.join(", ") : "none"})`,
+      );
     }
     out[q.id] = systemOneAnswer(q, answers[q.id], what);
   }

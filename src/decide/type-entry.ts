@@ -10,7 +10,7 @@ import { checkCalibrationFile } from "./calibration-map.js";
 import type { JudgementMode, TypeSettings } from "./config-types.js";
 import { formatMode } from "./mode.js";
 
-export const TYPE_ENTRY_KEYS = ["mode", "calibration", "min_confidence", "audit"];
+const TYPE_ENTRY_KEYS = ["mode", "calibration", "min_confidence", "audit"];
 
 export interface EntryContext {
   /** Reports a problem at the key (or, atValue, at its value). */

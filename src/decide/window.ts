@@ -13,13 +13,13 @@
 
 import type { ResolvedQuestion } from "../run/judge.js";
 
-export const CHARS_PER_TOKEN = 4;
-export const TOKENS_PER_REQUEST = 64;
-export const TOKENS_PER_QUESTION = 16;
-export const TOKENS_PER_LABEL = 4;
+const CHARS_PER_TOKEN = 4;
+const TOKENS_PER_REQUEST = 64;
+const TOKENS_PER_QUESTION = 16;
+const TOKENS_PER_LABEL = 4;
 
 /** The estimated size in tokens of one provider request carrying `questions` over `stateText`. */
-export function estimateRequestTokens(stateText: string, questions: readonly ResolvedQuestion[]): number {
+function estimateRequestTokens(stateText: string, questions: readonly ResolvedQuestion[]): number {
   let chars = stateText.length;
   let overhead = TOKENS_PER_REQUEST;
   for (const q of questions) {

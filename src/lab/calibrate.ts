@@ -19,7 +19,7 @@ import { scanPairs } from "./pairs-reader.js";
 
 /** Fewer labelled answers than this and no map is fitted (nor a verdict given by harvest). */
 export const MIN_PAIRS = 30;
-export const DEFAULT_FOLDS = 5;
+const DEFAULT_FOLDS = 5;
 export const DEFAULT_METHOD: CalibrationMethod = "platt";
 
 export interface CalibrateOptions extends PairFilters {

@@ -40,7 +40,7 @@ export function brier(pred: ArrayLike<number>, y: ArrayLike<number>): number {
 }
 
 /** Pool-adjacent-violators on the points sorted by confidence; ties are pooled first. */
-export function fitIsotonic(obs: Observations): CalibrationMap {
+function fitIsotonic(obs: Observations): CalibrationMap {
   const order = [...obs.c.keys()].sort((a, b) => obs.c[a] - obs.c[b]);
   // Blocks: [x_min, x_max, weight, sum of y]; a new block merges backwards while it violates.
   const lo: number[] = [];
@@ -88,7 +88,7 @@ export function fitIsotonic(obs: Observations): CalibrationMap {
  * separates perfectly still has a finite fit. `a` is kept ≥ 0 so the map never decreases: when
  * confidence does not predict agreement at all, the map is the constant base rate (a = 0).
  */
-export function fitLogistic(obs: Observations, withOffset: boolean): { a: number; b: number } {
+function fitLogistic(obs: Observations, withOffset: boolean): { a: number; b: number } {
   const n = obs.c.length;
   const z = Float64Array.from(obs.c, logit);
   let pos = 0;

@@ -18,9 +18,9 @@ import { meanLevelDistance, newcombe, quadraticKappa, wilson } from "./stats.js"
  */
 export const SMALL_SAMPLE = 30;
 /** Disagreeing pairs listed per type (all are counted). */
-export const DEFAULT_LISTED = 50;
+const DEFAULT_LISTED = 50;
 /** The audit fraction the pasteable config line suggests. */
-export const SUGGESTED_AUDIT = 0.1;
+const SUGGESTED_AUDIT = 0.1;
 
 /** The confidence bands of H-2, as [lo, hi) in hundredths; the last includes 1. */
 export const BANDS: ReadonlyArray<{ name: string; lo: number; hi: number }> = [
@@ -43,8 +43,8 @@ const MAX_MODELS = 16;
 const MAX_TYPES = 1000;
 const OTHER = "(other)";
 /** The model column of abstentions (refused, or no usable label) in the confusion matrix. */
-export const ABSTAIN = UNCERTAIN;
-export const OVERALL = "(overall)";
+const ABSTAIN = UNCERTAIN;
+const OVERALL = "(overall)";
 
 export function bucketOf(confidence: number): number {
   return Math.min(BUCKETS - 1, Math.max(0, Math.floor(confidence * 100 + EPS)));
@@ -179,7 +179,7 @@ function bump(map: Map<string, number>, key: string, cap: number, by = 1): void 
 }
 
 /** "error: HTTP 500 …" → "error": the reason's class, so counts stay few and free of details. */
-export function reasonClass(reason: string): string {
+function reasonClass(reason: string): string {
   const head = reason.split(":")[0].trim().slice(0, 40);
   return head === "" ? "unknown" : head;
 }

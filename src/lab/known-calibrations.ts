@@ -9,7 +9,7 @@ import { checkCalibrationFile } from "../decide/calibration-map.js";
 import type { MachineConfig } from "../decide/config-types.js";
 import type { KnownCalibration } from "./harvest.js";
 
-export const CALIBRATION_FILE = "calibration.json";
+const CALIBRATION_FILE = "calibration.json";
 
 /** The calibration file `lab calibrate` writes for a pairs file by default: beside it. */
 export function defaultCalibrationFile(pairsFile: string): string {

@@ -2,14 +2,8 @@
 // picked one by one, so a caller that passes more (a state, a request) cannot leak it into the
 // file; free text (skip reasons carry provider error messages) is scrubbed of secret-like tokens.
 
-import { createHash } from "node:crypto";
 import type { ShadowPair } from "../decide/pair.js";
 import type { Usage } from "../run/judge.js";
-
-/** The digest a pair carries instead of the state: "sha256:<hex>" of the serialised state. */
-export function stateDigest(stateText: string): string {
-  return "sha256:" + createHash("sha256").update(stateText, "utf8").digest("hex");
-}
 
 // Tokens that look like credentials, whatever variable they came from.
 const SECRET_PATTERNS: RegExp[] = [

@@ -7,18 +7,19 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { ShadowPair } from "../decide/pair.js";
+import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
 /** Every pair line starts with this (pair-line.ts writes `lab` first): where a pair begins. */
 const PAIR_START = '{"lab":';
 
-export class PairsFileError extends Error {
-  constructor(
-    readonly code: string,
-    readonly file: string,
-    readonly line: number,
-    message: string,
-  ) {
-    super(message);
+/** A bad line in the middle of a pairs file: `file` and `line` (1-based) name it. */
+export class PairsFileError extends CodedError {
+  readonly file: string;
+  readonly line: number;
+  constructor(code: string, message: string, details: ErrorDetails & { file: string; line: number }) {
+    super(code, message, details);
+    this.file = details.file;
+    this.line = details.line;
   }
 }
 
@@ -26,7 +27,7 @@ const KINDS = new Set(["choice", "noul", "score"]);
 const MAX_LISTED = 10;
 
 /** Why a parsed line is not a shadow pair, or null when it is one (only what harvest relies on). */
-export function pairProblem(value: unknown): string | null {
+function pairProblem(value: unknown): string | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a JSON object";
   const p = value as Record<string, unknown>;
   if (typeof p.type !== "string" || p.type === "") return "missing judgement type ('type')";
@@ -79,9 +80,8 @@ export async function scanPairs(file: string, visit: (pair: ShadowPair, line: nu
       if (pending !== null) {
         throw new PairsFileError(
           "lab-invalid-pair",
-          file,
-          pending.line,
           `line ${pending.line} is not a valid shadow pair (${pending.problem}) and is not the last line, so it was not torn by a crash`,
+          { file, line: pending.line, hint: `fix or delete line ${pending.line} (e.g. sed -i '${pending.line}d' FILE) and harvest again` },
         );
       }
       if (text.trim() === "") continue;

@@ -44,7 +44,7 @@ function axes(xLabel: string, yLabel: string): string {
  * Reliability diagram: one point per non-empty band at (mean confidence, agreement). `stage` is
  * "before" for the model's own confidences, "after" for the same answers through a calibration.
  */
-export function reliabilitySvg(r: TypeReport, bandsIn: BandReport[] = r.bands, stage: "before" | "after" = "before"): string {
+function reliabilitySvg(r: TypeReport, bandsIn: BandReport[] = r.bands, stage: "before" | "after" = "before"): string {
   const bars = bandsIn
     .filter((b) => b.n > 0 && b.agreement !== null)
     .map((b) => {
@@ -71,7 +71,7 @@ export function reliabilitySvg(r: TypeReport, bandsIn: BandReport[] = r.bands, s
 }
 
 /** Coverage and agreement against the min_confidence threshold, with the target and the pick. */
-export function coverageSvg(r: TypeReport, target: number): string {
+function coverageSvg(r: TypeReport, target: number): string {
   const cov = r.thresholds.map((p) => `${px(p.t)},${py(p.coverage ?? 0)}`).join(" ");
   const agr = r.thresholds
     .filter((p) => p.agreement !== null)

@@ -4,7 +4,7 @@
 // distance and the quadratic-weighted kappa.
 
 /** z for a two-sided 95 % interval. */
-export const Z95 = 1.959964;
+const Z95 = 1.959964;
 
 /** Wilson score interval of k successes in n trials; [0, 1] when n = 0. */
 export function wilson(k: number, n: number, z = Z95): { lo: number; hi: number } {

@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { nearestName } from "../lang/diagnostic.js";
 import type { PairSink, ShadowPair } from "../decide/pair.js";
 import { pairLine } from "./pair-line.js";
+import { CodedError } from "../shared/coded-error.js";
 
 export interface LabInfo {
   id: string;
@@ -37,22 +38,14 @@ export interface LabListing extends LabInfo {
 }
 
 /** A lab problem a person can fix (no lab, unknown id); `code` is in LAB_CODES. */
-export class LabError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly hint?: string,
-  ) {
-    super(message);
-  }
-}
+export class LabError extends CodedError {}
 
 const LAB_ID = /^lab-\d{12}-[0-9a-f]{4}$/;
 
 export function labsDir(stateDir: string): string {
   return join(stateDir, "labs");
 }
-export function labDir(stateDir: string, id: string): string {
+function labDir(stateDir: string, id: string): string {
   return join(labsDir(stateDir), id);
 }
 export function pairsPath(stateDir: string, id: string): string {
@@ -167,13 +160,13 @@ export function resolveLab(stateDir: string, id?: string): LabInfo {
     const current = currentLabId(stateDir);
     if (current !== null) return readLabInfo(stateDir, current);
     if (labs.length === 0) {
-      throw new LabError(
-        "lab-none",
-        `no labs in ${labsDir(stateDir)} (H-1)`,
-        "run `switchyard lab new --note TEXT`, or run a judgement type in shadow mode, which makes one",
-      );
+      throw new LabError("lab-none", `no labs in ${labsDir(stateDir)} (H-1)`, {
+        hint: "run `switchyard lab new --note TEXT`, or run a judgement type in shadow mode, which makes one",
+      });
     }
-    throw new LabError("lab-none", `no current lab in ${labsDir(stateDir)} (H-1)`, `name one: ${labs.map((l) => l.id).join(", ")}`);
+    throw new LabError("lab-none", `no current lab in ${labsDir(stateDir)} (H-1)`, {
+      hint: `name one: ${labs.map((l) => l.id).join(", ")}`,
+    });
   }
   const found = labs.find((l) => l.id === id);
   if (found) return found;
@@ -181,15 +174,13 @@ export function resolveLab(stateDir: string, id?: string): LabInfo {
     id,
     labs.map((l) => l.id),
   );
-  throw new LabError(
-    "lab-unknown",
-    `no lab '${id}' in ${labsDir(stateDir)} (H-1)`,
-    near
+  throw new LabError("lab-unknown", `no lab '${id}' in ${labsDir(stateDir)} (H-1)`, {
+    hint: near
       ? `did you mean '${near}'?`
       : labs.length > 0
         ? "`switchyard lab list` shows the labs"
         : "there are no labs yet: `switchyard lab new`",
-  );
+  });
 }
 
 /**

@@ -27,7 +27,7 @@ import {
 } from "./values.js";
 
 function typeError(msg: string, hint?: string): StarError {
-  return new StarError("type-error", msg, undefined, hint);
+  return new StarError("type-error", msg, { hint });
 }
 
 function args(call: CallContext, name: string, a: Value[], k: Array<[string, Value]>, params: string[]): Record<string, Value> {
@@ -216,12 +216,9 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     if (typeof v === "string") {
       const r = parseIntString(v, 10);
       if (r === undefined)
-        throw new StarError(
-          "runtime-error",
-          `int: invalid literal with base 10: ${repr(v)}`,
-          undefined,
-          "use int(s, 0) to accept 0x/0o/0b prefixes",
-        );
+        throw new StarError("runtime-error", `int: invalid literal with base 10: ${repr(v)}`, {
+          hint: "use int(s, 0) to accept 0x/0o/0b prefixes",
+        });
       return r;
     }
     throw typeError(`int: cannot convert ${typeName(v)} to int`);
@@ -262,12 +259,10 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   sorted: (c, a, k) => {
     // key and reverse are named parameters only (the spec's "optional named parameter").
     if (a.length > 1)
-      throw new StarError(
-        "too-many-arguments",
-        `sorted() accepts 1 positional argument (${a.length} given)`,
-        c.argPositions[1] ?? c.pos,
-        "pass key and reverse by name: sorted(x, key = f, reverse = True)",
-      );
+      throw new StarError("too-many-arguments", `sorted() accepts 1 positional argument (${a.length} given)`, {
+        pos: c.argPositions[1] ?? c.pos,
+        hint: "pass key and reverse by name: sorted(x, key = f, reverse = True)",
+      });
     const x = args(c, "sorted", a, k, ["x", "key?", "reverse?"]);
     const items = copied(c, iterableToArray(x.x, c.thread));
     const key = x.key ?? null;
@@ -280,7 +275,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   },
   str: (c, a, k) => charged(c, str(args(c, "str", a, k, ["x"]).x)),
   struct: (c, a, k) => {
-    if (a.length > 0) throw new StarError("too-many-arguments", "struct() accepts only keyword arguments", c.argPositions[0]);
+    if (a.length > 0) throw new StarError("too-many-arguments", "struct() accepts only keyword arguments", { pos: c.argPositions[0] });
     const fields = new Map<string, Value>();
     for (const [key, v] of [...k].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) fields.set(key, v);
     return new Struct(fields);
@@ -302,7 +297,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   },
 };
 
-export const UNIVERSE: Map<string, Value> = new Map<string, Value>([
+export const UNIVERSE: ReadonlyMap<string, Value> = new Map<string, Value>([
   ["None", null],
   ["True", true],
   ["False", false],

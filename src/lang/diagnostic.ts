@@ -1,13 +1,10 @@
 // Diagnostics: the one shape every user-facing error takes, from the scanner to the run engine.
 // Rendered as `FILE:LINE:COL: error[CODE]: message`, then the source line and a caret (L-15).
 
-export type Severity = "error" | "warning";
+import { CodedError, type Position } from "../shared/coded-error.js";
+export type { Position };
 
-export interface Position {
-  file: string;
-  line: number; // 1-based
-  col: number; // 1-based, in UTF-16 code units of the line
-}
+export type Severity = "error" | "warning";
 
 export interface StackFrame {
   name: string; // function name, or "<toplevel>"
@@ -31,18 +28,36 @@ export interface CodeEntry {
   summary: string;
   /** A paragraph: what it means and how to fix it. */
   explain: string;
+  /**
+   * The command was pointed at the wrong thing (a path that is not a pack, a playbook name the
+   * pack lacks) or the machine config is wrong, rather than a playbook being broken: exit 2.
+   */
+  usage?: true;
 }
 
-/** An error carrying one or more diagnostics; thrown across layers, printed by the CLI. */
-export class DiagnosticError extends Error {
+/**
+ * An error carrying one or more diagnostics; thrown across layers, printed by the CLI. Its code,
+ * hint and position are the first diagnostic's. It is the one error whose constructor takes a
+ * list rather than (code, message, details): several mistakes are reported together (L-15).
+ */
+export class DiagnosticError extends CodedError {
   readonly diagnostics: Diagnostic[];
   /**
-   * With `sources`, the message is the full rendering (position, source line, caret, call stack),
-   * for errors that reach people as text only, such as a run's record of a failed evaluate call.
+   * The message is the list as text, each line with its code (there may be several codes); with
+   * `sources`, the full rendering (position, source line, caret, call stack), for errors that
+   * reach people as text only, such as a run's record of a failed evaluate call.
    */
   constructor(diagnostics: Diagnostic | Diagnostic[], sources?: SourceLookup) {
     const list = Array.isArray(diagnostics) ? diagnostics : [diagnostics];
-    super(list.map((d) => (sources ? formatDiagnostic(d, sources) : `${d.code}: ${d.message}`)).join("\n"));
+    const first = list[0];
+    super(
+      first?.code ?? "internal-error",
+      list.map((d) => (sources ? formatDiagnostic(d, sources) : `${d.code}: ${d.message}`)).join("\n"),
+      {
+        ...(first?.hint !== undefined ? { hint: first.hint } : {}),
+        ...(first?.pos !== undefined ? { pos: first.pos } : {}),
+      },
+    );
     this.diagnostics = list;
   }
 }

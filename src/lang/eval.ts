@@ -146,7 +146,7 @@ function execLoad(s: Extract<Stmt, { kind: "load" }>, fr: Frame): void {
   const top = fr.thread.callStack[fr.thread.callStack.length - 1];
   if (top) top.pos = pos;
   const load = fr.thread.load;
-  if (!load) throw new StarError("load-error", `cannot load ${JSON.stringify(s.module)}: load is not available here`, pos);
+  if (!load) throw new StarError("load-error", `cannot load ${JSON.stringify(s.module)}: load is not available here`, { pos });
   let globals: Map<string, Value>;
   try {
     globals = load(s.module, pos, fr.thread);
@@ -164,7 +164,7 @@ function execLoad(s: Extract<Stmt, { kind: "load" }>, fr: Frame): void {
       throw new StarError(
         "load-error",
         `module ${JSON.stringify(s.module)} has no symbol '${orig}'${near ? ` (did you mean '${near}'?)` : ""}`,
-        posOf(fr, at.line, at.col),
+        { pos: posOf(fr, at.line, at.col) },
       );
     }
     assign(id, v, fr);
@@ -225,7 +225,7 @@ function assign(lhs: Expr, v: Value, fr: Frame): void {
           fr.module.globals[b.index] = v;
           return;
         default:
-          throw new StarError("runtime-error", `cannot assign to '${lhs.name}'`, posOf(fr, lhs.line, lhs.col));
+          throw new StarError("runtime-error", `cannot assign to '${lhs.name}'`, { pos: posOf(fr, lhs.line, lhs.col) });
       }
     }
     case "paren":
@@ -236,7 +236,7 @@ function assign(lhs: Expr, v: Value, fr: Frame): void {
       let elems: readonly Value[];
       try {
         if (typeof v === "string")
-          throw new StarError("type-error", "cannot unpack a string", undefined, "use s.elems() to unpack its characters");
+          throw new StarError("type-error", "cannot unpack a string", { hint: "use s.elems() to unpack its characters" });
         elems = iterableToArray(v, fr.thread);
       } catch (e) {
         throw annotate(e, fr, lhs);
@@ -267,12 +267,9 @@ function assign(lhs: Expr, v: Value, fr: Frame): void {
     case "dot": {
       const x = evalExpr(lhs.x, fr);
       throw annotate(
-        new StarError(
-          "type-error",
-          `cannot set field '${lhs.name}' of a ${typeName(x)} value`,
-          undefined,
-          typeName(x) === "struct" ? "structs are immutable; build a new one with struct(...)" : undefined,
-        ),
+        new StarError("type-error", `cannot set field '${lhs.name}' of a ${typeName(x)} value`, {
+          hint: typeName(x) === "struct" ? "structs are immutable; build a new one with struct(...)" : undefined,
+        }),
         fr,
         { line: lhs.nameLine, col: lhs.nameCol },
       );
@@ -342,7 +339,7 @@ function augmented(op: Parameters<typeof binaryOp>[0], old: Value, rhs: Value, t
 // ---------------------------------------------------------------------------------------------
 // Expressions
 
-export function evalExpr(x: Expr, fr: Frame): Value {
+function evalExpr(x: Expr, fr: Frame): Value {
   switch (x.kind) {
     case "literal":
       return x.value;
@@ -462,12 +459,9 @@ function lookup(x: Extract<Expr, { kind: "ident" }>, fr: Frame): Value {
       v = fr.module.globals[b.index];
       if (v === undefined)
         throw annotate(
-          new StarError(
-            "unbound-variable",
-            `global variable '${x.name}' is used before it is assigned`,
-            undefined,
-            "move the assignment above this use",
-          ),
+          new StarError("unbound-variable", `global variable '${x.name}' is used before it is assigned`, {
+            hint: "move the assignment above this use",
+          }),
           fr,
           x,
         );
@@ -481,12 +475,9 @@ function lookup(x: Extract<Expr, { kind: "ident" }>, fr: Frame): Value {
   }
   if (v === undefined)
     throw annotate(
-      new StarError(
-        "unbound-variable",
-        `local variable '${x.name}' is used before it is assigned`,
-        undefined,
-        "a name assigned anywhere in a function is local to the whole function",
-      ),
+      new StarError("unbound-variable", `local variable '${x.name}' is used before it is assigned`, {
+        hint: "a name assigned anywhere in a function is local to the whole function",
+      }),
       fr,
       x,
     );
@@ -716,12 +707,9 @@ function argumentError(e: StarError, argument: StarError["argument"]): StarError
 export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<[string, Value]>, thread: Thread): Value {
   const code = fn.code;
   if (thread.active.has(code)) {
-    throw new StarError(
-      "recursion",
-      `function ${fn.name} called recursively`,
-      undefined,
-      "Starlark does not allow recursion (L-11); rewrite it with a loop over a bounded range",
-    );
+    throw new StarError("recursion", `function ${fn.name} called recursively`, {
+      hint: "Starlark does not allow recursion (L-11); rewrite it with a loop over a bounded range",
+    });
   }
   const locals: Array<Value | Cell | undefined> = new Array(code.numLocals);
   const np = code.numPositional;
@@ -766,8 +754,7 @@ export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<
         new StarError(
           "unknown-argument",
           `${name}() got an unexpected keyword argument '${key}'${near ? ` (did you mean '${near}'?)` : ""}`,
-          undefined,
-          `it accepts: ${code.paramNames.join(", ") || "no keyword arguments"}`,
+          { hint: `it accepts: ${code.paramNames.join(", ") || "no keyword arguments"}` },
         ),
         { keyword: key },
       );

@@ -137,7 +137,7 @@ export function callFunction(
 }
 
 /** Any error escaping evaluation, as diagnostics (never rethrows). */
-export function toDiagnostics(e: unknown, file: string): Diagnostic[] {
+function toDiagnostics(e: unknown, file: string): Diagnostic[] {
   if (e instanceof StarError) {
     const d: Diagnostic = errorAt(e.code, e.message, e.pos, e.hint);
     if (e.stack_ && e.stack_.length > 0) d.stack = e.stack_;

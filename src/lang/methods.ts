@@ -29,7 +29,7 @@ import {
 type Method<R> = (call: CallContext, recv: R, args: Value[], kwargs: Array<[string, Value]>) => Value;
 
 function typeError(msg: string, hint?: string): StarError {
-  return new StarError("type-error", msg, undefined, hint);
+  return new StarError("type-error", msg, { hint });
 }
 
 /** Unpacks method arguments (positional or by name), with the method's qualified name in errors. */
@@ -543,12 +543,10 @@ export function getAttr(v: Value, name: string, pos: Position): Value {
   const names = attrNames(v);
   const near = nearestName(name, names);
   const what = v instanceof Struct || v instanceof HostObject ? "field" : methodTable(v) ? "method" : "field or method";
-  throw new StarError(
-    "attribute-error",
-    `${typeName(v)} has no ${what} '${name}'${near ? ` (did you mean '${near}'?)` : ""}`,
+  throw new StarError("attribute-error", `${typeName(v)} has no ${what} '${name}'${near ? ` (did you mean '${near}'?)` : ""}`, {
     pos,
-    !near && names.length > 0 && names.length <= 30 ? `available: ${names.join(", ")}` : undefined,
-  );
+    hint: !near && names.length > 0 && names.length <= 30 ? `available: ${names.join(", ")}` : undefined,
+  });
 }
 
 /** For hasattr(): true when getAttr would succeed. */

@@ -24,10 +24,10 @@ import {
 } from "./values.js";
 
 /** Largest sequence a single operation may build; guards memory against `"x" * 10**12`. */
-export const MAX_SEQUENCE = 10_000_000;
+const MAX_SEQUENCE = 10_000_000;
 
 /** Largest int, in bits, that arithmetic may produce: keeps `x = x * x` loops from exhausting memory. */
-export const MAX_INT_BITS = 1_000_000;
+const MAX_INT_BITS = 1_000_000;
 const BIG = 1n << 64n;
 
 function bitLength(x: bigint): number {
@@ -51,7 +51,7 @@ export function checkSequenceSize(n: number): void {
 }
 
 function typeError(msg: string, hint?: string): StarError {
-  return new StarError("type-error", msg, undefined, hint);
+  return new StarError("type-error", msg, { hint });
 }
 
 function unsupported(op: string, x: Value, y: Value): StarError {
@@ -69,12 +69,12 @@ export function toFloat(v: bigint | number): number {
   return f;
 }
 
-export function floorDiv(a: bigint, b: bigint): bigint {
+function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
   return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
-export function floorMod(a: bigint, b: bigint): bigint {
+function floorMod(a: bigint, b: bigint): bigint {
   const r = a % b;
   return r !== 0n && r < 0n !== b < 0n ? r + b : r;
 }
@@ -329,14 +329,12 @@ export function index(x: Value, key: Value): Value {
   if (x instanceof Dict) {
     const v = x.get(key);
     if (v === undefined)
-      throw new StarError(
-        "key-error",
-        `key ${repr(key)} not in dict`,
-        undefined,
-        x.size > 0 && x.size <= 20
-          ? `keys: ${x.keys().map(repr).join(", ")}; use d.get(key, default) for optional keys`
-          : "use d.get(key, default) for optional keys",
-      );
+      throw new StarError("key-error", `key ${repr(key)} not in dict`, {
+        hint:
+          x.size > 0 && x.size <= 20
+            ? `keys: ${x.keys().map(repr).join(", ")}; use d.get(key, default) for optional keys`
+            : "use d.get(key, default) for optional keys",
+      });
     return v;
   }
   if (x instanceof RangeValue) {

@@ -5,14 +5,14 @@
 import { errorAt, type Diagnostic } from "./diagnostic.js";
 import type { Arg, BinaryOp, Clause, Comprehension, Expr, FuncInfo, Ident, LoadStmt, Node, Param, Stmt } from "./ast.js";
 import { RESERVED_WORDS, scan, type Token } from "./scanner.js";
+import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
-class ParseError extends Error {
-  constructor(
-    message: string,
-    readonly tok: Token,
-    readonly hint?: string,
-  ) {
-    super(message);
+/** A syntax error at `tok`; the parser turns it into a diagnostic and carries on. */
+class ParseError extends CodedError {
+  readonly tok: Token;
+  constructor(code: string, message: string, details: ErrorDetails & { tok: Token }) {
+    super(code, message, details);
+    this.tok = details.tok;
   }
 }
 
@@ -117,16 +117,16 @@ class Parser {
       const startsExpr = t.kind === "ident" || t.kind === "int" || t.kind === "float" || t.kind === "string";
       if ((text === ")" || text === "]" || text === "}") && startsExpr) hint = "is a ',' missing before it?";
       if (text === ":" && t.kind === "op" && t.text === "=") hint = "use == to compare values";
-      throw new ParseError(`expected '${text}', got ${describe(t)}`, t, hint);
+      throw new ParseError("syntax-error", `expected '${text}', got ${describe(t)}`, { tok: t, hint });
     }
     return this.next();
   }
   private expectKw(text: string): Token {
-    if (!this.isKw(text)) throw new ParseError(`expected '${text}', got ${describe(this.tok)}`, this.tok);
+    if (!this.isKw(text)) throw new ParseError("syntax-error", `expected '${text}', got ${describe(this.tok)}`, { tok: this.tok });
     return this.next();
   }
   private fail(message: string, tok = this.tok, hint?: string): never {
-    throw new ParseError(message, tok, hint);
+    throw new ParseError("syntax-error", message, { tok, hint });
   }
 
   // --- statements ---

@@ -103,7 +103,7 @@ export const SET_METHODS: Record<string, Method> = {
     const x = elem(c, "remove", a, k);
     s.checkMutable("delete from");
     if (!s.delete(x))
-      throw new StarError("key-error", `remove: ${repr(x)} not in set`, undefined, "use s.discard(x) to ignore a missing element");
+      throw new StarError("key-error", `remove: ${repr(x)} not in set`, { hint: "use s.discard(x) to ignore a missing element" });
     return null;
   },
   symmetric_difference: (c, s, a, k) => {

@@ -5,7 +5,7 @@ import { formatExp, formatFixed, formatFloat } from "./numfmt.js";
 import { Dict, StarError, Tuple, repr, str, typeName, type Value } from "./values.js";
 
 function fmtError(msg: string, hint?: string): StarError {
-  return new StarError("runtime-error", msg, undefined, hint);
+  return new StarError("runtime-error", msg, { hint });
 }
 
 export function formatString(format: string, operand: Value): string {
@@ -163,12 +163,9 @@ export function strFormat(format: string, args: readonly Value[], kwargs: Readon
     } else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) {
       const kv = kwargs.find(([k]) => k === field);
       if (!kv)
-        throw new StarError(
-          "key-error",
-          `format: keyword ${field} not given`,
-          undefined,
-          kwargs.length ? `given: ${kwargs.map(([k]) => k).join(", ")}` : undefined,
-        );
+        throw new StarError("key-error", `format: keyword ${field} not given`, {
+          hint: kwargs.length ? `given: ${kwargs.map(([k]) => k).join(", ")}` : undefined,
+        });
       arg = kv[1];
     } else {
       throw fmtError(`format field {${field}} is not supported: use {}, {0} or {name}`);

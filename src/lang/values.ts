@@ -5,40 +5,27 @@
 import { nearestName, type Position, type StackFrame } from "./diagnostic.js";
 import type { FuncInfo } from "./ast.js";
 import { formatFloat } from "./numfmt.js";
+import { randomUUID } from "node:crypto";
+import { CodedError } from "../shared/coded-error.js";
 
 export type Value =
   null | boolean | bigint | number | string | StarList | Tuple | Dict | StarSet | StarFunction | Builtin | Struct | RangeValue | HostObject;
 
 /** A runtime error raised by built-ins or the evaluator; the evaluator attaches position and stack. */
-export class StarError extends Error {
-  code: string;
-  pos?: Position;
-  hint?: string;
+export class StarError extends CodedError {
   stack_?: StackFrame[];
   /** For an argument error raised without a position: the argument at fault, so the caller can point at it. */
   argument?: { keyword?: string; index?: number };
-  constructor(code: string, message: string, pos?: Position, hint?: string) {
-    super(message);
-    this.code = code;
-    this.pos = pos;
-    this.hint = hint;
-  }
 }
 
 function mutationError(what: string, v: { frozen: boolean }, verb: string): StarError {
   return v.frozen
-    ? new StarError(
-        "frozen-value",
-        `cannot ${verb} frozen ${what}`,
-        undefined,
-        "values are frozen once the module that made them finishes (L-14); make a copy, e.g. list(x) or dict(x)",
-      )
-    : new StarError(
-        "runtime-error",
-        `cannot ${verb} ${what} during iteration`,
-        undefined,
-        "build a new collection instead of changing the one being iterated (L-14)",
-      );
+    ? new StarError("frozen-value", `cannot ${verb} frozen ${what}`, {
+        hint: "values are frozen once the module that made them finishes (L-14); make a copy, e.g. list(x) or dict(x)",
+      })
+    : new StarError("runtime-error", `cannot ${verb} ${what} during iteration`, {
+        hint: "build a new collection instead of changing the one being iterated (L-14)",
+      });
 }
 
 export class StarList {
@@ -56,6 +43,8 @@ export class StarList {
 
 export class Tuple {
   readonly elems: readonly Value[];
+  /** Its elements are frozen (L-14); a tuple itself is immutable. Kept on the value, as starlark-go does, not in a process-wide set. */
+  frozen = false;
   constructor(elems: readonly Value[]) {
     this.elems = elems;
   }
@@ -172,6 +161,8 @@ export class StarSet {
 /** struct(a = 1): an immutable record with named fields. */
 export class Struct {
   readonly fields: Map<string, Value>;
+  /** Its fields' values are frozen (L-14). */
+  frozen = false;
   constructor(fields: Map<string, Value>) {
     this.fields = fields;
   }
@@ -215,6 +206,10 @@ export class StarFunction {
   readonly defaults: Value[];
   readonly freevars: Cell[];
   readonly module: ModuleState;
+  /** Its defaults and captured values are frozen (L-14). */
+  frozen = false;
+  /** Its identity as a dict key (see identityKey). */
+  identity?: string;
   constructor(code: FuncInfo, defaults: Value[], freevars: Cell[], module: ModuleState) {
     this.code = code;
     this.name = code.name;
@@ -249,6 +244,8 @@ export class Builtin {
   readonly impl: BuiltinImpl;
   /** For bound methods (`"x".upper`): the receiver. */
   readonly recv?: Value;
+  /** Its identity as a dict key (see identityKey). */
+  identity?: string;
   constructor(name: string, impl: BuiltinImpl, recv?: Value) {
     this.name = name;
     this.impl = impl;
@@ -305,7 +302,7 @@ export interface CallContext {
   thread: Thread;
 }
 
-export const DEFAULT_STEP_BUDGET = 10_000_000;
+const DEFAULT_STEP_BUDGET = 10_000_000;
 
 /** What `load("module", ...)` calls: the module's exported globals. */
 export type LoadHook = (module: string, pos: Position, thread: Thread) => Map<string, Value>;
@@ -360,22 +357,18 @@ export class Thread {
   }
 }
 
-export function allocBudgetError(budget: number): StarError {
+function allocBudgetError(budget: number): StarError {
   return new StarError(
     "alloc-budget",
     `evaluation created more than ${budget.toLocaleString("en-US")} list, tuple, dict and set elements`,
-    undefined,
-    "look for a comprehension or loop that builds far larger collections than intended",
+    { hint: "look for a comprehension or loop that builds far larger collections than intended" },
   );
 }
 
 export function budgetError(budget: number): StarError {
-  return new StarError(
-    "step-budget",
-    `evaluation exceeded the step budget of ${budget.toLocaleString("en-US")} operations (L-14)`,
-    undefined,
-    "look for a loop or comprehension that runs far more often than intended",
-  );
+  return new StarError("step-budget", `evaluation exceeded the step budget of ${budget.toLocaleString("en-US")} operations (L-14)`, {
+    hint: "look for a loop or comprehension that runs far more often than intended",
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -425,7 +418,7 @@ export function truth(v: Value): boolean {
   return true;
 }
 
-export function quoteString(s: string): string {
+function quoteString(s: string): string {
   let out = '"';
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
@@ -579,7 +572,7 @@ function seqEquals(a: readonly Value[], b: readonly Value[]): boolean {
 }
 
 /** Compares an int or float with an int or float exactly (big ints do not lose precision). */
-export function numCompare(a: bigint | number, b: bigint | number): number {
+function numCompare(a: bigint | number, b: bigint | number): number {
   if (typeof a === "bigint" && typeof b === "bigint") return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === "number" && typeof b === "number") {
     if (Number.isNaN(a) || Number.isNaN(b)) {
@@ -612,14 +605,12 @@ export function compare(a: Value, b: Value): number {
   if (ta === "boolean" && tb === "boolean") return a === b ? 0 : a ? 1 : -1;
   if (a instanceof StarList && b instanceof StarList) return seqCompare(a.elems, b.elems);
   if (a instanceof Tuple && b instanceof Tuple) return seqCompare(a.elems, b.elems);
-  throw new StarError(
-    "type-error",
-    `unsupported comparison: ${typeName(a)} vs ${typeName(b)}`,
-    undefined,
-    typeName(a) === typeName(b)
-      ? `values of type ${typeName(a)} are not ordered`
-      : "only values of the same type (or int and float) can be ordered",
-  );
+  throw new StarError("type-error", `unsupported comparison: ${typeName(a)} vs ${typeName(b)}`, {
+    hint:
+      typeName(a) === typeName(b)
+        ? `values of type ${typeName(a)} are not ordered`
+        : "only values of the same type (or int and float) can be ordered",
+  });
 }
 
 function seqCompare(a: readonly Value[], b: readonly Value[]): number {
@@ -650,31 +641,26 @@ export function hashKey(v: Value): HashKey {
   return "o:" + objectHash(v);
 }
 
-let nextId = 1;
-const ids = new WeakMap<object, number>();
-function identity(o: object): number {
-  let id = ids.get(o);
-  if (id === undefined) {
-    id = nextId++;
-    ids.set(o, id);
-  }
-  return id;
+/**
+ * A function's hash is its identity (as starlark-go hashes a function by its address): a token
+ * kept on the value itself, made when it is first hashed. Not a process-wide counter, so threads
+ * share no state; the token is never observable (hash() takes strings, dicts keep insertion order).
+ */
+function identityKey(f: StarFunction | Builtin): string {
+  return (f.identity ??= randomUUID());
 }
 
 function objectHash(v: Value): string {
   if (v instanceof Tuple) return "(" + v.elems.map((e) => subHash(e)).join(",") + ")";
-  if (v instanceof StarFunction || v instanceof Builtin) return "fn#" + identity(v);
+  if (v instanceof StarFunction || v instanceof Builtin) return "fn#" + identityKey(v);
   if (v instanceof Struct) return "struct(" + [...v.fields].map(([k, x]) => k + "=" + subHash(x)).join(",") + ")";
   if (v instanceof HostObject) {
     const h = v.hashKey();
     if (h !== undefined) return v.starType + ":" + h;
   }
-  throw new StarError(
-    "type-error",
-    `unhashable type: ${typeName(v)}`,
-    undefined,
-    "dict keys and set elements must be hashable (not list or dict); a tuple of hashable values works",
-  );
+  throw new StarError("type-error", `unhashable type: ${typeName(v)}`, {
+    hint: "dict keys and set elements must be hashable (not list or dict); a tuple of hashable values works",
+  });
 }
 
 function subHash(v: Value): string {
@@ -715,16 +701,16 @@ export function freeze(root: Value): void {
       v.frozen = true;
       for (const e of v.elems()) push(e);
     } else if (v instanceof Tuple) {
-      if (frozenTuples.has(v)) continue;
-      frozenTuples.add(v);
+      if (v.frozen) continue;
+      v.frozen = true;
       for (const e of v.elems) push(e);
     } else if (v instanceof Struct) {
-      if (frozenTuples.has(v)) continue;
-      frozenTuples.add(v);
+      if (v.frozen) continue;
+      v.frozen = true;
       for (const e of v.fields.values()) push(e);
     } else if (v instanceof StarFunction) {
-      if (frozenFns.has(v)) continue;
-      frozenFns.add(v);
+      if (v.frozen) continue;
+      v.frozen = true;
       for (const d of v.defaults) push(d);
       for (const c of v.freevars) push(c.v);
     } else if (v instanceof HostObject) {
@@ -732,8 +718,6 @@ export function freeze(root: Value): void {
     }
   }
 }
-const frozenTuples = new WeakSet<Tuple | Struct>();
-const frozenFns = new WeakSet<StarFunction>();
 
 const MAX_JSON_DEPTH = 1000;
 
@@ -808,8 +792,10 @@ export function unpackArgs(
       n === 0
         ? `${fnName}() takes no arguments (${args.length} given)`
         : `${fnName}() accepts at most ${n} positional argument${n === 1 ? "" : "s"} (${args.length} given)`,
-      call.argPositions[n] ?? call.pos,
-      n > 0 ? `it accepts: ${paramNames(params).join(", ")}; pass the others by name` : undefined,
+      {
+        pos: call.argPositions[n] ?? call.pos,
+        hint: n > 0 ? `it accepts: ${paramNames(params).join(", ")}; pass the others by name` : undefined,
+      },
     );
   }
   for (let i = 0; i < args.length; i++) {
@@ -830,23 +816,25 @@ export function unpackArgs(
     }
     if (!found) {
       if (n === 0)
-        throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; it takes no arguments`, kpos);
+        throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; it takes no arguments`, {
+          pos: kpos,
+        });
       const names = paramNames(params);
       const near = nearestName(key, names);
       throw new StarError(
         "unknown-argument",
         `${fnName}() got an unexpected keyword argument '${key}'${near ? ` (did you mean '${near}'?)` : ""}; it accepts: ${names.join(", ")}`,
-        kpos,
+        { pos: kpos },
       );
     }
-    if (key in values) throw new StarError("duplicate-argument", `${fnName}() got multiple values for argument '${key}'`, kpos);
+    if (key in values) throw new StarError("duplicate-argument", `${fnName}() got multiple values for argument '${key}'`, { pos: kpos });
     values[key] = v;
     positions[key] = kpos;
   }
   for (let i = args.length; i < n; i++) {
     const p = params[i];
     if (p.charCodeAt(p.length - 1) !== 63 && !(p in values)) {
-      throw new StarError("missing-argument", `${fnName}() missing required argument '${p}'`, call.pos);
+      throw new StarError("missing-argument", `${fnName}() missing required argument '${p}'`, { pos: call.pos });
     }
   }
   return { values, positions };
@@ -856,12 +844,10 @@ export function unpackArgs(
 export function rejectKwargs(call: CallContext, fnName: string, kwargs: Array<[string, Value]>): void {
   if (kwargs.length === 0) return;
   const [key] = kwargs[0];
-  throw new StarError(
-    "unknown-argument",
-    `${fnName}() got an unexpected keyword argument '${key}'; its arguments are positional only`,
-    call.kwargPositions[key] ?? call.pos,
-    `pass the value without '${key} ='`,
-  );
+  throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; its arguments are positional only`, {
+    pos: call.kwargPositions[key] ?? call.pos,
+    hint: `pass the value without '${key} ='`,
+  });
 }
 
 function paramName(p: string): string {

@@ -5,7 +5,7 @@ import { nearestName, type Position } from "../lang/diagnostic.js";
 import { Dict, StarError, StarList, Tuple, typeName, unpackArgs, type CallContext, type Value } from "../lang/values.js";
 import type { CompileContext } from "./context.js";
 import type { DeclRef, DeclTask } from "./declared.js";
-import { parseDuration } from "./duration.js";
+import { parseDurationSeconds } from "../shared/primitives.js";
 import { FieldRefValue, holds, isBroken, TaskValue } from "./values.js";
 
 export interface Args {
@@ -251,13 +251,13 @@ export class Reader {
   duration(name: string, def: number): number {
     const s = this.string(name);
     if (s === undefined) return def;
-    const secs = parseDuration(s);
+    const secs = parseDurationSeconds(s);
     if (secs === undefined) {
       this.ctx.report(
         "invalid-duration",
         `${this.fn}() argument '${name}': ${JSON.stringify(s)} is not a duration`,
         this.pos(name),
-        'write a number and a unit s, m or h, e.g. "90s", "10m", "2h", "1h30m"',
+        'write numbers with units ms, s, m or h, e.g. "90s", "1.5s", "10m", "1h30m"',
       );
       this.broken.add(name);
       return def;

@@ -9,6 +9,7 @@ export const PLAN_CODES: readonly CodeEntry[] = [
   // --- packs and loading (L-1 … L-5, C-1) ---
   {
     code: "pack-not-found",
+    usage: true,
     rule: "L-2",
     summary: "the path given is not a pack folder, .star file or plan .toml",
     explain:
@@ -16,6 +17,7 @@ export const PLAN_CODES: readonly CodeEntry[] = [
   },
   {
     code: "no-playbook",
+    usage: true,
     rule: "L-1",
     summary: "the pack has no playbook",
     explain:
@@ -23,6 +25,7 @@ export const PLAN_CODES: readonly CodeEntry[] = [
   },
   {
     code: "ambiguous-playbook",
+    usage: true,
     rule: "L-2",
     summary: "the pack has several playbooks and none was chosen",
     explain:
@@ -30,6 +33,7 @@ export const PLAN_CODES: readonly CodeEntry[] = [
   },
   {
     code: "unknown-playbook",
+    usage: true,
     rule: "L-2",
     summary: "--playbook names no playbook of the pack",
     explain: "`--playbook NAME` must be the stem of a `*.star` file at the pack root. The message lists the pack's playbooks.",
@@ -127,7 +131,7 @@ export const PLAN_CODES: readonly CodeEntry[] = [
     rule: "C-2",
     summary: "a duration string is malformed",
     explain:
-      'Durations are written as a number and a unit, `s`, `m` or `h`, optionally combined: `"90s"`, `"10m"`, `"2h"`, `"1h30m"`. They must be greater than zero.',
+      'Durations are written as a number (a decimal fraction is allowed) and a unit, `ms`, `s`, `m` or `h`, optionally combined: `"90s"`, `"1.5s"`, `"500ms"`, `"10m"`, `"2h"`, `"1h30m"`, the same grammar as the machine config and `--max-duration`. They must be greater than zero.',
   },
   {
     code: "invalid-field-type",

@@ -56,7 +56,7 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
   const run = (rel: string, pos?: Position): LoadResult => {
     const cached = modules.get(rel);
     if (cached) return cached;
-    if (loading.includes(rel)) throw new StarError("load-cycle", `load cycle: ${[...loading, rel].join(" -> ")}`, pos);
+    if (loading.includes(rel)) throw new StarError("load-cycle", `load cycle: ${[...loading, rel].join(" -> ")}`, { pos });
     let text: string;
     try {
       text = readFileSync(join(packDir, ...rel.split("/")), "utf8");
@@ -74,7 +74,7 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
       print,
       load: (m, p) => {
         const r = resolveLoadPath(packDir, m);
-        if (!r.ok) throw new StarError(r.code, r.message, p, r.hint);
+        if (!r.ok) throw new StarError(r.code, r.message, { pos: p, hint: r.hint });
         return run(r.rel, p);
       },
     });

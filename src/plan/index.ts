@@ -6,6 +6,6 @@ export { writePlanToml, readPlanToml } from "./toml.js";
 export { loadEvaluator, type Evaluator, type EvaluatorOptions } from "./evaluator.js";
 export { PLAN_CODES, planCode, type CodeEntry } from "./codes.js";
 export { packDigest, packSourceFiles, resolveTarget, displayPath, type PackTarget } from "./pack.js";
-export { parseDuration } from "./duration.js";
+export { parseDurationSeconds as parseDuration } from "../shared/primitives.js";
 export { COMPILER_VERSION } from "./version.js";
 export * from "./plan.js";

@@ -126,6 +126,12 @@ class Reader {
     if (typeof v !== "number" || !Number.isFinite(v)) this.fail(`${path}.${key}`, `expected a number, got ${describe(v)}`);
     return v;
   }
+  /** A number of seconds above zero (durations may be fractional: "1.5s"). */
+  positive(t: Table, key: string, path: string): number {
+    const v = this.num(t, key, path);
+    if (!(v > 0)) this.fail(`${path}.${key}`, `expected a number above 0, got ${v}`);
+    return v;
+  }
   int(t: Table, key: string, path: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
     const v = this.num(t, key, path);
     if (!Number.isInteger(v) || v < min || v > max) this.fail(`${path}.${key}`, `expected an integer in ${min} … ${max}, got ${v}`);
@@ -219,7 +225,7 @@ function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
     join: rd.oneOf(t, "join", p, ["all", "settled"] as const),
     aligned_with: rd.strList(t, "aligned_with", p),
     keyed: rd.strList(t, "keyed", p).map((s, i) => rd.ref(s, `${p}.keyed[${i}]`)),
-    timeout_seconds: rd.int(t, "timeout_seconds", p, 1),
+    timeout_seconds: rd.positive(t, "timeout_seconds", p),
     retries: rd.int(t, "retries", p, 0),
     emits,
     declared_at: { file: m[1], line: Number(m[2]), col: Number(m[3]) },
@@ -364,7 +370,7 @@ export function readPlanToml(text: string, file = "plan.toml"): Plan {
     description: rd.str(s, "description", "plan.settings"),
     concurrency: rd.int(s, "concurrency", "plan.settings", 1),
     decision_concurrency: rd.int(s, "decision_concurrency", "plan.settings", 1),
-    max_duration_seconds: rd.int(s, "max_duration_seconds", "plan.settings", 1),
+    max_duration_seconds: rd.positive(s, "max_duration_seconds", "plan.settings"),
   };
   if (s.budget_usd !== undefined) settings.budget_usd = rd.num(s, "budget_usd", "plan.settings");
   const rawTasks: unknown = doc.task ?? [];

@@ -197,13 +197,25 @@ export const RUN_CODES: CodeEntry[] = [
     code: "state-unwritable",
     summary: "the state database cannot be written (disk full, a file-size limit, read-only)",
     explain:
-      "A commit to switchyard.db failed. The run stops as a cancel does: nothing new starts, running instances are stopped, and everything recorded before stays recorded (the events of the failed commit are tried once more at the end). The command exits 1 naming the file and the fault. Free space, lift the limit or fix the permissions, then `switchyard resume RUN` continues the run.",
+      "A commit to switchyard.db failed, or an attempt's files (workspace, input, log) could not be written into the run folder. The run stops as a cancel does: nothing new starts, running instances are stopped, and everything recorded before stays recorded (the events of the failed commit are tried once more at the end). The command exits 1 naming the file and the fault. Free space, lift the limit or fix the permissions, then `switchyard resume RUN` continues the run.",
   },
   {
     code: "state-corrupt",
     summary: "the state database is corrupt, truncated or not a database",
     explain:
       "Every command that opens switchyard.db says so instead of failing with a stack. The event log in it is the record of every run: restore the file from a backup if you have one. `switchyard runs --rebuild` rebuilds the runs, tasks and instances tables from the events, so it repairs damage to those tables only, never to the events themselves. To start afresh, move switchyard.db (and its -wal and -shm files) aside; the run folders stay, but a run is resumable only with its events.",
+  },
+  {
+    code: "store-unreachable",
+    summary: "the PostgreSQL store cannot be reached (server down, wrong address, connection lost or too slow)",
+    explain:
+      "A command given `--store postgres://…` (or $SWITCHYARD_STORE) could not connect to the server, lost its connection, or got no answer within 60 seconds. The message names the server and database, never the password. A run that was executing stops as a cancel does: nothing new starts, running instances are stopped, and every batch the server confirmed stays committed (commits are durable, synchronous_commit on). The connection is not re-opened behind the run's back, because the run's lock in the store went with it. Start the server or fix the connection string, then `switchyard resume RUN --store …` continues the run, from this machine or any other.",
+  },
+  {
+    code: "store-url",
+    summary: "the --store value (or $SWITCHYARD_STORE) is not a store",
+    explain:
+      "A store is `sqlite:PATH` (an SQLite state database file) or a PostgreSQL connection string `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, optionally with `?schema=NAME` (a lower-case SQL name; `switchyard` by default) to keep several independent stores in one database. Prefer a password in ~/.pgpass or $PGPASSWORD to one in the URL: switchyard never prints it, but your shell history keeps it.",
   },
   {
     code: "dependency-failed",

@@ -17,7 +17,6 @@
 // route-instance.ts; the ceilings, ceilings.ts; the per-task state, task-state.ts.
 
 import { setMaxListeners } from "node:events";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import type { AgentRunnerConfig } from "./agent-runner-config.js";
@@ -34,10 +33,19 @@ import {
 import { isTerminal } from "./events.js";
 import type { DecisionRecord, Judge } from "./judge.js";
 import { elementKeys, KeyError, keyDirName } from "./keys.js";
-import type { AttemptContext, EvaluatorFactory, InstanceInput, KindEnv, Outcome } from "./kinds/context.js";
+import {
+  failedOutcome,
+  type AttemptContext,
+  type EvaluatorFactory,
+  type InstanceInput,
+  type KindEnv,
+  type Outcome,
+} from "./kinds/context.js";
+import { codedText } from "../shared/coded-error.js";
 import { prepareAttempt, type AttemptFiles } from "./kinds/command.js";
 import { runEvaluate } from "./kinds/evaluate.js";
 import { localExecutor, type AttemptRequest, type InstanceExecutor } from "./executor.js";
+import { localSnapshot } from "./shared-snapshot.js";
 import type { Store } from "./store.js";
 import { errorText, isPlainObject } from "./values.js";
 import { Launcher, type LauncherDialect } from "./launcher.js";
@@ -47,9 +55,9 @@ import { closeInstance, disposition, sharedDisposition, type Emit } from "./gati
 import { buildInput, InputError, taskFold } from "./instance-input.js";
 import { claimRun, type RunOwnership } from "./ownership.js";
 import { GroupRecorder, stopOrphanedGroups } from "./process-groups.js";
-import type { StorageFault } from "./storage-fault.js";
+import { StorageFault } from "./storage-fault.js";
 import { decideModelRoute, outputRoute } from "./route-instance.js";
-import { RunRefused } from "./run-refused.js";
+import { DecisionLayerRefused, RunRefused } from "./run-refused.js";
 import { UNMAPPED, TaskState, taskStatus, type Inst, type Recorded, type TaskRecord } from "./task-state.js";
 
 export interface EngineOptions {
@@ -87,6 +95,8 @@ export interface RunOutcome {
   status: RunStatus;
   /** For stopped and cancelled runs: why. */
   reason?: string;
+  /** For a stopped run: the reason's code (ceiling-reached). */
+  code?: string;
 }
 
 export interface TaskProgress {
@@ -175,17 +185,18 @@ export class RunEngine {
       this.owner?.release();
       throw err;
     }
-    if (!existsSync(folded.packDir)) {
+    const packDir = localSnapshot(this.store, opts.run, folded.packDir);
+    if (packDir === undefined) {
       // Every step runs from the snapshot (R-1): without it the run cannot go on faithfully.
       this.refuse(
         new RunRefused(
-          `snapshot-missing: run ${opts.run}'s pack snapshot ${folded.packDir} is missing (was the run folder ${this.store.runDir(opts.run)} deleted?); the run cannot continue without it. Start a new run with \`switchyard run ${this.store.run(opts.run)?.source ?? "PACK"}\``,
           "snapshot-missing",
+          `run ${opts.run}'s pack snapshot ${folded.packDir} is missing (was the run folder ${this.store.runDir(opts.run)} deleted?); the run cannot continue without it. Start a new run with \`switchyard run ${this.store.run(opts.run)?.source ?? "PACK"}\``,
         ),
       );
     }
     this.plan = folded.plan;
-    this.packDir = folded.packDir;
+    this.packDir = packDir ?? folded.packDir;
     this.repo = folded.repo;
     this.recorded = folded.recorded;
     this.taskRecords = folded.taskRecords;
@@ -200,7 +211,7 @@ export class RunEngine {
     for (const ts of this.order) {
       for (const d of ts.plan.depends_on) {
         const dep = this.tasks.get(d);
-        if (!dep) this.refuse(new RunRefused(`the plan's task ${ts.name} depends on unknown task ${d}`, "bad-plan"));
+        if (!dep) this.refuse(new RunRefused("bad-plan", `the plan's task ${ts.name} depends on unknown task ${d}`));
         ts.deps.push(dep);
         dep.dependents.push(ts);
         (ts.plan.aligned_with.includes(d) && ts.mapped && dep.mapped ? ts.aligned : ts.others).push(dep);
@@ -240,11 +251,11 @@ export class RunEngine {
     }
     if (types.size > 0) {
       if (!this.opts.judge) {
-        this.refuse(new RunRefused("no-judge: the plan has model-decided routes but no decision layer was given (D-1)", "no-judge"));
+        this.refuse(new DecisionLayerRefused("no-judge", "the plan has model-decided routes but no decision layer was given (D-1)"));
       }
       const problems = this.opts.judge.preflight?.([...types].sort()) ?? [];
       if (problems.length)
-        this.refuse(new RunRefused(`preflight: the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`, "preflight"));
+        this.refuse(new DecisionLayerRefused("preflight", `the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`));
     }
     for (const ts of this.order) {
       const r = this.taskRecords.get(ts.name);
@@ -436,7 +447,13 @@ export class RunEngine {
       else this.emit("run_stopped", null, null, { ceiling: this.halt.ceiling, reason: this.halt.reason });
       this.store.flush(); // after a storage fault, one more try: what can be recorded is
       if (this.storageFault) this.failure?.(this.storageFault);
-      else this.done?.({ run: this.run, status: this.halt.kind, reason: this.halt.reason });
+      else
+        this.done?.({
+          run: this.run,
+          status: this.halt.kind,
+          reason: this.halt.reason,
+          ...(this.halt.kind === "stopped" ? { code: this.halt.code } : {}),
+        });
       return;
     }
     const queued =
@@ -489,11 +506,8 @@ export class RunEngine {
       const over = ts.plan.over!;
       const producer = this.tasks.get(over.task)!;
       if (producer.mapped) {
-        this.failTask(
-          ts,
-          `over-value-not-list: ${ts.name} maps over ${over.task}.${over.field}, but ${over.task} is itself mapped: its output is a fold, not a list (M-1)`,
-          "over-value-not-list",
-        );
+        const message = `${ts.name} maps over ${over.task}.${over.field}, but ${over.task} is itself mapped: its output is a fold, not a list (M-1)`;
+        this.failTask(ts, codedText({ code: "over-value-not-list", message }), "over-value-not-list");
         return;
       }
       const pi = producer.inst.get(UNMAPPED)!;
@@ -511,7 +525,7 @@ export class RunEngine {
         ks = elementKeys(list, `${over.task}.${over.field}`, ts.plan.max_fanout ?? 10000);
       } catch (err) {
         if (err instanceof KeyError) {
-          this.failTask(ts, `${ts.name}: ${err.message}`, err.code);
+          this.failTask(ts, `${ts.name}: ${codedText(err)}`, err.code);
           return;
         }
         throw err;
@@ -638,7 +652,7 @@ export class RunEngine {
       input = prepared ? prepared.input : buildInput(ts, inst.key);
     } catch (err) {
       if (err instanceof InputError) {
-        this.complete(ts, inst, attempt, { status: "failed", error: err.message, code: err.code }, false);
+        this.complete(ts, inst, attempt, failedOutcome(err.code, err.message), false);
         return;
       }
       throw err;
@@ -666,6 +680,7 @@ export class RunEngine {
         signal: this.abort.signal,
         cancelled: () => this.halt?.kind === "cancelled",
         attempt,
+        ...(this.groups ? { groups: this.groups.hooks(ts.name, inst.key, attempt) } : {}),
       }).then(
         (out) => {
           this.decisionRunning -= 1;
@@ -710,7 +725,13 @@ export class RunEngine {
       },
       (err) => {
         this.workRunning -= 1;
-        this.complete(ts, inst, attempt, { status: "failed", error: `internal: ${errorText(err)}`, code: "internal" }, false);
+        if (err instanceof StorageFault) {
+          // Its files could not be written (a full disk): the run stops as when a commit fails,
+          // and the attempt runs again on resume (issue 9 item 5).
+          this.storageFault ??= err;
+          this.cancel("the run folder cannot be written");
+          this.complete(ts, inst, attempt, { status: "interrupted" }, false);
+        } else this.complete(ts, inst, attempt, { status: "failed", error: `internal: ${errorText(err)}`, code: "internal" }, false);
         this.executor.recorded?.(req);
         this.schedulePump();
       },

@@ -4,7 +4,7 @@
 
 import type { Plan } from "../plan/plan.js";
 import { chargedUsd, dispatch, type EventHandlers, type RunEvent, type RunRepository, type Settings } from "./events.js";
-import { RunRefused } from "./run-refused.js";
+import { RunNotFound } from "./run-refused.js";
 import type { Store } from "./store.js";
 import { UNMAPPED, type Recorded, type TaskRecord } from "./task-state.js";
 
@@ -153,7 +153,7 @@ export function foldEvents(store: Store, run: string): FoldedRun {
     f.lastMs = t;
   }
   const { plan, settings } = f;
-  if (!plan || !settings) throw new RunRefused(`unknown-run: no run ${run} in ${store.stateDir}`, "unknown-run");
+  if (!plan || !settings) throw new RunNotFound("unknown-run", `no run ${run} in ${store.stateDir}`);
   return {
     plan,
     packDir: f.packDir,

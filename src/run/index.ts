@@ -2,10 +2,22 @@
 
 export { admitRun, applyOverrides, newRunId, type AdmitOptions, type SettingsOverrides } from "./admit.js";
 export { RunEngine, type EngineOptions, type RunOutcome, type TaskProgress } from "./engine.js";
-export { RunRefused } from "./run-refused.js";
+export { DecisionLayerRefused, RunNotFound, RunRefused } from "./run-refused.js";
 export { stopOrphanedGroups } from "./process-groups.js";
-export { claimRun, runOwner, ownerGone, RunOwnership, type OwnerCheck, type OwnerIdentity } from "./ownership.js";
-export { Store, type RunRow, type TaskRow, type InstanceRow } from "./store.js";
+export {
+  checkOwner,
+  claimRun,
+  currentIdentity,
+  runOwner,
+  ownerGone,
+  RunOwnership,
+  type OwnerCheck,
+  type OwnerIdentity,
+} from "./ownership.js";
+export { requestCancel, watchCancelRequests } from "./cancel-request.js";
+export { type Store, type RunRow, type TaskRow, type InstanceRow, type Sql, type StoreKind } from "./store.js";
+export { SqliteStore } from "./store-sqlite.js";
+export { openStore, describeStore } from "./open-store.js";
 export type {
   RunEvent,
   EventType,

@@ -7,7 +7,7 @@ import type { FoldSummary } from "./events.js";
 import type { InstanceInput } from "./kinds/context.js";
 import { UNMAPPED, type TaskState } from "./task-state.js";
 import { isPlainObject } from "./values.js";
-import { CodedError } from "./coded-error.js";
+import { CodedError } from "../shared/coded-error.js";
 
 /** An instance's input cannot be built (a `keyed` entry or a route source missing): it fails, unretried. */
 export class InputError extends CodedError {}
@@ -54,17 +54,14 @@ export function buildInput(ts: TaskState, key: string | null): InstanceInput {
       const producer = inputs[ref.task];
       if (!isPlainObject(producer))
         throw new InputError(
-          `keyed-missing: ${ref.task} did not pass, so ${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (M-3)`,
           "keyed-missing",
+          `${ref.task} did not pass, so ${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (M-3)`,
         );
       const obj = producer[ref.field];
       if (!isPlainObject(obj))
-        throw new InputError(
-          `keyed-value-not-object: ${ref.task}.${ref.field} is not an object keyed by element (M-3)`,
-          "keyed-value-not-object",
-        );
+        throw new InputError("keyed-value-not-object", `${ref.task}.${ref.field} is not an object keyed by element (M-3)`);
       if (!Object.hasOwn(obj, key))
-        throw new InputError(`keyed-missing: ${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (M-3)`, "keyed-missing");
+        throw new InputError("keyed-missing", `${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (M-3)`);
       inputs[ref.task] = { ...producer, [ref.field]: obj[key] };
     }
   }
@@ -86,27 +83,21 @@ export function readRef(
   if (ts.aligned.includes(dep)) {
     const di = dep.inst.get(k);
     if (!di || di.status !== "passed")
-      throw new InputError(
-        `route-source-missing: ${ref.task}[${k}] did not pass (${di?.status ?? dep.status}) (T-3)`,
-        "route-source-missing",
-      );
+      throw new InputError("route-source-missing", `${ref.task}[${k}] did not pass (${di?.status ?? dep.status}) (T-3)`);
     return isPlainObject(di.output) ? di.output[ref.field] : undefined;
   }
   // Unmapped producer: read through the (possibly keyed-narrowed) input, else the raw output.
   const di = dep.inst.get(UNMAPPED);
   if (!di || di.status !== "passed")
-    throw new InputError(`route-source-missing: ${ref.task} did not pass (${di?.status ?? dep.status}) (T-3)`, "route-source-missing");
+    throw new InputError("route-source-missing", `${ref.task} did not pass (${di?.status ?? dep.status}) (T-3)`);
   const out = di.output as Record<string, unknown>;
   const value = out[ref.field];
   if (key === null) return value;
   const narrowed = input.inputs[ref.task];
   if (ts.plan.keyed.some((r) => r.task === ref.task && r.field === ref.field) && isPlainObject(narrowed)) return narrowed[ref.field];
   if (!isPlainObject(value))
-    throw new InputError(`route-source-missing: ${ref.task}.${ref.field} is not an object keyed by element (T-3)`, "route-source-missing");
+    throw new InputError("route-source-missing", `${ref.task}.${ref.field} is not an object keyed by element (T-3)`);
   if (!Object.hasOwn(value, key))
-    throw new InputError(
-      `route-source-missing: ${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (T-3)`,
-      "route-source-missing",
-    );
+    throw new InputError("route-source-missing", `${ref.task}.${ref.field} has no entry for key ${JSON.stringify(key)} (T-3)`);
   return value[key];
 }

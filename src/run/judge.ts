@@ -3,6 +3,8 @@
 // before calling, so an implementation only ever sees ordinary, fully-labelled questions.
 
 import type { QuestionKind } from "../plan/plan.js";
+import type { GroupHooks } from "./process-groups.js";
+import { CodedError } from "../shared/coded-error.js";
 
 export interface ResolvedOption {
   value: string;
@@ -40,6 +42,11 @@ export interface JudgeRequest {
   signal: AbortSignal;
   /** The route instance's attempt in the run (shadow pairs record it). */
   attempt?: number;
+  /**
+   * Told the process group of every process the decision starts (a `command` provider, a host
+   * runner), so that whoever claims the run from a dead owner stops them (process-groups.ts).
+   */
+  groups?: GroupHooks;
 }
 
 export interface Usage {
@@ -105,14 +112,7 @@ export type DecisionRecord = Record<string, QuestionDecision>;
  * Thrown by a Judge when an element's decision cannot be made (bad response after retries,
  * unparseable host reply, …). The message names what was wrong; it fails that element only.
  */
-export class DecisionFailure extends Error {
-  constructor(
-    message: string,
-    readonly code: string = "decision-failed",
-  ) {
-    super(message);
-  }
-}
+export class DecisionFailure extends CodedError {}
 
 export interface Judge {
   /** Answers every question of one route instance; rejects with DecisionFailure. */

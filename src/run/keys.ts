@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
-import { CodedError } from "./coded-error.js";
+import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
 // Element keys (M-1): an element is a string or an integer; its key is the string itself or the
 // integer's decimal text, 1–256 characters, with no NUL or control characters, unique in the list.
 // The list length is checked against max_fanout before any element is read.
 
 export class KeyError extends CodedError {
-  constructor(message: string, code: "bad-element" | "duplicate-key" | "over-max-fanout" | "over-value-not-list") {
-    super(message, code);
+  constructor(code: "bad-element" | "duplicate-key" | "over-max-fanout" | "over-value-not-list", message: string, details?: ErrorDetails) {
+    super(code, message, details);
   }
 }
 
@@ -19,15 +19,12 @@ const MAX_FANOUT_CAP = 10000;
 
 export function elementKeys(list: unknown, where: string, maxFanout: number): string[] {
   if (!Array.isArray(list)) {
-    throw new KeyError(
-      `over-value-not-list: ${where} is not a list (got ${list === null ? "null" : typeof list}) (M-1)`,
-      "over-value-not-list",
-    );
+    throw new KeyError("over-value-not-list", `${where} is not a list (got ${list === null ? "null" : typeof list}) (M-1)`);
   }
   if (list.length > maxFanout) {
     throw new KeyError(
-      `over-max-fanout: ${where} has ${list.length} elements, more than max_fanout = ${maxFanout} (M-1); ${maxFanout >= MAX_FANOUT_CAP ? `max_fanout is already at its cap of ${MAX_FANOUT_CAP}: shorten the list, or split it across tasks` : `raise max_fanout (at most ${MAX_FANOUT_CAP}) or shorten the list`}`,
       "over-max-fanout",
+      `${where} has ${list.length} elements, more than max_fanout = ${maxFanout} (M-1); ${maxFanout >= MAX_FANOUT_CAP ? `max_fanout is already at its cap of ${MAX_FANOUT_CAP}: shorten the list, or split it across tasks` : `raise max_fanout (at most ${MAX_FANOUT_CAP}) or shorten the list`}`,
     );
   }
   const keys: string[] = new Array(list.length);
@@ -50,25 +47,19 @@ export function elementKeys(list: unknown, where: string, maxFanout: number): st
                   ? `the integer ${BigInt(e)}, beyond 2^53, which a key cannot hold exactly (write it as a string)`
                   : `the non-integer number ${e}`
                 : typeof e;
-      throw new KeyError(`bad-element: element ${i} of ${where} is ${what}; elements must be strings or integers (M-1)`, "bad-element");
+      throw new KeyError("bad-element", `element ${i} of ${where} is ${what}; elements must be strings or integers (M-1)`);
     }
     if (key.length < 1 || key.length > 256) {
       throw new KeyError(
-        `bad-element: element ${i} of ${where} has a key of ${key.length} characters; keys are 1 to 256 characters (M-1)`,
         "bad-element",
+        `element ${i} of ${where} has a key of ${key.length} characters; keys are 1 to 256 characters (M-1)`,
       );
     }
     if (CONTROL.test(key)) {
-      throw new KeyError(
-        `bad-element: element ${i} of ${where} (${JSON.stringify(key)}) contains a NUL or control character (M-1)`,
-        "bad-element",
-      );
+      throw new KeyError("bad-element", `element ${i} of ${where} (${JSON.stringify(key)}) contains a NUL or control character (M-1)`);
     }
     if (seen.has(key)) {
-      throw new KeyError(
-        `duplicate-key: element ${i} of ${where} repeats the key ${JSON.stringify(key)}; keys must be unique (M-1)`,
-        "duplicate-key",
-      );
+      throw new KeyError("duplicate-key", `element ${i} of ${where} repeats the key ${JSON.stringify(key)}; keys must be unique (M-1)`);
     }
     seen.add(key);
     keys[i] = key;

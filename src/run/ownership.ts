@@ -15,11 +15,18 @@
 // The `owners` table is not a projection of the event log (`runs --rebuild` leaves it alone): it
 // is a lock with a name on it. The owner deletes its row when its engine finishes; a killed
 // owner's row stays and is recognised as gone.
+//
+// In a PostgreSQL store (shared by many machines) the lock is real: the owner holds the run's
+// session advisory lock on its store connection for as long as it owns the run. A killed owner,
+// or one cut off from the server, loses it with its connection, so a resume on any machine takes
+// the run over; while it is held the run is busy. The `owners` row then only says who holds it.
 
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import type { Store } from "./store.js";
+import type { Sql, Store } from "./store.js";
+import type { PostgresStore } from "./store-postgres.js";
+import type { SqliteStore } from "./store-sqlite.js";
 import { RunRefused } from "./run-refused.js";
 
 export interface OwnerIdentity {
@@ -107,13 +114,27 @@ export function checkOwner(owner: OwnerIdentity): OwnerCheck {
   return { state: "alive", owner };
 }
 
+const READ: Sql = { sqlite: "SELECT pid, started, boot, host, token FROM owners WHERE run = ?" };
+const WRITE: Sql = {
+  sqlite: "INSERT OR REPLACE INTO owners (run, pid, started, boot, host, token, since) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  postgres: `INSERT INTO owners (run, pid, started, boot, host, token, since) VALUES ($1, $2, $3, $4, $5, $6, $7)
+    ON CONFLICT (run) DO UPDATE SET pid = excluded.pid, started = excluded.started, boot = excluded.boot, host = excluded.host,
+    token = excluded.token, since = excluded.since`,
+};
+const DELETE: Sql = { sqlite: "DELETE FROM owners WHERE run = ? AND token = ?" };
+
 function ensureTable(store: Store): boolean {
   try {
-    store.db.exec(SCHEMA);
+    store.ensureTable(SCHEMA);
     return true;
   } catch {
     return false; // a read-only database: readOwner then sees no table
   }
+}
+
+/** The store as one whose advisory lock is the claim (PostgreSQL), or undefined. */
+function locking(store: Store): PostgresStore | undefined {
+  return store.kind === "postgres" ? (store as PostgresStore) : undefined;
 }
 
 interface OwnerRow {
@@ -130,8 +151,7 @@ interface OwnerRow {
  */
 export function readOwner(store: Store, run: string): OwnerIdentity | undefined {
   let row: OwnerRow | undefined;
-  if (ensureTable(store))
-    row = store.db.prepare("SELECT pid, started, boot, host, token FROM owners WHERE run = ?").get(run) as OwnerRow | undefined;
+  if (ensureTable(store)) row = store.select<OwnerRow>(READ, [run])[0];
   if (row) return { ...row };
   const r = store.run(run);
   if (r && r.status === "running" && r.pid) return { pid: r.pid, started: null, boot: null, host: currentIdentity().host, token: "" };
@@ -141,6 +161,11 @@ export function readOwner(store: Store, run: string): OwnerIdentity | undefined 
 /** The recorded owner of a run and whether it is alive (undefined: nobody claims the run). */
 export function runOwner(store: Store, run: string): OwnerCheck | undefined {
   const o = readOwner(store, run);
+  const pg = locking(store);
+  if (pg) {
+    if (pg.lockHeld(run)) return { state: "alive", owner: o ?? { pid: 0, started: null, boot: null, host: "?", token: "" } };
+    return o ? { state: "gone", owner: o, why: "its connection to the store is gone" } : undefined;
+  }
   return o ? checkOwner(o) : undefined;
 }
 
@@ -153,9 +178,9 @@ export function ownerGone(store: Store, run: string): boolean {
 export function busyMessage(run: string, check: OwnerCheck): string {
   const o = check.owner;
   if (check.state === "alive")
-    return `run-busy: run ${run} is being executed by process ${o.pid}; wait for it, or stop it with \`switchyard cancel ${run}\``;
+    return `run ${run} is being executed by process ${o.pid}; wait for it, or stop it with \`switchyard cancel ${run}\``;
   return (
-    `run-busy: run ${run} is recorded as executed by process ${o.pid} on ${o.host}, which cannot be verified: ${check.state === "unverifiable" ? check.why : ""}. ` +
+    `run ${run} is recorded as executed by process ${o.pid} on ${o.host}, which cannot be verified: ${check.state === "unverifiable" ? check.why : ""}. ` +
     `If no switchyard process is executing it, take it over with \`switchyard resume ${run} --force\``
   );
 }
@@ -175,7 +200,8 @@ export class RunOwnership {
     if (this.released) return;
     this.released = true;
     try {
-      this.store.db.prepare("DELETE FROM owners WHERE run = ? AND token = ?").run(this.run, this.identity.token);
+      this.store.exec(DELETE, [this.run, this.identity.token]);
+      locking(this.store)?.unlock(this.run);
     } catch {
       // a closed or failing database: the row is recognised as gone once this process exits
     }
@@ -190,26 +216,46 @@ export function claimRun(store: Store, run: string, opts: { force?: boolean } = 
   store.flush();
   ensureTable(store);
   const me = currentIdentity();
+  const record = () => store.exec(WRITE, [run, me.pid, me.started, me.boot, me.host, me.token, new Date().toISOString()]);
+  const pg = locking(store);
+  if (pg) {
+    if (!pg.tryLock(run)) {
+      const o = readOwner(store, run);
+      const who = o ? `process ${o.pid} on ${o.host}` : "another process";
+      throw new RunRefused(
+        "run-busy",
+        `run ${run} is being executed by ${who}, which holds the run's lock in the store; wait for it, or stop it with \`switchyard cancel ${run}\``,
+      );
+    }
+    const o = readOwner(store, run);
+    record();
+    return new RunOwnership(store, run, me, o && o.token !== me.token ? previousHolder(o) : undefined);
+  }
   let previous: OwnerCheck | undefined;
-  const claim = store.db.transaction(() => {
+  const claim = () => {
     const o = readOwner(store, run);
     previous = o && o.token !== me.token ? checkOwner(o) : undefined;
     if (previous && (previous.state === "alive" || (previous.state === "unverifiable" && !opts.force)))
-      throw new RunRefused(busyMessage(run, previous), "run-busy");
-    store.db
-      .prepare("INSERT OR REPLACE INTO owners (run, pid, started, boot, host, token, since) VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .run(run, me.pid, me.started, me.boot, me.host, me.token, new Date().toISOString());
-  });
+      throw new RunRefused("run-busy", busyMessage(run, previous));
+    record();
+  };
   try {
-    claim.immediate();
+    (store as SqliteStore).immediate(claim);
   } catch (err) {
     if ((err as { code?: string }).code === "SQLITE_BUSY") {
-      throw new RunRefused(
-        `run-busy: the state database ${store.stateDir} stayed locked by another process; try again in a moment`,
-        "run-busy",
-      );
+      throw new RunRefused("run-busy", `the state database ${store.stateDir} stayed locked by another process; try again in a moment`);
     }
     throw err;
   }
   return new RunOwnership(store, run, me, previous);
+}
+
+/**
+ * The owner a PostgreSQL claim replaced (its lock was free). Its process groups are stopped only
+ * when it is verifiably gone on this host; one alive (cut off from the server) or on another
+ * host is left alone.
+ */
+function previousHolder(o: OwnerIdentity): OwnerCheck {
+  const c = checkOwner(o);
+  return c.state === "alive" ? { state: "unverifiable", owner: o, why: "it is alive but lost its connection to the store" } : c;
 }

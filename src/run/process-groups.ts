@@ -10,7 +10,7 @@
 // pid while a process group of that id exists, so the group's members are the originals).
 // Groups recorded on another host are never touched.
 
-import type { Store } from "./store.js";
+import type { Sql, Store } from "./store.js";
 import { pidExists, processStartTime, type OwnerCheck } from "./ownership.js";
 
 /** What process.ts and launcher.ts report about the group of the process they start. */
@@ -25,31 +25,35 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS process_groups (
   PRIMARY KEY (run, pgid)
 ) WITHOUT ROWID`;
 
+const ADD: Sql = {
+  sqlite: "INSERT OR REPLACE INTO process_groups (run, pgid, started, owner, task, key, attempt) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  postgres: `INSERT INTO process_groups (run, pgid, started, owner, task, key, attempt) VALUES ($1, $2, $3, $4, $5, $6, $7)
+    ON CONFLICT (run, pgid) DO UPDATE SET started = excluded.started, owner = excluded.owner, task = excluded.task,
+    key = excluded.key, attempt = excluded.attempt`,
+};
+const DEL: Sql = { sqlite: "DELETE FROM process_groups WHERE run = ? AND pgid = ?" };
+const OTHERS: Sql = { sqlite: "SELECT pgid, started FROM process_groups WHERE run = ? AND owner != ?" };
+const DEL_OTHERS: Sql = { sqlite: "DELETE FROM process_groups WHERE run = ? AND owner != ?" };
+
 /** How long a stopped group gets between SIGTERM and SIGKILL, and how long it is waited for. */
 const TERM_GRACE_MS = 1000;
 const GONE_WAIT_MS = 5000;
 
 /** Records the groups one owner starts. */
 export class GroupRecorder {
-  private readonly add;
-  private readonly del;
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly run: string,
     private readonly owner: string,
   ) {
-    store.db.exec(SCHEMA);
-    this.add = store.db.prepare(
-      "INSERT OR REPLACE INTO process_groups (run, pgid, started, owner, task, key, attempt) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    );
-    this.del = store.db.prepare("DELETE FROM process_groups WHERE run = ? AND pgid = ?");
+    store.ensureTable(SCHEMA);
   }
 
   /** The hooks for one attempt of an instance. */
   hooks(task: string, key: string | null, attempt: number): GroupHooks {
     return {
-      started: (pgid) => this.write(() => this.add.run(this.run, pgid, processStartTime(pgid), this.owner, task, key, attempt)),
-      ended: (pgid) => this.write(() => this.del.run(this.run, pgid)),
+      started: (pgid) => this.write(() => this.store.exec(ADD, [this.run, pgid, processStartTime(pgid), this.owner, task, key, attempt])),
+      ended: (pgid) => this.write(() => this.store.exec(DEL, [this.run, pgid])),
     };
   }
 
@@ -102,8 +106,8 @@ export async function stopOrphanedGroups(store: Store, run: string, self: string
   if (previous && previous.state !== "gone") return 0; // on another host, or unverifiable
   let rows: GroupRow[];
   try {
-    store.db.exec(SCHEMA);
-    rows = store.db.prepare("SELECT pgid, started FROM process_groups WHERE run = ? AND owner != ?").all(run, self) as GroupRow[];
+    store.ensureTable(SCHEMA);
+    rows = store.select<GroupRow>(OTHERS, [run, self]);
   } catch {
     return 0;
   }
@@ -121,7 +125,7 @@ export async function stopOrphanedGroups(store: Store, run: string, self: string
     await new Promise((r) => setTimeout(r, 20));
   }
   try {
-    store.db.prepare("DELETE FROM process_groups WHERE run = ? AND owner != ?").run(run, self);
+    store.exec(DEL_OTHERS, [run, self]);
   } catch {
     // read-only or failing database: the rows are recognised as stale next time
   }

@@ -17,19 +17,13 @@ import { nearestName } from "../lang/diagnostic.js";
 import type { EventPayloads, RerunRequest } from "./events.js";
 import { isTerminal } from "./events.js";
 import { foldEvents } from "./fold-events.js";
-import { RunRefused } from "./run-refused.js";
+import { RunNotFound } from "./run-refused.js";
 import type { Store } from "./store.js";
 import { UNMAPPED, type Recorded } from "./task-state.js";
+import { CodedError } from "../shared/coded-error.js";
 
 /** A rerun asked for something the run does not have, or that would break a rule. */
-export class RerunError extends Error {
-  constructor(
-    message: string,
-    readonly hint?: string,
-  ) {
-    super(message);
-  }
-}
+export class RerunError extends CodedError {}
 
 export interface InstanceReset {
   task: string;
@@ -56,32 +50,33 @@ export function planRerun(store: Store, run: string, req: RerunRequest): RerunPl
   const plan = folded.plan;
   const byName = new Map(plan.tasks.map((t) => [t.name, t]));
   if (req.tasks.length === 0)
-    throw new RerunError("say which task to run again with --task TASK", `tasks: ${plan.tasks.map((t) => t.name).join(", ")}`);
+    throw new RerunError("usage", "say which task to run again with --task TASK", {
+      hint: `tasks: ${plan.tasks.map((t) => t.name).join(", ")}`,
+    });
   for (const name of req.tasks) {
     if (!byName.has(name)) {
       const near = nearestName(name, byName.keys());
-      throw new RerunError(
-        `run ${run} has no task ${name}`,
-        near ? `did you mean ${near}?` : `tasks: ${plan.tasks.map((t) => t.name).join(", ")}`,
-      );
+      throw new RerunError("usage", `run ${run} has no task ${name}`, {
+        hint: near ? `did you mean ${near}?` : `tasks: ${plan.tasks.map((t) => t.name).join(", ")}`,
+      });
     }
   }
   if (req.keys.length) {
     const unmapped = req.tasks.filter((n) => !byName.get(n)!.over);
     if (unmapped.length)
       throw new RerunError(
+        "usage",
         `--key selects elements of mapped tasks, but ${unmapped.join(", ")} ${unmapped.length > 1 ? "are" : "is"} not mapped`,
-        "leave out --key to run an unmapped task again",
+        { hint: "leave out --key to run an unmapped task again" },
       );
     const known = new Set<string>();
     for (const n of req.tasks) for (const k of folded.recorded.get(n)?.keys() ?? []) known.add(k);
     for (const k of req.keys) {
       if (!known.has(k)) {
         const near = nearestName(k, known);
-        throw new RerunError(
-          `no instance of ${req.tasks.join(", ")} has the key ${k}`,
-          near ? `did you mean ${near}?` : "keys are the elements of the task's `over` list; see `switchyard show RUN --task TASK`",
-        );
+        throw new RerunError("usage", `no instance of ${req.tasks.join(", ")} has the key ${k}`, {
+          hint: near ? `did you mean ${near}?` : "keys are the elements of the task's `over` list; see `switchyard show RUN --task TASK`",
+        });
       }
     }
   }
@@ -105,8 +100,9 @@ export function planRerun(store: Store, run: string, req: RerunRequest): RerunPl
       if (req.failed && r.status !== "failed") continue;
       if (isModelRoute(t) && r.status === "passed" && !req.redecide) {
         throw new RerunError(
+          "usage",
           `${name} is a model-decided route and its decisions are recorded; they are kept unless you ask for them again`,
-          `add --redecide to ask ${name} again (the record keeps the earlier answer beside the new one)`,
+          { hint: `add --redecide to ask ${name} again (the record keeps the earlier answer beside the new one)` },
         );
       }
       add(t, k, r, "rerun");
@@ -199,5 +195,5 @@ export function foldRunPlan(store: Store, run: string): { plan: Plan; sourcePath
     const p = e.payload;
     return { plan: p.plan, sourcePath: p.source_path, packSource: p.snapshot.source };
   }
-  throw new RunRefused(`unknown-run: no run ${run} in ${store.stateDir}`, "unknown-run");
+  throw new RunNotFound("unknown-run", `no run ${run} in ${store.stateDir}`);
 }

@@ -4,8 +4,9 @@
 
 import type { FieldRef, RouteSpec } from "../plan/plan.js";
 import type { Judge } from "./judge.js";
+import type { GroupHooks } from "./process-groups.js";
 import { DecisionFailure } from "./judge.js";
-import type { InstanceInput, Outcome } from "./kinds/context.js";
+import { failedOutcome, type InstanceInput, type Outcome } from "./kinds/context.js";
 import { outputDecision, resolveQuestions, RouteError } from "./kinds/route.js";
 import { OptionsError } from "./dynamic-options.js";
 import { InputError, readRef } from "./instance-input.js";
@@ -28,18 +29,13 @@ export function outputRoute(
 ): Outcome {
   const source = route.source;
   // The compiler requires a source with decide = "output"; a hand-edited plan may lack it.
-  if (!source)
-    return {
-      status: "failed",
-      error: `bad-plan: route ${ts.name} has decide = "output" but no source; recompile the playbook`,
-      code: "bad-plan",
-    };
+  if (!source) return failedOutcome("bad-plan", `route ${ts.name} has decide = "output" but no source; recompile the playbook`);
   try {
     const entry = readRef(ts, key, source, input, tasks);
     return { status: "passed", output: outputDecision(route, entry, refAt(source, key)) };
   } catch (err) {
     if (!(err instanceof RouteError || err instanceof InputError)) throw err;
-    return { status: "failed", error: err.message, code: err.code };
+    return failedOutcome(err.code, err.message);
   }
 }
 
@@ -53,6 +49,8 @@ export interface ModelRouteContext {
   cancelled: () => boolean;
   /** The instance's attempt (recorded with shadow pairs). */
   attempt?: number;
+  /** Records the process groups the decision starts. */
+  groups?: GroupHooks;
 }
 
 /** A model-decided route instance (T-3, R-21, Q-30 … Q-32): resolve, then ask the judge. */
@@ -69,7 +67,7 @@ export async function decideModelRoute(
     for (const q of route.questions) if (q.dynamic) lists[q.name] = readRef(ts, key, q.dynamic, input, c.tasks);
     questions = resolveQuestions(route, lists, (ref) => refAt(ref, key));
   } catch (err) {
-    if (err instanceof OptionsError || err instanceof InputError) return { status: "failed", error: err.message, code: err.code };
+    if (err instanceof OptionsError || err instanceof InputError) return failedOutcome(err.code, err.message);
     throw err;
   }
   const state: Record<string, unknown> = { ...input };
@@ -98,23 +96,19 @@ export async function decideModelRoute(
       questions,
       signal: c.signal,
       ...(c.attempt !== undefined ? { attempt: c.attempt } : {}),
+      ...(c.groups ? { groups: c.groups } : {}),
     });
     for (const q of questions) {
       const d = record[q.id];
       if (!d || typeof d.label !== "string") {
-        return {
-          status: "failed",
-          code: "decision-failed",
-          error: `decision-failed: the decision layer returned no answer for question ${q.id}`,
-        };
+        return failedOutcome("decision-failed", `the decision layer returned no answer for question ${q.id}`);
       }
       if (q.resolved_options && !d.options) d.options = q.resolved_options;
     }
     return { status: "passed", output: record };
   } catch (err) {
     if (c.cancelled()) return { status: "interrupted" };
-    if (err instanceof DecisionFailure)
-      return { status: "failed", error: err.message.startsWith(err.code) ? err.message : `${err.code}: ${err.message}`, code: err.code };
-    return { status: "failed", error: `decision-failed: ${errorText(err)}`, code: "decision-failed" };
+    if (err instanceof DecisionFailure) return failedOutcome(err.code, err.message);
+    return failedOutcome("decision-failed", errorText(err));
   }
 }

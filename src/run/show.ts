@@ -1,7 +1,7 @@
 // The `switchyard show RUN --json` document, built from the projections. Scripts depend on this
 // shape (docs/runs.md): keep it stable, add fields only.
 
-import type { Store } from "./store.js";
+import type { Sql, Store } from "./store.js";
 import { decodeEvent, type FoldSummary, type RerunRequest, type StoredEvent } from "./events.js";
 
 export interface ShownInstance {
@@ -59,15 +59,16 @@ export interface ShowJson {
   reruns?: ShownRerun[];
 }
 
+const RERUN_EVENTS: Sql = {
+  sqlite:
+    "SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND type IN ('rerun_requested', 'pack_refreshed', 'instance_reset') ORDER BY seq",
+};
+
 /** The reruns of a run and, per instance ("task\0key"), what they cleared, from the event log. */
 function rerunHistory(store: Store, run: string, only?: string) {
   const reruns: ShownRerun[] = [];
   const earlier = new Map<string, EarlierResult[]>();
-  const rows = store.db
-    .prepare(
-      "SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND type IN ('rerun_requested', 'pack_refreshed', 'instance_reset') ORDER BY seq",
-    )
-    .all(run) as StoredEvent[];
+  const rows = store.select<StoredEvent>(RERUN_EVENTS, [run]);
   for (const r of rows.map((row) => decodeEvent(run, row))) {
     if (r.type === "rerun_requested") {
       const { pid: _, ...req } = r.payload;

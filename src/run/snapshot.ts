@@ -9,15 +9,14 @@
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { SnapshotInfo } from "./events.js";
+import { CodedError } from "../shared/coded-error.js";
 
 /** The file name of the state folder's database (store.ts opens it). */
 export const STATE_DATABASE = "switchyard.db";
 
 export const SNAPSHOT_LIMIT_BYTES = 50 * 1024 * 1024;
 
-export class SnapshotError extends Error {
-  readonly code = "pack-too-large";
-}
+export class SnapshotError extends CodedError {}
 
 interface Entry {
   from: string;
@@ -69,7 +68,8 @@ export function snapshotPack(packDir: string, dest: string): SnapshotInfo {
       .slice(0, 3)
       .map((e) => `${e.rel} (${(e.size / 1048576).toFixed(1)} MB)`);
     throw new SnapshotError(
-      `pack-too-large: the pack ${packDir} holds ${(bytes / 1048576).toFixed(1)} MB, over the 50 MB snapshot limit (R-1); largest files: ${biggest.join(", ")}. Move data out of the pack, or into a hidden folder.`,
+      "pack-too-large",
+      `the pack ${packDir} holds ${(bytes / 1048576).toFixed(1)} MB, over the 50 MB snapshot limit (R-1); largest files: ${biggest.join(", ")}. Move data out of the pack, or into a hidden folder.`,
     );
   }
   mkdirSync(dest, { recursive: true });

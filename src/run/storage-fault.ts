@@ -1,9 +1,11 @@
 // Faults of the state database (issue 9 item 5): a full disk, a file-size limit, a read-only or
 // immutable file, a corrupt or truncated database. SQLite reports them as SqliteError with a
 // code; here they become a StorageFault that names the file, says what is wrong and how to
-// recover, instead of an uncaught error with a stack.
+// recover, instead of an uncaught error with a stack. The same holds for the files the engine
+// writes into a run folder before an attempt starts (its workspace, input and log): a full disk
+// there is the state folder's fault, not the element's.
 
-import { CodedError } from "./coded-error.js";
+import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
 /** The SQLite result codes that mean the database cannot be written. */
 const CANNOT_WRITE: Record<string, string> = {
@@ -25,12 +27,15 @@ const DAMAGED: Record<string, string> = {
 export class StorageFault extends CodedError {
   /** The run that was executing, when there was one (for the advice to resume it). */
   run?: string;
+  /** The SQLite result code, the errno code of a failed file write, or a PostgreSQL SQLSTATE. */
+  readonly systemCode: string;
   constructor(
+    code: "state-unwritable" | "state-corrupt" | "store-unreachable",
     message: string,
-    code: "state-unwritable" | "state-corrupt",
-    readonly sqliteCode: string,
+    details: ErrorDetails & { systemCode: string },
   ) {
-    super(message, code);
+    super(code, message, details);
+    this.systemCode = details.systemCode;
   }
 }
 
@@ -56,15 +61,35 @@ export function storageFault(err: unknown, dbFile = lastDatabase ?? "switchyard.
   const damaged = DAMAGED[k];
   if (damaged) {
     return new StorageFault(
-      `state-corrupt: the state database ${dbFile} cannot be read: ${damaged} (${code}). ` +
+      "state-corrupt",
+      `the state database ${dbFile} cannot be read: ${damaged} (${code}). ` +
         `Its event log is the record of every run: restore the file from a backup if you have one. ` +
         `\`switchyard runs --rebuild\` rebuilds the runs, tasks and instances tables from the events, but cannot repair damaged events; ` +
         `to start afresh, move the file (and its -wal and -shm files) aside`,
-      "state-corrupt",
-      code,
+      { systemCode: code },
     );
   }
   const why = CANNOT_WRITE[k];
   if (!why) return undefined;
-  return new StorageFault(`state-unwritable: the state database ${dbFile} cannot be written: ${why} (${code})`, "state-unwritable", code);
+  return new StorageFault("state-unwritable", `the state database ${dbFile} cannot be written: ${why} (${code})`, { systemCode: code });
+}
+
+/** The errno codes that mean files cannot be written into a folder. */
+const FOLDER_CANNOT_WRITE: Record<string, string> = {
+  ENOSPC: "the disk is full",
+  EDQUOT: "the disk quota is used up",
+  EFBIG: "a file reached a file-size limit",
+  EROFS: "the file system is read-only",
+  EACCES: "permission denied",
+  EPERM: "permission denied (or the folder is immutable)",
+  EIO: "an input/output error",
+};
+
+/** The StorageFault a failed write of a run's files under `folder` stands for, or undefined if it is none. */
+export function folderFault(err: unknown, folder: string): StorageFault | undefined {
+  if (err instanceof StorageFault) return err;
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const why = typeof code === "string" && Object.hasOwn(FOLDER_CANNOT_WRITE, code) ? FOLDER_CANNOT_WRITE[code] : undefined;
+  if (!why) return undefined;
+  return new StorageFault("state-unwritable", `the run folder ${folder} cannot be written: ${why} (${code})`, { systemCode: code! });
 }

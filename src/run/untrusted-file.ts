@@ -11,7 +11,7 @@
 import { constants, closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { lstat, open, realpath } from "node:fs/promises";
 import { sep } from "node:path";
-import { CodedError } from "./coded-error.js";
+import { CodedError } from "../shared/coded-error.js";
 
 /** The default limit on one file read from an instance (and on a provider's reply): 16 MB. */
 export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -45,7 +45,7 @@ export function strictUtf8(bytes: Uint8Array, what: string): string {
   try {
     return decoder.decode(bytes);
   } catch {
-    throw new UntrustedFileError(`output-invalid: ${what} is not valid UTF-8 text; write UTF-8 (T-1)`, "output-invalid");
+    throw new UntrustedFileError("output-invalid", `${what} is not valid UTF-8 text; write UTF-8 (T-1)`);
   }
 }
 
@@ -69,7 +69,7 @@ export interface UntrustedRead {
  * (`file-rejected`, or `output-invalid` for text that is not UTF-8) when it must not be read.
  */
 export async function readUntrustedFile(path: string, o: UntrustedRead): Promise<string | undefined> {
-  const reject = (why: string, hint: string) => new UntrustedFileError(`file-rejected: ${o.what} ${why}; ${hint}`, "file-rejected");
+  const reject = (why: string, hint: string) => new UntrustedFileError("file-rejected", `${o.what} ${why}; ${hint}`);
   let st;
   try {
     st = await lstat(path);

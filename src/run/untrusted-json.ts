@@ -24,7 +24,7 @@ const NINE = 57;
 const SAFE_DIGITS = 15;
 
 function invalid(message: string): UntrustedFileError {
-  return new UntrustedFileError(`output-invalid: ${message}`, "output-invalid");
+  return new UntrustedFileError("output-invalid", message);
 }
 
 /** Throws output-invalid when the JSON text nests too deep or holds an inexact integer. */

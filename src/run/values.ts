@@ -36,14 +36,14 @@ function matches(type: FieldType, v: unknown): boolean {
  * declared field present with its type. Extra fields are kept. Returns the problem, or null.
  */
 export function checkEmits(output: unknown, emits: Record<string, FieldType>): string | null {
-  if (!isPlainObject(output)) return `output-invalid: the output must be a JSON object, got ${typeOf(output)} (T-12)`;
+  if (!isPlainObject(output)) return `the output must be a JSON object, got ${typeOf(output)} (T-12)`;
   for (const [field, type] of Object.entries(emits)) {
     if (!(field in output)) {
       const declared = Object.keys(emits).join(", ");
-      return `output-invalid: declared field "${field}" is missing from the output (declared: ${declared}) (T-12)`;
+      return `declared field "${field}" is missing from the output (declared: ${declared}) (T-12)`;
     }
     if (!matches(type, output[field])) {
-      return `output-invalid: field "${field}" should be ${type} but is ${typeOf(output[field])} (T-12)`;
+      return `field "${field}" should be ${type} but is ${typeOf(output[field])} (T-12)`;
     }
   }
   return null;

@@ -10,11 +10,11 @@ import type { CellAttempt, CellFile } from "./api-types.js";
 
 const LOG_TAIL = 16 * 1024;
 const SMALL_FILE = 256 * 1024;
-export const FILE_VIEW_LIMIT = 64 * 1024;
+const FILE_VIEW_LIMIT = 64 * 1024;
 const MAX_LISTED = 200;
 
 /** The attempt's path stem: runs/RUN/work/TASK/KEY.aN (unmapped: work/TASK/aN). */
-export function attemptStem(runDir: string, task: string, key: string | null, attempt: number): string {
+function attemptStem(runDir: string, task: string, key: string | null, attempt: number): string {
   const base = join(runDir, "work", task);
   return key !== null ? join(base, `${keyDirName(key)}.a${attempt}`) : join(base, `a${attempt}`);
 }
@@ -23,7 +23,7 @@ export function attemptStem(runDir: string, task: string, key: string | null, at
  * Reads at most `limit` bytes of a regular file (from its end when `tail`), refusing symbolic
  * links and anything that is not a regular file. Null when it is absent or refused.
  */
-export function readBounded(path: string, limit: number, tail = false): { text: string; bytes: number; truncated: boolean } | null {
+function readBounded(path: string, limit: number, tail = false): { text: string; bytes: number; truncated: boolean } | null {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -59,7 +59,7 @@ function readJson(path: string): unknown {
 }
 
 /** The workspace's files (not following links), breadth first, at most MAX_LISTED. */
-export function listWorkspace(dir: string): CellFile[] {
+function listWorkspace(dir: string): CellFile[] {
   const out: CellFile[] = [];
   const queue = [dir];
   while (queue.length > 0 && out.length < MAX_LISTED) {

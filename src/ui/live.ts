@@ -22,7 +22,7 @@ interface RunListener {
   behind: boolean;
 }
 
-export function openEventStream(res: ServerResponse): void {
+function openEventStream(res: ServerResponse): void {
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-store",
@@ -85,7 +85,7 @@ export class LiveHub {
     }
     const reader = this.reader();
     if (!reader) return;
-    const version = reader.store.db.pragma("data_version", { simple: true }) as number;
+    const version = reader.store.changeCounter();
     const changed = version !== this.dataVersion;
     this.dataVersion = version;
     for (const l of this.runListeners) if (changed || l.behind) this.sendRun(reader, l);

@@ -38,7 +38,7 @@ function inlineSafe(text: string, tag: "script" | "style"): string {
 }
 
 /** JSON in a <script type="application/json">: `<` escaped, so no tag can end it early. */
-export function embedJson(value: unknown): string {
+function embedJson(value: unknown): string {
   return JSON.stringify(value)
     .replace(/</g, "\\u003c")
     .replace(/\u2028/g, "\\u2028")

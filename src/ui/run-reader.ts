@@ -3,8 +3,7 @@
 // reads: the store is never appended to. Every query is bounded by one run (the events table's
 // key is (run, seq)), so a page costs what that run holds, not what the folder holds.
 
-import type Database from "better-sqlite3";
-import { showRun, type FoldSummary, type Store } from "../run/index.js";
+import { showRun, type FoldSummary, type Sql, type Store } from "../run/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { decisionsOf, routeCell } from "./decisions.js";
 import {
@@ -19,7 +18,47 @@ import {
   type StatusName,
 } from "./api-types.js";
 
-type Statement = Database.Statement;
+// The queries, in both stores' dialects (PostgreSQL's where it is not SQLite's with numbered parameters).
+const Q = {
+  counts: { sqlite: "SELECT run, status, COUNT(*) AS n FROM instances GROUP BY run, status" },
+  countsByTask: { sqlite: "SELECT task, status, COUNT(*) AS n FROM instances WHERE run = ? GROUP BY task, status" },
+  decisions: {
+    sqlite:
+      "SELECT i.run AS run, COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE t.kind = 'route' AND i.status = 'passed' GROUP BY i.run",
+  },
+  decisionsOf: {
+    sqlite:
+      "SELECT COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE i.run = ? AND t.kind = 'route' AND i.status = 'passed'",
+  },
+  plan: { sqlite: "SELECT payload FROM events WHERE run = ? AND seq = 1" },
+  cellEvents: {
+    sqlite: "SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND task = ? AND key IS ? ORDER BY seq",
+    postgres:
+      "SELECT seq, time, type, task, key, payload FROM events WHERE run = $1 AND task = $2 AND key IS NOT DISTINCT FROM $3 ORDER BY seq",
+  },
+  code: {
+    sqlite:
+      "SELECT json_extract(payload, '$.code') AS code FROM events WHERE run = ? AND task = ? AND key IS ? AND type IN ('instance_finished', 'instance_retried', 'task_failed') ORDER BY seq DESC LIMIT 1",
+    postgres:
+      "SELECT (payload::jsonb)->>'code' AS code FROM events WHERE run = $1 AND task = $2 AND key IS NOT DISTINCT FROM $3 AND type IN ('instance_finished', 'instance_retried', 'task_failed') ORDER BY seq DESC LIMIT 1",
+  },
+  grid: { sqlite: "SELECT task, key, status, output, label FROM instances WHERE run = ? AND key <> '' ORDER BY task, key" },
+  instance: { sqlite: "SELECT status, attempts, output, error, label FROM instances WHERE run = ? AND task = ? AND key = ?" },
+  changed: { sqlite: "SELECT run, status, inv_last, spent_usd FROM runs" },
+  // Parameters: run, then task, status and key substring (each null for any) twice each, then limit and offset.
+  page: {
+    sqlite: `SELECT task, key, status, attempts, output, error, label FROM instances WHERE run = ? AND (? IS NULL OR task = ?)
+      AND (? IS NULL OR status = ?) AND (? IS NULL OR instr(key, ?) > 0) ORDER BY task, key LIMIT ? OFFSET ?`,
+    postgres: `SELECT task, key, status, attempts, output, error, label FROM instances WHERE run = $1 AND ($2::text IS NULL OR task = $3)
+      AND ($4::text IS NULL OR status = $5) AND ($6::text IS NULL OR strpos(key, $7) > 0) ORDER BY task, key LIMIT $8 OFFSET $9`,
+  },
+  pageCount: {
+    sqlite: `SELECT COUNT(*) AS n FROM instances WHERE run = ? AND (? IS NULL OR task = ?)
+      AND (? IS NULL OR status = ?) AND (? IS NULL OR instr(key, ?) > 0)`,
+    postgres: `SELECT COUNT(*) AS n FROM instances WHERE run = $1 AND ($2::text IS NULL OR task = $3)
+      AND ($4::text IS NULL OR status = $5) AND ($6::text IS NULL OR strpos(key, $7) > 0)`,
+  },
+} satisfies Record<string, Sql>;
 
 export interface InstanceFilter {
   task?: string;
@@ -47,7 +86,7 @@ function gateText(t: TaskPlan): string | null {
   return t.when.labels.length ? `${at} otherwise (${t.when.labels.join(", ")})` : `${at} otherwise`;
 }
 
-export function graphOf(plan: Plan): GraphTask[] {
+function graphOf(plan: Plan): GraphTask[] {
   return plan.tasks.map((t) => ({
     name: t.name,
     kind: t.kind,
@@ -60,39 +99,12 @@ export function graphOf(plan: Plan): GraphTask[] {
 }
 
 export class RunReader {
-  private readonly q: Record<string, Statement>;
   private readonly plans = new Map<string, Plan>();
 
-  constructor(readonly store: Store) {
-    const db = store.db;
-    this.q = {
-      counts: db.prepare("SELECT run, status, COUNT(*) AS n FROM instances GROUP BY run, status"),
-      countsByTask: db.prepare("SELECT task, status, COUNT(*) AS n FROM instances WHERE run = ? GROUP BY task, status"),
-      decisions: db.prepare(
-        "SELECT i.run AS run, COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE t.kind = 'route' AND i.status = 'passed' GROUP BY i.run",
-      ),
-      decisionsOf: db.prepare(
-        "SELECT COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE i.run = ? AND t.kind = 'route' AND i.status = 'passed'",
-      ),
-      plan: db.prepare("SELECT payload FROM events WHERE run = ? AND seq = 1"),
-      lastSeq: db.prepare("SELECT MAX(seq) AS m FROM events WHERE run = ?"),
-      after: db.prepare("SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND seq > ? ORDER BY seq LIMIT ?"),
-      cellEvents: db.prepare("SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND task = ? AND key IS ? ORDER BY seq"),
-      code: db.prepare(
-        "SELECT json_extract(payload, '$.code') AS code FROM events WHERE run = ? AND task = ? AND key IS ? AND type IN ('instance_finished', 'instance_retried', 'task_failed') ORDER BY seq DESC LIMIT 1",
-      ),
-      grid: db.prepare("SELECT task, key, status, output, label FROM instances WHERE run = ? AND key <> '' ORDER BY task, key"),
-      instance: db.prepare("SELECT status, attempts, output, error, label FROM instances WHERE run = ? AND task = ? AND key = ?"),
-      changed: db.prepare("SELECT run, status, inv_last, spent_usd FROM runs"),
-      page: db.prepare(
-        `SELECT task, key, status, attempts, output, error, label FROM instances WHERE run = @run AND (@task IS NULL OR task = @task)
-         AND (@status IS NULL OR status = @status) AND (@key IS NULL OR instr(key, @key) > 0) ORDER BY task, key LIMIT @limit OFFSET @offset`,
-      ),
-      pageCount: db.prepare(
-        `SELECT COUNT(*) AS n FROM instances WHERE run = @run AND (@task IS NULL OR task = @task)
-         AND (@status IS NULL OR status = @status) AND (@key IS NULL OR instr(key, @key) > 0)`,
-      ),
-    };
+  constructor(readonly store: Store) {}
+
+  private one<R>(q: Sql, params: unknown[]): R | undefined {
+    return this.store.select<R>(q, params)[0];
   }
 
   hasRun(run: string): boolean {
@@ -102,7 +114,7 @@ export class RunReader {
   plan(run: string): Plan | undefined {
     let p = this.plans.get(run);
     if (!p) {
-      const row = this.q.plan!.get(run) as { payload: string } | undefined;
+      const row = this.one(Q.plan, [run]) as { payload: string } | undefined;
       if (!row) return undefined;
       p = (JSON.parse(row.payload) as { plan: Plan }).plan;
       this.plans.set(run, p);
@@ -113,12 +125,12 @@ export class RunReader {
   /** Every run, newest first. */
   runs(): RunListItem[] {
     const counts = new Map<string, Record<string, number>>();
-    for (const r of this.q.counts!.all() as Array<{ run: string; status: string; n: number }>) {
+    for (const r of this.store.select(Q.counts, []) as Array<{ run: string; status: string; n: number }>) {
       let c = counts.get(r.run);
       if (!c) counts.set(r.run, (c = {}));
       c[r.status] = r.n;
     }
-    const decisions = new Map((this.q.decisions!.all() as Array<{ run: string; n: number }>).map((r) => [r.run, r.n]));
+    const decisions = new Map((this.store.select(Q.decisions, []) as Array<{ run: string; n: number }>).map((r) => [r.run, r.n]));
     return this.store
       .runs()
       .reverse()
@@ -134,7 +146,7 @@ export class RunReader {
   }
 
   lastSeq(run: string): number {
-    return (this.q.lastSeq!.get(run) as { m: number | null }).m ?? 0;
+    return this.store.eventCount(run);
   }
 
   /**
@@ -147,7 +159,7 @@ export class RunReader {
     if (!r || !plan) return undefined;
     const counts: Record<string, number> = {};
     const perTask = new Map<string, FoldSummary>();
-    for (const row of this.q.countsByTask!.all(run) as Array<{ task: string; status: string; n: number }>) {
+    for (const row of this.store.select(Q.countsByTask, [run]) as Array<{ task: string; status: string; n: number }>) {
       counts[row.status] = (counts[row.status] ?? 0) + row.n;
       let s = perTask.get(row.task);
       if (!s) perTask.set(row.task, (s = { total: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 }));
@@ -176,7 +188,7 @@ export class RunReader {
       started_at: r.started_at,
       finished_at: r.finished_at,
       tasks,
-      listing: this.listing(run, counts, (this.q.decisionsOf!.get(run) as { n: number }).n)!,
+      listing: this.listing(run, counts, (this.one(Q.decisionsOf, [run]) as { n: number }).n)!,
       graph: graphOf(plan),
       last_seq: this.lastSeq(run),
     };
@@ -188,7 +200,13 @@ export class RunReader {
     if (!plan) return undefined;
     const lastSeq = this.lastSeq(run);
     const mapped = plan.tasks.filter((t) => t.over !== undefined);
-    const rows = this.q.grid!.all(run) as Array<{ task: string; key: string; status: string; output: string | null; label: string | null }>;
+    const rows = this.store.select(Q.grid, [run]) as Array<{
+      task: string;
+      key: string;
+      status: string;
+      output: string | null;
+      label: string | null;
+    }>;
     const keySet = new Set<string>();
     for (const r of rows) keySet.add(r.key);
     const keys = [...keySet].sort();
@@ -230,12 +248,12 @@ export class RunReader {
     const plan = this.plan(run);
     const task = plan?.tasks.find((t) => t.name === taskName);
     if (!task || (task.over !== undefined) !== (key !== null)) return undefined;
-    const row = this.q.instance!.get(run, taskName, key ?? "") as
+    const row = this.one(Q.instance, [run, taskName, key ?? ""]) as
       { status: string; attempts: number; output: string | null; error: string | null; label: string | null } | undefined;
     if (!row) return undefined;
     const output = row.output === null ? null : (JSON.parse(row.output) as unknown);
-    const code = (this.q.code!.get(run, taskName, key) as { code: string | null } | undefined)?.code ?? null;
-    const events = (this.q.cellEvents!.all(run, taskName, key) as RawEvent[]).map((e) => ({
+    const code = (this.one(Q.code, [run, taskName, key]) as { code: string | null } | undefined)?.code ?? null;
+    const events = (this.store.select(Q.cellEvents, [run, taskName, key]) as RawEvent[]).map((e) => ({
       seq: e.seq,
       time: e.time,
       type: e.type,
@@ -287,9 +305,10 @@ export class RunReader {
 
   /** A page of instances in the `show --json` instance shape, with their task and key. */
   instances(run: string, f: InstanceFilter): InstancePage {
-    const params = { run, task: f.task ?? null, status: f.status ?? null, key: f.key ?? null, limit: f.limit, offset: f.offset };
-    const total = (this.q.pageCount!.get(params) as { n: number }).n;
-    const rows = this.q.page!.all(params) as Array<{
+    const [task, status, key] = [f.task ?? null, f.status ?? null, f.key ?? null];
+    const params = [run, task, task, status, status, key, key, f.limit, f.offset];
+    const total = this.one<{ n: number }>(Q.pageCount, params.slice(0, 7))!.n;
+    const rows = this.store.select(Q.page, params) as Array<{
       task: string;
       key: string;
       status: string;
@@ -317,7 +336,7 @@ export class RunReader {
 
   /** Events after `after`, at most `limit`, in the `run --json` shape. */
   eventsAfter(run: string, after: number, limit: number): ApiEvent[] {
-    return (this.q.after!.all(run, after, limit) as RawEvent[]).map((e) => ({
+    return this.store.eventsAfter(run, after, limit).map((e) => ({
       run,
       seq: e.seq,
       time: e.time,
@@ -331,7 +350,7 @@ export class RunReader {
   /** A cheap fingerprint per run (status, last activity, spend) to tell which runs changed. */
   fingerprints(): Map<string, string> {
     const m = new Map<string, string>();
-    for (const r of this.q.changed!.all() as Array<{ run: string; status: string; inv_last: number; spent_usd: number }>)
+    for (const r of this.store.select(Q.changed, []) as Array<{ run: string; status: string; inv_last: number; spent_usd: number }>)
       m.set(r.run, `${r.status} ${r.inv_last} ${r.spent_usd}`);
     return m;
   }

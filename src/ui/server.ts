@@ -12,7 +12,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { Store } from "../run/index.js";
+import { openStore } from "../run/index.js";
+import type { StoreSpec } from "../run/open-store.js";
 import { harvest } from "../lab/harvest.js";
 import { renderHtml } from "../lab/report-html.js";
 import { defaultCalibrationFile, readCalibrations } from "../lab/known-calibrations.js";
@@ -22,24 +23,26 @@ import { RunReader } from "./run-reader.js";
 import { attemptFiles, workspaceFile } from "./attempt-files.js";
 import { LiveHub } from "./live.js";
 import { loadAssets, SERVED_CSP, servedPage } from "./page.js";
+import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
 export interface UiServerOptions {
   stateDir: string;
+  /** The store of the records (--store); the state folder's switchyard.db without one. */
+  store?: StoreSpec;
   host: string;
   port: number;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
+/** A request the web view refuses; `status` is the HTTP status it answers with. */
+class HttpError extends CodedError {
+  readonly status: number;
+  constructor(code: string, message: string, details: ErrorDetails & { status: number }) {
+    super(code, message, details);
+    this.status = details.status;
   }
 }
 
-const notFound = (what: string) => new HttpError(404, "ui-not-found", what);
+const notFound = (what: string) => new HttpError("ui-not-found", what, { status: 404 });
 
 interface Ctx {
   req: IncomingMessage;
@@ -55,18 +58,23 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 /** The state folder's store, opened once its database exists (a fresh folder has none yet). */
 class StateSource {
   private reader: RunReader | null = null;
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    private readonly store?: StoreSpec,
+  ) {}
   get(): RunReader | null {
-    if (!this.reader && existsSync(join(this.dir, "switchyard.db"))) this.reader = new RunReader(new Store(this.dir));
+    if (this.reader) return this.reader;
+    const file = this.store ? (this.store.kind === "sqlite" ? this.store.file : null) : join(this.dir, "switchyard.db");
+    if (file === null || existsSync(file)) this.reader = new RunReader(openStore(this.store, this.dir));
     return this.reader;
   }
   need(): RunReader {
     const r = this.get();
-    if (!r) throw new HttpError(404, "ui-no-runs", `no runs in ${this.dir} yet`);
+    if (!r) throw new HttpError("ui-no-runs", `no runs in ${this.dir} yet`, { status: 404 });
     return r;
   }
   close(): void {
-    this.reader?.store.db.close();
+    this.reader?.store.close();
     this.reader = null;
   }
 }
@@ -91,12 +99,12 @@ function intParam(url: URL, name: string, dflt: number, min: number, max: number
   if (v === null) return dflt;
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max)
-    throw new HttpError(400, "ui-bad-parameter", `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+    throw new HttpError("ui-bad-parameter", `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`, { status: 400 });
   return n;
 }
 
 /** Splits the raw path into decoded segments, refusing traversal and odd characters. */
-export function pathSegments(rawPath: string): string[] {
+function pathSegments(rawPath: string): string[] {
   const segs = rawPath.split("/").slice(1);
   if (segs.length > 0 && segs[segs.length - 1] === "") segs.pop();
   return segs.map((s) => {
@@ -104,16 +112,18 @@ export function pathSegments(rawPath: string): string[] {
     try {
       d = decodeURIComponent(s);
     } catch {
-      throw new HttpError(400, "ui-bad-path", "the path is not valid percent-encoding");
+      throw new HttpError("ui-bad-path", "the path is not valid percent-encoding", { status: 400 });
     }
     if (d === "." || d === ".." || d === "" || /[/\\\0]/.test(d))
-      throw new HttpError(400, "ui-path-refused", "paths with '.', '..', empty segments, slashes, backslashes or NUL are refused");
+      throw new HttpError("ui-path-refused", "paths with '.', '..', empty segments, slashes, backslashes or NUL are refused", {
+        status: 400,
+      });
     return d;
   });
 }
 
 export function createUiServer(opts: UiServerOptions): { server: Server; close: () => Promise<void> } {
-  const state = new StateSource(opts.stateDir);
+  const state = new StateSource(opts.stateDir, opts.store);
   const hub = new LiveHub(() => state.get());
 
   const run = (ctx: Ctx): { reader: RunReader; id: string } => {
@@ -255,10 +265,10 @@ export function createUiServer(opts: UiServerOptions): { server: Server; close: 
     try {
       if (LOOPBACK.has(opts.host)) {
         const host = (req.headers.host ?? "").replace(/:\d+$/, "");
-        if (!LOOPBACK.has(host)) throw new HttpError(421, "ui-wrong-host", `this server answers to ${opts.host} only`);
+        if (!LOOPBACK.has(host)) throw new HttpError("ui-wrong-host", `this server answers to ${opts.host} only`, { status: 421 });
       }
       if (req.method !== "GET" && req.method !== "HEAD")
-        throw new HttpError(405, "ui-read-only", "the web view is read-only: only GET and HEAD");
+        throw new HttpError("ui-read-only", "the web view is read-only: only GET and HEAD", { status: 405 });
       const raw = req.url ?? "/";
       const q = raw.indexOf("?");
       const segs = pathSegments(q < 0 ? raw : raw.slice(0, q));

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadMachineConfig, defaultConfigPath, parseDurationMs } from "../../src/decide/config.js";
+import { loadMachineConfig, defaultConfigPath } from "../../src/decide/config.js";
+import { parseDurationMs } from "../../src/shared/primitives.js";
 import { DECIDE_CODES } from "../../src/decide/codes.js";
 import { DiagnosticError, formatDiagnostic, type Diagnostic } from "../../src/lang/diagnostic.js";
 

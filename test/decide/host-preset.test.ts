@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
-import { Store } from "../../src/run/index.js";
+import { SqliteStore } from "../../src/run/index.js";
 import type { EventPayloads } from "../../src/run/index.js";
 
 const BIN = resolve("bin/switchyard.js");
@@ -86,7 +86,7 @@ fix = agent(name = "fix", depends_on = [prepare, gate], over = prepare.members, 
   const keys = new Set(hostCalls.map((c) => c.context.SWITCHYARD_KEY));
   assert.deepEqual([...keys].sort(), ["a", "b"]);
 
-  const store = new Store(state);
+  const store = new SqliteStore(state);
   try {
     const decisions = [...store.events(run)]
       .filter((e) => e.type === "decision_recorded")

@@ -56,7 +56,7 @@ export function hostAnswering(pick: (q: ResolvedQuestion) => string): Script {
 export const failing =
   (message = "HTTP 500 after 3 retries"): Script =>
   () => {
-    throw new ProviderError(message, true);
+    throw new ProviderError("decision-failed", message, { retryable: true });
   };
 
 export function noul(id: string, type: string, min_confidence = 0): ResolvedQuestion {

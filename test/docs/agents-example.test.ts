@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fencedBlocks } from "./blocks.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
-import { Store, showRun } from "../../src/run/index.js";
+import { SqliteStore, showRun } from "../../src/run/index.js";
 import { foldEvents } from "../../src/run/fold-events.js";
 
 const BIN = resolve("bin/switchyard.js");
@@ -72,7 +72,7 @@ test("issue 12: examples/fix-in-worktree fixes every ticket in its own worktree 
   assert.equal(r.status, 0, r.stdout + r.stderr);
   const run = /^run (\S+):/m.exec(r.stdout)?.[1];
   assert.ok(run, r.stdout);
-  const store = new Store(state);
+  const store = new SqliteStore(state);
   try {
     const show = showRun(store, run)!;
     assert.equal(show.status, "passed");

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { compilePath } from "../../src/plan/index.js";
 import { loadEvaluator } from "../../src/plan/evaluator.js";
 import type { FieldType, Plan, TaskPlan } from "../../src/plan/plan.js";
-import { admitRun, RunEngine, Store } from "../../src/run/index.js";
+import { admitRun, RunEngine, SqliteStore } from "../../src/run/index.js";
 import { FakeJudge } from "../run/fake-judge.js";
 import { runner, TempDir } from "../run/helpers.js";
 import { allBlocks, expectedCode, isPlaybookBlock, type CodeBlock } from "./blocks.js";
@@ -72,7 +72,7 @@ function tasksOf(plan: Plan): TaskPlan[] {
 async function runBlock(b: CodeBlock): Promise<string | undefined> {
   const pack = mkdtempSync(join(tmpdir(), "sy-docrun-pack-"));
   const state = new TempDir("sy-docrun-");
-  const store = new Store(join(state.path, "state"));
+  const store = new SqliteStore(join(state.path, "state"));
   const savedPath = process.env.PATH;
   // Tools an inline command calls (npm audit) are stand-ins on PATH: no network, no project.
   state.file("bin/npm", "#!/bin/sh\nexit 1\n", 0o755);

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn } from "node:child_process";
 import { currentLabId, labsDir, listLabs, newLab, newLabId, openLabSink, pairsPath, resolveLab, LabError } from "../../src/lab/store.js";
-import { stateDigest } from "../../src/lab/pair-line.js";
+import { stateDigest } from "../../src/decide/pair.js";
 import { harvest } from "../../src/lab/harvest.js";
 import { renderHtml } from "../../src/lab/report-html.js";
 import type { ShadowPair } from "../../src/decide/pair.js";
@@ -204,7 +204,7 @@ test("H-1: states and secrets never appear in a pairs file or a harvest", async 
     const stateText = JSON.stringify(state);
     const script = `
 const { openLabSink } = await import(${JSON.stringify(resolve("dist/src/lab/store.js"))});
-const { stateDigest } = await import(${JSON.stringify(resolve("dist/src/lab/pair-line.js"))});
+const { stateDigest } = await import(${JSON.stringify(resolve("dist/src/decide/pair.js"))});
 const [dir, stateText, key] = process.argv.slice(1);
 const sink = openLabSink(dir);
 const base = { time: "2026-12-02T00:00:00Z", run: "r", type: "t", task: "gate", key: null,

@@ -80,13 +80,18 @@ export function records(shown: ShowJson): Record<string, unknown> {
   return out;
 }
 
-/** Leaves out what differs between two faithful runs: times, latencies, paths of run folders. */
+/**
+ * Leaves out what differs between two faithful runs: times, latencies, and the host audit of a
+ * model decision, whose sample is drawn by a hash of the run id among others (decide/audit.ts), so
+ * two runs audit different keys; and a decision's input_tokens, which the example's decider counts
+ * from a prompt that carries upstream timings.
+ */
 function scrub(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(scrub);
   if (v && typeof v === "object") {
     const o: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
-      if (/(_ms|_at|latency|elapsed|time)$/.test(k)) continue;
+      if (/(_ms|_at|latency|elapsed|time)$/.test(k) || k === "audit" || k === "input_tokens") continue;
       o[k] = scrub(x);
     }
     return o;

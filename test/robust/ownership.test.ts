@@ -14,7 +14,7 @@ import Database from "better-sqlite3";
 import { TempDir } from "../run/helpers.js";
 import { until } from "../support/assertions.js";
 import { processStartTime } from "../../src/run/ownership.js";
-import { Store } from "../../src/run/index.js";
+import { SqliteStore } from "../../src/run/index.js";
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "..", "run", "fixtures", "owner-child.js");
 const BIN = join(process.cwd(), "bin", "switchyard.js");
@@ -39,7 +39,7 @@ function child(args: string[], cmd = CHILD, env: NodeJS.ProcessEnv = process.env
 const lines = (p: string) => (existsSync(p) ? readFileSync(p, "utf8").split("\n").filter(Boolean) : []);
 
 function events(state: string, run: string) {
-  const store = new Store(state);
+  const store = new SqliteStore(state);
   try {
     return [...store.events(run)];
   } finally {
@@ -139,7 +139,7 @@ test(
       assert.equal(busy.code, 1, busy.err + busy.out);
       assert.match(
         busy.err,
-        /run-busy: run \S+ is recorded as executed by process \d+ on elsewhere\.example, which cannot be verified: it was recorded on host elsewhere\.example.*switchyard resume \S+ --force/,
+        /switchyard: error\[run-busy\]: run \S+ is recorded as executed by process \d+ on elsewhere\.example, which cannot be verified: it was recorded on host elsewhere\.example.*switchyard resume \S+ --force/,
       );
       const refused = sy(dir.path, ["cancel", run]);
       assert.equal(refused.code, 1, refused.out);
@@ -148,7 +148,7 @@ test(
 
       // The same pid and start time on this host is the owner, as far as anyone can tell.
       setOwner(state, run, { pid, started, host: hostname() });
-      assert.match(sy(dir.path, ["resume", run]).err, new RegExp(`run-busy: run \\S+ is being executed by process ${pid}`));
+      assert.match(sy(dir.path, ["resume", run]).err, new RegExp(`error\\[run-busy\\]: run \\S+ is being executed by process ${pid}`));
 
       // The pid is alive but started at another time than recorded: another program reused it.
       // cancel records the cancel itself and signals nothing.

@@ -1,10 +1,12 @@
 // Issue 9 item 2: children of a dead owner are dealt with. After kill -9 of the owner, an
 // immediate resume stops the dead owner's process groups (and waits for them) before it runs
 // those instances again, so no instance runs twice at once; SIGHUP cancels a run as SIGTERM
-// does: its children are stopped, the run ends `cancelled` and can be resumed.
+// does: its children are stopped, the run ends `cancelled` and can be resumed. The processes the
+// decision layer starts (a `command` provider) are recorded and stopped the same way.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import Database from "better-sqlite3";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -120,3 +122,79 @@ test("issue 9 item 2: SIGHUP cancels a run like SIGTERM: children stopped, run `
     dir.cleanup();
   }
 });
+
+// The decision layer's `command` provider: its first call waits in a `sleep` (its own process
+// group); the second answers at once.
+const decidingPlaybook = `
+playbook(description = "a model decides", concurrency = 2)
+
+prepare = command(name = "prepare", run = """echo '{"members": ["a"]}' > $SWITCHYARD_OUTPUT""", emits = {"members": "list"})
+
+ask = route(
+    name = "ask", depends_on = [prepare], over = prepare.members, max_fanout = 10,
+    questions = {"ok": noul(ask = "Is it ok?", drop = ["no", "uncertain"])},
+)
+
+after = command(name = "after", depends_on = [ask], over = prepare.members, max_fanout = 10, when = ask.ok, answers = "yes", run = "true")
+`;
+
+const decider = (dir: string) => `#!/bin/sh
+if [ ! -e "${dir}/slept" ]; then
+  : > "${dir}/slept"
+  echo "$$" > "${dir}/decider.tmp" && mv "${dir}/decider.tmp" "${dir}/decider.pid"
+  exec sleep 60
+fi
+cat > /dev/null
+echo '{"model": "m1", "answers": {"ok": {"type": "noul", "noul": 0.9}}, "usage": {"input_tokens": 1, "output_tokens": 1}}'
+`;
+
+test(
+  "issue 9 item 2: a decision provider's `command` process is recorded as a process group; after kill -9 of the owner, resume stops it",
+  { timeout: 60000 },
+  async () => {
+    const dir = new TempDir("sy-groups-");
+    let pid = 0;
+    try {
+      dir.file("pack/main.star", decidingPlaybook);
+      const script = dir.file("decide.sh", decider(dir.path), 0o755);
+      const config = dir.file(
+        "config.toml",
+        `[providers.inhouse]\nkind = "command"\nvendor = "inhouse"\nmodels = ["m1"]\ncommand = ["${script}"]\ntimeout = "120s"\n\n[decisions]\ndefault = "inhouse/m1"\n`,
+      );
+      const child = spawn(process.execPath, [BIN, "run", "pack", "--config", config], {
+        cwd: dir.path,
+        env: env(dir),
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let err = "";
+      child.stderr!.on("data", (b: Buffer) => (err += b.toString()));
+      const exit = new Promise<number | null>((res) => child.on("exit", (code) => res(code)));
+      const pidFile = join(dir.path, "decider.pid");
+      await until("the decider is waiting", () => existsSync(pidFile) || child.exitCode !== null);
+      assert.equal(child.exitCode, null, err);
+      pid = Number(readFileSync(pidFile, "utf8"));
+      // Its group is recorded while it runs, under the route instance that asked.
+      const db = new Database(join(dir.path, "state", "switchyard.db"), { readonly: true });
+      await until("the group is recorded", () => db.prepare("SELECT 1 FROM process_groups WHERE pgid = ?").get(pid) !== undefined, 10000);
+      assert.deepEqual(db.prepare("SELECT task, key, attempt FROM process_groups WHERE pgid = ?").get(pid), {
+        task: "ask",
+        key: "a",
+        attempt: 1,
+      });
+      db.close();
+      child.kill("SIGKILL");
+      await exit;
+      assert.ok(alive(pid), "the killed owner's decision process outlives it");
+      const r = spawnSync(process.execPath, [BIN, "resume", "latest"], { cwd: dir.path, env: env(dir), encoding: "utf8", timeout: 40000 });
+      assert.equal(r.status, 0, r.stderr + r.stdout);
+      assert.ok(!alive(pid), "the resume stopped the dead owner's decision process");
+      const st = JSON.parse(
+        spawnSync(process.execPath, [BIN, "status", "--json"], { cwd: dir.path, env: env(dir), encoding: "utf8" }).stdout,
+      );
+      assert.equal(st.status, "passed");
+    } finally {
+      if (pid && alive(pid)) process.kill(pid, "SIGKILL");
+      dir.cleanup();
+    }
+  },
+);

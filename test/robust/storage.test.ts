@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TempDir } from "../run/helpers.js";
 
@@ -123,10 +123,82 @@ test(
       assert.equal(r.code, 1, r.err);
       assert.match(
         r.err,
-        /snapshot-missing: run \S+'s pack snapshot \S+ is missing \(was the run folder \S+ deleted\?\); the run cannot continue without it/,
+        /error\[snapshot-missing\]: run \S+'s pack snapshot \S+ is missing \(was the run folder \S+ deleted\?\); the run cannot continue without it/,
       );
       assert.doesNotMatch(r.err, /internal error/);
     } finally {
+      dir.cleanup();
+    }
+  },
+);
+
+/** Whether this process may mount a tmpfs (root, or a container that allows it). */
+function canMountTmpfs(): boolean {
+  const probe = new TempDir("sy-mount-");
+  try {
+    if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe.path]).status !== 0) return false;
+    spawnSync("umount", [probe.path]);
+    return true;
+  } finally {
+    probe.cleanup();
+  }
+}
+
+// `prepare` writes its output, then fills the run folder's disk (a 1 MB tmpfs mounted over the
+// state folder's runs/; the database stays on the real disk): the next attempts cannot write
+// their files.
+const FILLING = `
+playbook(description = "a full disk", concurrency = 2)
+
+prepare = command(name = "prepare", run = """
+echo '{"members": ["a", "b", "c", "d"]}' > $SWITCHYARD_OUTPUT
+cat /dev/zero > $SWITCHYARD_WORKSPACE/filler 2> /dev/null
+true
+""", emits = {"members": "list"})
+
+work = command(name = "work", depends_on = [prepare], over = prepare.members, max_fanout = 10, run = """printf '{"k": "%s"}' "$SWITCHYARD_KEY" > $SWITCHYARD_OUTPUT""")
+
+fix = agent(name = "fix", depends_on = [prepare], over = prepare.members, max_fanout = 10, prompt = "Fix {{key}}")
+`;
+
+test(
+  "issue 9 item 5: a full disk (a real tmpfs) while preparing command and agent attempt files is a storage fault: the run stops naming the folder and ENOSPC, nothing is lost, resume finishes it",
+  { timeout: 60000, skip: canMountTmpfs() ? false : "mounting a tmpfs needs root" },
+  () => {
+    const dir = new TempDir("sy-storage-");
+    const runs = join(dir.path, "state", "runs");
+    mkdirSync(runs, { recursive: true });
+    assert.equal(spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", runs]).status, 0);
+    try {
+      dir.file("pack/main.star", FILLING);
+      const config = dir.file("config.toml", `[agents.default]\ncommand = ["/bin/sh", "-c", "cat > /dev/null; echo fixed"]\n`);
+      const r = sy(dir, ["run", "pack", "--quiet", "--config", config]);
+      assert.equal(r.code, 1, r.err + r.out);
+      assert.doesNotMatch(r.err, /internal|\n\s+at /);
+      assert.match(
+        r.err,
+        /switchyard: error\[state-unwritable\]: the run folder \S+\/runs\/\S+\/work\/(work|fix) cannot be written: the disk is full \(ENOSPC\)\n/,
+      );
+      assert.match(r.err, /help: what was recorded is kept; .*`switchyard resume \S+` continues the run/);
+      const stopped = JSON.parse(sy(dir, ["show", "latest", "--json"]).out);
+      assert.equal(stopped.status, "cancelled");
+      assert.equal(stopped.tasks.prepare.status, "passed");
+      for (const t of ["work", "fix"])
+        for (const [key, i] of Object.entries(stopped.tasks[t].instances ?? {}) as [string, { status: string }][])
+          assert.notEqual(i.status, "failed", `${t}[${key}] was failed for the disk's fault`);
+
+      // Space again: resume runs what could not start; prepare's recorded output is kept.
+      const filler = spawnSync("sh", ["-c", `rm ${runs}/*/work/prepare/*/filler`]);
+      assert.equal(filler.status, 0, String(filler.stderr));
+      const resumed = sy(dir, ["resume", "latest", "--quiet"]);
+      assert.equal(resumed.code, 0, resumed.err + resumed.out);
+      const show = JSON.parse(sy(dir, ["show", "latest", "--json"]).out);
+      assert.equal(show.status, "passed");
+      assert.equal(show.tasks.prepare.attempts ?? 1, 1);
+      assert.deepEqual(show.tasks.work.summary, { total: 4, passed: 4, failed: 0, not_taken: 0, blocked: 0 });
+      assert.deepEqual(show.tasks.fix.summary, { total: 4, passed: 4, failed: 0, not_taken: 0, blocked: 0 });
+    } finally {
+      spawnSync("umount", ["-l", runs]);
       dir.cleanup();
     }
   },

@@ -15,7 +15,7 @@ import { agent, command, harness, mapped, plan, ref, resumePlan, runPlan, runner
 import { createProvider } from "../../src/decide/providers/index.js";
 import { choiceQ, providerConfig, providerRequest } from "../support/decide-fixtures.js";
 import { failure } from "../support/assertions.js";
-import { Store } from "../../src/run/index.js";
+import { SqliteStore } from "../../src/run/index.js";
 
 const NESTED = `awk 'BEGIN{printf "{\\"a\\":"; for(i=0;i<100000;i++) printf "["; for(i=0;i<100000;i++) printf "]"; printf "}"}'`;
 
@@ -87,7 +87,7 @@ for (const directSpawn of [false, true])
           assert.equal(inst[k]!.status, "failed", k);
         assert.equal(show.tasks.after!.status, "passed");
         // Nothing of the escaping file was recorded.
-        const store = new Store(h.state);
+        const store = new SqliteStore(h.state);
         for (const e of store.events(run))
           assert.ok(!JSON.stringify(e.payload).includes("root:"), "the content of /etc/passwd was recorded");
         store.close();

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
-import { Store } from "../../src/run/index.js";
+import { storeEnv, storeIn } from "../support/test-store.js";
 import { foldEvents } from "../../src/run/fold-events.js";
 import type { Usage } from "../../src/run/judge.js";
 
@@ -39,11 +39,11 @@ function run(
   const state = join(dir, `state-${name}`);
   const r = spawnSync(process.execPath, [BIN, "run", pack, "--state-dir", state, "--config", configFile, "--budget-usd", budget], {
     encoding: "utf8",
-    env: { ...process.env, PATH, XDG_CONFIG_HOME: join(dir, "no-xdg") },
+    env: { ...process.env, ...storeEnv(state), PATH, XDG_CONFIG_HOME: join(dir, "no-xdg") },
   });
   const id = /^run (\S+):/m.exec(r.stdout)?.[1];
   assert.ok(id, r.stdout + r.stderr);
-  const store = new Store(state);
+  const store = storeIn(state);
   try {
     const usages = [...store.events(id)]
       .filter((e) => e.type === "instance_finished" && e.task === "fix")

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { startSystemOneServer, systemOneProviderToml } from "../support/systemone-server.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
-import { Store } from "../../src/run/index.js";
+import { stateDirArg, storeEnv, storeIn } from "../support/test-store.js";
 
 const BIN = resolve("bin/switchyard.js");
 const dir = mkdtempSync(join(tmpdir(), "sy-preflight-"));
@@ -43,7 +43,14 @@ function sy(args: string[], cwd: string): Promise<{ code: number | null; stderr:
       detached: true,
       stdio: ["ignore", "ignore", "pipe"],
       // The temporary folder may sit inside a checkout: git must not look above it.
-      env: { ...process.env, PATH, XDG_CONFIG_HOME: join(dir, "no-xdg"), S1_KEY: "k", GIT_CEILING_DIRECTORIES: dirname(dir) },
+      env: {
+        ...process.env,
+        ...(args.includes("--state-dir") ? storeEnv(stateDirArg(args)) : {}),
+        PATH,
+        XDG_CONFIG_HOME: join(dir, "no-xdg"),
+        S1_KEY: "k",
+        GIT_CEILING_DIRECTORIES: dirname(dir),
+      },
     });
     let stderr = "";
     child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
@@ -159,7 +166,7 @@ fix = agent(name = "fix", runner = "claude", workspace = "worktree", prompt = "E
   const first = await sy(["run", p, "--state-dir", state, "--config", failing, "--repo", repo], dir);
   assert.equal(first.code, 1, first.stderr);
   const eventsNow = (): number => {
-    const store = new Store(state);
+    const store = storeIn(state);
     try {
       return store.eventCount(store.latestRun()!);
     } finally {

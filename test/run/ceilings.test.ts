@@ -40,6 +40,7 @@ test("R-6: budget_usd stops the run after agents report that much cost; resume w
     const runners = (h: Harness) => runner("default", [h.dir.file("agent.sh", AGENT, 0o755)]);
     const stopped = await runPlan(hs[0]!, make(), { agentRunners: runners(hs[0]!) });
     assert.equal(stopped.outcome.status, "stopped");
+    assert.equal(stopped.outcome.code, "ceiling-reached");
     assert.match(stopped.outcome.reason!, /^ceiling-reached: budget_usd of \$0.025 reached/);
     assert.equal(stopped.show.status, "stopped");
     const ran = Object.values(stopped.show.tasks.turn!.instances!).filter((i) => i.status === "passed").length;
@@ -73,6 +74,7 @@ test("R-6: max_duration (summed over invocations) stops the run; resume with a r
       );
     const stopped = await runPlan(hs[0]!, make());
     assert.equal(stopped.outcome.status, "stopped");
+    assert.equal(stopped.outcome.code, "ceiling-reached");
     assert.match(stopped.outcome.reason!, /^ceiling-reached: max_duration of 0.35s reached/);
     const done = Object.values(stopped.show.tasks.slow!.instances!).filter((i) => i.status === "passed").length;
     assert.ok(done >= 1 && done < 6, `${done} finished before the ceiling`);
@@ -121,6 +123,7 @@ test("R-6 (issue 18): budget_usd is checked before each revise round; resume wit
     const agentRunners = runner("default", [h.dir.file("draft.sh", COSTLY_DRAFT, 0o755)]);
     const stopped = await runPlan(h, plan([loop], { budget_usd: 1.0 }), { agentRunners, fns });
     assert.equal(stopped.outcome.status, "stopped");
+    assert.equal(stopped.outcome.code, "ceiling-reached");
     assert.match(stopped.outcome.reason!, /^ceiling-reached: budget_usd of \$1 reached/);
     assert.equal(h.store.run(stopped.run)!.spent_usd.toFixed(2), "1.20", "two rounds ran, the third never started");
     const rounds = () => [...h.store.events(stopped.run)].filter((e) => e.type === "revise_round").length;

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { storeEnv } from "../support/test-store.js";
 import { TempDir } from "./helpers.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
@@ -47,7 +48,7 @@ function sy(cwd: string, args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, SWITCHYARD_HOME: join(cwd, "state"), XDG_CONFIG_HOME: join(cwd, "xdg") },
+    env: { ...process.env, ...storeEnv(join(cwd, "state")), SWITCHYARD_HOME: join(cwd, "state"), XDG_CONFIG_HOME: join(cwd, "xdg") },
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
@@ -101,7 +102,7 @@ test("CLI: run, show --json (documented shape), status, resume, runs --rebuild, 
     assert.match(sy(dir.path, ["cancel", id!]).out, /is not running \(passed\)/);
     const unknown = sy(dir.path, ["show", "nope"]);
     assert.equal(unknown.code, 2);
-    assert.match(unknown.err, /unknown-run: no run nope/);
+    assert.match(unknown.err, /^switchyard: error\[unknown-run\]: no run nope/);
     const bad = sy(dir.path, ["run", "pack", "--concurrency", "zero"]);
     assert.equal(bad.code, 2);
     assert.match(bad.err, /--concurrency must be a whole number/);
@@ -121,7 +122,12 @@ test("R-7: Ctrl-C cancels a CLI run (exit 1, status cancelled); `cancel` marks a
   try {
     const pids = join(dir.path, "pids");
     dir.file("pack/slow.star", `slow = command(name = "slow", run = "echo $$ >> ${pids}; exec sleep 30")\n`);
-    const env = { ...process.env, SWITCHYARD_HOME: join(dir.path, "state"), XDG_CONFIG_HOME: join(dir.path, "xdg") };
+    const env = {
+      ...process.env,
+      ...storeEnv(join(dir.path, "state")),
+      SWITCHYARD_HOME: join(dir.path, "state"),
+      XDG_CONFIG_HOME: join(dir.path, "xdg"),
+    };
     const { spawn } = await import("node:child_process");
     const startRun = () => {
       const child = spawn(process.execPath, [BIN, "run", "pack"], { cwd: dir.path, env, stdio: ["ignore", "pipe", "pipe"] });

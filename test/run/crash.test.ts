@@ -9,16 +9,28 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TempDir } from "./helpers.js";
-import { Store } from "../../src/run/index.js";
+import { openStore } from "../../src/run/index.js";
+import { testStoreSpec } from "../support/test-store.js";
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "crash-child.js");
+
+/** Each state folder's store: its own switchyard.db, or a fresh PostgreSQL schema on the PostgreSQL pass. */
+const stores = new Map<string, string | undefined>();
+const storeOf = (state: string) => {
+  if (!stores.has(state)) stores.set(state, testStoreSpec());
+  return stores.get(state);
+};
 
 function start(
   state: string,
   log: string,
   which: string,
 ): { child: ReturnType<typeof spawn>; run: Promise<string>; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [CHILD, state, log, which, "20"], { stdio: ["ignore", "pipe", "inherit"] });
+  const spec = storeOf(state);
+  const child = spawn(process.execPath, [CHILD, state, log, which, "20"], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, CRASH_STORE: spec ?? "" },
+  });
   let out = "";
   const run = new Promise<string>((resolve) => {
     child.stdout!.on("data", (b: Buffer) => {
@@ -32,7 +44,7 @@ function start(
 }
 
 function records(state: string, run: string) {
-  const store = new Store(state);
+  const store = openStore(storeOf(state), state);
   try {
     return store.instances(run).map((i) => ({ task: i.task, key: i.key, status: i.status, output: i.output, label: i.label }));
   } finally {
@@ -42,7 +54,7 @@ function records(state: string, run: string) {
 
 /** Keys whose finish is recorded: score instances that passed, gate decisions recorded. */
 function finished(state: string, run: string): { score: Set<string>; gate: Set<string> } {
-  const store = new Store(state);
+  const store = openStore(storeOf(state), state);
   try {
     const score = new Set<string>();
     const gate = new Set<string>();

@@ -19,7 +19,7 @@ export class FakeJudge implements Judge {
     const record: DecisionRecord = {};
     for (const q of req.questions) {
       const a = this.answer(req.key, q, req);
-      if (a instanceof Error) throw new DecisionFailure(a.message);
+      if (a instanceof Error) throw new DecisionFailure("decision-failed", a.message);
       const probabilities: Record<string, number> = {};
       for (const l of q.labels) probabilities[l] = l === a ? 0.9 : 0.1 / Math.max(1, q.labels.length - 1);
       record[q.id] = {

@@ -7,14 +7,15 @@ import type { FieldRef, FieldType, Plan, QuestionPlan, TaskKind, TaskOf, TaskPla
 import {
   admitRun,
   RunEngine,
-  Store,
   showRun,
+  type Store,
   type EngineOptions,
   type RunOutcome,
   type ShowJson,
   type SettingsOverrides,
 } from "../../src/run/index.js";
 import type { AgentRunnerConfig } from "../../src/run/agent-runner-config.js";
+import { testStore } from "../support/test-store.js";
 
 export type Fn = (input: any) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -153,7 +154,7 @@ export function harness(): Harness {
   mkdirSync(pack, { recursive: true });
   writeFileSync(join(pack, "test.star"), "# test pack\n");
   const state = join(dir.path, "state");
-  return { dir, state, pack, store: new Store(state) };
+  return { dir, state, pack, store: testStore(state) };
 }
 
 export function evaluators(fns: Record<string, Fn>): (task: TaskPlan) => (input: unknown) => unknown {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { storeEnv, storeIn } from "../support/test-store.js";
 import { TempDir } from "./helpers.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
@@ -47,7 +47,13 @@ function setup(): TempDir & {
     const r = spawnSync(process.execPath, [BIN, ...args], {
       cwd: dir.path,
       encoding: "utf8",
-      env: { ...process.env, RAN: ranFile, SWITCHYARD_HOME: join(dir.path, "state"), XDG_CONFIG_HOME: join(dir.path, "xdg") },
+      env: {
+        ...process.env,
+        ...storeEnv(join(dir.path, "state")),
+        RAN: ranFile,
+        SWITCHYARD_HOME: join(dir.path, "state"),
+        XDG_CONFIG_HOME: join(dir.path, "xdg"),
+      },
     });
     return { code: r.status, out: r.stdout, err: r.stderr };
   };
@@ -56,18 +62,16 @@ function setup(): TempDir & {
     return lines;
   };
   dir.resets = () => {
-    const db = new Database(join(dir.path, "state", "switchyard.db"), { readonly: true });
+    const store = storeIn(join(dir.path, "state"));
     try {
-      return (
-        db.prepare("SELECT task, key FROM events WHERE type = 'instance_reset' ORDER BY seq").all() as {
-          task: string;
-          key: string | null;
-        }[]
-      )
-        .map((r) => `${r.task}[${r.key ?? ""}]`)
+      return store
+        .runs()
+        .flatMap((r) => [...store.events(r.run)])
+        .filter((e) => e.type === "instance_reset")
+        .map((e) => `${e.task}[${e.key ?? ""}]`)
         .sort();
     } finally {
-      db.close();
+      store.close();
     }
   };
   return dir;

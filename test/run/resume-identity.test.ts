@@ -35,13 +35,16 @@ test("issue 15 (R-4): a reworded blocked or task-failed message does not make a 
     assert.equal(count("task_failed", "dupes"), 1);
 
     // The same outcomes as an earlier version would have worded them.
-    const reworded = h.store.db
-      .prepare(
-        `UPDATE events SET payload = json_set(payload, '$.error', 'worded by an earlier version')
-         WHERE run = ? AND ((type = 'instance_finished' AND json_extract(payload, '$.status') = 'blocked') OR type = 'task_failed')`,
-      )
-      .run(run);
-    assert.equal(reworded.changes, 2);
+    const reworded = h.store.select(
+      {
+        sqlite: `UPDATE events SET payload = json_set(payload, '$.error', 'worded by an earlier version')
+         WHERE run = ? AND ((type = 'instance_finished' AND json_extract(payload, '$.status') = 'blocked') OR type = 'task_failed') RETURNING seq`,
+        postgres: `UPDATE events SET payload = jsonb_set(payload::jsonb, '{error}', '"worded by an earlier version"')::text
+         WHERE run = $1 AND ((type = 'instance_finished' AND (payload::jsonb)->>'status' = 'blocked') OR type = 'task_failed') RETURNING seq`,
+      },
+      [run],
+    );
+    assert.equal(reworded.length, 2);
 
     const second = await resumePlan(h, run, { fns });
     assert.equal(second.outcome.status, "failed");

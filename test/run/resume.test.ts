@@ -1,5 +1,6 @@
 // R-1, R-3, R-4, R-7, R-20, T-5 and retries/timeouts: the durable side of the engine.
 
+import { TABLE } from "../support/test-store.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -47,13 +48,13 @@ test("R-3: projections are rebuilt from the events alone, identical to the live 
       },
     });
     const dump = () => ({
-      run: h.store.db.prepare("SELECT * FROM runs").all(),
-      tasks: h.store.db.prepare("SELECT * FROM tasks ORDER BY run, task").all(),
-      instances: h.store.db.prepare("SELECT * FROM instances ORDER BY run, task, key").all(),
+      run: h.store.select(TABLE.runs),
+      tasks: h.store.select(TABLE.tasks),
+      instances: h.store.select(TABLE.instances),
     });
     const before = dump();
     assert.equal((before.instances as unknown[]).length, 1 + 3 + 3 + 1);
-    h.store.db.exec("DELETE FROM runs; DELETE FROM tasks; DELETE FROM instances;");
+    for (const table of ["runs", "tasks", "instances"]) h.store.exec({ sqlite: `DELETE FROM ${table}` });
     assert.equal(showRun(h.store, run), undefined);
     h.store.rebuild();
     assert.deepEqual(dump(), before);
@@ -280,7 +281,7 @@ test("D-30: the judge's preflight problems refuse the run before anything starts
       () => new RunEngine({ store: h.store, run, resume: false, judge }).execute(),
       (e: unknown) => e instanceof RunRefused && /acme\/x is not listed/.test(e.message),
     );
-    assert.throws(() => new RunEngine({ store: h.store, run, resume: false }).execute(), /no-judge/);
+    assert.throws(() => new RunEngine({ store: h.store, run, resume: false }).execute(), { code: "no-judge" });
     assert.equal(judge.calls.length, 0);
   } finally {
     h.store.close();

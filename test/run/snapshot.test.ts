@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TempDir, plan, command, runPlan, writeJson } from "./helpers.js";
-import { Store } from "../../src/run/index.js";
+import { SqliteStore } from "../../src/run/index.js";
 import { snapshotPack, SnapshotError } from "../../src/run/snapshot.js";
 
 test("R-1: the snapshot holds every pack file but hidden folders and node_modules", () => {
@@ -41,7 +41,8 @@ test("R-1: a pack over 50 MB is an error naming the size and the largest files, 
       () => snapshotPack(join(dir.path, "pack"), join(dir.path, "copy")),
       (e: unknown) =>
         e instanceof SnapshotError &&
-        /pack-too-large: .* holds 51\.0 MB, over the 50 MB snapshot limit \(R-1\); largest files: big\.bin \(51\.0 MB\)/.test(e.message),
+        e.code === "pack-too-large" &&
+        /^the pack .* holds 51\.0 MB, over the 50 MB snapshot limit \(R-1\); largest files: big\.bin \(51\.0 MB\)/.test(e.message),
     );
     assert.ok(!existsSync(join(dir.path, "copy")));
   } finally {
@@ -53,7 +54,7 @@ test("R-1 (issue 18): a switchyard state folder inside the pack, whatever its na
   const dir = new TempDir("sy-snap-");
   // The state folder is the pack's non-hidden "runs-here": each run would otherwise copy every
   // earlier snapshot and the live database.
-  const store = new Store(join(dir.path, "pack", "runs-here"));
+  const store = new SqliteStore(join(dir.path, "pack", "runs-here"));
   try {
     dir.file("pack/main.star", "x = 1\n");
     const h = { dir, state: join(dir.path, "pack", "runs-here"), pack: join(dir.path, "pack"), store };
@@ -75,7 +76,7 @@ test("R-1 (issue 18): a switchyard state folder inside the pack, whatever its na
 test("R-1 (issue 18): with the pack folder itself as the state folder, snapshots keep the pack's files and leave out the state's", async () => {
   const dir = new TempDir("sy-snap-");
   const pack = join(dir.path, "pack");
-  const store = new Store(pack);
+  const store = new SqliteStore(pack);
   try {
     dir.file("pack/main.star", "x = 1\n");
     dir.file("pack/scripts/go.sh", "true\n");

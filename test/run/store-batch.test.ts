@@ -2,13 +2,13 @@
 // the rows must be exactly those that applying every event on its own gives, and a rebuild of a
 // long log (more events than one rebuild transaction holds) must give them too.
 
+import { TABLE, testStore } from "../support/test-store.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Store } from "../../src/run/index.js";
-import type { EventPayloads, EventType } from "../../src/run/index.js";
+import type { EventPayloads, EventType, Store } from "../../src/run/index.js";
 import type { Plan } from "../../src/plan/plan.js";
 
 type Step = { [T in EventType]: [T, string | null, string | null, EventPayloads[T]] }[EventType];
@@ -105,9 +105,9 @@ function steps(elements: number): Step[] {
 
 function rows(store: Store) {
   return {
-    runs: store.db.prepare("SELECT run, playbook, status, spent_usd FROM runs").all(),
-    tasks: store.db.prepare("SELECT * FROM tasks ORDER BY run, task").all(),
-    instances: store.db.prepare("SELECT * FROM instances ORDER BY run, task, key").all(),
+    runs: store.select({ sqlite: "SELECT run, playbook, status, spent_usd FROM runs" }),
+    tasks: store.select(TABLE.tasks),
+    instances: store.select(TABLE.instances),
   };
 }
 
@@ -115,8 +115,8 @@ test("R-3: batched projections equal event-by-event ones, and a rebuild of over 
   const dir = mkdtempSync(join(tmpdir(), "sy-store-batch-"));
   try {
     const log = steps(1800); // ~4,500 events: the rebuild commits them in two transactions
-    const single = new Store(join(dir, "single"));
-    const batched = new Store(join(dir, "batched"));
+    const single = testStore(join(dir, "single"));
+    const batched = testStore(join(dir, "batched"));
     for (const [type, task, key, payload] of log) {
       single.append("r", type, task, key, payload as never);
       single.flush(); // each event in its own transaction

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { storeEnv, storeIn } from "../support/test-store.js";
 import { TempDir } from "./helpers.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
@@ -25,7 +25,12 @@ last = command(name = "last", depends_on = [work], run = """while [ ! -f '${gate
 `;
 
 function env(dir: TempDir): NodeJS.ProcessEnv {
-  return { ...process.env, SWITCHYARD_HOME: join(dir.path, "state"), XDG_CONFIG_HOME: join(dir.path, "xdg") };
+  return {
+    ...process.env,
+    ...storeEnv(join(dir.path, "state")),
+    SWITCHYARD_HOME: join(dir.path, "state"),
+    XDG_CONFIG_HOME: join(dir.path, "xdg"),
+  };
 }
 
 interface Started extends Promise<{ code: number | null; out: string; err: string }> {
@@ -59,15 +64,14 @@ async function until(what: string, ok: () => boolean): Promise<void> {
 }
 
 function eventCount(dir: TempDir): number {
-  const path = join(dir.path, "state", "switchyard.db");
-  if (!existsSync(path)) return 0;
-  const db = new Database(path, { readonly: true });
+  if (!storeEnv(join(dir.path, "state")).SWITCHYARD_STORE && !existsSync(join(dir.path, "state", "switchyard.db"))) return 0;
+  const store = storeIn(join(dir.path, "state"));
   try {
-    return (db.prepare("SELECT COUNT(*) AS n FROM events").get() as { n: number }).n;
+    return store.runs().reduce((n, r) => n + store.eventCount(r.run), 0);
   } catch {
     return 0;
   } finally {
-    db.close();
+    store.close();
   }
 }
 

@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
-import { Store, showRun } from "../../src/run/index.js";
+import { showRun } from "../../src/run/index.js";
+import { stateDirArg, storeEnv, storeIn } from "../support/test-store.js";
 import type { EventPayloads } from "../../src/run/index.js";
 
 const BIN = resolve("bin/switchyard.js");
@@ -57,7 +58,7 @@ fix = agent(name = "fix", depends_on = [prepare], over = prepare.members, max_fa
 function sy(args: string[]): { child: ReturnType<typeof spawn>; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   const child = spawn(process.execPath, [BIN, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, PATH, XDG_CONFIG_HOME: join(dir, "no-xdg") },
+    env: { ...process.env, ...storeEnv(stateDirArg(args)), PATH, XDG_CONFIG_HOME: join(dir, "no-xdg") },
   });
   let stdout = "";
   let stderr = "";
@@ -67,7 +68,7 @@ function sy(args: string[]): { child: ReturnType<typeof spawn>; done: Promise<{ 
 }
 
 function checkFinished(s: ReturnType<typeof setup>, run: string): void {
-  const store = new Store(s.state);
+  const store = storeIn(s.state);
   try {
     const show = showRun(store, run)!;
     assert.equal(show.status, "passed");
@@ -151,7 +152,7 @@ test("issue 12: a failed worktree turn — the worktree is removed; its change i
   assert.notEqual(r.code, 0, "the run fails");
   const run = /"run":\s*"([^"]+)"/.exec(r.stdout)?.[1];
   assert.ok(run, r.stdout.slice(0, 400));
-  const store = new Store(s.state);
+  const store = storeIn(s.state);
   let errors: Record<string, string>;
   try {
     const show = showRun(store, run)!;
@@ -190,7 +191,7 @@ test("issue 12: two runs at once on the same repository, 10 worktree agents each
     assert.equal(r.code, 0, r.stderr + r.stdout.slice(-2000));
     const run = /"run":\s*"([^"]+)"/.exec(r.stdout)?.[1];
     assert.ok(run);
-    const store = new Store(`${s.state}-${["a", "b"][i]}`);
+    const store = storeIn(`${s.state}-${["a", "b"][i]}`);
     try {
       const show = showRun(store, run)!;
       for (const k of keys) {

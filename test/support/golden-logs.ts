@@ -48,10 +48,8 @@ export function readLog(name: string): GoldenLog {
 
 /** Writes a log's events into a store as they were committed (then its projections are rebuilt). */
 export function loadLog(store: Store, log: GoldenLog): void {
-  const insert = store.db.prepare("INSERT INTO events (run, seq, time, type, task, key, payload) VALUES (?, ?, ?, ?, ?, ?, ?)");
-  store.db.transaction(() => {
-    for (const e of log.events) insert.run(log.run, e.seq, e.time, e.type, e.task, e.key, e.payload);
-  })();
+  const insert = { sqlite: "INSERT INTO events (run, seq, time, type, task, key, payload) VALUES (?, ?, ?, ?, ?, ?, ?)" };
+  for (const e of log.events) store.exec(insert, [log.run, e.seq, e.time, e.type, e.task, e.key, e.payload]);
   store.rebuild(log.run);
 }
 
@@ -74,9 +72,9 @@ export function foldedRecords(store: Store, run: string): unknown {
 /** The projections (runs, tasks, instances rows) of a run. */
 export function projection(store: Store, run: string): unknown {
   return {
-    run: store.db.prepare("SELECT * FROM runs WHERE run = ?").all(run),
-    tasks: store.db.prepare("SELECT * FROM tasks WHERE run = ? ORDER BY task").all(run),
-    instances: store.db.prepare("SELECT * FROM instances WHERE run = ? ORDER BY task, key").all(run),
+    run: store.select({ sqlite: "SELECT * FROM runs WHERE run = ?" }, [run]),
+    tasks: store.select({ sqlite: "SELECT * FROM tasks WHERE run = ? ORDER BY task" }, [run]),
+    instances: store.select({ sqlite: "SELECT * FROM instances WHERE run = ? ORDER BY task, key" }, [run]),
   };
 }
 
@@ -160,7 +158,9 @@ async function record(): Promise<void> {
     try {
       const run = await make(h);
       h.store.flush();
-      const rows = h.store.db.prepare("SELECT run, seq, time, type, task, key, payload FROM events WHERE run = ? ORDER BY seq").all(run);
+      const rows = h.store.select({ sqlite: "SELECT run, seq, time, type, task, key, payload FROM events WHERE run = ? ORDER BY seq" }, [
+        run,
+      ]);
       writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
       const log = readLog(name);
       writeFileSync(

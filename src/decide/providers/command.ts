@@ -1,9 +1,11 @@
 // The `command` provider (D-21): an executable that reads one System One request as JSON on stdin
 // and writes one System One response on stdout — for in-house models and for tests. It runs in its
-// own process group so a timeout kills it and everything it started. No retries: a program that
+// own process group so a timeout kills it and everything it started, and the run records that group
+// while it runs, so that a resume after the engine was killed stops it too. No retries: a program that
 // fails once will most likely fail again, and its stderr says why.
 
 import { spawn } from "node:child_process";
+import type { GroupHooks } from "../../run/process-groups.js";
 import type { ProviderConfig } from "../config-types.js";
 import { excerpt, parseJsonBody } from "../http.js";
 import { ProviderError, type Provider, type ProviderRequest, type ProviderResponse } from "../provider.js";
@@ -23,17 +25,29 @@ interface RunResult {
   spawnError?: Error;
 }
 
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Told the process group once it exists and once it is done (the run records it). */
+  groups?: GroupHooks;
+}
+
 /** Runs argv with `input` on stdin; kills the whole process group on timeout or abort. */
 export function runWithInput(
   argv: string[],
   input: string,
   timeoutMs: number,
   signal: AbortSignal,
-  env?: NodeJS.ProcessEnv,
-  cwd?: string,
+  opts: RunOptions = {},
 ): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"], detached: true, env: env ?? process.env, cwd });
+    const child = spawn(argv[0]!, argv.slice(1), {
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+      env: opts.env ?? process.env,
+      cwd: opts.cwd,
+    });
+    if (child.pid !== undefined) opts.groups?.started(child.pid);
     const out: Buffer[] = [];
     let outBytes = 0;
     let stderr = "";
@@ -75,6 +89,7 @@ export function runWithInput(
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
       killGroup(); // anything the program left running in its group
+      if (child.pid !== undefined) opts.groups?.ended(child.pid);
       resolve({ code, signal: sig, stdout: Buffer.concat(out).toString("utf8"), stderr, timedOut, tooLarge, spawnError });
     });
   });
@@ -93,7 +108,8 @@ export class CommandProvider implements Provider {
     /** The providers' key variables (api_key_env): an in-house model has no business reading them. */
     private readonly hideEnv: readonly string[] = [],
   ) {
-    if (!config.command || config.command.length === 0) throw new ProviderError(`provider '${config.name}' (command) has no command`);
+    if (!config.command || config.command.length === 0)
+      throw new ProviderError("decision-failed", `provider '${config.name}' (command) has no command`);
     this.name = config.name;
   }
 
@@ -102,29 +118,33 @@ export class CommandProvider implements Provider {
     const who = `provider '${this.name}' (command ${JSON.stringify(argv[0])}, model ${request.model})`;
     const body = buildSystemOneRequest(request.model, request.state, request.state_text, request.questions);
     const started = performance.now();
-    if (request.signal.aborted) throw new ProviderError(`${who}: cancelled`);
+    if (request.signal.aborted) throw new ProviderError("decision-failed", `${who}: cancelled`);
     const env = { ...process.env };
     for (const name of this.hideEnv) delete env[name];
-    const r = await runWithInput(argv, JSON.stringify(body), this.config.timeout_ms, request.signal, env);
+    const r = await runWithInput(argv, JSON.stringify(body), this.config.timeout_ms, request.signal, {
+      env,
+      ...(request.groups ? { groups: request.groups } : {}),
+    });
     const latency_ms = Math.round(performance.now() - started);
-    if (r.spawnError) throw new ProviderError(`${who}: could not start: ${r.spawnError.message}`);
-    if (request.signal.aborted) throw new ProviderError(`${who}: cancelled`);
+    if (r.spawnError) throw new ProviderError("decision-failed", `${who}: could not start: ${r.spawnError.message}`);
+    if (request.signal.aborted) throw new ProviderError("decision-failed", `${who}: cancelled`);
     if (r.timedOut)
       throw new ProviderError(
+        "decision-failed",
         `${who}: no answer within ${this.config.timeout_ms} ms (timeout); the process group was killed${stderrNote(r.stderr)}`,
-        true,
+        { retryable: true },
       );
-    if (r.tooLarge) throw new ProviderError(`${who}: wrote more than ${MAX_OUTPUT_BYTES} bytes on stdout; stopped`);
+    if (r.tooLarge) throw new ProviderError("decision-failed", `${who}: wrote more than ${MAX_OUTPUT_BYTES} bytes on stdout; stopped`);
     if (r.code !== 0) {
       const how = r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`;
-      throw new ProviderError(`${who}: ${how}${stderrNote(r.stderr)}`);
+      throw new ProviderError("decision-failed", `${who}: ${how}${stderrNote(r.stderr)}`);
     }
     try {
       const parsed = parseJsonBody(r.stdout, `${who}: its stdout`);
       const { answers, usage } = parseSystemOneResponse(parsed, request.questions, `${who}: its response`);
       return { answers, usage, latency_ms };
     } catch (err) {
-      if (err instanceof ProviderError) throw new ProviderError(`${err.message}${stderrNote(r.stderr)}`);
+      if (err instanceof ProviderError) throw new ProviderError("decision-failed", `${err.message}${stderrNote(r.stderr)}`);
       throw err;
     }
   }

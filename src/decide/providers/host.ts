@@ -141,7 +141,7 @@ class Terminal {
   async readLine(signal: AbortSignal): Promise<string | null> {
     let onAbort = () => {};
     const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(new DecisionFailure("D-20: cancelled while waiting for an answer at the terminal", "host-failed"));
+      onAbort = () => reject(new DecisionFailure("host-failed", "D-20: cancelled while waiting for an answer at the terminal"));
       signal.addEventListener("abort", onAbort, { once: true });
     });
     try {
@@ -213,21 +213,25 @@ export class HostProvider implements Provider {
         const promptFile = join(scratch ?? tmpdir(), "prompt.txt");
         if (scratch) writeFileSync(promptFile, input);
         const call = scratch ? invocation(runner, "low", input, promptFile) : { argv: runner.command, promptOnStdin: true };
-        const r = await runWithInput(call.argv, call.promptOnStdin ? input : "", timeout, request.signal, env, workspace);
+        const r = await runWithInput(call.argv, call.promptOnStdin ? input : "", timeout, request.signal, {
+          env,
+          cwd: workspace,
+          ...(request.groups ? { groups: request.groups } : {}),
+        });
         const who = `D-20: host runner '${runner.name}'${scratch ? ` (${preset.tool})` : ""} for question '${q.id}' (${where(request)})`;
-        if (r.spawnError) throw new DecisionFailure(`${who} could not start: ${r.spawnError.message}`, "host-failed");
-        if (request.signal.aborted) throw new DecisionFailure(`${who}: cancelled`, "host-failed");
-        if (r.timedOut) throw new DecisionFailure(`${who} gave no reply within ${timeout} ms`, "host-failed");
+        if (r.spawnError) throw new DecisionFailure("host-failed", `${who} could not start: ${r.spawnError.message}`);
+        if (request.signal.aborted) throw new DecisionFailure("host-failed", `${who}: cancelled`);
+        if (r.timedOut) throw new DecisionFailure("host-failed", `${who} gave no reply within ${timeout} ms`);
         const read = scratch ? readPresetOutput(runner, r.stdout, who) : undefined;
         usage = sumUsage(usage, read ? (read.ok ? read.report.usage : read.usage) : undefined);
         if (r.code !== 0) {
           const err = excerpt(r.stderr, 300);
           throw new DecisionFailure(
-            `${who} ${r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`}${err ? `; stderr: ${err}` : ""}`,
             "host-failed",
+            `${who} ${r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`}${err ? `; stderr: ${err}` : ""}`,
           );
         }
-        if (read && !read.ok) throw new DecisionFailure(read.error, "host-failed");
+        if (read && !read.ok) throw new DecisionFailure("host-failed", read.error);
         reply = read?.ok ? read.report.reply : r.stdout;
         const label = parseHostReply(reply, q.labels);
         if (label) return { label, ...(usage ? { usage } : {}) };
@@ -236,8 +240,8 @@ export class HostProvider implements Provider {
       if (scratch) rmSync(scratch, { recursive: true, force: true });
     }
     throw new DecisionFailure(
-      `D-20: the host's reply to question '${q.id}' (${where(request)}) could not be read as one label of ${q.labels.join(", ")} after 2 tries; last reply: '${excerpt(reply, 200)}'`,
       "host-unparseable",
+      `D-20: the host's reply to question '${q.id}' (${where(request)}) could not be read as one label of ${q.labels.join(", ")} after 2 tries; last reply: '${excerpt(reply, 200)}'`,
     );
   }
 
@@ -254,8 +258,8 @@ export class HostProvider implements Provider {
       term = new Terminal(path);
     } catch (e) {
       throw new DecisionFailure(
-        `D-20: the host is tty but ${path} cannot be opened (${(e as Error).message}); run switchyard at a terminal or set [decisions] host to an agent runner`,
         "host-failed",
+        `D-20: the host is tty but ${path} cannot be opened (${(e as Error).message}); run switchyard at a terminal or set [decisions] host to an agent runner`,
       );
     }
     try {
@@ -279,7 +283,7 @@ export class HostProvider implements Provider {
       for (let attempt = 1; attempt <= 2; attempt++) {
         reply = await term.readLine(request.signal);
         if (reply === null) {
-          throw new DecisionFailure(`D-20: the terminal closed before question '${q.id}' (${where(request)}) was answered`, "host-failed");
+          throw new DecisionFailure("host-failed", `D-20: the terminal closed before question '${q.id}' (${where(request)}) was answered`);
         }
         const label = parseHostReply(reply, q.labels, true);
         if (label) {
@@ -293,8 +297,8 @@ export class HostProvider implements Provider {
       }
       term.write("No answer could be read; this decision fails.\n");
       throw new DecisionFailure(
-        `D-20: the answer to question '${q.id}' (${where(request)}) at the terminal could not be read as one label of ${q.labels.join(", ")} after 2 tries; last reply: '${excerpt(reply ?? "", 200)}'`,
         "host-unparseable",
+        `D-20: the answer to question '${q.id}' (${where(request)}) at the terminal could not be read as one label of ${q.labels.join(", ")} after 2 tries; last reply: '${excerpt(reply ?? "", 200)}'`,
       );
     } finally {
       term.close();

@@ -28,7 +28,7 @@ import { ProviderError, type Provider, type ProviderRequest, type ProviderRespon
 import { isRecord, shape } from "../json-shape.js";
 
 /** How many alternatives the logprob path asks for: the most the OpenAI API allows. */
-export const TOP_LOGPROBS = 20;
+const TOP_LOGPROBS = 20;
 
 type DecisionQuestion =
   | { type: "predicate"; name: string; instructions: string }
@@ -41,7 +41,7 @@ function described(text: string | undefined): string | undefined {
 
 /** One question in the Decisions wire shape. A predicate has no outcome descriptions: they are
  * appended to its instructions. */
-export function decisionQuestion(q: ResolvedQuestion): DecisionQuestion {
+function decisionQuestion(q: ResolvedQuestion): DecisionQuestion {
   switch (q.kind) {
     case "noul": {
       const lines = [q.ask];
@@ -83,24 +83,26 @@ const DECISION_TYPE: Record<ResolvedQuestion["kind"], string> = { noul: "predica
 /** Maps one Decisions answer onto the question's labels. */
 export function decisionAnswer(q: ResolvedQuestion, answer: unknown, what: string): RawAnswer {
   const at = `${what}: the answer to '${q.id}' (${q.kind})`;
-  if (!isRecord(answer)) throw new ProviderError(`${at} is ${shape(answer)}, not an object`);
+  if (!isRecord(answer)) throw new ProviderError("decision-failed", `${at} is ${shape(answer)}, not an object`);
   if (answer.type === "refusal") return { refused: true };
   const expected = DECISION_TYPE[q.kind];
-  if (answer.type !== expected) throw new ProviderError(`${at} has type ${JSON.stringify(answer.type)}, expected "${expected}"`);
+  if (answer.type !== expected)
+    throw new ProviderError("decision-failed", `${at} has type ${JSON.stringify(answer.type)}, expected "${expected}"`);
   if (q.kind === "noul") {
-    if (!("probability" in answer)) throw new ProviderError(`${at} has no 'probability'`);
+    if (!("probability" in answer)) throw new ProviderError("decision-failed", `${at} has no 'probability'`);
     return { probabilities: noulDistribution(answer.probability) };
   }
   const list = answer.probabilities;
-  if (list === undefined || list === null) throw new ProviderError(`${at} has no probabilities`);
-  if (!Array.isArray(list)) throw new ProviderError(`${at} has probabilities that are ${shape(list)}, not a list`);
+  if (list === undefined || list === null) throw new ProviderError("decision-failed", `${at} has no probabilities`);
+  if (!Array.isArray(list)) throw new ProviderError("decision-failed", `${at} has probabilities that are ${shape(list)}, not a list`);
   const out: Record<string, number> = {};
   list.forEach((entry, i) => {
-    if (!isRecord(entry)) throw new ProviderError(`${at}: probabilities[${i}] is ${shape(entry)}, not an object`);
+    if (!isRecord(entry)) throw new ProviderError("decision-failed", `${at}: probabilities[${i}] is ${shape(entry)}, not an object`);
     let label: string | undefined;
     if (q.kind === "choice") {
       if (typeof entry.value !== "string" || !q.labels.includes(entry.value)) {
         throw new ProviderError(
+          "decision-failed",
           `${at} gives a probability for ${JSON.stringify(entry.value)}, a value not asked about (choices: ${q.labels.join(", ")})`,
         );
       }
@@ -112,6 +114,7 @@ export function decisionAnswer(q: ResolvedQuestion, answer: unknown, what: strin
         label = entry.label;
       } else {
         throw new ProviderError(
+          "decision-failed",
           `${at} gives a probability for level ${JSON.stringify(entry.value ?? entry.label)}, a level not asked about (levels 0–${q.labels.length - 1}: ${q.labels.join(", ")})`,
         );
       }
@@ -122,22 +125,25 @@ export function decisionAnswer(q: ResolvedQuestion, answer: unknown, what: strin
 }
 
 /** Checks a parsed Decisions response; answers are matched by name, else by position. */
-export function parseDecisionResponse(
+function parseDecisionResponse(
   body: unknown,
   questions: ResolvedQuestion[],
   what: string,
 ): { answers: Record<string, RawAnswer>; usage: Usage | null } {
-  if (!isRecord(body)) throw new ProviderError(`${what} is ${shape(body)}, not a Decisions response object`);
+  if (!isRecord(body)) throw new ProviderError("decision-failed", `${what} is ${shape(body)}, not a Decisions response object`);
   const list = body.answers;
-  if (list === undefined) throw new ProviderError(`${what} has no 'answers'`);
-  if (!Array.isArray(list)) throw new ProviderError(`${what} has 'answers' that is ${shape(list)}, not a list`);
+  if (list === undefined) throw new ProviderError("decision-failed", `${what} has no 'answers'`);
+  if (!Array.isArray(list)) throw new ProviderError("decision-failed", `${what} has 'answers' that is ${shape(list)}, not a list`);
   const out: Record<string, RawAnswer> = {};
   questions.forEach((q, i) => {
     let answer: unknown = list.find((a) => isRecord(a) && a.name === q.id);
     if (answer === undefined && isRecord(list[i]) && (list[i] as Record<string, unknown>).name == null) answer = list[i];
     if (answer === undefined) {
       const names = list.map((a) => (isRecord(a) ? String(a.name) : "?"));
-      throw new ProviderError(`${what} has no answer for question '${q.id}' (answers: ${names.length > 0 ? names.join(", ") : "none"})`);
+      throw new ProviderError(
+        "decision-failed",
+        `${what} has no answer for question '${q.id}' (answers: ${names.length > 0 ? names.join(", ") : "none"})`,
+      );
     }
     out[q.id] = decisionAnswer(q, answer, what);
   });
@@ -197,27 +203,31 @@ export function labelProbabilitiesFromLogprobs(
 }
 
 /** Reads the first token's top log-probabilities (and a refusal) from a chat completion. */
-export function parseLogprobCompletion(q: ResolvedQuestion, body: unknown, what: string): RawAnswer {
+function parseLogprobCompletion(q: ResolvedQuestion, body: unknown, what: string): RawAnswer {
   const at = `${what}: the completion for '${q.id}' (${q.kind})`;
-  if (!isRecord(body)) throw new ProviderError(`${at} is ${shape(body)}, not a chat completion object`);
+  if (!isRecord(body)) throw new ProviderError("decision-failed", `${at} is ${shape(body)}, not a chat completion object`);
   const choices = body.choices;
-  if (!Array.isArray(choices) || choices.length === 0) throw new ProviderError(`${at} has no choices`);
+  if (!Array.isArray(choices) || choices.length === 0) throw new ProviderError("decision-failed", `${at} has no choices`);
   const choice = choices[0];
-  if (!isRecord(choice)) throw new ProviderError(`${at}: choices[0] is ${shape(choice)}`);
+  if (!isRecord(choice)) throw new ProviderError("decision-failed", `${at}: choices[0] is ${shape(choice)}`);
   const message = isRecord(choice.message) ? choice.message : {};
   if (typeof message.refusal === "string" && message.refusal !== "") return { refused: true };
   const logprobs = choice.logprobs;
   const content = isRecord(logprobs) ? logprobs.content : undefined;
   if (!Array.isArray(content) || content.length === 0) {
-    throw new ProviderError(`${at} carries no logprobs (does the server support logprobs and top_logprobs for this model?)`);
+    throw new ProviderError(
+      "decision-failed",
+      `${at} carries no logprobs (does the server support logprobs and top_logprobs for this model?)`,
+    );
   }
   const first = content[0];
   const top = isRecord(first) ? first.top_logprobs : undefined;
-  if (!Array.isArray(top) || top.length === 0) throw new ProviderError(`${at} has no top_logprobs for its first token`);
+  if (!Array.isArray(top) || top.length === 0) throw new ProviderError("decision-failed", `${at} has no top_logprobs for its first token`);
   const entries = top.map((e, i) => {
-    if (!isRecord(e) || typeof e.token !== "string") throw new ProviderError(`${at}: top_logprobs[${i}] has no token`);
+    if (!isRecord(e) || typeof e.token !== "string") throw new ProviderError("decision-failed", `${at}: top_logprobs[${i}] has no token`);
     if (typeof e.logprob !== "number" || Number.isNaN(e.logprob) || e.logprob > 1e-6) {
       throw new ProviderError(
+        "decision-failed",
         `${at}: top_logprobs[${i}] (token ${JSON.stringify(e.token)}) has logprob ${JSON.stringify(e.logprob)}, not a log-probability`,
       );
     }
@@ -230,6 +240,7 @@ export function parseLogprobCompletion(q: ResolvedQuestion, body: unknown, what:
       .map((e) => JSON.stringify(e.token))
       .join(", ");
     throw new ProviderError(
+      "decision-failed",
       `${at}: none of the labels (${q.labels.join(", ")}) begins any of the top ${entries.length} first tokens (${seen}, …)`,
     );
   }
@@ -358,9 +369,10 @@ export class OpenAIProvider implements Provider {
     const tries = attempts(this.config);
     let message: string;
     let retryable = false;
-    if (err instanceof ProviderError) return new ProviderError(redact(err.message, key), err.retryable);
+    if (err instanceof ProviderError) return new ProviderError("decision-failed", redact(err.message, key), { retryable: err.retryable });
     if (!sdkModule)
       return new ProviderError(
+        "decision-failed",
         redact(`${who}: the openai package could not be loaded: ${err instanceof Error ? err.message : String(err)}`, key),
       );
     const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdkModule;
@@ -386,6 +398,6 @@ export class OpenAIProvider implements Provider {
     } else {
       message = `${who}: ${err instanceof Error ? excerpt(err.message, 200) : String(err)}`;
     }
-    return new ProviderError(redact(message, key), retryable);
+    return new ProviderError("decision-failed", redact(message, key), { retryable });
   }
 }

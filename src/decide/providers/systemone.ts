@@ -53,7 +53,7 @@ export class SystemOneProvider implements Provider {
     private readonly config: ProviderConfig,
     tuning: HttpTuning = {},
   ) {
-    if (!config.base_url) throw new ProviderError(`provider '${config.name}' (systemone) has no base_url`);
+    if (!config.base_url) throw new ProviderError("decision-failed", `provider '${config.name}' (systemone) has no base_url`);
     this.name = config.name;
     this.backoffInitialMs = tuning.backoffInitialMs ?? DEFAULT_BACKOFF_INITIAL_MS;
     this.backoffMaxMs = tuning.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS;
@@ -115,7 +115,7 @@ export class SystemOneProvider implements Provider {
       const { answers, usage } = parseSystemOneResponse(parsed, request.questions, `${who}: the response`);
       return { answers, usage, latency_ms };
     } catch (err) {
-      if (err instanceof ProviderError) throw new ProviderError(redact(err.message, key), false);
+      if (err instanceof ProviderError) throw new ProviderError("decision-failed", redact(err.message, key), { retryable: false });
       throw err;
     }
   }
@@ -156,10 +156,10 @@ export class SystemOneProvider implements Provider {
       retryable = isRetryableStatus(err.status);
       message = `${who}: ${describeStatusBody(err.status, err.body)}${retryable ? ` after ${tries}` : " (not retried)"}`;
     } else if (err instanceof ProviderError) {
-      return new ProviderError(redact(err.message, key), err.retryable);
+      return new ProviderError("decision-failed", redact(err.message, key), { retryable: err.retryable });
     } else {
       message = `${who}: ${err instanceof Error ? err.message : String(err)}`;
     }
-    return new ProviderError(redact(message, key), retryable);
+    return new ProviderError("decision-failed", redact(message, key), { retryable });
   }
 }

@@ -8,7 +8,7 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, join, sep } from "node:path";
-import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
+import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
 import { prepareAttempt, type AttemptFiles } from "./command.js";
 import { git, gitLocked, refComponent } from "../worktree.js";
 import type { RunRepository } from "../events.js";
@@ -20,7 +20,7 @@ import type { RunRepository } from "../events.js";
 const sweeps = new Map<string, Promise<void>>();
 
 function failed(error: string): Outcome {
-  return { status: "failed", code: "worktree-failed", error: `worktree-failed: ${error}` };
+  return failedOutcome("worktree-failed", error);
 }
 
 const firstLine = (text: string): string => text.trim().split("\n").slice(-3).join(" ").slice(0, 400);

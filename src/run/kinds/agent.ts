@@ -6,9 +6,18 @@
 // to the run's budget, whether the turn passed or not.
 
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
-import { fileRules, instanceEnv, prepareAttempt, processProblem, readOutput, rejected, type AttemptFiles } from "./command.js";
+import { dirname, join } from "node:path";
+import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
+import {
+  fileRules,
+  instanceEnv,
+  prepareAttempt,
+  processProblem,
+  readOutput,
+  rejected,
+  writingRunFiles,
+  type AttemptFiles,
+} from "./command.js";
 import { inWorktree } from "./agent-worktree.js";
 import { runProcess } from "../process.js";
 import { renderPrompt } from "../template.js";
@@ -52,17 +61,16 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
   const runner = ctx.env.agentRunners[spec.runner];
   if (!runner) {
     const known = Object.keys(ctx.env.agentRunners);
-    return {
-      status: "failed",
-      code: "agent-runner-missing",
-      error: `agent-runner-missing: agent runner "${spec.runner}" is not configured (D-40); add [agents.${spec.runner}] command = [...] to the machine config${known.length ? ` (configured: ${known.join(", ")})` : ""}`,
-    };
+    return failedOutcome(
+      "agent-runner-missing",
+      `agent runner "${spec.runner}" is not configured (D-40); add [agents.${spec.runner}] command = [...] to the machine config${known.length ? ` (configured: ${known.join(", ")})` : ""}`,
+    );
   }
   const files = prepared ?? (await prepareAttempt(ctx.dir, input));
   const promptFile = `${ctx.dir}.prompt.txt`;
   const routes = new Set(ctx.env.plan.tasks.filter((t) => t.kind === "route").map((t) => t.name));
   const prompt = renderPrompt(spec.prompt, input, routes);
-  writeFileSync(promptFile, prompt);
+  writingRunFiles(dirname(ctx.dir), () => writeFileSync(promptFile, prompt));
   const usageFile = `${ctx.dir}.usage.json`;
   const env = instanceEnv(ctx, files, { ...runner.env, SWITCHYARD_EFFORT: spec.effort, SWITCHYARD_USAGE: usageFile });
   const preset = presetOf(runner);
@@ -92,16 +100,15 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
   }
   const usage = turn ? (turn.ok ? turn.report.usage : turn.usage) : written && withCost(written, runner);
   if (r.spawnError) {
-    return {
-      status: "failed",
-      code: "agent-runner-failed",
+    return failedOutcome(
+      "agent-runner-failed",
+      `agent runner "${spec.runner}" (${runner.command[0]}) could not be started: ${r.spawnError.code === "ENOENT" ? "no such file" : r.spawnError.code === "EACCES" ? "not executable" : r.spawnError.message} (D-40)`,
       usage,
-      error: `agent-runner-failed: agent runner "${spec.runner}" (${runner.command[0]}) could not be started: ${r.spawnError.code === "ENOENT" ? "no such file" : r.spawnError.code === "EACCES" ? "not executable" : r.spawnError.message} (D-40)`,
-    };
+    );
   }
   const problem = processProblem(r, `agent runner "${spec.runner}"`, ctx, files.log);
   if (problem) return { ...problem, usage };
-  if (turn && !turn.ok) return { status: "failed", code: "agent-output-invalid", usage, error: `agent-output-invalid: ${turn.error}` };
+  if (turn && !turn.ok) return failedOutcome("agent-output-invalid", turn.error, usage);
   const out = await readOutput(
     files.output,
     {},
@@ -126,17 +133,11 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
       } catch (err) {
         return { ...rejected(err), usage };
       }
-      if (text === undefined)
-        return {
-          status: "failed",
-          code: "agent-file-missing",
-          usage,
-          error: `agent-file-missing: the agent did not leave ${name} in its workspace (T-2)`,
-        };
+      if (text === undefined) return failedOutcome("agent-file-missing", `the agent did not leave ${name} in its workspace (T-2)`, usage);
     }
     output.files = collected;
   }
   const bad = checkEmits(output, ctx.task.emits);
-  if (bad) return { status: "failed", code: "output-invalid", error: bad, usage };
+  if (bad) return failedOutcome("output-invalid", bad, usage);
   return { status: "passed", output, usage };
 }

@@ -4,13 +4,14 @@
 
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
+import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
 import { runProcess, type ProcessResult } from "../process.js";
 import { checkEmits, isPlainObject } from "../values.js";
 import { inputJson } from "../shared-json.js";
 import type { FieldType, TaskOf } from "../../plan/plan.js";
 import { DEFAULT_MAX_FILE_BYTES, readUntrustedFile, UntrustedFileError } from "../untrusted-file.js";
 import { parseUntrustedJson } from "../untrusted-json.js";
+import { folderFault } from "../storage-fault.js";
 
 export interface AttemptFiles {
   workspace: string;
@@ -36,8 +37,24 @@ const knownParents = new Set<string>();
  * died before the `instance_started` commit, or a prepared attempt never started): the attempt
  * number is reused, so its leftovers (workspace, output, usage) are removed first and the log is
  * truncated. Every attempt that runs therefore starts from an empty workspace.
+ *
+ * A write that fails because of the folder (a full disk, a read-only or immutable folder) rejects
+ * with a StorageFault naming the folder: the engine stops the run as when a commit fails.
  */
 export async function prepareAttempt(stem: string, input: InstanceInput): Promise<AttemptFiles> {
+  return writingRunFiles(dirname(stem), () => prepareAttemptFiles(stem, input));
+}
+
+/** Runs `write`; an error that is the folder's fault (folderFault) is thrown as a StorageFault. */
+export function writingRunFiles<T>(folder: string, write: () => T): T {
+  try {
+    return write();
+  } catch (err) {
+    throw folderFault(err, folder) ?? err;
+  }
+}
+
+function prepareAttemptFiles(stem: string, input: InstanceInput): AttemptFiles {
   const files = { workspace: stem, input: `${stem}.input.json`, output: `${stem}.output.json`, log: `${stem}.log` };
   const parent = dirname(stem);
   if (!knownParents.has(parent)) {
@@ -86,29 +103,21 @@ export function instanceVars(ctx: AttemptContext, files: AttemptFiles, extra: Re
 export function processProblem(r: ProcessResult, what: string, ctx: AttemptContext, logFile: string): Outcome | null {
   if (r.aborted) return { status: "interrupted" };
   if (r.spawnError) {
-    return {
-      status: "failed",
-      code: "command-failed",
-      error: `command-failed: ${what} could not be started: ${r.spawnError.code ?? r.spawnError.message}`,
-    };
+    return failedOutcome("command-failed", `${what} could not be started: ${r.spawnError.code ?? r.spawnError.message}`);
   }
   if (r.timedOut) {
-    return {
-      status: "failed",
-      code: "timeout",
-      error: `timeout: ${what} ran longer than its timeout of ${ctx.task.timeout_seconds}s and was killed (log: ${logFile})`,
-    };
+    return failedOutcome("timeout", `${what} ran longer than its timeout of ${ctx.task.timeout_seconds}s and was killed (log: ${logFile})`);
   }
   if (r.code !== 0) {
     const how = r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`;
-    return { status: "failed", code: "command-failed", error: `command-failed: ${what} ${how} (log: ${logFile})` };
+    return failedOutcome("command-failed", `${what} ${how} (log: ${logFile})`);
   }
   return null;
 }
 
 /** An untrusted file's refusal as a failed outcome; any other error is rethrown. */
 export function rejected(err: unknown): Outcome & { status: "failed" } {
-  if (err instanceof UntrustedFileError) return { status: "failed", code: err.code, error: err.message };
+  if (err instanceof UntrustedFileError) return failedOutcome(err.code, err.message);
   throw err;
 }
 
@@ -139,11 +148,10 @@ export async function readOutput(
   }
   if (text === undefined) {
     if (Object.keys(emits).length === 0 || missingOk) return { status: "passed", output: {} };
-    return {
-      status: "failed",
-      code: "output-missing",
-      error: `output-missing: ${who} exited 0 but wrote no output to $SWITCHYARD_OUTPUT; it declares ${Object.keys(emits).join(", ")} (T-1)`,
-    };
+    return failedOutcome(
+      "output-missing",
+      `${who} exited 0 but wrote no output to $SWITCHYARD_OUTPUT; it declares ${Object.keys(emits).join(", ")} (T-1)`,
+    );
   }
   let output: unknown;
   try {
@@ -153,7 +161,7 @@ export async function readOutput(
   }
   if (!isPlainObject(output)) {
     const problem = checkEmits(output, emits)!;
-    return { status: "failed", code: "output-invalid", error: problem };
+    return failedOutcome("output-invalid", problem);
   }
   return { status: "passed", output };
 }
@@ -198,6 +206,6 @@ export async function runCommand(
   );
   if (out.status !== "passed") return out;
   const bad = checkEmits(out.output, ctx.task.emits);
-  if (bad) return { status: "failed", code: "output-invalid", error: bad };
+  if (bad) return failedOutcome("output-invalid", bad);
   return out;
 }

@@ -6,6 +6,7 @@ import type { Usage } from "../judge.js";
 import type { Launcher } from "../launcher.js";
 import type { RunRepository } from "../events.js";
 import type { GroupHooks } from "../process-groups.js";
+import { codedText } from "../../shared/coded-error.js";
 
 /** The instance's input (R-20). */
 export interface InstanceInput {
@@ -54,3 +55,11 @@ export type Outcome =
   | { status: "failed"; error: string; code: string; usage?: Usage }
   /** Cancelled while running: not a result; the instance runs again on resume. */
   | { status: "interrupted"; usage?: Usage };
+
+/**
+ * A failed outcome. `message` says what went wrong without the code; the record's `error` text is
+ * rendered from both (`CODE: message`), so a log read on its own still names the code.
+ */
+export function failedOutcome(code: string, message: string, usage?: Usage): Outcome & { status: "failed" } {
+  return { status: "failed", code, error: codedText({ code, message }), ...(usage !== undefined ? { usage } : {}) };
+}

@@ -1,7 +1,7 @@
 // `evaluate` instances (T-4): the playbook function called in the engine with the input dict.
 // No process: the function's language gives determinism and the step budget.
 
-import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
+import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
 import { checkEmits, errorText, isPlainObject } from "../values.js";
 
 export function runEvaluate(ctx: AttemptContext, input: InstanceInput): Outcome {
@@ -10,20 +10,12 @@ export function runEvaluate(ctx: AttemptContext, input: InstanceInput): Outcome 
     const fn = ctx.env.evaluatorFor(ctx.task);
     output = fn(input);
   } catch (err) {
-    return {
-      status: "failed",
-      code: "evaluate-failed",
-      error: `evaluate-failed: ${ctx.task.evaluate?.function ?? ctx.task.name}: ${errorText(err)}`,
-    };
+    return failedOutcome("evaluate-failed", `${ctx.task.evaluate?.function ?? ctx.task.name}: ${errorText(err)}`);
   }
   if (!isPlainObject(output)) {
-    return {
-      status: "failed",
-      code: "evaluate-failed",
-      error: `evaluate-failed: ${ctx.task.evaluate?.function ?? ctx.task.name} must return a dict (T-4)`,
-    };
+    return failedOutcome("evaluate-failed", `${ctx.task.evaluate?.function ?? ctx.task.name} must return a dict (T-4)`);
   }
   const bad = checkEmits(output, ctx.task.emits);
-  if (bad) return { status: "failed", code: "output-invalid", error: bad };
+  if (bad) return failedOutcome("output-invalid", bad);
   return { status: "passed", output };
 }

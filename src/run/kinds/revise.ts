@@ -6,7 +6,7 @@
 
 import type { TaskOf, TaskPlan } from "../../plan/plan.js";
 import { sumUsage, type Usage } from "../judge.js";
-import type { AttemptContext, InstanceInput, Outcome } from "./context.js";
+import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
 import { runCommand } from "./command.js";
 import { runAgent } from "./agent.js";
 import { runEvaluate } from "./evaluate.js";
@@ -29,11 +29,7 @@ export async function runLeaf(ctx: AttemptContext, input: InstanceInput): Promis
     case "evaluate":
       return runEvaluate(ctx, input);
     default:
-      return {
-        status: "failed",
-        code: "revise-failed",
-        error: `revise-failed: ${task.name} is a ${task.kind}, which cannot run inside a revise loop (T-5)`,
-      };
+      return failedOutcome("revise-failed", `${task.name} is a ${task.kind}, which cannot run inside a revise loop (T-5)`);
   }
 }
 
@@ -69,21 +65,16 @@ export async function runRevise(
     const out = review.output as Record<string, unknown>;
     const verdict = out.verdict;
     if (verdict !== "accept" && verdict !== "revise") {
-      return {
-        status: "failed",
-        code: "revise-failed",
+      return failedOutcome(
+        "revise-failed",
+        `reviewer ${spec.reviewer.name} emitted verdict ${JSON.stringify(verdict)}; it must be "accept" or "revise" (T-5)`,
         usage,
-        error: `revise-failed: reviewer ${spec.reviewer.name} emitted verdict ${JSON.stringify(verdict)}; it must be "accept" or "revise" (T-5)`,
-      };
+      );
     }
     const r: ReviseRound = { round, body: body.output, verdict, ...(out.feedback !== undefined ? { feedback: out.feedback } : {}) };
     recordRound(r, usage);
     if (verdict === "accept") return { status: "passed", output: withOutput(body.output, round) };
     feedback = out.feedback;
   }
-  return {
-    status: "failed",
-    code: "revise-failed",
-    error: `revise-failed: the reviewer did not accept within max_rounds = ${spec.max_rounds} rounds (T-5)`,
-  };
+  return failedOutcome("revise-failed", `the reviewer did not accept within max_rounds = ${spec.max_rounds} rounds (T-5)`);
 }

@@ -6,25 +6,25 @@ import type { FieldRef, RouteSpec } from "../../plan/plan.js";
 import type { DecisionRecord, ResolvedQuestion } from "../judge.js";
 import { resolveOptions } from "../dynamic-options.js";
 import { isPlainObject } from "../values.js";
-import { CodedError } from "../coded-error.js";
+import { CodedError } from "../../shared/coded-error.js";
 
 export class RouteError extends CodedError {}
 
 /** With decide = "output": `entry` is the source's object for this instance ({question: label}). */
 export function outputDecision(route: RouteSpec, entry: unknown, where: string): DecisionRecord {
   if (!isPlainObject(entry)) {
-    throw new RouteError(`route-source-missing: ${where} is not an object of labels by question name (T-3)`, "route-source-missing");
+    throw new RouteError("route-source-missing", `${where} is not an object of labels by question name (T-3)`);
   }
   const record: DecisionRecord = {};
   for (const q of route.questions) {
     const label = entry[q.name];
     if (label === undefined) {
-      throw new RouteError(`route-source-missing: ${where} has no label for question "${q.name}" (T-3)`, "route-source-missing");
+      throw new RouteError("route-source-missing", `${where} has no label for question "${q.name}" (T-3)`);
     }
     if (typeof label !== "string" || !q.labels.includes(label)) {
       throw new RouteError(
-        `route-label-unknown: ${where} answers question "${q.name}" with ${JSON.stringify(label)}, which it does not declare (declared: ${q.labels.join(", ")}) (T-3)`,
         "route-label-unknown",
+        `${where} answers question "${q.name}" with ${JSON.stringify(label)}, which it does not declare (declared: ${q.labels.join(", ")}) (T-3)`,
       );
     }
     const probabilities: Record<string, number> = {};

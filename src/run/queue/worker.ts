@@ -17,6 +17,7 @@ import type { Plan } from "../../plan/plan.js";
 import { keyDirName } from "../keys.js";
 import { Launcher } from "../launcher.js";
 import { localExecutor } from "../executor.js";
+import { extractPack } from "../pack-archive.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../untrusted-file.js";
 import { errorText } from "../values.js";
 import { hasFinished, hasPassed, report, reportedRounds, type FinishedReport, type InboxAddress } from "./inbox.js";
@@ -33,7 +34,8 @@ export interface WorkerOptions {
   stateDir: string;
   concurrency: number;
   tags: string[];
-  packs: PackSource;
+  /** Where a run's pack snapshot comes from (default: the store's copy, shared-snapshot.ts). */
+  packs?: PackSource;
   agentRunners?: Record<string, AgentRunnerConfig>;
   secretEnv?: string[];
   maxFileBytes?: number;
@@ -112,7 +114,15 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     opts.concurrency,
     opts.tags,
   ]);
-  const cache = new RunCache(pool, schema, opts.stateDir, opts.packs);
+  const packs: PackSource =
+    opts.packs ??
+    (async (run, dest) => {
+      const r = await pool.query<{ archive: Buffer }>(`select archive from ${ident(schema)}.packs where run = $1`, [run]);
+      const archive = r.rows[0]?.archive;
+      if (!archive) throw new Error(`the store holds no pack snapshot for run ${run}`);
+      extractPack(archive, dest);
+    });
+  const cache = new RunCache(pool, schema, opts.stateDir, packs);
   const secrets = new Set(opts.secretEnv ?? []);
   const baseEnv: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!secrets.has(k)) baseEnv[k] = v;

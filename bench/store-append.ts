@@ -1,0 +1,49 @@
+// Event appends per second, SQLite vs PostgreSQL, in the same process (issue 17). Each store gets
+// the same instance_finished events (a ~240-byte payload, as a run writes them), committed in
+// batches of the given size with flush() — a durable commit each, as the engine's batching makes.
+// PostgreSQL is measured when SWITCHYARD_BENCH_PG (or SWITCHYARD_TEST_PG) names a server; each
+// run uses a fresh schema.
+// usage: node dist/bench/store-append.js [EVENTS=20000]
+
+import { rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { SqliteStore, type Store } from "../src/run/index.js";
+import { PostgresStore } from "../src/run/store-postgres.js";
+import { scratchDir } from "./scratch.js";
+
+const total = Number(process.argv[2] ?? 20000);
+const pg = process.env.SWITCHYARD_BENCH_PG || process.env.SWITCHYARD_TEST_PG;
+
+function measure(store: Store, batch: number): number {
+  const output = { verdict: "ok", package: "left-pad", confidence: 0.93, notes: "x".repeat(120) };
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < total; i++) {
+    store.append("bench", "instance_finished", "work", `k-${i}`, { attempt: 1, status: "passed", output });
+    if ((i + 1) % batch === 0) store.flush();
+  }
+  store.flush();
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  return total / s;
+}
+
+const dir = scratchDir("store-append-");
+try {
+  for (const batch of [16, 100, 1000]) {
+    const row: string[] = [`batch ${String(batch).padStart(4)}:`];
+    const sqlite = new SqliteStore(`${dir}/sqlite-${batch}`);
+    row.push(`SQLite ${Math.round(measure(sqlite, batch)).toLocaleString("en")} events/s`);
+    sqlite.close();
+    if (pg) {
+      const u = new URL(pg);
+      u.searchParams.set("schema", `bench_${randomBytes(4).toString("hex")}`);
+      const store = new PostgresStore(u.toString(), `${dir}/pg-${batch}`);
+      row.push(`PostgreSQL ${Math.round(measure(store, batch)).toLocaleString("en")} events/s`);
+      store.sql.query(`DROP SCHEMA ${store.schema} CASCADE`);
+      store.close();
+    }
+    process.stdout.write(`${row.join("  ")}  (${total.toLocaleString("en")} events)\n`);
+  }
+  if (!pg) process.stdout.write("PostgreSQL not measured: set SWITCHYARD_BENCH_PG=postgres://…\n");
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

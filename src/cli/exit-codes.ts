@@ -1,0 +1,54 @@
+// Which exit status an error means (§12), decided here and only here: by the error's class, and
+// for diagnostics by whether their catalog entries are marked `usage` (codes.ts of each layer).
+
+import { CommandFailed, UsageError } from "./cli-errors.js";
+import { allCodes } from "./codes.js";
+import { StateFolderError } from "./state-discovery.js";
+import { DiagnosticError, type Diagnostic } from "../lang/diagnostic.js";
+import { PairsFileError } from "../lab/pairs-reader.js";
+import { LabError } from "../lab/store.js";
+import { DecisionLayerRefused, RunNotFound, RunRefused } from "../run/run-refused.js";
+import { RerunError } from "../run/rerun.js";
+import { SnapshotError } from "../run/snapshot.js";
+import { StorageFault } from "../run/storage-fault.js";
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1; // the run or check failed
+export const EXIT_USAGE = 2; // a usage or config error
+export const EXIT_INTERNAL = 70; // a bug in switchyard (EX_SOFTWARE)
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/**
+ * The exit status of each error class that may reach a person; the first class the error is an
+ * instance of wins, so a subclass comes before its base. An error of no class here is a bug.
+ */
+const EXIT_BY_CLASS: ReadonlyArray<readonly [ErrorClass, number | ((err: never) => number)]> = [
+  [DiagnosticError, (err: DiagnosticError) => exitForDiagnostics(err.diagnostics)],
+  [UsageError, EXIT_USAGE],
+  [StateFolderError, EXIT_USAGE], // the state folder cannot be made where it was pointed
+  [RerunError, EXIT_USAGE], // a rerun asked for what the run does not have
+  [LabError, EXIT_USAGE], // no lab, or an unknown lab id, where the person pointed
+  [RunNotFound, EXIT_USAGE],
+  [DecisionLayerRefused, EXIT_USAGE], // the machine config cannot serve the plan's routes
+  [RunRefused, EXIT_FAILED], // busy, or a run that cannot continue
+  [SnapshotError, EXIT_FAILED],
+  [StorageFault, EXIT_FAILED],
+  [PairsFileError, EXIT_FAILED],
+  [CommandFailed, EXIT_FAILED],
+];
+
+/** The exit status for an error escaping a command, or undefined for one that is a bug. */
+export function exitStatus(err: unknown): number | undefined {
+  for (const [cls, exit] of EXIT_BY_CLASS) {
+    if (err instanceof cls) return typeof exit === "number" ? exit : (exit as (e: unknown) => number)(err);
+  }
+  return undefined;
+}
+
+const USAGE_CODES: ReadonlySet<string> = new Set(allCodes().flatMap((e) => (e.usage ? [e.code] : [])));
+
+/** 2 when a diagnostic means the command was pointed at the wrong thing or the config is wrong, else 1. */
+export function exitForDiagnostics(diagnostics: readonly Diagnostic[]): number {
+  return diagnostics.some((d) => USAGE_CODES.has(d.code)) ? EXIT_USAGE : EXIT_FAILED;
+}
