@@ -68,22 +68,25 @@ export async function report(
   return (r.rowCount ?? 0) > 0;
 }
 
-/** Whether the instance already has a passed result (a redelivered job is then skipped). */
-export async function hasPassed(db: Db, schema: string, at: InboxAddress): Promise<boolean> {
-  const r = await db.query(
-    `select 1 from ${ident(schema)}.inbox where run = $1 and task = $2 and key = $3 and kind = 'finished' and status = 'passed' limit 1`,
-    [at.run, at.task, at.key ?? ""],
+/**
+ * Before a job runs (one round trip): whether it must be skipped — its instance already passed,
+ * or this attempt already reported its outcome (a job redelivered after its report) — and, if
+ * not, its `started` report written. The coordinator is not woken for a start (its poll reads it):
+ * only finished work changes what it records.
+ */
+export async function claimStart(db: Db, schema: string, at: InboxAddress, worker: string, payload: unknown): Promise<"skip" | "run"> {
+  const t = `${ident(schema)}.inbox`;
+  const r = await db.query<{ done: boolean }>(
+    `with done as (
+       select 1 from ${t} where run = $1 and task = $2 and key = $3 and kind = 'finished' and (status = 'passed' or attempt = $4) limit 1),
+     ins as (
+       insert into ${t} (run, task, key, attempt, kind, round, status, payload, worker)
+       select $1, $2, $3, $4, 'started', 0, null, $5, $6 where not exists (select 1 from done)
+       on conflict do nothing returning id)
+     select exists (select 1 from done) as done, (select count(*) from ins) as wrote`,
+    [at.run, at.task, at.key ?? "", at.attempt, JSON.stringify(payload), worker],
   );
-  return (r.rowCount ?? 0) > 0;
-}
-
-/** Whether this attempt already reported its outcome (a job redelivered after its report). */
-export async function hasFinished(db: Db, schema: string, at: InboxAddress): Promise<boolean> {
-  const r = await db.query(
-    `select 1 from ${ident(schema)}.inbox where run = $1 and task = $2 and key = $3 and attempt = $4 and kind = 'finished' limit 1`,
-    [at.run, at.task, at.key ?? "", at.attempt],
-  );
-  return (r.rowCount ?? 0) > 0;
+  return r.rows[0]?.done ? "skip" : "run";
 }
 
 /** The revise rounds this attempt already reported (a redelivered loop continues after them). */
@@ -95,11 +98,16 @@ export async function reportedRounds(db: Db, schema: string, at: InboxAddress): 
   return r.rows.map((row) => row.payload.round);
 }
 
-/** The run's rows not yet folded, in the order they were written. */
-export async function unfolded(db: Db, schema: string, run: string): Promise<InboxRow[]> {
+/**
+ * The run's rows not yet folded, in id order; with `after`, only rows with a higher id. Ids are
+ * taken before commit, so a row may become visible after one with a higher id: a reader that
+ * follows a watermark must also read everything now and then (the coordinator's poll does).
+ */
+export async function unfolded(db: Db, schema: string, run: string, after?: string): Promise<InboxRow[]> {
   const r = await db.query<InboxRow>(
-    `select id::text, task, key, attempt, kind, round, payload, worker from ${ident(schema)}.inbox where run = $1 and not folded order by id`,
-    [run],
+    `select id::text, task, key, attempt, kind, round, payload, worker from ${ident(schema)}.inbox
+     where run = $1 and not folded and id > $2 order by id`,
+    [run, after ?? "0"],
   );
   return r.rows;
 }

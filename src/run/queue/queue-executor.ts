@@ -74,6 +74,10 @@ export class QueueExecutor implements InstanceExecutor {
   private marks: string[] = [];
   private folding = false;
   private foldAgain = false;
+  /** The next fold reads every unfolded row, not only those after `seen`. */
+  private foldAll = true;
+  /** The highest inbox id read so far. */
+  private seen = "0";
   private closed = false;
   private poll: NodeJS.Timeout | undefined;
   private stopSweeper: (() => Promise<void>) | undefined;
@@ -119,7 +123,9 @@ export class QueueExecutor implements InstanceExecutor {
       db.release();
     }
     await this.listen();
-    this.poll = setInterval(() => this.scheduleFold(), opts.pollMs ?? 1000);
+    // Woken by NOTIFY, a fold reads only rows after the last one seen; the poll reads them all
+    // (a row can become visible after one with a higher id, see inbox.ts).
+    this.poll = setInterval(() => this.scheduleFold(true), opts.pollMs ?? 1000);
     this.stopSweeper = startSweeper(this.pool, opts.schema);
   }
 
@@ -219,15 +225,18 @@ export class QueueExecutor implements InstanceExecutor {
     this.marks.push(id);
   }
 
-  private scheduleFold(): void {
+  private scheduleFold(all = false): void {
     if (this.closed) return;
+    if (all) this.foldAll = true;
     if (this.folding) {
       this.foldAgain = true;
       return;
     }
     if (this.pending.size === 0) return;
     this.folding = true;
-    void this.fold()
+    const whole = this.foldAll;
+    this.foldAll = false;
+    void this.fold(whole)
       .catch(() => undefined) // the database is away: the next poll tries again
       .finally(() => {
         this.folding = false;
@@ -238,9 +247,10 @@ export class QueueExecutor implements InstanceExecutor {
       });
   }
 
-  private async fold(): Promise<void> {
-    const rows = await unfolded(this.pool, this.opts.schema, this.opts.run);
+  private async fold(all = true): Promise<void> {
+    const rows = await unfolded(this.pool, this.opts.schema, this.opts.run, all ? undefined : this.seen);
     for (const row of rows) {
+      if (BigInt(row.id) > BigInt(this.seen)) this.seen = row.id;
       if (this.handled.has(row.id)) continue;
       const k = this.keyOf(row);
       const p = this.pending.get(k);
