@@ -14,6 +14,9 @@ import { locateConfig } from "./state-discovery.js";
 import { maxFileBytesFrom } from "./run-wiring.js";
 import { positiveWhole, reachable, workersStore } from "./workers-store.js";
 
+/** Error codes of a connection to the server that is gone (node's, and PostgreSQL's shutdown SQLSTATEs). */
+const STORE_LOST = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|57P01|57P02|57P03)$/;
+
 interface WorkerFlags {
   store?: string;
   stateDir?: string;
@@ -73,6 +76,22 @@ export function register(program: Command): void {
       process.stderr.write(
         `switchyard worker ${worker.id} runs up to ${concurrency} attempts at once from ${where} (state ${stateDir}); SIGTERM or Ctrl-C drains it\n`,
       );
+      // The server gone (restarted, unreachable): the queue library's own retries then fail
+      // outside any call of ours. This worker's liveness lock went with its connection, so its jobs
+      // are released to other workers: it stops with a clear message, for its supervisor to
+      // restart once the server is back.
+      const onLost = (err: unknown) => {
+        const e = err as NodeJS.ErrnoException;
+        const lost = typeof e?.code === "string" && STORE_LOST.test(e.code);
+        process.stderr.write(
+          lost
+            ? `switchyard worker ${worker.id}: error[store-unreachable]: lost the store ${where} (${e.code}); stopping (its jobs go to other workers)\n`
+            : `switchyard worker ${worker.id}: error[internal]: ${e?.stack ?? String(err)}\n`,
+        );
+        process.exit(lost ? 1 : 70);
+      };
+      process.on("unhandledRejection", onLost);
+      process.on("uncaughtException", onLost);
       let signals = 0;
       const onSignal = () => {
         signals += 1;
@@ -85,6 +104,8 @@ export function register(program: Command): void {
       process.on("SIGTERM", onSignal);
       try {
         await worker.done;
+      } catch (err) {
+        onLost(err);
       } finally {
         process.off("SIGINT", onSignal);
         process.off("SIGTERM", onSignal);

@@ -726,10 +726,10 @@ export class RunEngine {
       (err) => {
         this.workRunning -= 1;
         if (err instanceof StorageFault) {
-          // Its files could not be written (a full disk): the run stops as when a commit fails,
-          // and the attempt runs again on resume (issue 9 item 5).
+          // Its files could not be written (a full disk), or the queue lost the store: the run
+          // stops as when a commit fails, and the attempt runs again on resume (issue 9 item 5).
           this.storageFault ??= err;
-          this.cancel("the run folder cannot be written");
+          this.cancel(err.code === "store-unreachable" ? "the store cannot be reached" : "the run folder cannot be written");
           this.complete(ts, inst, attempt, { status: "interrupted" }, false);
         } else this.complete(ts, inst, attempt, { status: "failed", error: `internal: ${errorText(err)}`, code: "internal" }, false);
         this.executor.recorded?.(req);

@@ -319,6 +319,11 @@ export class PostgresStore extends BufferedStore {
     ]);
   }
 
+  /** One round trip: throws the StorageFault of a server that cannot be reached (queue-executor.ts). */
+  check(): void {
+    this.sql.query("SELECT 1");
+  }
+
   hasPack(run: string): boolean {
     return this.sql.query("SELECT 1 FROM packs WHERE run = $1", [run]).length > 0;
   }

@@ -32,6 +32,8 @@ export interface CommitHook {
   addToNextCommit(statement: { text: string; values?: unknown[] }): void;
   /** Commits now. */
   flush(): void;
+  /** One round trip to the store: throws its StorageFault when the server cannot be reached. */
+  check(): void;
 }
 
 export interface QueueExecutorOptions {
@@ -45,6 +47,8 @@ export interface QueueExecutorOptions {
 interface Pending {
   req: AttemptRequest;
   resolve: (o: Outcome) => void;
+  /** The store went away: the engine stops the run as on a failed commit. */
+  reject: (err: unknown) => void;
   /** The highest revise round recorded for the instance. */
   lastRound: number;
   /** A worker reported it started (a withdrawn job then needs its worker to stop it). */
@@ -125,8 +129,29 @@ export class QueueExecutor implements InstanceExecutor {
     await this.listen();
     // Woken by NOTIFY, a fold reads only rows after the last one seen; the poll reads them all
     // (a row can become visible after one with a higher id, see inbox.ts).
-    this.poll = setInterval(() => this.scheduleFold(true), opts.pollMs ?? 1000);
+    this.poll = setInterval(() => {
+      if (this.storeReachable()) this.scheduleFold(true);
+    }, opts.pollMs ?? 1000);
     this.stopSweeper = startSweeper(this.pool, opts.schema);
+  }
+
+  /**
+   * While attempts are out, the coordinator may append nothing for a long time, so it would not
+   * notice that the server went away (and its hold on the run with it): the poll asks the store
+   * once a second. A store that cannot be reached fails every outstanding attempt with its fault;
+   * the engine then stops the run as on a failed commit, and `resume` adopts what still runs.
+   */
+  private storeReachable(): boolean {
+    if (this.pending.size === 0) return true;
+    try {
+      this.opts.commits.check();
+      return true;
+    } catch (err) {
+      const all = [...this.pending.values()];
+      this.pending.clear();
+      for (const p of all) p.reject(err);
+      return false;
+    }
   }
 
   private keyOf(r: InboxRow): string {
@@ -174,8 +199,8 @@ export class QueueExecutor implements InstanceExecutor {
         values: [TASK_IDENTIFIER, JSON.stringify(payload), k, JOB_MAX_ATTEMPTS],
       });
     }
-    return new Promise<Outcome>((resolve) => {
-      const p: Pending = { req, resolve, lastRound: req.rounds.length, started: false, withdrawing: false };
+    return new Promise<Outcome>((resolve, reject) => {
+      const p: Pending = { req, resolve, reject, lastRound: req.rounds.length, started: false, withdrawing: false };
       this.pending.set(k, p);
       const signal = req.ctx.signal;
       if (signal.aborted) void this.withdraw(k, p);

@@ -58,5 +58,6 @@ export async function ensureQueueSchema(client: ClientBase, connectionString: st
 
 /** graphile-worker's logger, silent below warnings (its info lines are not ours to print). */
 export const quietLogger = new Logger(() => (level: string, message: string) => {
-  if (level === "error" || level === "warning") process.stderr.write(`switchyard worker: queue ${level}: ${message}\n`);
+  // The first line only: the library's messages carry stack traces, which are not for users.
+  if (level === "error" || level === "warning") process.stderr.write(`switchyard worker: queue ${level}: ${message.split("\n")[0]}\n`);
 });

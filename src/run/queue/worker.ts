@@ -50,7 +50,7 @@ export interface RunningWorker {
   id: string;
   /** Stops taking jobs, lets running ones finish within the grace period, then interrupts them. */
   drain(): Promise<void>;
-  /** Resolves when the worker has stopped. */
+  /** Resolves when the worker has stopped; rejects with the error that cut it off from the store. */
   done: Promise<void>;
 }
 
@@ -264,13 +264,24 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     await session.end().catch(() => undefined);
     await pool.end().catch(() => undefined);
   };
-  const done = runner.promise.then(shutdown, async (err) => {
-    await shutdown();
-    throw err;
-  });
+  /** Why the liveness session was lost, if it was: `done` rejects with it. */
+  let lost: unknown;
+  const done = runner.promise.then(
+    async () => {
+      await shutdown();
+      if (lost !== undefined) throw lost;
+    },
+    async (err) => {
+      await shutdown();
+      throw err;
+    },
+  );
   // The liveness session lost (the database restarted): this worker can no longer prove it is
   // alive, so its jobs may already run elsewhere; it stops.
-  session.on("error", () => void runner.stop().catch(() => undefined));
+  session.on("error", (err) => {
+    lost ??= err;
+    void runner.stop().catch(() => undefined);
+  });
   return {
     id,
     drain: () => (draining ??= runner.stop().then(() => done)),
