@@ -38,7 +38,7 @@ export function register(program: Command): void {
     }
     const store = openStore(flags.stateDir, { forNewRun: true, store: flags.store });
     try {
-      executorChoice(flags.executor, store); // refused before anything is admitted or run
+      const where = executorChoice(flags.executor, store); // refused before anything is admitted or run
       const wiring = wire(flags, store.stateDir);
       // Refuse before admitting, so a refused run leaves no run behind (D-30).
       const types = judgementTypes(compiled.plan);
@@ -56,9 +56,14 @@ export function register(program: Command): void {
         modeOf: wiring.modeOf,
         budgetUsd: budget,
       });
-      if (agents.problems.length) {
+      // With workers, the agents run on the workers' machines: what only this machine lacks (an
+      // agent CLI on PATH, a terminal) is said, not refused.
+      const refused = where === "workers" ? agents.problems.filter((x) => !agents.local.includes(x)) : agents.problems;
+      if (where === "workers")
+        for (const x of agents.local) process.stderr.write(`switchyard: warning: on this machine (the workers run the agents): ${x}\n`);
+      if (refused.length) {
         await wiring.close();
-        throw new UsageError("agent-preflight", `preflight: this run cannot do its agent work:\n  ${agents.problems.join("\n  ")}`, {
+        throw new UsageError("agent-preflight", `preflight: this run cannot do its agent work:\n  ${refused.join("\n  ")}`, {
           hint: "nothing was run or asked; `switchyard config check PACK` runs the same checks",
         });
       }

@@ -138,8 +138,10 @@ test(
         FAKE_AGENT_LOG: join(dir.path, "agent.log"),
         XDG_CONFIG_HOME: join(dir.path, "xdg"),
       };
-      const cli = (args: string[], state: string) =>
-        startCli([...args, "--json", "--state-dir", join(dir.path, state)], { cwd: dir.path, env });
+      const cli = (args: string[], state: string, e = env) =>
+        startCli([...args, "--json", "--state-dir", join(dir.path, state)], { cwd: dir.path, env: e });
+      // The coordinator's machine has no agent CLI: only the workers' machines do.
+      const coordinatorEnv = { ...env, PATH: process.env.PATH ?? "" };
 
       // The reference: one uninterrupted run on one machine (SQLite, local executor).
       const ref = await cli(["run", "pack", "--config", config], "ref").done;
@@ -165,7 +167,7 @@ test(
       for (;;) {
         const before = run ? withStore(pg(), (s) => decidedKeys([...s.events(run)])) : new Set<string>();
         const asked = server.requests.length;
-        const c = cli(run ? ["resume", run, ...coordArgs] : ["run", "pack", ...coordArgs], "coordinator");
+        const c = cli(run ? ["resume", run, ...coordArgs] : ["run", "pack", ...coordArgs], "coordinator", coordinatorEnv);
         let out = "";
         c.child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
         const ended = c.done.then((r) => r);
