@@ -21,6 +21,8 @@ import { register as registerShow } from "./show.js";
 import { register as registerRuns } from "./runs.js";
 import { register as registerCancel } from "./cancel.js";
 import { register as registerUi } from "./ui.js";
+import { register as registerWorker } from "./worker.js";
+import { register as registerWorkers } from "./workers.js";
 
 // Command registrations, one file per command (keep this list sorted).
 const registrations: Array<(program: Command) => void> = [
@@ -41,6 +43,8 @@ const registrations: Array<(program: Command) => void> = [
   registerShow,
   registerStatus,
   registerUi,
+  registerWorker,
+  registerWorkers,
 ];
 
 // `switchyard show latest | head`: a reader that stops early is not an error (no EPIPE trace).

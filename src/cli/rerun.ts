@@ -21,6 +21,7 @@ import {
 import type { EventPayloads } from "../run/index.js";
 import { CommandFailed, UsageError, printDiagnostics } from "./common.js";
 import { addRunFlags, execute, FORCE_HELP, openStore, overridesFrom, wire, type RunFlags } from "./run-wiring.js";
+import { executorChoice } from "./executor-option.js";
 import { findRun } from "./run-lookup.js";
 import { recallInvocation } from "./run-invocation.js";
 
@@ -84,6 +85,7 @@ Examples:
       const store = openStore(flags.stateDir, { store: flags.store });
       let owner: RunOwnership | undefined;
       try {
+        executorChoice(flags.executor, store); // refused before anything is recorded or run
         const run = findRun(store, id);
         // Claimed before anything is recorded, and handed to the engine that resumes the run.
         owner = claimRun(store, run, { force: flags.force });

@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { UsageError, examples } from "./common.js";
 import { agentPreflight } from "./agent-preflight.js";
 import { addRunFlags, execute, FORCE_HELP, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
+import { executorChoice } from "./executor-option.js";
 import { findRun } from "./run-lookup.js";
 import { recallInvocation } from "./run-invocation.js";
 
@@ -29,6 +30,7 @@ export function register(program: Command): void {
       overridesFrom(flags);
       const store = openStore(flags.stateDir, { store: flags.store });
       try {
+        const where = executorChoice(flags.executor, store); // refused before anything is admitted or run
         const run = findRun(store, id);
         const note = recallInvocation(store, run, flags);
         if (note && !flags.json) process.stderr.write(`switchyard: ${note}\n`);
@@ -46,13 +48,16 @@ export function register(program: Command): void {
             checkTerminal: false,
             ...(admitted.repo ? { recorded: admitted.repo } : {}),
           });
-          if (agents.problems.length) {
+          // With workers, the agents run on the workers' machines: what only this machine lacks (an
+          // agent CLI on PATH, a terminal) is said, not refused.
+          const refused = where === "workers" ? agents.problems.filter((x) => !agents.local.includes(x)) : agents.problems;
+          if (where === "workers")
+            for (const x of agents.local) process.stderr.write(`switchyard: warning: on this machine (the workers run the agents): ${x}\n`);
+          if (refused.length) {
             await wiring.close();
-            throw new UsageError(
-              "agent-preflight",
-              `preflight: this run cannot resume its agent work:\n  ${agents.problems.join("\n  ")}`,
-              { hint: "nothing was run or asked; fix the machine config (or pass --config) and resume again" },
-            );
+            throw new UsageError("agent-preflight", `preflight: this run cannot resume its agent work:\n  ${refused.join("\n  ")}`, {
+              hint: "nothing was run or asked; fix the machine config (or pass --config) and resume again",
+            });
           }
           for (const w of agents.warnings) process.stderr.write(`switchyard: warning: ${w}\n`);
         }

@@ -11,7 +11,9 @@ import { loadEvaluator, parseDuration } from "../plan/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { StorageFault } from "../run/storage-fault.js";
 import { parseStoreSpec } from "../run/open-store.js";
+import { publishSnapshot } from "../run/shared-snapshot.js";
 import { addStoreOption, namedStore, openNamed } from "./store-option.js";
+import { EXECUTOR_HELP, executorChoice, queueExecutor } from "./executor-option.js";
 import { RunEngine, watchCancelRequests, type Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
 import { EXIT_FAILED, UsageError, setExitCode } from "./common.js";
 import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
@@ -36,6 +38,8 @@ export interface RunFlags {
   force?: boolean;
   /** --store: the store of the runs' records (store-option.ts). */
   store?: string;
+  /** --executor: local or workers (executor-option.ts). */
+  executor?: string;
 }
 
 export function addRunFlags(cmd: Command): Command {
@@ -48,6 +52,7 @@ export function addRunFlags(cmd: Command): Command {
     )
     .option("--concurrency <n>", "most command/agent/evaluate instances at once")
     .option("--decision-concurrency <n>", "most decision requests at once")
+    .option("--executor <where>", EXECUTOR_HELP)
     .option(
       "--decide <type=mode>",
       "route a judgement type: host, shadow:PROVIDER/MODEL or PROVIDER/MODEL (repeatable)",
@@ -96,7 +101,7 @@ export function overridesFrom(f: RunFlags): SettingsOverrides {
 }
 
 /** $SWITCHYARD_MAX_FILE_MB: the most megabytes read from one file an instance leaves. */
-function maxFileBytesFrom(env: NodeJS.ProcessEnv): number | undefined {
+export function maxFileBytesFrom(env: NodeJS.ProcessEnv): number | undefined {
   const v = env.SWITCHYARD_MAX_FILE_MB;
   if (v === undefined || v === "") return undefined;
   const n = Number(v);
@@ -164,23 +169,38 @@ export async function execute(
 ): Promise<RunOutcome> {
   let progress: Progress | null = null;
   const tally = new RunTally();
+  const queue = executorChoice(flags.executor, store) === "workers" ? queueExecutor(store, run) : undefined;
   let engine: RunEngine;
-  engine = new RunEngine({
-    store,
-    run,
-    resume,
-    ...wiring.engineDeps,
-    force: flags.force,
-    ...(owner ? { owner } : {}),
-    evaluators: (task) => {
-      const s = snapshot ?? { dir: engine.packDirectory, plan: engine.plan };
-      return wiring.evaluators(s.dir, s.plan)(task);
-    },
-    onEvent: (e) => {
-      tally.event(e);
-      progress?.event(e);
-    },
-  });
+  try {
+    engine = newEngine();
+    // Workers need the plan, the repository and the pack snapshot before the first job.
+    if (queue) {
+      publishSnapshot(store, run, engine.packDirectory, { ifMissing: true });
+      await queue.open(engine.plan, engine.repository);
+    }
+  } catch (err) {
+    await queue?.close();
+    throw err;
+  }
+  function newEngine(): RunEngine {
+    return new RunEngine({
+      store,
+      run,
+      resume,
+      ...wiring.engineDeps,
+      ...(queue ? { executor: queue } : {}),
+      force: flags.force,
+      ...(owner ? { owner } : {}),
+      evaluators: (task) => {
+        const s = snapshot ?? { dir: engine.packDirectory, plan: engine.plan };
+        return wiring.evaluators(s.dir, s.plan)(task);
+      },
+      onEvent: (e) => {
+        tally.event(e);
+        progress?.event(e);
+      },
+    });
+  }
   progress = new Progress(progressMode(flags.json, flags.quiet), () => engine.progress(), process.stdout, {
     verbose: flags.verbose,
     color: flags.color,
@@ -236,6 +256,7 @@ export async function execute(
     process.off("SIGHUP", onSigint);
     stopWatching();
     shareTerminal(null);
+    await queue?.close();
     await wiring.close();
   }
 }

@@ -6,6 +6,7 @@ import { compilePath } from "../plan/index.js";
 import { admitRun } from "../run/index.js";
 import { UsageError, compileFailureExit, examples, printDiagnostics, setExitCode } from "./common.js";
 import { addRunFlags, execute, judgementTypes, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
+import { executorChoice } from "./executor-option.js";
 import { rememberInvocation } from "./run-invocation.js";
 import { agentPreflight } from "./agent-preflight.js";
 
@@ -37,6 +38,7 @@ export function register(program: Command): void {
     }
     const store = openStore(flags.stateDir, { forNewRun: true, store: flags.store });
     try {
+      const where = executorChoice(flags.executor, store); // refused before anything is admitted or run
       const wiring = wire(flags, store.stateDir);
       // Refuse before admitting, so a refused run leaves no run behind (D-30).
       const types = judgementTypes(compiled.plan);
@@ -54,9 +56,14 @@ export function register(program: Command): void {
         modeOf: wiring.modeOf,
         budgetUsd: budget,
       });
-      if (agents.problems.length) {
+      // With workers, the agents run on the workers' machines: what only this machine lacks (an
+      // agent CLI on PATH, a terminal) is said, not refused.
+      const refused = where === "workers" ? agents.problems.filter((x) => !agents.local.includes(x)) : agents.problems;
+      if (where === "workers")
+        for (const x of agents.local) process.stderr.write(`switchyard: warning: on this machine (the workers run the agents): ${x}\n`);
+      if (refused.length) {
         await wiring.close();
-        throw new UsageError("agent-preflight", `preflight: this run cannot do its agent work:\n  ${agents.problems.join("\n  ")}`, {
+        throw new UsageError("agent-preflight", `preflight: this run cannot do its agent work:\n  ${refused.join("\n  ")}`, {
           hint: "nothing was run or asked; `switchyard config check PACK` runs the same checks",
         });
       }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { Plan } from "../plan/plan.js";
 import type { RunRepository, Settings } from "./events.js";
 import { snapshotPack } from "./snapshot.js";
+import { publishSnapshot } from "./shared-snapshot.js";
 import type { Store } from "./store.js";
 
 export interface SettingsOverrides {
@@ -69,5 +70,6 @@ export function admitRun(store: Store, opts: AdmitOptions): string {
     ...(opts.repo ? { repo: opts.repo } : {}),
   });
   store.flush();
+  publishSnapshot(store, run, snapshot.dir);
   return run;
 }

@@ -237,6 +237,12 @@ export const RUN_CODES: CodeEntry[] = [
     explain: "Plans come from `switchyard compile`; a hand-edited plan may break its rules. Recompile the playbook.",
   },
   {
+    code: "report-too-large",
+    summary: "a worker's result for an instance is larger than it may send back",
+    explain:
+      "In workers mode (`--executor workers`) an instance's output travels back to the coordinator through the store, capped at the same size as any file an instance leaves (16 MB, or $SWITCHYARD_MAX_FILE_MB on the worker). The attempt fails. Keep large artefacts in files the next step reads from a shared place, and emit their names instead.",
+  },
+  {
     code: "internal",
     summary: "switchyard itself failed while running an instance",
     explain:

@@ -17,7 +17,6 @@
 // route-instance.ts; the ceilings, ceilings.ts; the per-task state, task-state.ts.
 
 import { setMaxListeners } from "node:events";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import type { AgentRunnerConfig } from "./agent-runner-config.js";
@@ -43,10 +42,10 @@ import {
   type Outcome,
 } from "./kinds/context.js";
 import { codedText } from "../shared/coded-error.js";
-import { prepareAttempt, runCommand, type AttemptFiles } from "./kinds/command.js";
-import { runAgent } from "./kinds/agent.js";
+import { prepareAttempt, type AttemptFiles } from "./kinds/command.js";
 import { runEvaluate } from "./kinds/evaluate.js";
-import { runRevise } from "./kinds/revise.js";
+import { localExecutor, type AttemptRequest, type InstanceExecutor } from "./executor.js";
+import { localSnapshot } from "./shared-snapshot.js";
 import type { Store } from "./store.js";
 import { errorText, isPlainObject } from "./values.js";
 import { Launcher, type LauncherDialect } from "./launcher.js";
@@ -87,6 +86,8 @@ export interface EngineOptions {
   owner?: RunOwnership;
   /** Most bytes read from one file an instance leaves (default 16 MB, untrusted-file.ts). */
   maxFileBytes?: number;
+  /** Where command, agent and revise attempts run (default: here, executor.ts). */
+  executor?: InstanceExecutor;
 }
 
 export interface RunOutcome {
@@ -121,6 +122,10 @@ export class RunEngine {
   private readonly order: TaskState[] = [];
   private readonly packDir: string;
   private readonly repo: RunRepository | undefined;
+  /** The run's recorded repository (issue 12), for workers in workers mode. */
+  get repository(): RunRepository | undefined {
+    return this.repo;
+  }
   /** The pack snapshot this run uses (R-1), $SWITCHYARD_PACK. */
   get packDirectory(): string {
     return this.packDir;
@@ -180,7 +185,8 @@ export class RunEngine {
       this.owner?.release();
       throw err;
     }
-    if (!existsSync(folded.packDir)) {
+    const packDir = localSnapshot(this.store, opts.run, folded.packDir);
+    if (packDir === undefined) {
       // Every step runs from the snapshot (R-1): without it the run cannot go on faithfully.
       this.refuse(
         new RunRefused(
@@ -190,7 +196,7 @@ export class RunEngine {
       );
     }
     this.plan = folded.plan;
-    this.packDir = folded.packDir;
+    this.packDir = packDir ?? folded.packDir;
     this.repo = folded.repo;
     this.recorded = folded.recorded;
     this.taskRecords = folded.taskRecords;
@@ -484,6 +490,7 @@ export class RunEngine {
   private checkCeilings(): boolean {
     if (this.halt) return true;
     this.halt = ceilingReached(this.settings, this.elapsedMs(), this.spent);
+    if (this.halt) this.executor.halted?.();
     return this.halt !== null;
   }
 
@@ -605,7 +612,7 @@ export class RunEngine {
    * ceiling, a cancel, a crash) is cleared and reused by the next start of that attempt.
    */
   private prefetch(): void {
-    if (this.halt) return;
+    if (this.halt || !this.executor.local) return;
     const end = Math.min(this.workQueue.length, this.workHead + this.settings.concurrency * PREFETCH_PER_SLOT);
     for (let i = this.workHead; i < end; i++) {
       const [ts, inst] = this.workQueue[i]!;
@@ -629,8 +636,14 @@ export class RunEngine {
     }
   }
 
+  private get executor(): InstanceExecutor {
+    return this.opts.executor ?? localExecutor;
+  }
+
   private startInstance(ts: TaskState, inst: Inst): void {
-    inst.attempts += 1;
+    // Resume in workers mode: an attempt still alive on the queue is waited for, not started again.
+    const adopted = inst.rec?.status === "running" && inst.tries === 0 && this.executor.adopts?.(ts.name, inst.key, inst.attempts) === true;
+    if (!adopted) inst.attempts += 1;
     const attempt = inst.attempts;
     const prepared = inst.prepared?.attempt === attempt ? inst.prepared : undefined;
     inst.prepared = undefined;
@@ -656,7 +669,7 @@ export class RunEngine {
       return;
     }
     ts.setStatus(inst, "running");
-    this.emit("instance_started", ts.name, inst.key, { attempt });
+    if (!adopted) this.emit("instance_started", ts.name, inst.key, { attempt });
     if (plan.kind === "route") {
       this.decisionRunning += 1;
       decideModelRoute(ts, plan.route, inst.key, input, {
@@ -679,44 +692,47 @@ export class RunEngine {
       return;
     }
     this.workRunning += 1;
-    const ctx = this.ctx(ts, inst);
-    let p: Promise<Outcome>;
-    if (plan.kind === "command") p = runCommand({ ...ctx, task: plan }, input, prepared?.files);
-    else if (plan.kind === "agent") p = runAgent({ ...ctx, task: plan }, input);
-    else if (plan.kind === "revise") {
-      p = runRevise(
-        { ...ctx, task: plan },
-        input,
-        inst.rounds,
-        (r, usage) => {
-          inst.rounds = [...inst.rounds, r];
-          this.emit("revise_round", ts.name, inst.key, {
-            attempt,
-            round: r.round,
-            body: r.body,
-            verdict: r.verdict,
-            ...(r.feedback !== undefined ? { feedback: r.feedback } : {}),
-            ...(usage ? { usage } : {}),
-          });
-        },
-        () => !this.checkCeilings(),
-      );
-    } else p = Promise.resolve({ status: "failed", error: `unknown task kind ${kind}`, code: "bad-plan" } as Outcome);
-    p.then(
+    if (plan.kind !== "command" && plan.kind !== "agent" && plan.kind !== "revise") {
+      this.workRunning -= 1;
+      this.complete(ts, inst, attempt, { status: "failed", error: `unknown task kind ${kind}`, code: "bad-plan" }, false);
+      return;
+    }
+    const req: AttemptRequest = {
+      ctx: { ...this.ctx(ts, inst), task: plan },
+      input,
+      attempt,
+      ...(prepared ? { prepared: prepared.files } : {}),
+      rounds: inst.rounds,
+      recordRound: (r, usage) => {
+        inst.rounds = [...inst.rounds, r];
+        this.emit("revise_round", ts.name, inst.key, {
+          attempt,
+          round: r.round,
+          body: r.body,
+          verdict: r.verdict,
+          ...(r.feedback !== undefined ? { feedback: r.feedback } : {}),
+          ...(usage ? { usage } : {}),
+        });
+      },
+      mayStartRound: () => !this.checkCeilings(),
+    };
+    this.executor.run(req).then(
       (out) => {
         this.workRunning -= 1;
         this.complete(ts, inst, attempt, out, true);
+        this.executor.recorded?.(req);
         this.schedulePump();
       },
       (err) => {
         this.workRunning -= 1;
         if (err instanceof StorageFault) {
-          // Its files could not be written (a full disk): the run stops as when a commit fails,
-          // and the attempt runs again on resume (issue 9 item 5).
+          // Its files could not be written (a full disk), or the queue lost the store: the run
+          // stops as when a commit fails, and the attempt runs again on resume (issue 9 item 5).
           this.storageFault ??= err;
-          this.cancel("the run folder cannot be written");
+          this.cancel(err.code === "store-unreachable" ? "the store cannot be reached" : "the run folder cannot be written");
           this.complete(ts, inst, attempt, { status: "interrupted" }, false);
         } else this.complete(ts, inst, attempt, { status: "failed", error: `internal: ${errorText(err)}`, code: "internal" }, false);
+        this.executor.recorded?.(req);
         this.schedulePump();
       },
     );

@@ -126,6 +126,8 @@ export function parsePgUrl(spec: string): PgLocation {
 export class PostgresStore extends BufferedStore {
   readonly kind = "postgres" as const;
   readonly location: string;
+  /** The connection string for other clients of the same database (the queue); never printed. */
+  readonly connection: string;
   readonly schema: string;
   /** The store's connection (see the head comment). */
   readonly sql: SyncPg;
@@ -139,6 +141,7 @@ export class PostgresStore extends BufferedStore {
     super(stateDir);
     const loc = parsePgUrl(spec);
     this.location = loc.where;
+    this.connection = loc.url;
     this.schema = loc.schema;
     mkdirSync(join(stateDir, "runs"), { recursive: true });
     this.sql = new SyncPg({
@@ -314,6 +317,15 @@ export class PostgresStore extends BufferedStore {
       run,
       archive,
     ]);
+  }
+
+  /** One round trip: throws the StorageFault of a server that cannot be reached (queue-executor.ts). */
+  check(): void {
+    this.sql.query("SELECT 1");
+  }
+
+  hasPack(run: string): boolean {
+    return this.sql.query("SELECT 1 FROM packs WHERE run = $1", [run]).length > 0;
   }
 
   getPack(run: string): Buffer | undefined {

@@ -1,0 +1,20 @@
+// What a job carries from the coordinator to a worker (issue 17 item 2): everything one attempt
+// needs besides the run's plan and pack snapshot, which a worker fetches once per run.
+
+import type { InstanceInput } from "../kinds/context.js";
+import type { ReviseRound } from "../kinds/revise.js";
+import type { WorkTask } from "../executor.js";
+
+export interface JobPayload {
+  run: string;
+  /** The task name the instance is recorded under. */
+  task: string;
+  key: string | null;
+  attempt: number;
+  /** The task as planned, its timeout capped below the queue's lock (names.ts). */
+  plan: WorkTask;
+  /** The instance input, final when the job is enqueued. */
+  input: InstanceInput;
+  /** A revise loop's rounds recorded before this attempt. */
+  rounds: ReviseRound[];
+}

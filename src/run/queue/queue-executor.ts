@@ -1,0 +1,360 @@
+// The coordinator's side of workers mode (issue 17 item 2): each command, agent and revise attempt
+// becomes a graphile-worker job keyed `run/task/key/aN`, added in the same store transaction that
+// records its `instance_started`, so a job exists exactly when its start is recorded. Workers
+// report into the inbox; the coordinator, woken by LISTEN/NOTIFY (and a 1 s poll), hands each
+// report to the engine, which appends the events, and the rows are marked folded in the commit
+// that carries those events (never by watermark). Routes and evaluate stay in the coordinator;
+// retries and their backoff stay the engine's; `concurrency` bounds the jobs outstanding.
+
+import pg from "pg";
+import type { Plan } from "../../plan/plan.js";
+import type { RunRepository } from "../events.js";
+import type { AttemptRequest, InstanceExecutor, WorkTask } from "../executor.js";
+import type { Outcome } from "../kinds/context.js";
+import { markFoldedSql, unfolded, type FinishedReport, type InboxRow, type RoundReport } from "./inbox.js";
+import type { JobPayload } from "./job-payload.js";
+import {
+  CANCEL_CHANNEL,
+  ident,
+  INBOX_CHANNEL,
+  JOB_MAX_ATTEMPTS,
+  jobKey,
+  QUEUE_SCHEMA,
+  QUEUE_TIMEOUT_CAP_SECONDS,
+  TASK_IDENTIFIER,
+} from "./names.js";
+import { ensureQueueSchema } from "./schema.js";
+import { startSweeper } from "./sweeper.js";
+
+/** What the coordinator needs from the PostgreSQL store: statements committed with the next batch of events. */
+export interface CommitHook {
+  /** Runs the statement in the transaction that commits the events appended so far (or the next one). */
+  addToNextCommit(statement: { text: string; values?: unknown[] }): void;
+  /** Commits now. */
+  flush(): void;
+  /** One round trip to the store: throws its StorageFault when the server cannot be reached. */
+  check(): void;
+}
+
+export interface QueueExecutorOptions {
+  connectionString: string;
+  schema: string;
+  run: string;
+  commits: CommitHook;
+  pollMs?: number;
+}
+
+interface Pending {
+  req: AttemptRequest;
+  resolve: (o: Outcome) => void;
+  /** The store went away: the engine stops the run as on a failed commit. */
+  reject: (err: unknown) => void;
+  /** The highest revise round recorded for the instance. */
+  lastRound: number;
+  /** A worker reported it started (a withdrawn job then needs its worker to stop it). */
+  started: boolean;
+  withdrawing: boolean;
+}
+
+/** An instance's timeout capped below the queue's 4-hour lock (names.ts), revise steps included. */
+function capTimeout<T extends WorkTask>(t: T): T {
+  const capped = { ...t, timeout_seconds: Math.min(t.timeout_seconds, QUEUE_TIMEOUT_CAP_SECONDS) };
+  if (capped.kind === "revise") {
+    const r = capped.revise;
+    return { ...capped, revise: { ...r, body: capTimeout(r.body as WorkTask), reviewer: capTimeout(r.reviewer as WorkTask) } } as T;
+  }
+  return capped;
+}
+
+export class QueueExecutor implements InstanceExecutor {
+  readonly local = false;
+  private readonly pending = new Map<string, Pending>();
+  /** Job keys of attempts alive when this coordinator started (resume adopts them). */
+  private readonly alive = new Set<string>();
+  private readonly adopted = new Set<string>();
+  /** Inbox rows handed to the engine, by job key, waiting for their events to be appended. */
+  private readonly finishedRow = new Map<string, string>();
+  private readonly handled = new Set<string>();
+  private marks: string[] = [];
+  private folding = false;
+  private foldAgain = false;
+  /** The next fold reads every unfolded row, not only those after `seen`. */
+  private foldAll = true;
+  /** The highest inbox id read so far. */
+  private seen = "0";
+  private closed = false;
+  private poll: NodeJS.Timeout | undefined;
+  private stopSweeper: (() => Promise<void>) | undefined;
+  private listener: pg.Client | undefined;
+
+  private readonly pool: pg.Pool;
+
+  constructor(private readonly opts: QueueExecutorOptions) {
+    this.pool = new pg.Pool({ connectionString: opts.connectionString, keepAlive: true, max: 4 });
+    this.pool.on("error", () => undefined);
+    this.pool.on("connect", (c) => c.on("error", () => undefined));
+  }
+
+  /**
+   * Before the engine runs: the queue's tables, the run's plan for workers, and on resume the
+   * attempts still alive (adopts).
+   */
+  async open(plan: Plan, repo: RunRepository | undefined): Promise<void> {
+    const opts = this.opts;
+    const db = await this.pool.connect();
+    try {
+      await ensureQueueSchema(db, opts.connectionString, opts.schema);
+      await db.query(
+        `insert into ${ident(opts.schema)}.queue_runs (run, plan, repo) values ($1, $2, $3)
+         on conflict (run) do update set plan = excluded.plan, repo = excluded.repo`,
+        [opts.run, JSON.stringify(plan), repo ? JSON.stringify(repo) : null],
+      );
+      // Jobs first, then the inbox: a job that finishes in between has its report committed
+      // before its job row is deleted, so it is seen by one read or the other.
+      const prefix = `${opts.run}/`;
+      const jobs = await db.query<{ key: string }>(
+        `select key from ${QUEUE_SCHEMA}.jobs where task_identifier = $1 and left(key, length($2)) = $2 and attempts < max_attempts`,
+        [TASK_IDENTIFIER, prefix],
+      );
+      for (const j of jobs.rows) this.alive.add(j.key);
+      const rows = await unfolded(db, opts.schema, opts.run);
+      const stale: string[] = [];
+      for (const r of rows) if (r.kind === "finished") this.alive.add(this.keyOf(r));
+      // Reports of attempts neither alive nor finished (their job is gone): nothing to wait for.
+      for (const r of rows) if (!this.alive.has(this.keyOf(r))) stale.push(r.id);
+      if (stale.length) await db.query(markFoldedSql(opts.schema), [stale]);
+    } finally {
+      db.release();
+    }
+    await this.listen();
+    // Woken by NOTIFY, a fold reads only rows after the last one seen; the poll reads them all
+    // (a row can become visible after one with a higher id, see inbox.ts).
+    this.poll = setInterval(() => {
+      if (this.storeReachable()) this.scheduleFold(true);
+    }, opts.pollMs ?? 1000);
+    this.stopSweeper = startSweeper(this.pool, opts.schema);
+  }
+
+  /**
+   * While attempts are out, the coordinator may append nothing for a long time, so it would not
+   * notice that the server went away (and its hold on the run with it): the poll asks the store
+   * once a second. A store that cannot be reached fails every outstanding attempt with its fault;
+   * the engine then stops the run as on a failed commit, and `resume` adopts what still runs.
+   */
+  private storeReachable(): boolean {
+    if (this.pending.size === 0) return true;
+    try {
+      this.opts.commits.check();
+      return true;
+    } catch (err) {
+      const all = [...this.pending.values()];
+      this.pending.clear();
+      for (const p of all) p.reject(err);
+      return false;
+    }
+  }
+
+  private keyOf(r: InboxRow): string {
+    return jobKey(this.opts.run, r.task, r.key === "" ? null : r.key, r.attempt);
+  }
+
+  private async listen(): Promise<void> {
+    if (this.closed) return;
+    const c = new pg.Client({ connectionString: this.opts.connectionString, keepAlive: true });
+    c.on("notification", (n) => {
+      if (n.payload === this.opts.run) this.scheduleFold();
+    });
+    // The database restarted: listen again; the poll covers the gap.
+    c.on("error", () => {
+      if (this.listener === c) this.listener = undefined;
+      setTimeout(() => void this.listen().catch(() => undefined), 1000);
+    });
+    await c.connect();
+    await c.query(`listen ${INBOX_CHANNEL}`);
+    this.listener = c;
+  }
+
+  adopts(task: string, key: string | null, attempt: number): boolean {
+    const k = jobKey(this.opts.run, task, key, attempt);
+    if (!this.alive.delete(k)) return false;
+    this.adopted.add(k);
+    return true;
+  }
+
+  run(req: AttemptRequest): Promise<Outcome> {
+    const k = jobKey(this.opts.run, req.ctx.recordTask, req.ctx.key, req.attempt);
+    if (!this.adopted.delete(k)) {
+      const payload: JobPayload = {
+        run: this.opts.run,
+        task: req.ctx.recordTask,
+        key: req.ctx.key,
+        attempt: req.attempt,
+        plan: capTimeout(req.ctx.task),
+        input: req.input,
+        rounds: req.rounds,
+      };
+      // Committed with the instance_started the engine has just appended (one transaction).
+      this.opts.commits.addToNextCommit({
+        text: `select ${QUEUE_SCHEMA}.add_job($1, $2::json, job_key => $3, max_attempts => $4)`,
+        values: [TASK_IDENTIFIER, JSON.stringify(payload), k, JOB_MAX_ATTEMPTS],
+      });
+    }
+    return new Promise<Outcome>((resolve, reject) => {
+      const p: Pending = { req, resolve, reject, lastRound: req.rounds.length, started: false, withdrawing: false };
+      this.pending.set(k, p);
+      const signal = req.ctx.signal;
+      if (signal.aborted) void this.withdraw(k, p);
+      else signal.addEventListener("abort", () => void this.withdraw(k, p), { once: true });
+      this.scheduleFold();
+    });
+  }
+
+  /** A ceiling was reached (R-6): jobs no worker has taken yet are withdrawn; running ones finish. */
+  halted(): void {
+    try {
+      this.opts.commits.flush();
+    } catch {
+      return; // the store is failing: the engine stops on its own
+    }
+    for (const [k, p] of this.pending) {
+      if (p.started || p.withdrawing) continue;
+      void this.pool
+        .query(`delete from ${QUEUE_SCHEMA}._private_jobs where key = $1 and locked_at is null returning id`, [k])
+        .then((r) => {
+          if ((r.rowCount ?? 0) > 0 && this.pending.get(k) === p) {
+            this.pending.delete(k);
+            p.resolve({ status: "interrupted" });
+          }
+        })
+        .catch(() => undefined);
+    }
+  }
+
+  recorded(req: AttemptRequest): void {
+    const k = jobKey(this.opts.run, req.ctx.recordTask, req.ctx.key, req.attempt);
+    const id = this.finishedRow.get(k);
+    if (id === undefined) return;
+    this.finishedRow.delete(k);
+    this.mark(id);
+  }
+
+  /** Marks rows folded with the next commit (after the events already appended for them). */
+  private mark(id: string): void {
+    if (this.marks.length === 0) {
+      queueMicrotask(() => {
+        const ids = this.marks;
+        this.marks = [];
+        if (ids.length) this.opts.commits.addToNextCommit({ text: markFoldedSql(this.opts.schema), values: [ids] });
+      });
+    }
+    this.marks.push(id);
+  }
+
+  private scheduleFold(all = false): void {
+    if (this.closed) return;
+    if (all) this.foldAll = true;
+    if (this.folding) {
+      this.foldAgain = true;
+      return;
+    }
+    if (this.pending.size === 0) return;
+    this.folding = true;
+    const whole = this.foldAll;
+    this.foldAll = false;
+    void this.fold(whole)
+      .catch(() => undefined) // the database is away: the next poll tries again
+      .finally(() => {
+        this.folding = false;
+        if (this.foldAgain) {
+          this.foldAgain = false;
+          this.scheduleFold();
+        }
+      });
+  }
+
+  private async fold(all = true): Promise<void> {
+    const rows = await unfolded(this.pool, this.opts.schema, this.opts.run, all ? undefined : this.seen);
+    for (const row of rows) {
+      if (BigInt(row.id) > BigInt(this.seen)) this.seen = row.id;
+      if (this.handled.has(row.id)) continue;
+      const k = this.keyOf(row);
+      const p = this.pending.get(k);
+      if (!p) continue; // an attempt this coordinator is not waiting for (yet)
+      this.handled.add(row.id);
+      if (row.kind === "started") {
+        p.started = true;
+        this.mark(row.id);
+      } else if (row.kind === "round") {
+        const r = row.payload as RoundReport;
+        if (r.round.round > p.lastRound) {
+          p.lastRound = r.round.round;
+          p.req.recordRound(r.round, r.usage);
+        }
+        this.mark(row.id);
+      } else {
+        this.pending.delete(k);
+        this.finishedRow.set(k, row.id);
+        p.resolve((row.payload as FinishedReport).outcome);
+      }
+    }
+  }
+
+  /** Cancel (R-7): a queued job is removed; a running one is told to stop and reports interrupted. */
+  private async withdraw(k: string, p: Pending): Promise<void> {
+    if (p.withdrawing) return;
+    p.withdrawing = true;
+    try {
+      this.opts.commits.flush(); // the job's own commit first, so there is a job to remove
+    } catch {
+      // The store cannot be written (the run is stopping because of it): nothing more can be
+      // recorded, so nothing is waited for; the job and its report wait in the database for resume.
+      this.pending.delete(k);
+      p.resolve({ status: "interrupted" });
+      return;
+    }
+    for (;;) {
+      if (!this.pending.has(k) || this.closed) return;
+      try {
+        const r = await this.pool.query<{ id: string | null; locked_at: Date | null }>(
+          `select id::text, locked_at from ${QUEUE_SCHEMA}.remove_job($1)`,
+          [k],
+        );
+        const job = r.rows[0];
+        if (job?.id && job.locked_at === null) {
+          // Removed before any worker took it.
+          this.pending.delete(k);
+          p.resolve({ status: "interrupted" });
+          return;
+        }
+        if (job?.id) await this.pool.query("select pg_notify($1, $2)", [CANCEL_CHANNEL, k]);
+        // Running (or already reported): wait for its report; a job whose worker died meanwhile
+        // is no longer locked (the sweeper) and, its key removed, never runs again.
+        await new Promise((res) => setTimeout(res, 1000));
+        await this.fold();
+        if (!this.pending.has(k)) return;
+        const still = await this.pool.query(`select 1 from ${QUEUE_SCHEMA}.jobs where id = $1 and locked_at is not null`, [job?.id ?? "0"]);
+        if (job?.id && (still.rowCount ?? 0) === 0) {
+          await this.fold();
+          if (!this.pending.has(k)) return;
+          await this.pool.query(`delete from ${QUEUE_SCHEMA}._private_jobs where id = $1 and locked_at is null`, [job.id]);
+          this.pending.delete(k);
+          p.resolve({ status: "interrupted" });
+          return;
+        }
+        if (!job?.id) continue; // no job with the key (already finished): its report is being written
+      } catch {
+        await new Promise((res) => setTimeout(res, 1000));
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.poll) clearInterval(this.poll);
+    await this.stopSweeper?.();
+    const l = this.listener;
+    this.listener = undefined;
+    await l?.end().catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+  }
+}

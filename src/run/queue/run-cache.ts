@@ -1,0 +1,62 @@
+// A worker's copy of what a run needs on every attempt: its plan and its pack snapshot (R-1),
+// fetched from the store once per run into the worker's own state folder (no shared filesystem).
+
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Pool } from "pg";
+import type { Plan } from "../../plan/plan.js";
+import type { RunRepository } from "../events.js";
+import { ident } from "./names.js";
+
+/** Writes run `run`'s pack snapshot into the empty folder `dest` (the store's copy, issue 17 item 1). */
+export type PackSource = (run: string, dest: string) => Promise<void>;
+
+export interface RunFacts {
+  plan: Plan;
+  repo?: RunRepository;
+  packDir: string;
+}
+
+export class RunCache {
+  private readonly facts = new Map<string, Promise<RunFacts>>();
+  constructor(
+    private readonly pool: Pool,
+    private readonly schema: string,
+    private readonly stateDir: string,
+    private readonly packs: PackSource,
+  ) {}
+
+  runDir(run: string): string {
+    return join(this.stateDir, "runs", run);
+  }
+
+  get(run: string): Promise<RunFacts> {
+    let f = this.facts.get(run);
+    if (!f) {
+      f = this.load(run);
+      this.facts.set(run, f);
+      // A failed fetch (the database restarting) is tried again by the job's next delivery.
+      f.catch(() => this.facts.delete(run));
+    }
+    return f;
+  }
+
+  private async load(run: string): Promise<RunFacts> {
+    const r = await this.pool.query<{ plan: Plan; repo: RunRepository | null }>(
+      `select plan, repo from ${ident(this.schema)}.queue_runs where run = $1`,
+      [run],
+    );
+    const row = r.rows[0];
+    if (!row) throw new Error(`the store has no queue record for run ${run}`);
+    const packDir = join(this.runDir(run), "pack");
+    if (!existsSync(packDir)) {
+      // Fetched beside, then renamed: a worker killed mid-fetch never leaves half a pack.
+      const tmp = `${packDir}.fetch-${process.pid}`;
+      rmSync(tmp, { recursive: true, force: true });
+      mkdirSync(tmp, { recursive: true });
+      await this.packs(run, tmp);
+      renameSync(tmp, packDir);
+    }
+    return { plan: row.plan, ...(row.repo ? { repo: row.repo } : {}), packDir };
+  }
+}

@@ -1,0 +1,290 @@
+// `switchyard worker` (issue 17 item 3): runs graphile-worker with one task handler that runs a
+// switchyard attempt here with today's workspace and launcher code (executor.ts's local
+// executor), and reports it into the inbox. Before it runs a job it checks the inbox: a job
+// redelivered after its instance passed, or after its attempt reported, is skipped. Each worker
+// holds its liveness lock and `workers` row for its whole life, heartbeats, and runs a sweeper.
+
+import { EventEmitter } from "node:events";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { run as runQueue, type Runner, type Task, type WorkerEvents } from "graphile-worker";
+import type { AgentRunnerConfig } from "../agent-runner-config.js";
+import type { EvaluatorFactory, KindEnv, Outcome } from "../kinds/context.js";
+import type { Plan } from "../../plan/plan.js";
+import { keyDirName } from "../keys.js";
+import { Launcher } from "../launcher.js";
+import { localExecutor } from "../executor.js";
+import { extractPack } from "../pack-archive.js";
+import { DEFAULT_MAX_FILE_BYTES } from "../untrusted-file.js";
+import { errorText } from "../values.js";
+import { claimStart, report, reportedRounds, type FinishedReport, type InboxAddress } from "./inbox.js";
+import { CANCEL_CHANNEL, HEARTBEAT_INTERVAL_MS, ident, jobKey, TASK_IDENTIFIER } from "./names.js";
+import { ensureQueueSchema, quietLogger } from "./schema.js";
+import { holdWorkerLock, startSweeper } from "./sweeper.js";
+import { RunCache, type PackSource } from "./run-cache.js";
+import type { JobPayload } from "./job-payload.js";
+
+export interface WorkerOptions {
+  connectionString: string;
+  /** The store's schema (the inbox and workers tables live there). */
+  schema: string;
+  stateDir: string;
+  concurrency: number;
+  tags: string[];
+  /** Where a run's pack snapshot comes from (default: the store's copy, shared-snapshot.ts). */
+  packs?: PackSource;
+  agentRunners?: Record<string, AgentRunnerConfig>;
+  secretEnv?: string[];
+  maxFileBytes?: number;
+  /** `(packDir, plan) => (task) => fn` for evaluate steps inside revise loops. */
+  evaluators?: (packDir: string, plan: Plan) => EvaluatorFactory;
+  /** How long a drain lets running attempts finish before they are interrupted (default 60 s). */
+  graceMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface RunningWorker {
+  id: string;
+  /** Stops taking jobs, lets running ones finish within the grace period, then interrupts them. */
+  drain(): Promise<void>;
+  /** Resolves when the worker has stopped; rejects with the error that cut it off from the store. */
+  done: Promise<void>;
+}
+
+/** The last bytes of an attempt's log, shipped back with its outcome. */
+const LOG_TAIL_BYTES = 4096;
+
+function logTail(path: string): string | undefined {
+  try {
+    const size = statSync(path).size;
+    const n = Math.min(size, LOG_TAIL_BYTES);
+    if (n === 0) return undefined;
+    const buf = Buffer.alloc(n);
+    const fd = openSync(path, "r");
+    try {
+      readSync(fd, buf, 0, n, size - n);
+    } finally {
+      closeSync(fd);
+    }
+    return buf.toString("utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** An outcome too large for the inbox fails the attempt (the reliability size cap, untrusted-file.ts). */
+function capped(out: Outcome, limit: number): Outcome {
+  if (out.status !== "passed") return out;
+  const bytes = Buffer.byteLength(JSON.stringify(out.output ?? null));
+  if (bytes <= limit) return out;
+  return {
+    status: "failed",
+    code: "report-too-large",
+    error: `report-too-large: the instance's output is ${bytes} bytes of JSON, over the ${limit}-byte limit a worker sends back (set SWITCHYARD_MAX_FILE_MB to raise it)`,
+    ...(out.usage ? { usage: out.usage } : {}),
+  };
+}
+
+export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
+  const log = opts.log ?? (() => undefined);
+  const id = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+  const schema = opts.schema;
+  const pgOpts = { connectionString: opts.connectionString, keepAlive: true };
+  const pool = new pg.Pool({ ...pgOpts, max: opts.concurrency + 2 });
+  // A connection lost (the database restarting) fails its query; the pool opens a new one next time.
+  pool.on("error", () => undefined);
+  pool.on("connect", (c) => c.on("error", () => undefined));
+  const first = await pool.connect();
+  try {
+    await ensureQueueSchema(first, opts.connectionString, schema);
+  } finally {
+    first.release();
+  }
+  // The liveness lock and cancel notifications share one dedicated session.
+  const session = new pg.Client(pgOpts);
+  await session.connect();
+  await holdWorkerLock(session, id);
+  await session.query(`insert into ${ident(schema)}.workers (id, host, pid, concurrency, tags) values ($1, $2, $3, $4, $5)`, [
+    id,
+    hostname(),
+    process.pid,
+    opts.concurrency,
+    opts.tags,
+  ]);
+  const packs: PackSource =
+    opts.packs ??
+    (async (run, dest) => {
+      const r = await pool.query<{ archive: Buffer }>(`select archive from ${ident(schema)}.packs where run = $1`, [run]);
+      const archive = r.rows[0]?.archive;
+      if (!archive) throw new Error(`the store holds no pack snapshot for run ${run}`);
+      extractPack(archive, dest);
+    });
+  const cache = new RunCache(pool, schema, opts.stateDir, packs);
+  const secrets = new Set(opts.secretEnv ?? []);
+  const baseEnv: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!secrets.has(k)) baseEnv[k] = v;
+  let launcher: Launcher | null | undefined;
+  const limit = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  /** Running attempts by job key, to stop them on a cancel. */
+  const running = new Map<string, { run: string; abort: AbortController; cancelled: boolean }>();
+
+  await session.query(`listen ${CANCEL_CHANNEL}`);
+  session.on("notification", (n) => {
+    if (n.channel !== CANCEL_CHANNEL || !n.payload) return;
+    for (const [k, r] of running) {
+      if (k === n.payload || (n.payload.endsWith("/") && `${r.run}/` === n.payload)) {
+        r.cancelled = true;
+        r.abort.abort();
+      }
+    }
+  });
+
+  const handler: Task = async (raw, helpers) => {
+    const p = raw as JobPayload;
+    const at: InboxAddress = { run: p.run, task: p.task, key: p.key, attempt: p.attempt };
+    const key = jobKey(p.run, p.task, p.key, p.attempt);
+    const db = await pool.connect();
+    try {
+      if ((await claimStart(db, schema, at, id, { host: hostname(), pid: process.pid })) === "skip") {
+        log(`skipped ${key}: its result is already in the inbox`);
+        return;
+      }
+    } finally {
+      db.release();
+    }
+    const facts = await cache.get(p.run);
+    const env: KindEnv = {
+      run: p.run,
+      plan: facts.plan,
+      packDir: facts.packDir,
+      baseEnv,
+      agentRunners: opts.agentRunners ?? {},
+      ...(facts.repo ? { repo: facts.repo } : {}),
+      maxFileBytes: limit,
+      launcher: () => {
+        if (launcher === undefined) {
+          const l = new Launcher(baseEnv);
+          launcher = l.available ? l : null;
+        }
+        return launcher;
+      },
+      evaluatorFor: (task) => {
+        if (!opts.evaluators) throw new Error(`no evaluator was given to the worker for ${task.name}`);
+        return opts.evaluators(facts.packDir, facts.plan)(task);
+      },
+    };
+    const abort = new AbortController();
+    const entry = { run: p.run, abort, cancelled: false };
+    running.set(key, entry);
+    const onShutdown = () => abort.abort();
+    helpers.abortSignal?.addEventListener("abort", onShutdown);
+    const base = join(cache.runDir(p.run), "work", p.task);
+    const dir = p.key !== null ? join(base, `${keyDirName(p.key)}.a${p.attempt}`) : join(base, `a${p.attempt}`);
+    // Rounds reported by an earlier delivery of this attempt: the loop continues after them.
+    const prior = [...p.rounds];
+    if (p.plan.kind === "revise") {
+      const db2 = await pool.connect();
+      try {
+        for (const r of await reportedRounds(db2, schema, at)) if (r.round > prior.length) prior.push(r);
+      } finally {
+        db2.release();
+      }
+    }
+    let rounds: Promise<unknown> = Promise.resolve();
+    let out: Outcome;
+    try {
+      out = await localExecutor.run({
+        ctx: { env, task: p.plan, recordTask: p.task, key: p.key, dir, signal: abort.signal },
+        input: p.input,
+        attempt: p.attempt,
+        rounds: prior,
+        recordRound: (r, usage) => {
+          rounds = rounds.then(() =>
+            pool
+              .connect()
+              .then((c) =>
+                report(c, schema, at, id, "round", { round: r, ...(usage ? { usage } : {}) }, r.round).finally(() => c.release()),
+              ),
+          );
+        },
+        mayStartRound: () => !abort.signal.aborted,
+      });
+    } catch (err) {
+      out = { status: "failed", code: "internal", error: `internal: ${errorText(err)}` };
+    } finally {
+      running.delete(key);
+      helpers.abortSignal?.removeEventListener("abort", onShutdown);
+    }
+    await rounds;
+    if (out.status === "interrupted" && !entry.cancelled) {
+      // Drained (SIGTERM past its grace period): not a result; the queue gives the job to another worker.
+      throw new Error(`worker ${id} stopped before ${key} finished`);
+    }
+    const tail = logTail(`${dir}.log`);
+    const finished: FinishedReport = { outcome: capped(out, limit), ...(tail !== undefined ? { log_tail: tail } : {}) };
+    const db3 = await pool.connect();
+    try {
+      await report(db3, schema, at, id, "finished", finished);
+    } finally {
+      db3.release();
+    }
+    log(`${key}: ${out.status}`);
+  };
+
+  const events: WorkerEvents = new EventEmitter() as WorkerEvents;
+  events.on("pool:create", ({ workerPool }) => {
+    void pool.query(`update ${ident(schema)}.workers set pool = $2 where id = $1`, [id, workerPool.id]).catch(() => undefined);
+  });
+  const runner: Runner = await runQueue({
+    pgPool: pool,
+    concurrency: opts.concurrency,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    taskList: { [TASK_IDENTIFIER]: handler },
+    logger: quietLogger,
+    events,
+    gracefulShutdownAbortTimeout: opts.graceMs ?? 60000,
+    // Completions within 20 ms are sent as one statement. A job left locked by a worker killed
+    // in that window runs again elsewhere and is skipped there: its report is in the inbox.
+    preset: { worker: { completeJobBatchDelay: 20 } },
+  });
+  const heartbeat = setInterval(() => {
+    void pool.query(`update ${ident(schema)}.workers set heartbeat = now() where id = $1`, [id]).catch(() => undefined);
+  }, HEARTBEAT_INTERVAL_MS);
+  const stopSweeper = startSweeper(pool, schema, (pools) => log(`released the jobs of dead worker pools ${pools.join(", ")}`));
+  let draining: Promise<void> | null = null;
+  const shutdown = async () => {
+    clearInterval(heartbeat);
+    await stopSweeper();
+    launcher?.close();
+    await session.query(`delete from ${ident(schema)}.workers where id = $1`, [id]).catch(() => undefined);
+    await session.end().catch(() => undefined);
+    await pool.end().catch(() => undefined);
+  };
+  /** Why the liveness session was lost, if it was: `done` rejects with it. */
+  let lost: unknown;
+  const done = runner.promise.then(
+    async () => {
+      await shutdown();
+      if (lost !== undefined) throw lost;
+    },
+    async (err) => {
+      await shutdown();
+      throw err;
+    },
+  );
+  // The liveness session lost (the database restarted): this worker can no longer prove it is
+  // alive, so its jobs may already run elsewhere; it stops.
+  session.on("error", (err) => {
+    lost ??= err;
+    void runner.stop().catch(() => undefined);
+  });
+  return {
+    id,
+    drain: () => (draining ??= runner.stop().then(() => done)),
+    done,
+  };
+}
