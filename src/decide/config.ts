@@ -141,6 +141,9 @@ function dotted(path: readonly string[]): string {
   return path.map((p) => (NAME.test(p) ? p : JSON.stringify(p))).join(".");
 }
 
+/** The config path of a key of the table being read. */
+type At = (key: string) => string[];
+
 class Validator {
   readonly diagnostics: Diagnostic[] = [];
   /** Providers written in the file but invalid: modes naming them are not reported again. */
@@ -346,6 +349,11 @@ class Validator {
     return out as unknown as PriceTable;
   }
 
+  /**
+   * One [providers.NAME] table, in steps: what it is (kind, vendor, models), where it is
+   * (base_url, api_key_env), what it knows of its models (logprob_models, context_window), how
+   * it is called (command, timeout, max_retries), and the keys its kind does not read.
+   */
   private provider(name: string, body: unknown): ProviderConfig | undefined {
     const path = ["providers", name];
     if (!isTable(body)) {
@@ -363,7 +371,35 @@ class Validator {
     this.known(body, path, PROVIDER_KEYS);
     const at = (key: string): string[] => [...path, key];
     const start = this.diagnostics.length;
+    const kind = this.providerKind(name, body, path, at);
+    const vendor = this.providerVendor(name, body, path, at);
+    const models = this.providerModels(name, body, path, at);
+    const { baseUrl, apiKeyEnv } = this.providerEndpoint(name, body, at);
+    const logprobModels = this.strings(body, at("logprob_models")) ?? [];
+    for (const m of logprobModels) this.listed(name, models, m, at("logprob_models"), "logprob_models");
+    const contextWindow = this.providerContextWindow(name, body, models, at);
+    const command = this.providerCommand(name, body, at);
+    const { timeoutMs, maxRetries } = this.providerTiming(name, body, at);
+    if (kind !== undefined) this.keysOfOtherKinds(name, body, kind, path, at);
 
+    if (this.diagnostics.length > start || kind === undefined || vendor === undefined) return undefined;
+    const provider: ProviderConfig = {
+      name,
+      kind,
+      vendor,
+      models,
+      logprob_models: logprobModels,
+      context_window: contextWindow,
+      timeout_ms: timeoutMs,
+      max_retries: maxRetries,
+    };
+    if (baseUrl !== undefined) provider.base_url = baseUrl;
+    if (apiKeyEnv !== undefined) provider.api_key_env = apiKeyEnv;
+    if (command !== undefined) provider.command = this.relativeToConfig(command);
+    return provider;
+  }
+
+  private providerKind(name: string, body: Table, path: string[], at: At): ProviderKind | undefined {
     let kind: ProviderKind | undefined;
     if (this.required(body, path, "kind", `one of ${PROVIDER_KINDS.join(", ")}`)) {
       const k = this.string(body, at("kind"));
@@ -381,6 +417,10 @@ class Validator {
         }
       }
     }
+    return kind;
+  }
+
+  private providerVendor(name: string, body: Table, path: string[], at: At): string | undefined {
     let vendor: string | undefined;
     if (this.required(body, path, "vendor", "who makes its models, checked against [decisions] deny_vendors")) {
       vendor = this.string(body, at("vendor"));
@@ -394,6 +434,10 @@ class Validator {
         );
       }
     }
+    return vendor;
+  }
+
+  private providerModels(name: string, body: Table, path: string[], at: At): string[] {
     let models: string[] = [];
     if (this.required(body, path, "models", "the allowlist of models that may be asked (D-30)")) {
       models = this.strings(body, at("models")) ?? [];
@@ -411,6 +455,10 @@ class Validator {
       }
     }
 
+    return models;
+  }
+
+  private providerEndpoint(name: string, body: Table, at: At): { baseUrl?: string; apiKeyEnv?: string } {
     const baseUrl = this.string(body, at("base_url"));
     if (baseUrl !== undefined) {
       let okUrl = false;
@@ -440,9 +488,10 @@ class Validator {
         true,
       );
     }
-    const logprobModels = this.strings(body, at("logprob_models")) ?? [];
-    for (const m of logprobModels) this.listed(name, models, m, at("logprob_models"), "logprob_models");
+    return { ...(baseUrl !== undefined ? { baseUrl } : {}), ...(apiKeyEnv !== undefined ? { apiKeyEnv } : {}) };
+  }
 
+  private providerContextWindow(name: string, body: Table, models: string[], at: At): Record<string, number> {
     const contextWindow: Record<string, number> = {};
     const cw = this.table(body, at("context_window"));
     if (cw) {
@@ -463,6 +512,10 @@ class Validator {
         }
       }
     }
+    return contextWindow;
+  }
+
+  private providerCommand(name: string, body: Table, at: At): string[] | undefined {
     const command = this.strings(body, at("command"));
     if (command !== undefined && (command.length === 0 || command[0].length === 0)) {
       this.error(
@@ -474,6 +527,10 @@ class Validator {
       );
     }
 
+    return command;
+  }
+
+  private providerTiming(name: string, body: Table, at: At): { timeoutMs: number; maxRetries: number } {
     let timeoutMs = DEFAULT_TIMEOUT_MS;
     const timeout = this.string(body, at("timeout"));
     if (timeout !== undefined) {
@@ -503,42 +560,28 @@ class Validator {
       } else maxRetries = Number(retries);
     }
 
-    // Keys that only some kinds read: a key the provider would silently ignore is a mistake.
-    if (kind !== undefined) {
-      const notFor = (key: string, kinds: ProviderKind[]): void => {
-        if (body[key] !== undefined && !kinds.includes(kind as ProviderKind)) {
-          this.error(
-            "config-key-not-for-kind",
-            at(key),
-            `providers.${name}.${key} does not apply to kind "${kind}"`,
-            `${key} is read only by kind ${kinds.map((k) => `"${k}"`).join(" and ")}; remove it or change the kind`,
-          );
-        }
-      };
-      notFor("command", ["command"]);
-      notFor("base_url", ["systemone", "openai"]);
-      notFor("api_key_env", ["systemone", "openai"]);
-      notFor("logprob_models", ["openai"]);
-      if (kind === "systemone")
-        this.required(body, path, "base_url", 'where the System One API is, e.g. base_url = "https://api.typesafe.ai"');
-      if (kind === "command") this.required(body, path, "command", 'the executable that answers, e.g. command = ["./my-decider"]');
-    }
+    return { timeoutMs, maxRetries };
+  }
 
-    if (this.diagnostics.length > start || kind === undefined || vendor === undefined) return undefined;
-    const provider: ProviderConfig = {
-      name,
-      kind,
-      vendor,
-      models,
-      logprob_models: logprobModels,
-      context_window: contextWindow,
-      timeout_ms: timeoutMs,
-      max_retries: maxRetries,
+  /** Keys that only some kinds read: a key the provider would silently ignore is a mistake. */
+  private keysOfOtherKinds(name: string, body: Table, kind: ProviderKind, path: string[], at: At): void {
+    const notFor = (key: string, kinds: ProviderKind[]): void => {
+      if (body[key] !== undefined && !kinds.includes(kind as ProviderKind)) {
+        this.error(
+          "config-key-not-for-kind",
+          at(key),
+          `providers.${name}.${key} does not apply to kind "${kind}"`,
+          `${key} is read only by kind ${kinds.map((k) => `"${k}"`).join(" and ")}; remove it or change the kind`,
+        );
+      }
     };
-    if (baseUrl !== undefined) provider.base_url = baseUrl;
-    if (apiKeyEnv !== undefined) provider.api_key_env = apiKeyEnv;
-    if (command !== undefined) provider.command = this.relativeToConfig(command);
-    return provider;
+    notFor("command", ["command"]);
+    notFor("base_url", ["systemone", "openai"]);
+    notFor("api_key_env", ["systemone", "openai"]);
+    notFor("logprob_models", ["openai"]);
+    if (kind === "systemone")
+      this.required(body, path, "base_url", 'where the System One API is, e.g. base_url = "https://api.typesafe.ai"');
+    if (kind === "command") this.required(body, path, "command", 'the executable that answers, e.g. command = ["./my-decider"]');
   }
 
   private listed(provider: string, models: string[], model: string, path: readonly string[], what: string, atValue = true): void {

@@ -1,39 +1,18 @@
-// What the HTTP providers share (D-22). The official clients (@typesafe-ai/sdk, openai) do the
-// requests, per-attempt timeouts and retries; this file gives both the same transport underneath
-// (a fetch that reads the key at call time and buffers the whole body), the same retry rule
-// (408/429/5xx/529 and connection errors; never another 4xx) and the same error messages.
+// The transport the HTTP providers share (D-22). The official clients (@typesafe-ai/sdk, openai)
+// do the requests, per-attempt timeouts and retries; this file gives both the same transport
+// underneath: requests over node:http with keep-alive, the key read at call time
+// (provider-key.ts), every body read whole (buffered-response.ts), and each failed status marked
+// for the clients by the retry rule (retry-policy.ts). What is said of failures: http-wording.ts.
 
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type RequestOptions } from "node:http";
+import { Agent as HttpAgent, request as httpRequest, type RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { urlToHttpOptions } from "node:url";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { ProviderError } from "./provider.js";
+import { BufferedHeaders, BufferedResponse, responseHeaders } from "./buffered-response.js";
+import { authorize } from "./provider-key.js";
+import { isRetryableStatus } from "./retry-policy.js";
 import type { ProviderConfig } from "./config-types.js";
 import { CodedError } from "../shared/coded-error.js";
-
-/** Knobs for tests and benchmarks; production uses the defaults (the official SDKs' own). */
-export interface HttpTuning {
-  /** First backoff delay; doubled per retry up to backoffMaxMs, minus up to 25 % jitter. */
-  backoffInitialMs?: number;
-  backoffMaxMs?: number;
-  /** systemone: send every request through the official client, none directly (comparison). */
-  clientOnly?: boolean;
-}
-
-export const DEFAULT_BACKOFF_INITIAL_MS = 500;
-export const DEFAULT_BACKOFF_MAX_MS = 8_000;
-/**
- * The most bytes of a reply body read (before and after decompression), as the `command`
- * provider caps its stdout: a runaway or hostile server cannot grow the engine without bound.
- */
-const MAX_REPLY_BYTES = 16 * 1024 * 1024;
-/** A retry-after longer than this is not waited for: the ordinary backoff applies instead. */
-export const MAX_RETRY_AFTER_MS = 60_000;
-
-/** D-22: the statuses worth another try. Every other 4xx is the request's fault: never retried. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status <= 599);
-}
 
 /**
  * The API root without a trailing slash or `/v1`: the providers append `/v1/...` themselves, and
@@ -43,32 +22,11 @@ export function apiRoot(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
 }
 
-/** Placeholder handed to the SDKs, which insist on a key; the fetch below replaces or drops it. */
-export const KEY_PLACEHOLDER = "switchyard-key-read-at-call-time";
-
 /**
- * The provider's key, read from the environment at call time (D-21). Undefined when the provider
- * names no `api_key_env` (a local server); a ProviderError when it names one that is unset.
+ * The most bytes of a reply body read (before and after decompression), as the `command`
+ * provider caps its stdout: a runaway or hostile server cannot grow the engine without bound.
  */
-export function readApiKey(config: ProviderConfig): string | undefined {
-  if (!config.api_key_env) return undefined;
-  const key = process.env[config.api_key_env];
-  if (key === undefined || key.trim() === "") {
-    throw new ProviderError(
-      "decision-failed",
-      `provider '${config.name}': the environment variable ${config.api_key_env} (its api_key_env) is not set; ` +
-        `export it, or remove api_key_env for a server that needs no key`,
-    );
-  }
-  return key.trim();
-}
-
-/** Replaces every occurrence of the key in a text (belt and braces: messages quote servers). */
-export function redact(text: string, key: string | undefined): string {
-  // A "key" of a few characters would blank ordinary words; real keys are far longer.
-  if (!key || key.length < 6) return text;
-  return text.split(key).join("***");
-}
+const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 
 /** A transport failure described for people (the SDKs wrap it as a connection error and retry). */
 export class TransportError extends CodedError {}
@@ -110,47 +68,6 @@ function decode(body: Buffer, encoding: string | undefined): Buffer {
   }
 }
 
-/**
- * Response headers for a BufferedResponse: what the SDK reads of them (get, has, iteration) over
- * node's own header object, whose names are already lower-case, instead of a Headers built per
- * response.
- */
-class BufferedHeaders {
-  constructor(private readonly map: Record<string, string>) {}
-  get(name: string): string | null {
-    return this.map[name.toLowerCase()] ?? null;
-  }
-  has(name: string): boolean {
-    return Object.hasOwn(this.map, name.toLowerCase());
-  }
-  forEach(fn: (value: string, name: string, headers: this) => void): void {
-    for (const name of Object.keys(this.map).sort()) fn(this.map[name]!, name, this);
-  }
-  *entries(): IterableIterator<[string, string]> {
-    for (const name of Object.keys(this.map).sort()) yield [name, this.map[name]!];
-  }
-  *keys(): IterableIterator<string> {
-    for (const [name] of this.entries()) yield name;
-  }
-  *values(): IterableIterator<string> {
-    for (const [, value] of this.entries()) yield value;
-  }
-  [Symbol.iterator](): IterableIterator<[string, string]> {
-    return this.entries();
-  }
-}
-
-/** node's response headers as one string per name, minus those describing the raw body. */
-function responseHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name in headers) {
-    const value = headers[name];
-    if (value === undefined || name === "content-encoding" || name === "content-length") continue;
-    out[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
-}
-
 /** Where a URL string points, parsed once per URL (a provider sends every request to one). */
 interface Target {
   href: string;
@@ -183,43 +100,6 @@ export type Send = (
   signal?: AbortSignal,
   timeoutMs?: number,
 ) => Promise<Exchange>;
-
-/**
- * A response whose body is already in memory, for an SDK that only reads it whole (`text()`,
- * `json()`, `arrayBuffer()`, status and headers): it answers `body` with null — there is nothing
- * left to stream — so a client that drains a clone before handing the response over (the
- * TypeSafe SDK does, to time the whole body) skips building a web stream, a tee and a copy per
- * request, which cost more than the rest of a decision against a fast local server.
- */
-class BufferedResponse {
-  readonly body = null;
-  readonly bodyUsed = false;
-  readonly redirected = false;
-  readonly type = "basic";
-  constructor(
-    private readonly payload: Buffer | null,
-    readonly status: number,
-    readonly statusText: string,
-    readonly headers: Headers | BufferedHeaders,
-    readonly url: string,
-  ) {}
-  get ok(): boolean {
-    return this.status >= 200 && this.status <= 299;
-  }
-  clone(): BufferedResponse {
-    return new BufferedResponse(this.payload, this.status, this.statusText, this.headers, this.url);
-  }
-  async text(): Promise<string> {
-    return this.payload ? this.payload.toString("utf8") : "";
-  }
-  async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
-  }
-  async arrayBuffer(): Promise<ArrayBuffer> {
-    const p = this.payload ?? Buffer.alloc(0);
-    return p.buffer.slice(p.byteOffset, p.byteOffset + p.byteLength) as ArrayBuffer;
-  }
-}
 
 /**
  * HTTP exchanges over node:http with keep-alive, the whole body read before they resolve. It is
@@ -358,14 +238,6 @@ function sdkFetch(
   };
 }
 
-/** The Authorization header for the provider's key, read from the environment at call time. */
-export function authorize(config: ProviderConfig, headers: Record<string, string>): Record<string, string> {
-  const key = config.api_key_env ? process.env[config.api_key_env]?.trim() : undefined;
-  if (key) headers.authorization = `Bearer ${key}`;
-  else delete headers.authorization;
-  return headers;
-}
-
 /** A provider's transport: `send` for requests made directly, `fetch` for its official client. */
 export interface ProviderTransport {
   send: Send;
@@ -400,105 +272,4 @@ export function providerFetch(
   opts: { buffered?: boolean } = {},
 ): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
   return providerTransport(config, opts).fetch;
-}
-
-/** A short, single-line excerpt of a body or stderr for messages. */
-export function excerpt(text: string, max = 160): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-}
-
-function looksLikeHtml(text: string): boolean {
-  return /^\s*(<!doctype html|<html|<head|<body|<\?xml)/i.test(text);
-}
-
-function htmlTitle(text: string): string {
-  const m = /<title[^>]*>([^<]*)<\/title>/i.exec(text);
-  return m ? `titled '${excerpt(m[1]!, 80)}'` : `beginning '${excerpt(text, 80)}'`;
-}
-
-/**
- * Parses a success body as JSON, naming what was wrong otherwise: empty, an HTML page, or not
- * valid JSON (with the parser's reason and the body's first characters).
- */
-export function parseJsonBody(text: string, what: string): unknown {
-  // The common case, an object: parsed at once (on an error, the checks below say what is wrong).
-  if (text.charCodeAt(0) === 0x7b) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      // described below
-    }
-  }
-  if (text.trim() === "") throw new ProviderError("decision-failed", `${what} is empty`);
-  if (looksLikeHtml(text)) throw new ProviderError("decision-failed", `${what} is an HTML page, not JSON (${htmlTitle(text)})`);
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    const reason = e instanceof Error ? e.message : String(e);
-    const nan = /(^|[^A-Za-z"])(-?Infinity|NaN)([^A-Za-z"]|$)/.test(text)
-      ? "; it contains NaN or Infinity, which JSON cannot carry (a probability that is not a number?)"
-      : "";
-    throw new ProviderError(
-      "decision-failed",
-      `${what} is not valid JSON (${excerpt(reason, 120)})${nan}; it begins '${excerpt(text, 80)}'`,
-    );
-  }
-}
-
-/** What a failed HTTP status said, in one line: the server's own message, or what the body is. */
-export function describeStatusBody(status: number, body: unknown): string {
-  if (body === undefined || body === null || body === "") return `HTTP ${status} with no body`;
-  if (typeof body === "string") {
-    if (looksLikeHtml(body)) return `HTTP ${status} with an HTML page (${htmlTitle(body)})`;
-    return `HTTP ${status}: ${excerpt(body)}`;
-  }
-  if (typeof body === "object") {
-    const b = body as Record<string, unknown>;
-    const detail = b.detail;
-    const error = b.error;
-    if (typeof detail === "string") return `HTTP ${status}: ${excerpt(detail)}`;
-    if (detail && typeof detail === "object" && !Array.isArray(detail) && typeof (detail as Record<string, unknown>).message === "string") {
-      return `HTTP ${status}: ${excerpt((detail as Record<string, unknown>).message as string)}`;
-    }
-    if (Array.isArray(detail)) {
-      const parts = detail.map((d) => {
-        const e = d as { loc?: unknown; msg?: unknown };
-        const loc = Array.isArray(e.loc) ? e.loc.filter((x) => x !== "body").join(".") : "";
-        return `${loc ? `${loc}: ` : ""}${typeof e.msg === "string" ? e.msg : JSON.stringify(d)}`;
-      });
-      return `HTTP ${status}: ${excerpt(parts.join("; "))}`;
-    }
-    if (typeof error === "string") return `HTTP ${status}: ${excerpt(error)}`;
-    if (error && typeof error === "object" && typeof (error as Record<string, unknown>).message === "string") {
-      return `HTTP ${status}: ${excerpt((error as Record<string, unknown>).message as string)}`;
-    }
-    if (typeof b.message === "string") return `HTTP ${status}: ${excerpt(b.message)}`;
-  }
-  return `HTTP ${status}: ${excerpt(JSON.stringify(body))}`;
-}
-
-/** Connection-level causes in words people recognise. */
-export function describeConnectionCause(err: unknown): string {
-  const seen = new Set<unknown>();
-  let e: unknown = err;
-  const parts: string[] = [];
-  while (e && typeof e === "object" && !seen.has(e)) {
-    seen.add(e);
-    if (e instanceof TransportError) return e.message;
-    const code = (e as { code?: unknown }).code;
-    const message = (e as { message?: unknown }).message;
-    if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || message === "terminated" || message === "other side closed") {
-      return "the server closed the connection before the full response arrived";
-    }
-    if (code === "ECONNREFUSED") return "connection refused";
-    if (typeof message === "string" && message && message !== "fetch failed" && !/^Connection error/.test(message)) parts.push(message);
-    e = (e as { cause?: unknown }).cause;
-  }
-  return parts.length > 0 ? excerpt(parts[parts.length - 1]!, 120) : "connection failed";
-}
-
-export function attempts(config: ProviderConfig): string {
-  const n = config.max_retries + 1;
-  return `${n} attempt${n === 1 ? "" : "s"}`;
 }

@@ -108,306 +108,387 @@ const OPERATORS = [
 
 const OPERATOR_SET = new Set(OPERATORS);
 
+/** A line inside brackets that starts with a statement-only keyword means a bracket was left open. */
+const STATEMENT_START = /^[ \t]*(def|return|load|pass|break|continue|elif)\b/;
+
 export function scan(file: string, src: string): { tokens: Token[]; diagnostics: Diagnostic[] } {
-  const tokens: Token[] = [];
-  const diagnostics: Diagnostic[] = [];
-  let i = src.charCodeAt(0) === 0xfeff ? 1 : 0; // a UTF-8 byte-order mark is not part of the text
-  let line = 1;
-  let lineStart = i;
-  let depth = 0; // bracket nesting: newlines and indentation are ignored inside
-  const openers: Array<{ ch: string; line: number; col: number }> = [];
-  // A line inside brackets that starts with a statement-only keyword means a bracket was left
-  // open: report it there instead of swallowing the rest of the file into one expression.
-  const STATEMENT_START = /^[ \t]*(def|return|load|pass|break|continue|elif)\b/;
-  const unclosed = () => {
-    const o = openers[0];
-    diagnostics.push(
-      errorAt("syntax-error", `'${o.ch}' was never closed`, { file, line: o.line, col: o.col }, `close it with '${CLOSE[o.ch]}'`),
+  return new Scanner(file, src).run();
+}
+
+/**
+ * One pass over one source text (as starlark-go's scanner): the position, the bracket nesting and
+ * the indentation stack are its state, each kind of token one method. Lexical errors are
+ * collected and scanning goes on.
+ */
+class Scanner {
+  readonly tokens: Token[] = [];
+  readonly diagnostics: Diagnostic[] = [];
+  private i: number;
+  private line = 1;
+  private lineStart: number;
+  /** Bracket nesting: newlines and indentation are ignored inside. */
+  private depth = 0;
+  private readonly openers: Array<{ ch: string; line: number; col: number }> = [];
+  private readonly indents: number[] = [0];
+  private atLineStart = true;
+
+  constructor(
+    private readonly file: string,
+    private readonly src: string,
+  ) {
+    this.i = src.charCodeAt(0) === 0xfeff ? 1 : 0; // a UTF-8 byte-order mark is not part of the text
+    this.lineStart = this.i;
+  }
+
+  run(): { tokens: Token[]; diagnostics: Diagnostic[] } {
+    const src = this.src;
+    while (this.i <= src.length) {
+      if (this.atLineStart && this.depth === 0) {
+        const more = this.indentation();
+        if (more === "blank") continue;
+        if (more === "end") break;
+      }
+      if (this.i >= src.length) break;
+      const c = src[this.i]!;
+      const startLine = this.line;
+      const startCol = this.col();
+      if (c === " " || c === "\t" || c === "\f") {
+        this.i++;
+      } else if (c === "#") {
+        this.skipComment();
+      } else if (c === "\\" && (src[this.i + 1] === "\n" || (src[this.i + 1] === "\r" && src[this.i + 2] === "\n"))) {
+        this.i += src[this.i + 1] === "\r" ? 3 : 2;
+        this.newLine();
+      } else if (c === "\n" || c === "\r") {
+        this.lineEnd(c, startLine, startCol);
+      } else if (isIdentStart(c)) {
+        this.word(startLine, startCol);
+      } else if (isDigit(c) || (c === "." && isDigit(src[this.i + 1] ?? ""))) {
+        this.number(startLine, startCol);
+      } else if (c === '"' || c === "'") {
+        this.string(false, startLine, startCol);
+      } else {
+        this.operator(c, startLine, startCol);
+      }
+    }
+    return this.finish();
+  }
+
+  private col(): number {
+    return this.i - this.lineStart + 1;
+  }
+
+  private newLine(): void {
+    this.line++;
+    this.lineStart = this.i;
+  }
+
+  private err(msg: string, l: number, c: number, hint?: string): void {
+    this.diagnostics.push(errorAt("lex-error", msg, { file: this.file, line: l, col: c }, hint));
+  }
+
+  private push(kind: TokenKind, text: string, l: number, c: number, value?: bigint | number | string): void {
+    this.tokens.push({ kind, text, line: l, col: c, value });
+  }
+
+  private lastKind(): TokenKind {
+    return this.tokens.length ? this.tokens[this.tokens.length - 1]!.kind : "newline";
+  }
+
+  private skipComment(): void {
+    while (this.i < this.src.length && this.src[this.i] !== "\n") this.i++;
+  }
+
+  /** Reports the outermost bracket still open there, instead of swallowing the rest of the file. */
+  private unclosed(): void {
+    const o = this.openers[0]!;
+    this.diagnostics.push(
+      errorAt(
+        "syntax-error",
+        `'${o.ch}' was never closed`,
+        { file: this.file, line: o.line, col: o.col },
+        `close it with '${CLOSE[o.ch]}'`,
+      ),
     );
-    openers.length = 0;
-    depth = 0;
-  };
-  const indents: number[] = [0];
-  let atLineStart = true;
-  const err = (msg: string, l: number, c: number, hint?: string) =>
-    diagnostics.push(errorAt("lex-error", msg, { file, line: l, col: c }, hint));
-  const col = () => i - lineStart + 1;
-  const push = (kind: TokenKind, text: string, l: number, c: number, value?: bigint | number | string) =>
-    tokens.push({ kind, text, line: l, col: c, value });
-  const lastKind = () => (tokens.length ? tokens[tokens.length - 1].kind : "newline");
+    this.openers.length = 0;
+    this.depth = 0;
+  }
 
-  while (i <= src.length) {
-    if (atLineStart && depth === 0) {
-      // measure indentation; blank and comment-only lines do not count
-      let w = 0;
-      let j = i;
-      let tabAt = -1;
-      for (; j < src.length; j++) {
-        const ch = src[j];
-        if (ch === " ") w++;
-        else if (ch === "\t") {
-          if (tabAt < 0) tabAt = j;
-          w += 8 - (w % 8);
-        } else break;
-      }
+  /**
+   * At the start of a line outside brackets: measures the indentation and emits INDENT/DEDENT.
+   * Blank and comment-only lines do not count: they are skipped whole ("blank"); "end" at the
+   * end of the text.
+   */
+  private indentation(): "blank" | "end" | "token" {
+    const src = this.src;
+    let w = 0;
+    let j = this.i;
+    let tabAt = -1;
+    for (; j < src.length; j++) {
       const ch = src[j];
-      if (j >= src.length || ch === "\n" || ch === "\r" || ch === "#") {
-        // blank line: skip to its end (the newline is handled below)
-        i = j;
-        atLineStart = false;
-        if (j >= src.length) break;
-        if (ch === "#") {
-          while (i < src.length && src[i] !== "\n") i++;
-        }
-        if (src[i] === "\r") i++;
-        if (src[i] === "\n") {
-          i++;
-          line++;
-          lineStart = i;
-        }
-        atLineStart = true;
-        continue;
+      if (ch === " ") w++;
+      else if (ch === "\t") {
+        if (tabAt < 0) tabAt = j;
+        w += 8 - (w % 8);
+      } else break;
+    }
+    const ch = src[j];
+    if (j >= src.length || ch === "\n" || ch === "\r" || ch === "#") {
+      // blank line: skip to its end (the newline is handled here too)
+      this.i = j;
+      this.atLineStart = false;
+      if (j >= src.length) return "end";
+      if (ch === "#") this.skipComment();
+      if (src[this.i] === "\r") this.i++;
+      if (src[this.i] === "\n") {
+        this.i++;
+        this.newLine();
       }
-      if (tabAt >= 0)
-        err("tab characters are not allowed in indentation", line, tabAt - lineStart + 1, "indent with spaces only (Starlark)");
-      i = j;
-      atLineStart = false;
-      const cur = indents[indents.length - 1];
-      if (w > cur) {
+      this.atLineStart = true;
+      return "blank";
+    }
+    if (tabAt >= 0)
+      this.err(
+        "tab characters are not allowed in indentation",
+        this.line,
+        tabAt - this.lineStart + 1,
+        "indent with spaces only (Starlark)",
+      );
+    this.i = j;
+    this.atLineStart = false;
+    const indents = this.indents;
+    const cur = indents[indents.length - 1]!;
+    if (w > cur) {
+      indents.push(w);
+      this.push("indent", "", this.line, 1);
+    } else if (w < cur) {
+      while (indents.length > 1 && w < indents[indents.length - 1]!) {
+        indents.pop();
+        this.push("dedent", "", this.line, 1);
+      }
+      if (w !== indents[indents.length - 1]) {
+        this.err("unindent does not match any outer indentation level", this.line, this.col());
         indents.push(w);
-        push("indent", "", line, 1);
-      } else if (w < cur) {
-        while (indents.length > 1 && w < indents[indents.length - 1]) {
-          indents.pop();
-          push("dedent", "", line, 1);
-        }
-        if (w !== indents[indents.length - 1]) {
-          err("unindent does not match any outer indentation level", line, col());
-          indents.push(w);
-        }
       }
     }
-    if (i >= src.length) break;
-    const c = src[i];
-    const startLine = line;
-    const startCol = col();
+    return "token";
+  }
 
-    if (c === " " || c === "\t" || c === "\f") {
-      i++;
-      continue;
+  /** A line break: NEWLINE outside brackets (one per logical line). */
+  private lineEnd(c: string, startLine: number, startCol: number): void {
+    const src = this.src;
+    this.i += c === "\r" && src[this.i + 1] === "\n" ? 2 : 1;
+    if (this.depth > 0 && STATEMENT_START.test(src.slice(this.i, this.i + 64))) this.unclosed();
+    const last = this.lastKind();
+    if (this.depth === 0 && last !== "newline" && last !== "indent" && last !== "dedent") this.push("newline", "", startLine, startCol);
+    this.newLine();
+    this.atLineStart = this.depth === 0;
+  }
+
+  /** Identifiers, keywords, and the prefixes of raw (and refused bytes) strings. */
+  private word(startLine: number, startCol: number): void {
+    const src = this.src;
+    let j = this.i + 1;
+    while (j < src.length && isIdentPart(src[j]!)) j++;
+    const word = src.slice(this.i, j);
+    const q = src[j];
+    if ((q === '"' || q === "'") && /^(r|R|b|B|rb|br|Rb|bR|RB|BR|rB|Br)$/.test(word)) {
+      if (/[bB]/.test(word)) this.err("bytes literals are not supported", startLine, startCol, "use a plain string literal");
+      this.i = j;
+      this.string(/[rR]/.test(word), startLine, startCol);
+      return;
     }
-    if (c === "#") {
-      while (i < src.length && src[i] !== "\n") i++;
-      continue;
-    }
-    if (c === "\\" && (src[i + 1] === "\n" || (src[i + 1] === "\r" && src[i + 2] === "\n"))) {
-      i += src[i + 1] === "\r" ? 3 : 2;
-      line++;
-      lineStart = i;
-      continue;
-    }
-    if (c === "\n" || c === "\r") {
-      i += c === "\r" && src[i + 1] === "\n" ? 2 : 1;
-      if (depth > 0 && STATEMENT_START.test(src.slice(i, i + 64))) unclosed();
-      if (depth === 0 && lastKind() !== "newline" && lastKind() !== "indent" && lastKind() !== "dedent")
-        push("newline", "", startLine, startCol);
-      line++;
-      lineStart = i;
-      atLineStart = depth === 0;
-      continue;
-    }
-    // identifiers, keywords, string prefixes
-    if (isIdentStart(c)) {
-      let j = i + 1;
-      while (j < src.length && isIdentPart(src[j])) j++;
-      const word = src.slice(i, j);
-      const q = src[j];
-      if ((q === '"' || q === "'") && /^(r|R|b|B|rb|br|Rb|bR|RB|BR|rB|Br)$/.test(word)) {
-        if (/[bB]/.test(word)) {
-          err("bytes literals are not supported", startLine, startCol, "use a plain string literal");
-        }
-        i = j;
-        scanString(/[rR]/.test(word), startLine, startCol);
-        continue;
-      }
-      i = j;
-      if (KEYWORDS.has(word)) push("keyword", word, startLine, startCol);
-      else if (word in RESERVED) {
-        err(`'${word}' is a reserved word in Starlark and cannot be used`, startLine, startCol, RESERVED[word] || undefined);
-        push("ident", word, startLine, startCol);
-      } else push("ident", word, startLine, startCol);
-      continue;
-    }
-    if (isDigit(c) || (c === "." && isDigit(src[i + 1] ?? ""))) {
-      scanNumber(startLine, startCol);
-      continue;
-    }
-    if (c === '"' || c === "'") {
-      scanString(false, startLine, startCol);
-      continue;
-    }
-    // longest match first: 3-, 2-, then 1-character operators
+    this.i = j;
+    if (KEYWORDS.has(word)) this.push("keyword", word, startLine, startCol);
+    else if (word in RESERVED) {
+      this.err(`'${word}' is a reserved word in Starlark and cannot be used`, startLine, startCol, RESERVED[word] || undefined);
+      this.push("ident", word, startLine, startCol);
+    } else this.push("ident", word, startLine, startCol);
+  }
+
+  /** Longest match first: 3-, 2-, then 1-character operators; brackets tracked for nesting. */
+  private operator(c: string, startLine: number, startCol: number): void {
+    const src = this.src;
     let op: string | undefined;
     for (let len = 3; len >= 1 && op === undefined; len--) {
-      const cand = src.slice(i, i + len);
+      const cand = src.slice(this.i, this.i + len);
       if (OPERATOR_SET.has(cand)) op = cand;
     }
     if (op === undefined) {
-      err(`unexpected character ${JSON.stringify(c)}`, startLine, startCol);
-      i++;
-      continue;
+      this.err(`unexpected character ${JSON.stringify(c)}`, startLine, startCol);
+      this.i++;
+      return;
     }
-    i += op.length;
+    this.i += op.length;
     if (op === "(" || op === "[" || op === "{") {
-      depth++;
-      openers.push({ ch: op, line: startLine, col: startCol });
-    } else if ((op === ")" || op === "]" || op === "}") && depth > 0) {
-      depth--;
-      openers.pop();
+      this.depth++;
+      this.openers.push({ ch: op, line: startLine, col: startCol });
+    } else if ((op === ")" || op === "]" || op === "}") && this.depth > 0) {
+      this.depth--;
+      this.openers.pop();
     }
-    push("op", op, startLine, startCol);
+    this.push("op", op, startLine, startCol);
   }
-  if (depth > 0) unclosed();
-  if (lastKind() !== "newline" && tokens.length > 0 && lastKind() !== "dedent") push("newline", "", line, col());
-  while (indents.length > 1) {
-    indents.pop();
-    push("dedent", "", line, col());
+
+  /** The end of the text: open brackets reported, the last NEWLINE, the DEDENTs, EOF. */
+  private finish(): { tokens: Token[]; diagnostics: Diagnostic[] } {
+    if (this.depth > 0) this.unclosed();
+    const last = this.lastKind();
+    if (last !== "newline" && this.tokens.length > 0 && last !== "dedent") this.push("newline", "", this.line, this.col());
+    while (this.indents.length > 1) {
+      this.indents.pop();
+      this.push("dedent", "", this.line, this.col());
+    }
+    this.push("eof", "", this.line, this.col());
+    return { tokens: this.tokens, diagnostics: this.diagnostics };
   }
-  push("eof", "", line, col());
-  return { tokens, diagnostics };
 
   /** A keyword may follow a number directly: `0in [0]` scans as 0, in (as in the reference scanners). */
-  function keywordAt(at: number): boolean {
+  private keywordAt(at: number): boolean {
+    const src = this.src;
     let j = at;
-    while (j < src.length && isIdentPart(src[j])) j++;
+    while (j < src.length && isIdentPart(src[j]!)) j++;
     return KEYWORDS.has(src.slice(at, j));
   }
 
-  function scanNumber(l: number, c: number): void {
-    const start = i;
-    if (src[i] === "0" && /[xXoObB]/.test(src[i + 1] ?? "")) {
-      const base = src[i + 1].toLowerCase();
-      i += 2;
+  /** Ints (decimal, 0x, 0o, 0b) and floats; a malformed one is reported and scanned as 0. */
+  private number(l: number, c: number): void {
+    const src = this.src;
+    const start = this.i;
+    if (src[this.i] === "0" && /[xXoObB]/.test(src[this.i + 1] ?? "")) {
+      const base = src[this.i + 1].toLowerCase();
+      this.i += 2;
       const digitRe = base === "x" ? /[0-9a-fA-F]/ : base === "o" ? /[0-7]/ : /[01]/;
-      const ds = i;
-      while (i < src.length && digitRe.test(src[i])) i++;
-      const text = src.slice(start, i);
-      const end = i;
-      if (!keywordAt(i)) while (i < src.length && isIdentPart(src[i])) i++;
-      if (i > end || end === ds) {
-        err(`invalid ${base === "x" ? "hex" : base === "o" ? "octal" : "binary"} literal ${JSON.stringify(src.slice(start, i))}`, l, c);
-        push("int", src.slice(start, i), l, c, 0n);
+      const ds = this.i;
+      while (this.i < src.length && digitRe.test(src[this.i])) this.i++;
+      const text = src.slice(start, this.i);
+      const end = this.i;
+      if (!this.keywordAt(this.i)) while (this.i < src.length && isIdentPart(src[this.i])) this.i++;
+      if (this.i > end || end === ds) {
+        this.err(
+          `invalid ${base === "x" ? "hex" : base === "o" ? "octal" : "binary"} literal ${JSON.stringify(src.slice(start, this.i))}`,
+          l,
+          c,
+        );
+        this.push("int", src.slice(start, this.i), l, c, 0n);
         return;
       }
-      push("int", text, l, c, BigInt("0" + base + text.slice(2)));
+      this.push("int", text, l, c, BigInt("0" + base + text.slice(2)));
       return;
     }
-    while (i < src.length && isDigit(src[i])) i++;
+    while (this.i < src.length && isDigit(src[this.i])) this.i++;
     let isFloat = false;
-    if (src[i] === ".") {
+    if (src[this.i] === ".") {
       isFloat = true;
-      i++;
-      while (i < src.length && isDigit(src[i])) i++;
+      this.i++;
+      while (this.i < src.length && isDigit(src[this.i])) this.i++;
     }
-    if (src[i] === "e" || src[i] === "E") {
-      const save = i;
-      i++;
-      if (src[i] === "+" || src[i] === "-") i++;
-      if (isDigit(src[i] ?? "")) {
+    if (src[this.i] === "e" || src[this.i] === "E") {
+      const save = this.i;
+      this.i++;
+      if (src[this.i] === "+" || src[this.i] === "-") this.i++;
+      if (isDigit(src[this.i] ?? "")) {
         isFloat = true;
-        while (i < src.length && isDigit(src[i])) i++;
-      } else i = save;
+        while (this.i < src.length && isDigit(src[this.i])) this.i++;
+      } else this.i = save;
     }
-    const text = src.slice(start, i);
-    if (i < src.length && isIdentStart(src[i]) && !keywordAt(i)) {
-      let j = i;
+    const text = src.slice(start, this.i);
+    if (this.i < src.length && isIdentStart(src[this.i]) && !this.keywordAt(this.i)) {
+      let j = this.i;
       while (j < src.length && isIdentPart(src[j])) j++;
-      err(`invalid number literal ${JSON.stringify(src.slice(start, j))}`, l, c);
-      i = j;
-      push("int", text, l, c, 0n);
+      this.err(`invalid number literal ${JSON.stringify(src.slice(start, j))}`, l, c);
+      this.i = j;
+      this.push("int", text, l, c, 0n);
       return;
     }
     const clean = text;
     if (isFloat) {
       const v = Number(clean);
-      if (!Number.isFinite(v)) err(`float literal ${text} is out of range`, l, c);
-      push("float", text, l, c, v);
+      if (!Number.isFinite(v)) this.err(`float literal ${text} is out of range`, l, c);
+      this.push("float", text, l, c, v);
       return;
     }
     if (clean.length > 1 && clean[0] === "0" && /[1-9]/.test(clean)) {
-      err(
+      this.err(
         `invalid int literal ${text}: leading zeros are not allowed`,
         l,
         c,
         `use 0o${clean.replace(/^0+/, "")} for an octal number, or drop the zeros`,
       );
-      push("int", text, l, c, 0n);
+      this.push("int", text, l, c, 0n);
       return;
     }
-    push("int", text, l, c, BigInt(clean));
+    this.push("int", text, l, c, BigInt(clean));
   }
 
-  function scanString(raw: boolean, l: number, c: number): void {
-    const q = src[i];
-    const triple = src.startsWith(q + q + q, i);
-    const start = i;
-    i += triple ? 3 : 1;
+  /** A quoted or triple-quoted string, its escapes decoded (raw: kept). */
+  private string(raw: boolean, l: number, c: number): void {
+    const src = this.src;
+    const q = src[this.i];
+    const triple = src.startsWith(q + q + q, this.i);
+    const start = this.i;
+    this.i += triple ? 3 : 1;
     let out = "";
     for (;;) {
-      if (i >= src.length) {
-        err(triple ? "unterminated triple-quoted string" : "unterminated string literal", l, c, "close the string with a matching quote");
+      if (this.i >= src.length) {
+        this.err(
+          triple ? "unterminated triple-quoted string" : "unterminated string literal",
+          l,
+          c,
+          "close the string with a matching quote",
+        );
         break;
       }
-      const ch = src[i];
-      if (triple ? src.startsWith(q + q + q, i) : ch === q) {
-        i += triple ? 3 : 1;
+      const ch = src[this.i];
+      if (triple ? src.startsWith(q + q + q, this.i) : ch === q) {
+        this.i += triple ? 3 : 1;
         break;
       }
       if (ch === "\n" || ch === "\r") {
         if (!triple) {
-          err("unterminated string literal (a newline in a string needs \\n or a triple-quoted string)", l, c);
+          this.err("unterminated string literal (a newline in a string needs \\n or a triple-quoted string)", l, c);
           break;
         }
         out += "\n";
-        i += ch === "\r" && src[i + 1] === "\n" ? 2 : 1;
-        line++;
-        lineStart = i;
+        this.i += ch === "\r" && src[this.i + 1] === "\n" ? 2 : 1;
+        this.line++;
+        this.lineStart = this.i;
         continue;
       }
       if (ch !== "\\") {
         out += ch;
-        i++;
+        this.i++;
         continue;
       }
       // escapes
-      const n = src[i + 1];
+      const n = src[this.i + 1];
       if (n === undefined) {
-        i++;
+        this.i++;
         continue;
       }
       if (raw) {
         if (n === "\n") {
           out += "\\\n";
-          i += 2;
-          line++;
-          lineStart = i;
+          this.i += 2;
+          this.line++;
+          this.lineStart = this.i;
         } else {
           out += "\\" + n;
-          i += 2;
+          this.i += 2;
         }
         continue;
       }
-      const escCol = col();
-      i += 2;
+      const escCol = this.col();
+      this.i += 2;
       switch (n) {
         case "\n":
-          line++;
-          lineStart = i;
+          this.line++;
+          this.lineStart = this.i;
           break;
         case "\r":
-          if (src[i] === "\n") i++;
-          line++;
-          lineStart = i;
+          if (src[this.i] === "\n") this.i++;
+          this.line++;
+          this.lineStart = this.i;
           break;
         case "a":
           out += "\x07";
@@ -440,48 +521,54 @@ export function scan(file: string, src: string): { tokens: Token[]; diagnostics:
           out += '"';
           break;
         case "x": {
-          const h = src.slice(i, i + 2);
-          if (!/^[0-9a-fA-F]{2}$/.test(h)) err("invalid \\x escape: needs exactly two hex digits", line, escCol);
+          const h = src.slice(this.i, this.i + 2);
+          if (!/^[0-9a-fA-F]{2}$/.test(h)) this.err("invalid \\x escape: needs exactly two hex digits", this.line, escCol);
           else {
             const code = parseInt(h, 16);
-            if (code > 127) err(`non-ASCII \\x escape \\x${h}: use \\u${h.padStart(4, "0")}`, line, escCol);
+            if (code > 127) this.err(`non-ASCII \\x escape \\x${h}: use \\u${h.padStart(4, "0")}`, this.line, escCol);
             out += String.fromCharCode(code);
-            i += 2;
+            this.i += 2;
           }
           break;
         }
         case "u":
         case "U": {
           const len = n === "u" ? 4 : 8;
-          const h = src.slice(i, i + len);
-          if (!new RegExp(`^[0-9a-fA-F]{${len}}$`).test(h)) err(`invalid \\${n} escape: needs exactly ${len} hex digits`, line, escCol);
+          const h = src.slice(this.i, this.i + len);
+          if (!new RegExp(`^[0-9a-fA-F]{${len}}$`).test(h))
+            this.err(`invalid \\${n} escape: needs exactly ${len} hex digits`, this.line, escCol);
           else {
             const code = parseInt(h, 16);
-            if (code > 0x10ffff || (code >= 0xd800 && code < 0xe000)) err(`invalid Unicode code point \\${n}${h}`, line, escCol);
+            if (code > 0x10ffff || (code >= 0xd800 && code < 0xe000)) this.err(`invalid Unicode code point \\${n}${h}`, this.line, escCol);
             else out += String.fromCodePoint(code);
-            i += len;
+            this.i += len;
           }
           break;
         }
         default:
           if (n >= "0" && n <= "7") {
-            let j = i - 1;
+            let j = this.i - 1;
             let k = 0;
             while (k < 3 && src[j] >= "0" && src[j] <= "7") {
               j++;
               k++;
             }
-            const code = parseInt(src.slice(i - 1, j), 8);
-            if (code > 127) err(`non-ASCII octal escape \\${src.slice(i - 1, j)}`, line, escCol);
+            const code = parseInt(src.slice(this.i - 1, j), 8);
+            if (code > 127) this.err(`non-ASCII octal escape \\${src.slice(this.i - 1, j)}`, this.line, escCol);
             out += String.fromCharCode(code);
-            i = j;
+            this.i = j;
           } else {
-            err(`invalid escape sequence \\${n}`, line, escCol, `write \\\\${n} for a literal backslash, or use a raw string r"..."`);
+            this.err(
+              `invalid escape sequence \\${n}`,
+              this.line,
+              escCol,
+              `write \\\\${n} for a literal backslash, or use a raw string r"..."`,
+            );
             out += "\\" + n;
           }
       }
     }
-    push("string", src.slice(start, i), l, c, out);
+    this.push("string", src.slice(start, this.i), l, c, out);
   }
 }
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { ProviderError, type Provider } from "../../src/decide/provider.js";
 import { createProvider } from "../../src/decide/providers/index.js";
 import { firstRetryDelayMs, retryAfterMs } from "../../src/decide/providers/systemone-direct.js";
-import type { HttpTuning } from "../../src/decide/http.js";
+import type { HttpTuning } from "../../src/decide/retry-policy.js";
 import type { ProviderConfig } from "../../src/decide/config-types.js";
 import { Misbehave, type RecordedRequest } from "../support/scripted-server.js";
 import { startSystemOneServer, SYSTEMONE_PATH, type SystemOneServer } from "../support/systemone-server.js";

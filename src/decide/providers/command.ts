@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import type { GroupHooks } from "../../run/process-groups.js";
 import type { ProviderConfig } from "../config-types.js";
-import { excerpt, parseJsonBody } from "../http.js";
+import { excerpt, parseJsonBody } from "../http-wording.js";
 import { ProviderError, type Provider, type ProviderRequest, type ProviderResponse } from "../provider.js";
 import { buildSystemOneRequest, parseSystemOneResponse } from "../systemone-wire.js";
 

@@ -15,7 +15,7 @@ import { DecisionFailure, sumUsage, type ResolvedQuestion, type Usage } from "..
 import { invocation, presetOf } from "../../run/agent-presets/invocation.js";
 import { readPresetOutput } from "../../run/agent-presets/turn.js";
 import { hostContextEnv } from "./host-context.js";
-import { excerpt } from "../http.js";
+import { excerpt } from "../http-wording.js";
 import type { Provider, ProviderRequest, ProviderResponse, RawAnswer } from "../provider.js";
 import { runWithInput } from "./command.js";
 import { atTerminal } from "./terminal-turns.js";

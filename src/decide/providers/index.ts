@@ -1,7 +1,7 @@
 // Where the router gets its providers: one per `[providers.NAME]` block, plus the host (D-20).
 
 import type { ProviderConfig } from "../config-types.js";
-import type { HttpTuning } from "../http.js";
+import type { HttpTuning } from "../retry-policy.js";
 import type { Provider } from "../provider.js";
 import { CommandProvider } from "./command.js";
 import { HostProvider, type HostOptions } from "./host.js";
@@ -9,7 +9,7 @@ import { OpenAIProvider } from "./openai.js";
 import { SystemOneProvider } from "./systemone.js";
 
 export type { HostOptions } from "./host.js";
-export type { HttpTuning } from "../http.js";
+export type { HttpTuning } from "../retry-policy.js";
 export { CommandProvider } from "./command.js";
 export { HostProvider, parseHostReply, renderHostPrompt } from "./host.js";
 export { OpenAIProvider, labelProbabilitiesFromLogprobs, logprobPrompt } from "./openai.js";

@@ -11,19 +11,10 @@ import type OpenAI from "openai";
 import type { ResolvedQuestion, Usage } from "../../run/judge.js";
 import { noulDistribution } from "../answer.js";
 import type { ProviderConfig } from "../config-types.js";
-import {
-  KEY_PLACEHOLDER,
-  apiRoot,
-  attempts,
-  describeConnectionCause,
-  describeStatusBody,
-  excerpt,
-  isRetryableStatus,
-  parseJsonBody,
-  providerFetch,
-  readApiKey,
-  redact,
-} from "../http.js";
+import { KEY_PLACEHOLDER, readApiKey, redact } from "../provider-key.js";
+import { apiRoot, providerFetch } from "../http.js";
+import { attempts, isRetryableStatus } from "../retry-policy.js";
+import { describeConnectionCause, describeStatusBody, excerpt, parseJsonBody } from "../http-wording.js";
 import { ProviderError, type Provider, type ProviderRequest, type ProviderResponse, type RawAnswer } from "../provider.js";
 import { isRecord, shape } from "../json-shape.js";
 

@@ -18,7 +18,9 @@
 
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError } from "@typesafe-ai/sdk";
 import type { ProviderConfig } from "../config-types.js";
-import { isRetryableStatus, MAX_RETRY_AFTER_MS, authorize, type Exchange, type Send } from "../http.js";
+import { isRetryableStatus, MAX_RETRY_AFTER_MS } from "../retry-policy.js";
+import { authorize } from "../provider-key.js";
+import { type Exchange, type Send } from "../http.js";
 
 /** What the official client sent on its first request: where, and which headers. */
 export interface WireTemplate {

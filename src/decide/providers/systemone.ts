@@ -20,20 +20,14 @@ import type { ProviderConfig } from "../config-types.js";
 import {
   DEFAULT_BACKOFF_INITIAL_MS,
   DEFAULT_BACKOFF_MAX_MS,
-  KEY_PLACEHOLDER,
   MAX_RETRY_AFTER_MS,
-  apiRoot,
   attempts,
-  describeConnectionCause,
-  describeStatusBody,
   isRetryableStatus,
-  parseJsonBody,
-  providerTransport,
-  readApiKey,
-  redact,
   type HttpTuning,
-  type Send,
-} from "../http.js";
+} from "../retry-policy.js";
+import { KEY_PLACEHOLDER, readApiKey, redact } from "../provider-key.js";
+import { apiRoot, providerTransport, type Send } from "../http.js";
+import { describeConnectionCause, describeStatusBody, parseJsonBody } from "../http-wording.js";
 import { ProviderError, type Provider, type ProviderRequest, type ProviderResponse } from "../provider.js";
 import { buildSystemOneRequest, parseSystemOneResponse, systemOneRequestText, type SystemOneRequest } from "../systemone-wire.js";
 import { directAttempt, firstRetryDelayMs, RETRY_COUNT, templateOf, wait, type WireTemplate } from "./systemone-direct.js";
