@@ -28,7 +28,7 @@ export function applyOverrides(base: Settings, o: SettingsOverrides | undefined)
 }
 
 /** A sortable, readable run id: UTC time plus randomness. */
-export function newRunId(now = new Date()): string {
+function newRunId(now = new Date()): string {
   const t = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
   return `${t}-${randomBytes(3).toString("hex")}`;
 }

@@ -20,7 +20,7 @@ const READ: Sql = { sqlite: "SELECT reason FROM cancel_requests WHERE run = ?" }
 const DROP: Sql = { sqlite: "DELETE FROM cancel_requests WHERE run = ?" };
 
 /** How often an owner looks for a request: a cancel from another machine lands within about this. */
-export const CANCEL_POLL_MS = 1000;
+const CANCEL_POLL_MS = 1000;
 
 /** Leaves a cancel request for the run's owner. */
 export function requestCancel(store: Store, run: string, reason: string): void {
@@ -29,13 +29,13 @@ export function requestCancel(store: Store, run: string, reason: string): void {
 }
 
 /** Drops a request (a new owner starts clean; a request is acted on once). */
-export function dropCancelRequest(store: Store, run: string): void {
+function dropCancelRequest(store: Store, run: string): void {
   store.ensureTable(SCHEMA);
   store.exec(DROP, [run]);
 }
 
 /** The reason of the run's pending cancel request, taken (removed) if there is one. */
-export function takeCancelRequest(store: Store, run: string): string | undefined {
+function takeCancelRequest(store: Store, run: string): string | undefined {
   store.ensureTable(SCHEMA);
   const row = store.select<{ reason: string }>(READ, [run])[0];
   if (row) store.exec(DROP, [run]);

@@ -7,7 +7,7 @@ import { isPlainObject } from "./values.js";
 import { UNCERTAIN } from "../plan/plan.js";
 import { CodedError } from "../shared/coded-error.js";
 
-export const MAX_DYNAMIC_OPTIONS = 64;
+const MAX_DYNAMIC_OPTIONS = 64;
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export class OptionsError extends CodedError {}

@@ -1,6 +1,6 @@
 // The run engine's public API: admit a plan as a run, execute or resume it, read its records.
 
-export { admitRun, applyOverrides, newRunId, type AdmitOptions, type SettingsOverrides } from "./admit.js";
+export { admitRun, applyOverrides, type AdmitOptions, type SettingsOverrides } from "./admit.js";
 export { RunEngine, type EngineOptions, type RunOutcome, type TaskProgress } from "./engine.js";
 export { DecisionLayerRefused, RunNotFound, RunRefused } from "./run-refused.js";
 export { stopOrphanedGroups } from "./process-groups.js";

@@ -149,7 +149,7 @@ interface OwnerRow {
  * The recorded owner of a run: its row in `owners`, else (a run recorded before owners were, or
  * one being admitted) the pid of the run's projection while the run is `running`.
  */
-export function readOwner(store: Store, run: string): OwnerIdentity | undefined {
+function readOwner(store: Store, run: string): OwnerIdentity | undefined {
   let row: OwnerRow | undefined;
   if (ensureTable(store)) row = store.select<OwnerRow>(READ, [run])[0];
   if (row) return { ...row };
@@ -175,7 +175,7 @@ export function ownerGone(store: Store, run: string): boolean {
 }
 
 /** What a run-busy refusal says about a recorded owner. */
-export function busyMessage(run: string, check: OwnerCheck): string {
+function busyMessage(run: string, check: OwnerCheck): string {
   const o = check.owner;
   if (check.state === "alive")
     return `run ${run} is being executed by process ${o.pid}; wait for it, or stop it with \`switchyard cancel ${run}\``;

@@ -12,9 +12,9 @@ import type { SnapshotInfo } from "./events.js";
 import { CodedError } from "../shared/coded-error.js";
 
 /** The file name of the state folder's database (store.ts opens it). */
-export const STATE_DATABASE = "switchyard.db";
+const STATE_DATABASE = "switchyard.db";
 
-export const SNAPSHOT_LIMIT_BYTES = 50 * 1024 * 1024;
+const SNAPSHOT_LIMIT_BYTES = 50 * 1024 * 1024;
 
 export class SnapshotError extends CodedError {}
 

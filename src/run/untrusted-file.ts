@@ -19,7 +19,7 @@ export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
 /** A file an instance left that the engine refuses to read. */
 export class UntrustedFileError extends CodedError {}
 
-export function megabytes(bytes: number): string {
+function megabytes(bytes: number): string {
   const mb = bytes / (1024 * 1024);
   return Number.isInteger(mb) ? `${mb} MB` : `${bytes} bytes`;
 }
@@ -41,7 +41,7 @@ function kindOf(s: {
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** Decodes UTF-8 strictly (a leading BOM is dropped); throws on any invalid byte sequence. */
-export function strictUtf8(bytes: Uint8Array, what: string): string {
+function strictUtf8(bytes: Uint8Array, what: string): string {
   try {
     return decoder.decode(bytes);
   } catch {

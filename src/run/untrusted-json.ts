@@ -8,7 +8,7 @@
 import { UntrustedFileError } from "./untrusted-file.js";
 
 /** The deepest nesting of arrays and objects accepted in an instance's JSON. */
-export const MAX_JSON_DEPTH = 256;
+const MAX_JSON_DEPTH = 256;
 
 const QUOTE = 34;
 const BACKSLASH = 92;
@@ -28,7 +28,7 @@ function invalid(message: string): UntrustedFileError {
 }
 
 /** Throws output-invalid when the JSON text nests too deep or holds an inexact integer. */
-export function checkJsonLimits(text: string, what: string): void {
+function checkJsonLimits(text: string, what: string): void {
   let depth = 0;
   const n = text.length;
   for (let i = 0; i < n; i++) {

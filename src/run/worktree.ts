@@ -87,7 +87,7 @@ export function recordedRepositoryProblem(repo: { path: string; base: string }):
 const queues = new Map<string, Promise<unknown>>();
 
 /** Runs `fn` after every earlier call for the same repository has finished. */
-export function serialised<T>(repo: string, fn: () => Promise<T>): Promise<T> {
+function serialised<T>(repo: string, fn: () => Promise<T>): Promise<T> {
   const prev = queues.get(repo) ?? Promise.resolve();
   const next = prev.then(fn, fn);
   queues.set(

@@ -35,7 +35,7 @@ export function invocation(runner: AgentRunnerConfig, effort: Effort, prompt: st
 }
 
 /** cost_usd from the tokens and a price table (cached input at its own price when given). */
-export function priced(usage: Usage, price: PriceTable): number | undefined {
+function priced(usage: Usage, price: PriceTable): number | undefined {
   if (usage.input_tokens === undefined && usage.output_tokens === undefined) return undefined;
   const cached = Math.min(usage.cached_input_tokens ?? 0, usage.input_tokens ?? 0);
   const fresh = (usage.input_tokens ?? 0) - cached;

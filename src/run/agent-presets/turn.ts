@@ -8,7 +8,7 @@ import { presetOf, withCost } from "./invocation.js";
 import { READERS, type TurnReport } from "./read-output.js";
 
 /** More than this on stdout is not a turn report (a runaway tool): the instance fails. */
-export const MAX_STDOUT_BYTES = 32 * 1024 * 1024;
+const MAX_STDOUT_BYTES = 32 * 1024 * 1024;
 
 export type PresetTurn = { ok: true; report: TurnReport } | { ok: false; error: string; usage?: Usage };
 

@@ -86,7 +86,7 @@ export function instanceEnv(ctx: AttemptContext, files: AttemptFiles, extra: Rec
 }
 
 /** What an instance adds to the base environment. */
-export function instanceVars(ctx: AttemptContext, files: AttemptFiles, extra: Record<string, string>): Record<string, string> {
+function instanceVars(ctx: AttemptContext, files: AttemptFiles, extra: Record<string, string>): Record<string, string> {
   return {
     ...extra,
     SWITCHYARD_RUN: ctx.env.run,

@@ -19,7 +19,7 @@ export interface ReviseRound {
   feedback?: unknown;
 }
 
-export async function runLeaf(ctx: AttemptContext, input: InstanceInput): Promise<Outcome> {
+async function runLeaf(ctx: AttemptContext, input: InstanceInput): Promise<Outcome> {
   const task = ctx.task;
   switch (task.kind) {
     case "command":

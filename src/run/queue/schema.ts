@@ -6,7 +6,7 @@ import type { ClientBase } from "pg";
 import { Logger, runMigrations } from "graphile-worker";
 import { ident, QUEUE_SCHEMA } from "./names.js";
 
-export function queueTables(schema: string): string {
+function queueTables(schema: string): string {
   const s = ident(schema);
   return `
 create schema if not exists ${s};

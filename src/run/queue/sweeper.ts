@@ -22,7 +22,7 @@ export async function workerAlive(db: PoolClient, id: string): Promise<boolean> 
 }
 
 /** One sweep: returns the pools whose jobs were released. */
-export async function sweep(pool: Pool, schema: string): Promise<string[]> {
+async function sweep(pool: Pool, schema: string): Promise<string[]> {
   const db = await pool.connect();
   try {
     const rows = (await db.query<{ id: string; pool: string | null }>(`select id, pool from ${ident(schema)}.workers`)).rows;
