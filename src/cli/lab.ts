@@ -7,6 +7,9 @@ import type { Command } from "commander";
 import { CommandFailed, stateDir, UsageError, examples } from "./common.js";
 import { locateState, prepareStateFolder } from "./state-discovery.js";
 import { labsDir, listLabs, newLab, pairsPath, resolveLab, type LabInfo } from "../lab/store.js";
+import { newSharedLab, pullSharedLabs } from "../lab/shared-labs.js";
+import { PostgresStore } from "../run/store-postgres.js";
+import { namedStore } from "./store-option.js";
 import { harvest, type HarvestReport, type KnownCalibration } from "../lab/harvest.js";
 import { calibrate, DEFAULT_METHOD } from "../lab/calibrate.js";
 import { CALIBRATION_METHODS, type CalibrationMethod } from "../decide/calibration-map.js";
@@ -58,11 +61,14 @@ export function register(program: Command): void {
     .addHelpText("after", examples([['switchyard lab new --note "jev-2 on gate.depth"']]))
     .option("--note <text>", "what this lab is for", "")
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
-    .action((opts: { note: string; stateDir?: string }) => {
+    .option("--store <url>", LAB_STORE_HELP)
+    .action((opts: { note: string; stateDir?: string; store?: string }) => {
       // Where the next run will put its state (a new ./.switchyard/ if none is found), so its pairs land in this lab.
       const dir = locateState(opts.stateDir, { forNewRun: true }).dir;
       prepareStateFolder(dir);
-      const info = fsStep(`make a lab in ${labsDir(dir)}`, () => newLab(dir, opts.note));
+      const info = fsStep(`make a lab in ${labsDir(dir)}`, () =>
+        withSharedLabs(opts.store, dir, (pg) => (pg ? newSharedLab(pg, opts.note) : newLab(dir, opts.note))),
+      );
       process.stdout.write(`${info.id}\n`);
       process.stderr.write(`made lab ${info.id} in ${labsDir(dir)}; it is now current\n`);
     });
@@ -73,8 +79,10 @@ export function register(program: Command): void {
     .addHelpText("after", examples([["switchyard lab list"], ["switchyard lab list --json"]]))
     .option("--json", "machine-readable output")
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
-    .action((opts: { json?: boolean; stateDir?: string }) => {
+    .option("--store <url>", LAB_STORE_HELP)
+    .action((opts: { json?: boolean; stateDir?: string; store?: string }) => {
       const dir = stateDir(opts.stateDir);
+      withSharedLabs(opts.store, dir, () => undefined);
       const labs = listLabs(dir);
       if (opts.json) {
         process.stdout.write(
@@ -118,6 +126,7 @@ export function register(program: Command): void {
     .option("--config <file>", "a machine config: the calibrations it applies are reported as applied, and audits compared with them")
     .option("--check", "exit 1 when an audited type's agreement has drifted below its shadow agreement")
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
+    .option("--store <url>", LAB_STORE_HELP)
     .action(
       async (
         labArg: string | undefined,
@@ -129,9 +138,11 @@ export function register(program: Command): void {
           config?: string;
           check?: boolean;
           stateDir?: string;
+          store?: string;
         },
       ) => {
         const target = parseTarget(opts.target);
+        withSharedLabs(opts.store, stateDir(opts.stateDir), () => undefined);
         const { file, labId } = pairsFileOf(labArg, opts.stateDir);
         const calibrations = knownCalibrations(opts.calibration ?? defaultCalibrationFile(file), labId, opts.calibration !== undefined);
         // What the machine config applies wins over a file merely fitted for the lab.
@@ -179,6 +190,7 @@ export function register(program: Command): void {
     .option("-o, --output <file>", "where to write the calibration file (default: calibration.json in the lab folder)")
     .option("--json", "print the calibration file on stdout as well")
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
+    .option("--store <url>", LAB_STORE_HELP)
     .action(async (labArg: string | undefined, opts: CalibrateFlags) => {
       if (!(CALIBRATION_METHODS as readonly string[]).includes(opts.method)) {
         throw new UsageError("usage", `--method must be isotonic, platt or temperature, not '${opts.method}'`, {
@@ -188,6 +200,7 @@ export function register(program: Command): void {
       const folds = Number(opts.folds);
       if (!Number.isInteger(folds) || folds < 2 || folds > 20)
         throw new UsageError("usage", `--folds must be an integer from 2 to 20, not '${opts.folds}'`);
+      withSharedLabs(opts.store, stateDir(opts.stateDir), () => undefined);
       const { file, labId } = pairsFileOf(labArg, opts.stateDir);
       let result: Awaited<ReturnType<typeof calibrate>>;
       try {
@@ -251,6 +264,7 @@ interface CalibrateFlags extends FilterFlags {
   output?: string;
   json?: boolean;
   stateDir?: string;
+  store?: string;
 }
 
 function filtersOf(opts: FilterFlags): PairFilters {
@@ -266,6 +280,26 @@ function filtersOf(opts: FilterFlags): PairFilters {
 }
 
 /** The pairs file a command means: a path to a pairs.jsonl, a lab id, or the current lab. */
+const LAB_STORE_HELP =
+  "a shared PostgreSQL store (postgres://…; default: $SWITCHYARD_STORE): its labs are copied into the state folder first, and `lab new` makes the lab there";
+
+/**
+ * On a shared (PostgreSQL) store, runs `f` with it and then copies the store's labs into the
+ * state folder `dir` (lab/shared-labs.ts), which the lab commands then read as usual.
+ */
+function withSharedLabs<T>(flag: string | undefined, dir: string, f: (pg: PostgresStore | undefined) => T): T {
+  const spec = namedStore(flag, dir);
+  if (!spec || spec.kind !== "postgres") return f(undefined);
+  const pg = new PostgresStore(spec.url, dir);
+  try {
+    const out = f(pg);
+    pullSharedLabs(pg, dir);
+    return out;
+  } finally {
+    pg.close();
+  }
+}
+
 function pairsFileOf(labArg: string | undefined, state: string | undefined): { file: string; labId: string | null } {
   if (labArg !== undefined && (labArg.endsWith(".jsonl") || labArg.includes("/"))) {
     // A path to a pairs file (a copy, or one from another machine) rather than a lab id.

@@ -101,7 +101,7 @@ Examples:
         planned = planRerun(store, run, req);
         const note = recallInvocation(store, run, flags);
         if (note && !flags.json) process.stderr.write(`switchyard: ${note}\n`);
-        const wiring = wire(flags, store.stateDir); // a bad machine config fails before anything is recorded
+        const wiring = wire(flags, store.stateDir, store); // a bad machine config fails before anything is recorded
         let refreshed: EventPayloads["pack_refreshed"] | undefined;
         try {
           refreshed = flags.refreshPack ? refreshPack(store, run) : undefined;

@@ -7,6 +7,7 @@ import { modeFor, parseModeOverrides } from "../decide/mode.js";
 import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import { createJudge } from "../decide/router.js";
 import { openLabSink } from "../lab/store.js";
+import { openSharedLabSink, sharedStore } from "../lab/shared-labs.js";
 import { loadEvaluator, parseDuration } from "../plan/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { StorageFault } from "../run/storage-fault.js";
@@ -137,12 +138,14 @@ export interface Wiring {
 }
 
 /** Machine config (D-50), --decide overrides, the decision layer (D-1) and the lab sink (H-1). */
-export function wire(flags: RunFlags, state: string): Wiring {
+export function wire(flags: RunFlags, state: string, store?: Store): Wiring {
   const overrides = overridesFrom(flags);
   const maxFileBytes = maxFileBytesFrom(process.env);
   const config = loadMachineConfig(locateConfig(flags.config));
   const decide = parseModeOverrides(flags.decide);
-  const pairs = openLabSink(state);
+  // On a shared (PostgreSQL) store, pairs go to the store's current lab (lab/shared-labs.ts).
+  const shared = sharedStore(store);
+  const pairs = shared ? openSharedLabSink(shared) : openLabSink(state);
   const judge = createJudge({ config, overrides: decide, stateDir: state, pairs });
   const secretEnv = secretEnvNames(config);
   return {

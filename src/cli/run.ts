@@ -39,7 +39,7 @@ export function register(program: Command): void {
     const store = openStore(flags.stateDir, { forNewRun: true, store: flags.store });
     try {
       const where = executorChoice(flags.executor, store); // refused before anything is admitted or run
-      const wiring = wire(flags, store.stateDir);
+      const wiring = wire(flags, store.stateDir, store);
       // Refuse before admitting, so a refused run leaves no run behind (D-30).
       const types = judgementTypes(compiled.plan);
       const problems = types.length ? (wiring.engineDeps.judge?.preflight?.(types) ?? []) : [];

@@ -4,6 +4,8 @@
 
 import { describeStore } from "../run/index.js";
 import { namedStore, STORE_HELP } from "./store-option.js";
+import { pullSharedLabs } from "../lab/shared-labs.js";
+import { PostgresStore } from "../run/store-postgres.js";
 import type { Command } from "commander";
 import { CommandFailed, UsageError, stateDir } from "./common.js";
 import { assetsBuilt, createUiServer } from "../ui/index.js";
@@ -47,6 +49,15 @@ Examples:
         );
       }
       const store = namedStore(flags.store, dir);
+      // A shared store's labs, copied into the state folder for the labs page (as of this start).
+      if (store?.kind === "postgres") {
+        const pg = new PostgresStore(store.url, dir);
+        try {
+          pullSharedLabs(pg, dir);
+        } finally {
+          pg.close();
+        }
+      }
       const { server, close } = createUiServer({ stateDir: dir, store, host: flags.host, port });
       await new Promise<void>((done, fail) => {
         server.once("error", (err: NodeJS.ErrnoException) => {

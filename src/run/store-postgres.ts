@@ -69,6 +69,8 @@ CREATE TABLE IF NOT EXISTS ${s}.process_groups (
 CREATE TABLE IF NOT EXISTS ${s}.invocations (run ${t} PRIMARY KEY, config text, decide text NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.packs (run ${t} PRIMARY KEY, archive bytea NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.cancel_requests (run ${t} PRIMARY KEY, reason text NOT NULL, at text NOT NULL);
+CREATE TABLE IF NOT EXISTS ${s}.labs (id ${t} PRIMARY KEY, created text NOT NULL, note text NOT NULL);
+CREATE TABLE IF NOT EXISTS ${s}.lab_current (only_row boolean PRIMARY KEY DEFAULT TRUE CHECK (only_row), id text NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.lab_pairs (
   lab ${t} NOT NULL, id bigserial, line text NOT NULL, dedupe text UNIQUE,
   PRIMARY KEY (lab, id)
