@@ -18,6 +18,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { constants } from "node:os";
 import { resolve } from "node:path";
 import type { ProcessResult, ProcessSpec } from "./process.js";
+import { signalGroup } from "./signal-group.js";
 import { PERL_LAUNCHER, setsidSyscall } from "./launcher-perl.js";
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -222,18 +223,13 @@ export class Launcher {
       let stopping = false;
       const kill = (sig: NodeJS.Signals, lone = true) => {
         const pid = job.pid;
-        if (pid) {
+        if (pid !== undefined && pid > 1 && !signalGroup(pid, sig) && lone) {
+          // No such group: gone, or the job has not reached setsid yet, so it is still a lone
+          // process that the launcher has not reaped.
           try {
-            process.kill(-pid, sig);
+            process.kill(pid, sig);
           } catch {
-            // No such group: gone, or the job has not reached setsid yet, so it is still a lone
-            // process that the launcher has not reaped.
-            if (!lone) return;
-            try {
-              process.kill(pid, sig);
-            } catch {
-              // gone
-            }
+            // gone
           }
         }
       };

@@ -84,6 +84,8 @@ export function currentIdentity(): OwnerIdentity {
 
 /** Whether a process with this pid exists (EPERM: it does, owned by someone else). */
 export function pidExists(pid: number): boolean {
+  // 0 and negative ids name process groups, not a process (kill(0) would report our own group).
+  if (!Number.isInteger(pid) || pid < 1) return false;
   try {
     process.kill(pid, 0);
     return true;

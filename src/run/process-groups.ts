@@ -12,6 +12,7 @@
 
 import type { Sql, Store } from "./store.js";
 import { pidExists, processStartTime, type OwnerCheck } from "./ownership.js";
+import { signalGroup } from "./signal-group.js";
 
 /** What process.ts and launcher.ts report about the group of the process they start. */
 export interface GroupHooks {
@@ -73,12 +74,7 @@ interface GroupRow {
 }
 
 function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return signalGroup(pgid, 0);
 }
 
 /** Whether the recorded group can still be the one its row names (see the head comment). */
@@ -90,11 +86,7 @@ function stillOurs(g: GroupRow): boolean {
 }
 
 function signal(pgid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, sig);
-  } catch {
-    // gone
-  }
+  signalGroup(pgid, sig);
 }
 
 /**

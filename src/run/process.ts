@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { open } from "node:fs/promises";
 import type { GroupHooks } from "./process-groups.js";
+import { signalGroup } from "./signal-group.js";
 
 export interface ProcessResult {
   code: number | null;
@@ -39,11 +40,7 @@ export interface ProcessSpec {
 const KILL_GRACE_MS = 1000;
 
 function killGroup(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, sig);
-  } catch {
-    // already gone
-  }
+  signalGroup(pid, sig);
 }
 
 export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {

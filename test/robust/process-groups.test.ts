@@ -198,3 +198,18 @@ test(
     }
   },
 );
+
+test("issue 9 item 2: a recorded or reported process group id of 0, 1 or below is never signalled (kill(-0) is our own group)", () => {
+  // Run in a process of its own group (setsid), so that a regression kills that process, not this runner.
+  const mod = join(process.cwd(), "dist", "src", "run", "signal-group.js");
+  const own = join(process.cwd(), "dist", "src", "run", "ownership.js");
+  const script = `
+    const { signalGroup } = await import(${JSON.stringify(mod)});
+    const { pidExists } = await import(${JSON.stringify(own)});
+    const refused = [0, 1, -1, -0, 1.5, NaN].map((id) => signalGroup(id, "SIGKILL"));
+    const mine = signalGroup(process.pid, 0);
+    console.log(JSON.stringify({ refused, mine, zero: pidExists(0), negative: pidExists(-1) }));`;
+  const r = spawnSync("setsid", [process.execPath, "--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.equal(r.signal, null, `the child was killed by ${r.signal}`);
+  assert.deepEqual(JSON.parse(r.stdout), { refused: [false, false, false, false, false, false], mine: true, zero: false, negative: false });
+});

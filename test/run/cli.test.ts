@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { storeEnv } from "../support/test-store.js";
+import { signalGroup } from "../../src/run/signal-group.js";
 import { TempDir } from "./helpers.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
@@ -159,13 +160,10 @@ test("R-7: Ctrl-C cancels a CLI run (exit 1, status cancelled); `cancel` marks a
     assert.equal(JSON.parse(sy(dir.path, ["status", id, "--json"]).out).status, "cancelled");
     // The SIGKILLed run could not stop its command: end that process group by its recorded id
     // (there is none when both commands were stopped before their first line ran).
-    for (const pid of existsSync(pids) ? readFileSync(pids, "utf8").trim().split("\n").map(Number) : []) {
-      try {
-        process.kill(-pid, "SIGKILL");
-      } catch {
-        // already gone (the cancelled run's)
-      }
-    }
+    // The file can exist but be empty (SIGINT between `>>` opening it and echo writing): an
+    // empty line is not a pid, and kill(-0) would kill this test runner's own group (CI did).
+    const recorded = existsSync(pids) ? readFileSync(pids, "utf8").split("\n").map(Number) : [];
+    for (const pid of recorded.filter((p) => Number.isInteger(p) && p > 1)) signalGroup(pid, "SIGKILL");
   } finally {
     dir.cleanup();
   }

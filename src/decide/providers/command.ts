@@ -6,6 +6,7 @@
 
 import { spawn } from "node:child_process";
 import type { GroupHooks } from "../../run/process-groups.js";
+import { signalGroup } from "../../run/signal-group.js";
 import type { ProviderConfig } from "../config-types.js";
 import { excerpt, parseJsonBody } from "../http-wording.js";
 import { ProviderError, type Provider, type ProviderRequest, type ProviderResponse } from "../provider.js";
@@ -55,11 +56,7 @@ export function runWithInput(
     let tooLarge = false;
     let spawnError: Error | undefined;
     const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
+      if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
     };
     const timer = setTimeout(() => {
       timedOut = true;
