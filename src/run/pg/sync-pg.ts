@@ -85,13 +85,20 @@ export class SyncPg {
     Atomics.store(this.flag, 0, 0);
     this.port.postMessage(req);
     const timeout = this.opts.timeoutMs ?? 60_000;
-    if (Atomics.wait(this.flag, 0, 0, timeout) === "timed-out") {
-      this.failed = this.unreachable(`it did not answer within ${Math.round(timeout / 1000)} s`);
-      void this.worker.terminate();
-      throw this.failed;
+    const deadline = Date.now() + timeout;
+    // The thread notifies after raising the flag, so the notify of the previous answer can
+    // arrive while this call already waits (the caller saw the flag and went on without
+    // sleeping): a wake-up counts only when the flag is raised.
+    while (Atomics.load(this.flag, 0) === 0) {
+      const left = deadline - Date.now();
+      if (left <= 0 || Atomics.wait(this.flag, 0, 0, left) === "timed-out") {
+        this.failed = this.unreachable(`it did not answer within ${Math.round(timeout / 1000)} s`);
+        void this.worker.terminate();
+        throw this.failed;
+      }
     }
     const reply = receiveMessageOnPort(this.port)?.message as Reply | undefined;
-    if (!reply) throw new Error("internal: the PostgreSQL thread woke the caller without an answer");
+    if (!reply) throw new Error("internal: the PostgreSQL thread raised its flag without an answer");
     if (reply.ok) return reply;
     const message = this.redact(reply.error.message);
     if (reply.error.connection) {
