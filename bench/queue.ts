@@ -72,7 +72,7 @@ async function throughput(url: string, dir: string): Promise<void> {
   const t0 = Date.now();
   const r = spawnSync(
     process.execPath,
-    [BIN, "run", p, "--store", url, "--executor", "workers", "--state-dir", join(dir, "coord"), "--json", "-q"],
+    [...NODE_ARGS, BIN, "run", p, "--store", url, "--executor", "workers", "--state-dir", join(dir, "coord"), "--json", "-q"],
     {
       encoding: "utf8",
       env: { ...process.env, XDG_CONFIG_HOME: join(dir, "xdg") },

@@ -66,7 +66,12 @@ export function openSharedLabSink(pg: PostgresStore): LabSink {
   return {
     append(pair: Omit<ShadowPair, "lab">): void {
       lab ??= ensureCurrent(pg);
-      pg.addToNextCommit({ text: "INSERT INTO lab_pairs (lab, line) VALUES ($1, $2)", values: [lab, pairLine({ ...pair, lab })] });
+      // Merged with the commit's other pairs into one insert; ids follow the order they were asked in.
+      pg.addToNextCommit({
+        text: "INSERT INTO lab_pairs (lab, line) SELECT l, p FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(l, p, o) ORDER BY o",
+        values: [[lab], [pairLine({ ...pair, lab })]],
+        merge: true,
+      });
     },
     labId: () => lab,
     close(): void {

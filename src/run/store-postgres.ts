@@ -12,7 +12,8 @@
 //     statements in the SAME transaction as the batch that commits that event, after the events
 //     and projections of the batch; `addToNextCommit(statement)` rides with the next batch (a
 //     flush() commits it even when no event is buffered). If the batch fails, they stay pending
-//     with its events and are tried again with them. Their results are not returned.
+//     with its events and are tried again with them. Their results are not returned. Those
+//     marked `merge` (array parameters only) run as one statement per text (pg/merged-statements.ts).
 //   - `putPack(run, bytes)` / `getPack(run)` keep a run's pack snapshot archive (R-1), so a
 //     machine without the state folder can fetch it.
 //   - the connection is never re-opened behind the caller's back: once it fails, every call
@@ -20,6 +21,7 @@
 
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { mergeStatements, type MergeableStatement } from "./pg/merged-statements.js";
 import { SqlError, SyncPg, type Statement } from "./pg/sync-pg.js";
 import { projectBatch, type InstanceWrite, type PendingRow, type ProjectionOps } from "./projection.js";
 import { BufferedStore } from "./store-base.js";
@@ -135,7 +137,7 @@ export class PostgresStore extends BufferedStore {
   readonly sql: SyncPg;
   private readonly texts = new Map<string, string>();
   /** Statements that ride with the next committed batch (appendWith, addToNextCommit). */
-  private riders: Statement[] = [];
+  private riders: MergeableStatement[] = [];
   /** Runs whose advisory lock this connection holds (tryLock). */
   private readonly locks = new Set<string>();
 
@@ -203,7 +205,7 @@ export class PostgresStore extends BufferedStore {
         ],
       });
     projectBatch(this.opsInto(statements), rows);
-    if (insert) statements.push(...this.riders);
+    if (insert) statements.push(...mergeStatements(this.riders));
     statements.push({ text: BUMP_CHANGES });
     this.sql.transaction(statements);
   }
@@ -223,15 +225,15 @@ export class PostgresStore extends BufferedStore {
     task: string | null,
     key: string | null,
     payload: EventPayloads[T],
-    statements: Statement[],
+    statements: MergeableStatement[],
   ): RunEvent {
     const e = this.append(run, type, task, key, payload);
     this.riders.push(...statements);
     return e;
   }
 
-  /** Runs a statement in the transaction of the next committed batch. */
-  addToNextCommit(statement: Statement): void {
+  /** Runs a statement in the transaction of the next committed batch (merged with its kind: pg/merged-statements.ts). */
+  addToNextCommit(statement: MergeableStatement): void {
     this.riders.push(statement);
   }
 

@@ -13,8 +13,10 @@ export interface JobPayload {
   attempt: number;
   /** The task as planned, its timeout capped below the queue's lock (names.ts). */
   plan: WorkTask;
-  /** The instance input (R-20), final when the job is enqueued. */
+  /** The instance input (R-20), final when the job is enqueued; shared outputs are null here. */
   input: InstanceInput;
+  /** Dependency name → hash of its output in `queue_inputs` (shared-inputs.ts). */
+  shared?: Record<string, string>;
   /** A revise loop's rounds recorded before this attempt. */
   rounds: ReviseRound[];
 }

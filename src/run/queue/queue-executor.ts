@@ -24,12 +24,16 @@ import {
   TASK_IDENTIFIER,
 } from "./names.js";
 import { ensureQueueSchema } from "./schema.js";
+import { InputSharer } from "./shared-inputs.js";
 import { startSweeper } from "./sweeper.js";
 
 /** What the coordinator needs from the PostgreSQL store: statements committed with the next batch of events. */
 export interface CommitHook {
-  /** Runs the statement in the transaction that commits the events appended so far (or the next one). */
-  addToNextCommit(statement: { text: string; values?: unknown[] }): void;
+  /**
+   * Runs the statement in the transaction that commits the events appended so far (or the next
+   * one); those marked `merge` run as one statement per text, their array parameters concatenated.
+   */
+  addToNextCommit(statement: { text: string; values?: unknown[]; merge?: boolean }): void;
   /** Commits now. */
   flush(): void;
   /** One round trip to the store: throws its StorageFault when the server cannot be reached. */
@@ -55,6 +59,16 @@ interface Pending {
   started: boolean;
   withdrawing: boolean;
 }
+
+/**
+ * Adds the jobs of one commit: payloads ($1) and job keys ($2), in order. A key already queued
+ * and not yet taken is replaced, one already taken gets a new job (add_job's default mode); a
+ * key twice in one commit keeps its last payload (add_jobs refuses to touch a row twice).
+ */
+const ADD_JOBS = `select count(*) from ${QUEUE_SCHEMA}.add_jobs(array(
+  select row('${TASK_IDENTIFIER}', p, null, null, ${JOB_MAX_ATTEMPTS}, k, null, null)::${QUEUE_SCHEMA}.job_spec
+  from (select distinct on (k) p, k, o from unnest($1::json[], $2::text[]) with ordinality as u(p, k, o) order by k, o desc) last
+  order by o))`;
 
 /** An instance's timeout capped below the queue's 4-hour lock (names.ts), revise steps included. */
 function capTimeout<T extends WorkTask>(t: T): T {
@@ -88,8 +102,10 @@ export class QueueExecutor implements InstanceExecutor {
   private listener: pg.Client | undefined;
 
   private readonly pool: pg.Pool;
+  private readonly inputs: InputSharer;
 
   constructor(private readonly opts: QueueExecutorOptions) {
+    this.inputs = new InputSharer(opts.run, (s) => opts.commits.addToNextCommit(s), opts.schema);
     this.pool = new pg.Pool({ connectionString: opts.connectionString, keepAlive: true, max: 4 });
     this.pool.on("error", () => undefined);
     this.pool.on("connect", (c) => c.on("error", () => undefined));
@@ -184,20 +200,20 @@ export class QueueExecutor implements InstanceExecutor {
   run(req: AttemptRequest): Promise<Outcome> {
     const k = jobKey(this.opts.run, req.ctx.recordTask, req.ctx.key, req.attempt);
     if (!this.adopted.delete(k)) {
+      const { input, shared } = this.inputs.split(req.input);
       const payload: JobPayload = {
         run: this.opts.run,
         task: req.ctx.recordTask,
         key: req.ctx.key,
         attempt: req.attempt,
         plan: capTimeout(req.ctx.task),
-        input: req.input,
+        input,
+        ...(shared ? { shared } : {}),
         rounds: req.rounds,
       };
-      // Committed with the instance_started the engine has just appended (one transaction).
-      this.opts.commits.addToNextCommit({
-        text: `select ${QUEUE_SCHEMA}.add_job($1, $2::json, job_key => $3, max_attempts => $4)`,
-        values: [TASK_IDENTIFIER, JSON.stringify(payload), k, JOB_MAX_ATTEMPTS],
-      });
+      // Committed with the instance_started the engine has just appended (one transaction), as
+      // one add_jobs with the commit's other jobs (merged statements, store-postgres.ts).
+      this.opts.commits.addToNextCommit({ text: ADD_JOBS, values: [[JSON.stringify(payload)], [k]], merge: true });
     }
     return new Promise<Outcome>((resolve, reject) => {
       const p: Pending = { req, resolve, reject, lastRound: req.rounds.length, started: false, withdrawing: false };
@@ -244,7 +260,7 @@ export class QueueExecutor implements InstanceExecutor {
       queueMicrotask(() => {
         const ids = this.marks;
         this.marks = [];
-        if (ids.length) this.opts.commits.addToNextCommit({ text: markFoldedSql(this.opts.schema), values: [ids] });
+        if (ids.length) this.opts.commits.addToNextCommit({ text: markFoldedSql(this.opts.schema), values: [ids], merge: true });
       });
     }
     this.marks.push(id);

@@ -41,6 +41,12 @@ create table if not exists ${s}.queue_runs (
   run text primary key,
   plan jsonb not null,
   repo jsonb
+);
+create table if not exists ${s}.queue_inputs (
+  run text not null,
+  hash text not null,
+  body text not null,
+  primary key (run, hash)
 );`;
 }
 

@@ -25,6 +25,7 @@ import { CANCEL_CHANNEL, HEARTBEAT_INTERVAL_MS, ident, jobKey, TASK_IDENTIFIER }
 import { ensureQueueSchema, quietLogger } from "./schema.js";
 import { holdWorkerLock, startSweeper } from "./sweeper.js";
 import { RunCache, type PackSource } from "./run-cache.js";
+import { InputJoiner } from "./shared-inputs.js";
 import type { JobPayload } from "./job-payload.js";
 
 export interface WorkerOptions {
@@ -123,6 +124,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       extractPack(archive, dest);
     });
   const cache = new RunCache(pool, schema, opts.stateDir, packs);
+  const inputs = new InputJoiner(pool, schema);
   const secrets = new Set(opts.secretEnv ?? []);
   const baseEnv: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!secrets.has(k)) baseEnv[k] = v;
@@ -156,6 +158,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       db.release();
     }
     const facts = await cache.get(p.run);
+    const input = await inputs.join(p.run, p.input, p.shared);
     const env: KindEnv = {
       run: p.run,
       plan: facts.plan,
@@ -198,7 +201,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     try {
       out = await localExecutor.run({
         ctx: { env, task: p.plan, recordTask: p.task, key: p.key, dir, signal: abort.signal },
-        input: p.input,
+        input,
         attempt: p.attempt,
         rounds: prior,
         recordRound: (r, usage) => {
