@@ -5,6 +5,7 @@
 
 import { workerData, type MessagePort } from "node:worker_threads";
 import pg from "pg";
+import { inlinedTransaction } from "./inlined-transaction.js";
 
 // Counts and epoch milliseconds come back as bigint (int8); every one we store fits a double.
 pg.types.setTypeParser(20, (v: string) => Number(v));
@@ -56,6 +57,16 @@ async function answer(req: Request): Promise<Reply> {
   }
   const c = await connection();
   if (req.op === "query") return { ok: true, rows: (await c.query(req.text, req.values)).rows };
+  const inlined = inlinedTransaction(req.statements);
+  if (inlined !== null) {
+    try {
+      await c.query(inlined); // one round trip (inlined-transaction.ts); results are not returned
+      return { ok: true, results: [] };
+    } catch (err) {
+      if (!lost) await c.query("ROLLBACK").catch(() => {});
+      throw err;
+    }
+  }
   await c.query("BEGIN");
   try {
     const results: unknown[][] = [];

@@ -63,9 +63,9 @@ export class SyncPg {
     return (this.call({ op: "query", text, values }).rows ?? []) as R[];
   }
 
-  /** Runs the statements in order as one transaction (one round trip); returns each one's rows. */
-  transaction(statements: Statement[]): unknown[][] {
-    return this.call({ op: "transaction", statements }).results ?? [];
+  /** Runs the statements in order as one transaction (one round trip when they can be inlined: inlined-transaction.ts). */
+  transaction(statements: Statement[]): void {
+    this.call({ op: "transaction", statements });
   }
 
   close(): void {
