@@ -216,11 +216,23 @@ export class QueueExecutor implements InstanceExecutor {
       this.opts.commits.addToNextCommit({ text: ADD_JOBS, values: [[JSON.stringify(payload)], [k]], merge: true });
     }
     return new Promise<Outcome>((resolve, reject) => {
-      const p: Pending = { req, resolve, reject, lastRound: req.rounds.length, started: false, withdrawing: false };
-      this.pending.set(k, p);
+      // The signal is the run's, shared by every attempt: the listener goes when the attempt
+      // settles, or the run's signal would hold one per attempt ever started (and each add,
+      // which walks the list, would cost more than the last).
       const signal = req.ctx.signal;
+      const onAbort = () => void this.withdraw(k, p);
+      const settled = () => signal.removeEventListener("abort", onAbort);
+      const p: Pending = {
+        req,
+        resolve: (o) => (settled(), resolve(o)),
+        reject: (err) => (settled(), reject(err)),
+        lastRound: req.rounds.length,
+        started: false,
+        withdrawing: false,
+      };
+      this.pending.set(k, p);
       if (signal.aborted) void this.withdraw(k, p);
-      else signal.addEventListener("abort", () => void this.withdraw(k, p), { once: true });
+      else signal.addEventListener("abort", onAbort, { once: true });
       this.scheduleFold();
     });
   }
