@@ -5,14 +5,22 @@
 // killed with SIGKILL, and the time until another worker starts that job is measured from the
 // inbox's own timestamps. Needs SWITCHYARD_BENCH_PG (or SWITCHYARD_TEST_PG) naming a server the
 // user may create databases on. Targets: ≥ 300 instances/s, recovery ≤ 10 s.
+//
+// A no-op command's cost is mostly the machine's cost of starting a process, which differs
+// several-fold between machines of the same kind (500 `sh -c true` started one after another by
+// Perl took 0.6 s of CPU on the machine of 2026-12-03 and 2.6 s on the one of 2026-12-04). So the run also measures this machine's own ceiling,
+// in the same run and with nothing else running: the same number of `sh -c true` started by
+// `xargs` with as many slots as the two workers have; the queue's rate is printed as a share of it.
 // usage: node dist/bench/queue.js [INSTANCES=10000] [WORKER_CONCURRENCY=16]
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import pg from "pg";
 import { scratchDir } from "./scratch.js";
 
+const LOAD_AT_START = loadavg()[0]!.toFixed(1);
 const N = Number(process.argv[2] ?? 10000);
 const SLOTS = Number(process.argv[3] ?? 16);
 const server = process.env.SWITCHYARD_BENCH_PG || process.env.SWITCHYARD_TEST_PG;
@@ -67,8 +75,30 @@ work = command(name = "work", depends_on = [items], over = items.keys, max_fanou
   return p;
 }
 
-async function throughput(url: string, dir: string): Promise<void> {
+/** This machine's rate of starting `sh -c true` through `xargs -P SLOTS` (instances/s), nothing else running. */
+function ceiling(n: number, slots: number): number {
+  const input = Array.from({ length: n }, (_, i) => String(i)).join("\n") + "\n";
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync("xargs", [`-P${slots}`, "-n1", "sh", "-c", "true"], { input, stdio: ["pipe", "ignore", "inherit"] });
+  if (r.status !== 0) throw new Error("xargs failed");
+  return n / (Number(process.hrtime.bigint() - t0) / 1e9);
+}
+
+async function throughput(url: string, dir: string, xargsRate: number): Promise<void> {
   const p = pack(dir, "noop", N, "true");
+  const commits = async (): Promise<number> => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      // The server's count lags its backends by up to half a second (PGSTAT_MIN_INTERVAL).
+      await new Promise((res) => setTimeout(res, 600));
+      const r = await c.query<{ n: string }>("select xact_commit::text as n from pg_stat_database where datname = current_database()");
+      return Number(r.rows[0]!.n);
+    } finally {
+      await c.end();
+    }
+  };
+  const commitsBefore = await commits();
   const t0 = Date.now();
   const r = spawnSync(
     process.execPath,
@@ -81,6 +111,7 @@ async function throughput(url: string, dir: string): Promise<void> {
   );
   const wall = (Date.now() - t0) / 1000;
   if (r.status !== 0) throw new Error(`the run failed: ${r.stderr.slice(-2000)}`);
+  const perInstance = ((await commits()) - commitsBefore) / N;
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
@@ -96,7 +127,9 @@ async function throughput(url: string, dir: string): Promise<void> {
     process.stdout.write(
       `throughput: ${N.toLocaleString("en")} no-op commands, 2 workers × ${SLOTS} slots, run concurrency 64: ` +
         `${Math.round(N / s).toLocaleString("en")} instances/s (${s.toFixed(1)} s from expansion to the last finish; ${wall.toFixed(1)} s for the whole command; ` +
-        `per worker ${workers.rows.map((w) => w.n).join(" / ")})\n`,
+        `per worker ${workers.rows.map((w) => w.n).join(" / ")}; ${perInstance.toFixed(2)} store transactions per instance)\n` +
+        `ceiling: the same ${N.toLocaleString("en")} \`sh -c true\` through \`xargs -P${2 * SLOTS}\` alone: ${Math.round(xargsRate).toLocaleString("en")}/s; ` +
+        `the queue ran at ${Math.round((100 * N) / s / xargsRate)} % of it (load average ${LOAD_AT_START} when the benchmark started)\n`,
     );
   } finally {
     await c.end();
@@ -157,8 +190,9 @@ const url = u.toString();
 await admin(`create database ${db}`);
 const procs: ChildProcess[] = [];
 try {
+  const xargsRate = N > 0 ? ceiling(N, 2 * SLOTS) : 0;
   procs.push(await worker(url, dir, "w1"), await worker(url, dir, "w2"));
-  if (N > 0) await throughput(url, dir);
+  if (N > 0) await throughput(url, dir, xargsRate);
   await recovery(url, dir, procs);
 } finally {
   // Drained (SIGTERM), as an operator stops a worker; killed if that takes over 10 s.
