@@ -20,7 +20,8 @@ import { localExecutor } from "../executor.js";
 import { extractPack } from "../pack-archive.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../untrusted-file.js";
 import { errorText } from "../values.js";
-import { claimStart, report, reportedRounds, type FinishedReport, type InboxAddress } from "./inbox.js";
+import { reportedRounds, type FinishedReport, type InboxAddress } from "./inbox.js";
+import { InboxWriter } from "./inbox-writer.js";
 import { CANCEL_CHANNEL, HEARTBEAT_INTERVAL_MS, ident, jobKey, TASK_IDENTIFIER } from "./names.js";
 import { ensureQueueSchema, quietLogger } from "./schema.js";
 import { holdWorkerLock, startSweeper } from "./sweeper.js";
@@ -125,6 +126,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     });
   const cache = new RunCache(pool, schema, opts.stateDir, packs);
   const inputs = new InputJoiner(pool, schema);
+  const inbox = new InboxWriter(pool, schema, id);
   const secrets = new Set(opts.secretEnv ?? []);
   const baseEnv: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!secrets.has(k)) baseEnv[k] = v;
@@ -148,14 +150,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     const p = raw as JobPayload;
     const at: InboxAddress = { run: p.run, task: p.task, key: p.key, attempt: p.attempt };
     const key = jobKey(p.run, p.task, p.key, p.attempt);
-    const db = await pool.connect();
-    try {
-      if ((await claimStart(db, schema, at, id, { host: hostname(), pid: process.pid })) === "skip") {
-        log(`skipped ${key}: its result is already in the inbox`);
-        return;
-      }
-    } finally {
-      db.release();
+    if ((await inbox.claimStart(at, { host: hostname(), pid: process.pid })) === "skip") {
+      log(`skipped ${key}: its result is already in the inbox`);
+      return;
     }
     const facts = await cache.get(p.run);
     const input = await inputs.join(p.run, p.input, p.shared);
@@ -205,13 +202,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
         attempt: p.attempt,
         rounds: prior,
         recordRound: (r, usage) => {
-          rounds = rounds.then(() =>
-            pool
-              .connect()
-              .then((c) =>
-                report(c, schema, at, id, "round", { round: r, ...(usage ? { usage } : {}) }, r.round).finally(() => c.release()),
-              ),
-          );
+          rounds = rounds.then(() => inbox.report(at, "round", { round: r, ...(usage ? { usage } : {}) }, r.round));
         },
         mayStartRound: () => !abort.signal.aborted,
       });
@@ -228,12 +219,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     }
     const tail = logTail(`${dir}.log`);
     const finished: FinishedReport = { outcome: capped(out, limit), ...(tail !== undefined ? { log_tail: tail } : {}) };
-    const db3 = await pool.connect();
-    try {
-      await report(db3, schema, at, id, "finished", finished);
-    } finally {
-      db3.release();
-    }
+    await inbox.report(at, "finished", finished);
     log(`${key}: ${out.status}`);
   };
 

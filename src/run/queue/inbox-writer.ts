@@ -1,0 +1,160 @@
+// A worker's writes to the inbox, grouped (issue 17, the queue's rate): every job a worker runs
+// costs a start claim and a finished report, each a round trip to the store that wakes a server
+// process and then this one. With many short attempts at once, the claims (and the reports) that
+// arrive while one statement is on its way go together as the next one — a group commit: one
+// alone is sent at once, so nothing waits longer than the statement before it. Each grouped
+// statement does for every row exactly what inbox.ts's single statements do, in one transaction;
+// when it fails, its rows are sent again one by one, in order, so one bad row (a payload the
+// server refuses) fails only its own job.
+
+import type { Pool } from "pg";
+import { claimStart, report, type InboxAddress, type InboxKind, type FinishedReport } from "./inbox.js";
+import { ident, INBOX_CHANNEL } from "./names.js";
+
+interface Claim {
+  at: InboxAddress;
+  payload: string;
+  done: (r: "skip" | "run") => void;
+  fail: (err: unknown) => void;
+}
+
+interface Report {
+  at: InboxAddress;
+  kind: InboxKind;
+  round: number;
+  status: string | null;
+  payload: string;
+  done: () => void;
+  fail: (err: unknown) => void;
+}
+
+/** One kind of request sent in groups: at most one statement in flight, the rest wait for it. */
+class Group<T> {
+  private waiting: T[] = [];
+  private busy = false;
+
+  constructor(
+    private readonly sendAll: (batch: T[]) => Promise<void>,
+    private readonly sendOne: (item: T) => Promise<void>,
+    private readonly failItem: (item: T, err: unknown) => void,
+  ) {}
+
+  add(item: T): void {
+    this.waiting.push(item);
+    // Requests made in the same turn of the event loop go together even when nothing is in flight.
+    if (!this.busy) {
+      this.busy = true;
+      setImmediate(() => void this.drain());
+    }
+  }
+
+  private async drain(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const batch = this.waiting;
+      this.waiting = [];
+      try {
+        if (batch.length === 1) await this.sendOne(batch[0]!);
+        else await this.sendAll(batch);
+      } catch (err) {
+        if (batch.length === 1) this.failItem(batch[0]!, err);
+        else
+          for (const item of batch) {
+            // One after another, in the order asked (rare: only after a refused group).
+            await this.sendOne(item).catch((e: unknown) => this.failItem(item, e));
+          }
+      }
+    }
+    this.busy = false;
+  }
+}
+
+export class InboxWriter {
+  private readonly claims: Group<Claim>;
+  private readonly reports: Group<Report>;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly schema: string,
+    private readonly worker: string,
+  ) {
+    this.claims = new Group<Claim>(
+      (b) => this.claimAll(b),
+      async (c) => c.done(await claimStart(pool, schema, c.at, worker, JSON.parse(c.payload))),
+      (c, err) => c.fail(err),
+    );
+    this.reports = new Group<Report>(
+      (b) => this.reportAll(b),
+      async (r) => {
+        await report(pool, schema, r.at, worker, r.kind, JSON.parse(r.payload), r.round);
+        r.done();
+      },
+      (r, err) => r.fail(err),
+    );
+  }
+
+  /** As inbox.ts's claimStart: "skip" when the instance passed or this attempt already finished. */
+  claimStart(at: InboxAddress, payload: unknown): Promise<"skip" | "run"> {
+    return new Promise((done, fail) => this.claims.add({ at, payload: JSON.stringify(payload), done, fail }));
+  }
+
+  /** As inbox.ts's report (a report already there is left as it is). */
+  report(at: InboxAddress, kind: InboxKind, payload: unknown, round = 0): Promise<void> {
+    const status = kind === "finished" ? (payload as FinishedReport).outcome.status : null;
+    return new Promise((done, fail) => this.reports.add({ at, kind, round, status, payload: JSON.stringify(payload), done, fail }));
+  }
+
+  private async claimAll(batch: Claim[]): Promise<void> {
+    const t = `${ident(this.schema)}.inbox`;
+    const r = await this.pool.query<{ o: string }>(
+      `with req as (
+         select * from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::jsonb[]) with ordinality as r(run, task, key, attempt, payload, o)),
+       done as (
+         select r.o from req r where exists (
+           select 1 from ${t} i where i.run = r.run and i.task = r.task and i.key = r.key and i.kind = 'finished'
+             and (i.status = 'passed' or i.attempt = r.attempt))),
+       ins as (
+         insert into ${t} (run, task, key, attempt, kind, round, status, payload, worker)
+         select run, task, key, attempt, 'started', 0, null, payload, $6 from req where o not in (select o from done)
+         on conflict do nothing returning id)
+       select o::text from done`,
+      [
+        batch.map((c) => c.at.run),
+        batch.map((c) => c.at.task),
+        batch.map((c) => c.at.key ?? ""),
+        batch.map((c) => c.at.attempt),
+        batch.map((c) => c.payload),
+        this.worker,
+      ],
+    );
+    const skip = new Set(r.rows.map((row) => Number(row.o)));
+    batch.forEach((c, i) => c.done(skip.has(i + 1) ? "skip" : "run"));
+  }
+
+  private async reportAll(batch: Report[]): Promise<void> {
+    const t = `${ident(this.schema)}.inbox`;
+    // Identical notifications in one transaction reach a listener once: one wake-up per run.
+    await this.pool.query(
+      `with ins as (
+         insert into ${t} (run, task, key, attempt, kind, round, status, payload, worker)
+         select run, task, key, attempt, kind, round, status, payload, $9
+         from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::text[], $8::jsonb[])
+           with ordinality as r(run, task, key, attempt, kind, round, status, payload, o)
+         order by o
+         on conflict do nothing returning run)
+       select pg_notify($10, run) from ins`,
+      [
+        batch.map((x) => x.at.run),
+        batch.map((x) => x.at.task),
+        batch.map((x) => x.at.key ?? ""),
+        batch.map((x) => x.at.attempt),
+        batch.map((x) => x.kind),
+        batch.map((x) => x.round),
+        batch.map((x) => x.status),
+        batch.map((x) => x.payload),
+        this.worker,
+        INBOX_CHANNEL,
+      ],
+    );
+    for (const x of batch) x.done();
+  }
+}
