@@ -38,6 +38,12 @@ const REDRAW_MS = 100;
 
 export class Progress {
   private timer: NodeJS.Timeout | null = null;
+  /**
+   * Event lines not yet written. Writing to a pipe is a system call that wakes the reader, and a
+   * run of many short instances makes thousands of events a second: the lines of one turn of the
+   * event loop go out as one write, in order, before anything else this writes.
+   */
+  private pending = "";
   private last = 0;
   private paused = false;
   private readonly colors: Colors;
@@ -63,17 +69,28 @@ export class Progress {
 
   event(e: RunEvent): void {
     if (this.mode === "json") {
-      this.out.write(
-        JSON.stringify({ run: e.run, seq: e.seq, time: e.time, type: e.type, task: e.task, key: e.key, payload: e.payload }) + "\n",
-      );
+      this.line(JSON.stringify({ run: e.run, seq: e.seq, time: e.time, type: e.type, task: e.task, key: e.key, payload: e.payload }));
     } else if (this.mode === "plain") {
-      this.out.write(plainLine(e) + "\n");
+      this.line(plainLine(e));
     } else if (this.mode === "tty") {
       if (this.opts.verbose && !this.paused) this.live!.persist(this.fit(plainLine(e)));
       const now = Date.now();
       if (now - this.last >= REDRAW_MS) this.redraw();
       else if (!this.timer) this.timer = setTimeout(() => this.redraw(), REDRAW_MS - (now - this.last));
     }
+  }
+
+  private line(text: string): void {
+    if (this.pending === "") setImmediate(() => this.flush());
+    this.pending += text + "\n";
+  }
+
+  /** Writes the event lines still held (before an exit that skips the event loop). */
+  flush(): void {
+    if (this.pending === "") return;
+    const text = this.pending;
+    this.pending = "";
+    this.out.write(text);
   }
 
   /** The \`tty\` host is about to ask a question at this terminal: clear the block and hold it. */
@@ -107,6 +124,7 @@ export class Progress {
   }
 
   finish(outcome: RunOutcome, tasks: TaskProgress[], honest?: { lines: string[]; json: object }): void {
+    this.flush();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.mode === "tty") {

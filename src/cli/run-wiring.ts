@@ -229,6 +229,7 @@ export async function execute(
       engine.cancel(`cancelled by ${by}`);
     } else {
       store.flush();
+      shown.flush();
       process.exit(130);
     }
   };
