@@ -1,9 +1,17 @@
 // Parsing JSON that commands and agents wrote (issue 9 item 4). No output may be a poison pill:
 // JSON nested 100,000 deep parses, but recording it (JSON.stringify) then overflows the stack on
 // every resume. So the text is checked before it is parsed, in one pass: nesting deeper than
-// MAX_JSON_DEPTH is refused, and so is an integer that a JavaScript number cannot hold exactly
-// (beyond 2^53), rather than being silently rounded. Either fails that element as
-// `output-invalid`, naming the limit.
+// MAX_JSON_DEPTH is refused, and so is an integer literal that a JavaScript number cannot hold
+// exactly, rather than being silently rounded. Either fails that element as `output-invalid`,
+// naming the limit.
+//
+// The integer rule, exactly: a number token with no fraction and no exponent whose magnitude is
+// more than 9007199254740991 (2^53 - 1, Number.MAX_SAFE_INTEGER) is refused. 2^53 itself is
+// refused too although a double holds it, because 2^53 + 1 reads as 2^53: from the parsed value
+// no reader could tell which was written. A token with a fraction or an exponent (0.1, 1e308,
+// 5e-324, 1.5E+3) is a float by its author's choice and is never refused for its digits. So every
+// text JSON.stringify writes is accepted except one holding an integer-valued number from 2^53 up
+// to 1e21 (written as a bare integer), which is the rule's own case.
 
 import { UntrustedFileError } from "./untrusted-file.js";
 
@@ -19,9 +27,19 @@ const CLOSE_BRACE = 125;
 const MINUS = 45;
 const ZERO = 48;
 const NINE = 57;
+const DOT = 46;
+const PLUS = 43;
+const LOWER_E = 101;
+const UPPER_E = 69;
 
 /** Integer literals with more digits than this may exceed 2^53 and are looked at closely. */
 const SAFE_DIGITS = 15;
+
+/** The index after the run of ASCII digits starting at `i`. */
+function skipDigits(text: string, i: number): number {
+  while (i < text.length && text.charCodeAt(i) >= ZERO && text.charCodeAt(i) <= NINE) i++;
+  return i;
+}
 
 function invalid(message: string): UntrustedFileError {
   return new UntrustedFileError("output-invalid", message);
@@ -50,14 +68,25 @@ function checkJsonLimits(text: string, what: string): void {
     } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
       depth--;
     } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
-      let j = c === MINUS ? i + 1 : i;
-      const start = j;
-      while (j < n && text.charCodeAt(j) >= ZERO && text.charCodeAt(j) <= NINE) j++;
-      const digits = j - start;
-      const next = j < n ? text.charCodeAt(j) : 0;
-      const isInteger = next !== 46 && next !== 101 && next !== 69; // no '.', 'e', 'E'
-      if (isInteger && digits > SAFE_DIGITS && !Number.isSafeInteger(Number(text.slice(i, j)))) {
-        const literal = text.slice(i, j);
+      // One whole number token (RFC 8259 §6): -? int frac? exp?. Only a bare integer literal can
+      // be inexact in a way worth refusing; a fraction or exponent is a float by its author's
+      // choice, and its digits are not an integer of their own.
+      const start = c === MINUS ? i + 1 : i;
+      let j = skipDigits(text, start);
+      const intEnd = j;
+      let isInteger = true;
+      if (text.charCodeAt(j) === DOT) {
+        isInteger = false;
+        j = skipDigits(text, j + 1);
+      }
+      const e = text.charCodeAt(j);
+      if (e === LOWER_E || e === UPPER_E) {
+        isInteger = false;
+        const sign = text.charCodeAt(j + 1);
+        j = skipDigits(text, sign === PLUS || sign === MINUS ? j + 2 : j + 1);
+      }
+      if (isInteger && intEnd - start > SAFE_DIGITS && !Number.isSafeInteger(Number(text.slice(i, intEnd)))) {
+        const literal = text.slice(i, intEnd);
         throw invalid(
           `${what} holds the integer ${literal.length > 40 ? literal.slice(0, 40) + "…" : literal}, beyond 2^53 (9007199254740991), the largest a number keeps exactly; write it as a string`,
         );
