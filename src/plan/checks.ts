@@ -338,6 +338,15 @@ function checkPrompt(t: DeclTask, prompt: string, pos: Position, scope: Placehol
       continue;
     }
     if (scope.extra.includes(inner)) continue;
+    if (inner === "feedback" || inner === "round") {
+      err(
+        "unknown-placeholder",
+        `{{${inner}}} in the prompt of '${t.name}', which is not the body of a revise loop`,
+        pos,
+        `{{feedback}} and {{round}} exist only in the prompt of a revise loop's body (revise(body = agent(...))); remove it`,
+      );
+      continue;
+    }
     const parts = inner.split(".");
     if (parts[0] !== "inputs" || parts.length < 2 || parts.length > 3) {
       const near = nearestName(inner, ["key", ...scope.extra]);

@@ -295,6 +295,25 @@ after = agent(name = "after", depends_on = [loop], prompt = "{{inputs.loop.text}
   assert.deepEqual(loop.emits, { text: "string", rounds: "number" });
 });
 
+test("T-2, T-5: {{feedback}} and {{round}} outside a revise body (a plain agent, a revise reviewer) are unknown-placeholder, saying where they belong", () => {
+  const r = compileSource(
+    PREP +
+      `plain = agent(name = "plain", depends_on = [prep], prompt = "feedback: {{feedback}}")
+loop = revise(name = "loop", depends_on = [prep],
+    body = agent(name = "draft", prompt = "{{feedback}} {{ round }}", emits = {"text": "string"}),
+    reviewer = agent(name = "judge", prompt = "round {{round}} of {{inputs.draft.text}}", emits = {"verdict": "string"}))
+`,
+  );
+  assert.deepEqual(
+    r.diagnostics.map((d) => `${d.pos!.line}:${d.code}: ${d.message}`),
+    [
+      "2:unknown-placeholder: {{feedback}} in the prompt of 'plain', which is not the body of a revise loop (T-2)",
+      "5:unknown-placeholder: {{round}} in the prompt of 'judge', which is not the body of a revise loop (T-2)",
+    ],
+  );
+  assert.match(r.diagnostics[0]!.hint ?? "", /only in the prompt of a revise loop's body/);
+});
+
 test("several independent problems are all reported in one pass, sorted, without follow-on errors", () => {
   const r = compileSource(
     PREP +

@@ -63,3 +63,53 @@ test("T-2, Q-20 (issue 18): in a run, a mapped agent's {{inputs.gate.depth}} is 
     h.dir.cleanup();
   }
 });
+
+test("T-5, T-2: {{round}} is the round (1 first) and {{feedback}} the reviewer's last feedback: text as is, other values as JSON, empty in round 1", () => {
+  const t = "round {{round}}: [{{feedback}}]";
+  assert.equal(renderPrompt(t, { inputs: {} }), "round 1: []");
+  assert.equal(renderPrompt(t, { inputs: {}, round: 2, feedback: "shorter, please" }), "round 2: [shorter, please]");
+  assert.equal(renderPrompt(t, { inputs: {}, round: 3, feedback: null }), "round 3: []");
+  assert.equal(renderPrompt(t, { inputs: {}, round: 4, feedback: { fix: ["a", 1] } }), 'round 4: [{"fix":["a",1]}]');
+});
+
+test("T-5: an agent revise body sees the reviewer's feedback in its prompt, so a loop that needs it converges in round 2", async () => {
+  const h = harness();
+  try {
+    // The agent writes its prompt back, and says PELICAN only when the prompt asks for it: the
+    // loop can be accepted only if the reviewer's feedback reached the prompt.
+    const agentScript = h.dir.file(
+      "scripted.sh",
+      `#!/bin/sh\nnode -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>require("fs").writeFileSync(process.env.SWITCHYARD_OUTPUT,JSON.stringify({text:s.includes("use the word PELICAN")?"PELICAN":"a draft",prompt:s})))'\n`,
+      0o755,
+    );
+    const body = agent("draft", "Write a line (round {{round}}). Feedback: {{feedback}}.", { emits: { text: "string", prompt: "string" } });
+    const reviewer = evaluate("check", { emits: { verdict: "string", feedback: "string" } });
+    const loop: TaskPlan = {
+      ...command("loop", "unused"),
+      kind: "revise",
+      command: undefined,
+      revise: { body, reviewer, max_rounds: 3 },
+      emits: { text: "string", prompt: "string", rounds: "number" },
+    };
+    const { run, outcome, show } = await runPlan(h, plan([loop]), {
+      agentRunners: runner("default", [agentScript]),
+      fns: {
+        check: (input: { inputs: { draft: { text: string } } }) =>
+          input.inputs.draft.text === "PELICAN"
+            ? { verdict: "accept", feedback: "" }
+            : { verdict: "revise", feedback: "use the word PELICAN" },
+      },
+    });
+    assert.equal(outcome.status, "passed", JSON.stringify(show.tasks.loop));
+    const out = show.tasks.loop!.output;
+    assert.deepEqual(out, { text: "PELICAN", prompt: "Write a line (round 2). Feedback: use the word PELICAN.", rounds: 2 });
+    const rounds = [...h.store.events(run)].filter((e) => e.type === "revise_round").map((e) => e.payload as { body: { prompt: string } });
+    assert.deepEqual(
+      rounds.map((r) => r.body.prompt),
+      ["Write a line (round 1). Feedback: .", "Write a line (round 2). Feedback: use the word PELICAN."],
+    );
+  } finally {
+    h.store.close();
+    h.dir.cleanup();
+  }
+});
