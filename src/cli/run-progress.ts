@@ -149,8 +149,6 @@ export class Progress {
     const put = (l: string) => this.out.write((this.mode === "tty" ? this.fit(l) : l) + "\n");
     this.out.write("\n");
     for (const l of summaryTable(tasks).split("\n")) put(l);
-    const savings = savingsLine(tasks);
-    if (savings) put(savings);
     for (const l of honest?.lines ?? []) put(l.startsWith("WARNING") ? this.colors.yellow(this.colors.bold(l)) : l);
     const status = outcome.status === "passed" ? this.colors.green(outcome.status) : this.colors.red(outcome.status);
     put(`run ${outcome.run}: ${status}${outcome.reason ? ` (${forPeople(outcome.reason)})` : ""}`);
@@ -239,24 +237,6 @@ function summaryTable(tasks: TaskProgress[]): string {
     String(t.counts.blocked),
   ]);
   return table(header, rows);
-}
-
-/**
- * What the decisions bought: agent turns taken and not taken, and how many route answers gated
- * them. Agent turns are where the money goes, so this is the line a person looks for.
- */
-function savingsLine(tasks: TaskProgress[]): string | null {
-  let taken = 0;
-  let notTaken = 0;
-  let answers = 0;
-  for (const t of tasks) {
-    if (t.kind === "agent") {
-      taken += t.counts.passed + t.counts.failed;
-      notTaken += t.counts.not_taken;
-    } else if (t.kind === "route") answers += t.counts.passed;
-  }
-  if (answers === 0 || taken + notTaken === 0) return null;
-  return `agent turns: ${taken} taken, ${notTaken} not taken, after ${answers} route answer${answers === 1 ? "" : "s"}`;
 }
 
 export function table(header: string[], rows: string[][]): string {

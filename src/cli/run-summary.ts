@@ -4,7 +4,8 @@
 // model whose every decision fell back to the host is said loudly: the run still passed, but the
 // model did none of the work it was turned on for.
 
-import type { RunEvent } from "../run/index.js";
+import type { Plan } from "../plan/index.js";
+import type { RunEvent, TaskProgress } from "../run/index.js";
 import { formatElapsed } from "./run-lookup.js";
 
 const SLOWEST = 3;
@@ -18,11 +19,31 @@ export interface SummaryJson {
     all_fell_back: Array<{ type: string; decisions: number }>;
   };
   retries: number;
+  agent_turns: { taken: number; in_revise_rounds: number };
   cost_usd: number;
   slowest: Array<{ task: string; key: string | null; ms: number }>;
 }
 
+/** Which of a task's parts are agent turns: the task itself, or a revise loop's body and reviewer. */
+interface TurnTaker {
+  agent: boolean;
+  body: boolean;
+  reviewer: boolean;
+  maxRounds: number;
+}
+
+/** A revise instance's attempt in progress: the last round it recorded in this invocation. */
+interface LoopAttempt {
+  attempt: number;
+  lastRound: number;
+}
+
 export class RunTally {
+  private readonly takers = new Map<string, TurnTaker>();
+  /** Agent turns that ran in this invocation; those of them in revise rounds. */
+  private turns = 0;
+  private reviseTurns = 0;
+  private readonly loops = new Map<string, LoopAttempt>();
   private readonly modes = new Map<string, number>();
   /** Per judgement type turned on for a model: decisions, and how many the host answered instead. */
   private readonly turnedOn = new Map<string, { decisions: number; fellBack: number }>();
@@ -32,18 +53,45 @@ export class RunTally {
   private readonly started = new Map<string, number>();
   private slowest: Array<{ task: string; key: string | null; ms: number }> = [];
 
+  /** The run's tasks: which of them take agent turns (before the first event). */
+  plan(p: Plan): void {
+    for (const t of p.tasks) {
+      const r = t.revise;
+      this.takers.set(t.name, {
+        agent: t.kind === "agent",
+        body: r?.body.kind === "agent",
+        reviewer: r?.reviewer.kind === "agent",
+        maxRounds: r?.max_rounds ?? 0,
+      });
+    }
+  }
+
   event(e: RunEvent): void {
     switch (e.type) {
       case "instance_started":
         this.started.set(`${e.task}\u0000${e.key ?? ""}`, Date.parse(e.time));
+        this.turnStarted(e.task!, e.key, e.payload.attempt);
         break;
       case "instance_retried":
         this.retries += 1;
         this.ended(e);
+        this.loopEnded(e.task!, e.key, false);
+        break;
+      case "instance_interrupted":
+        this.loopEnded(e.task!, e.key, false);
         break;
       case "instance_finished":
         this.ended(e);
+        this.loopEnded(e.task!, e.key, e.payload.status !== "failed");
         break;
+      case "revise_round": {
+        const t = this.takers.get(e.task!);
+        const loop = this.loops.get(`${e.task}\u0000${e.key ?? ""}`);
+        if (!t || !loop) break;
+        loop.lastRound = e.payload.round;
+        this.countRevise((t.body ? 1 : 0) + (t.reviewer ? 1 : 0));
+        break;
+      }
       case "decision_recorded": {
         this.ended(e);
         const p = e.payload;
@@ -67,6 +115,41 @@ export class RunTally {
     }
   }
 
+  /**
+   * An attempt started: an agent's is one turn; a revise loop's turns are counted per round as
+   * its rounds are recorded (and one more for a round its attempt ended in the middle of).
+   */
+  private turnStarted(task: string, key: string | null, attempt: number): void {
+    const t = this.takers.get(task);
+    if (t?.agent) this.turns += 1;
+    else if (t?.body || t?.reviewer) this.loops.set(`${task}\u0000${key ?? ""}`, { attempt, lastRound: 0 });
+  }
+
+  /**
+   * A revise attempt ended. Unless it passed, or failed because its last round was the last
+   * allowed, it ended inside a round whose body had started (a body that failed, a reviewer that
+   * failed or gave a bad verdict, or a cancel): the body's turn ran. An agent reviewer's turn in
+   * such a round is not known to have run and is not counted.
+   */
+  private loopEnded(task: string, key: string | null, settled: boolean): void {
+    const id = `${task}\u0000${key ?? ""}`;
+    const loop = this.loops.get(id);
+    if (!loop) return;
+    this.loops.delete(id);
+    const t = this.takers.get(task)!;
+    if (!settled && t.body && loop.lastRound < t.maxRounds) this.countRevise(1);
+  }
+
+  private countRevise(n: number): void {
+    this.turns += n;
+    this.reviseTurns += n;
+  }
+
+  /** Agent turns that ran in this invocation, and those of them in revise rounds. */
+  agentTurns(): { taken: number; in_revise_rounds: number } {
+    return { taken: this.turns, in_revise_rounds: this.reviseTurns };
+  }
+
   private ended(e: RunEvent): void {
     const id = `${e.task}\u0000${e.key ?? ""}`;
     const t0 = this.started.get(id);
@@ -88,6 +171,7 @@ export class RunTally {
         all_fell_back: this.allFellBack(),
       },
       retries: this.retries,
+      agent_turns: this.agentTurns(),
       cost_usd: costUsd,
       slowest: this.slowest,
     };
@@ -99,9 +183,30 @@ export class RunTally {
       .map(([type, t]) => ({ type, decisions: t.decisions }));
   }
 
+  /**
+   * What the decisions bought: agent turns taken and not taken, and how many route answers gated
+   * them. Agent turns are where the money goes, so this is the line a person looks for. Taken:
+   * every agent turn this invocation ran (retries and revise rounds included); not taken and the
+   * answers: the whole run's instances.
+   */
+  private turnsLine(tasks: TaskProgress[]): string | null {
+    let notTaken = 0;
+    let answers = 0;
+    for (const t of tasks) {
+      if (t.kind === "agent") notTaken += t.counts.not_taken;
+      else if (t.kind === "route") answers += t.counts.passed;
+    }
+    if (this.turns + notTaken === 0) return null;
+    const inRounds = this.reviseTurns > 0 ? ` (${this.reviseTurns} in revise rounds)` : "";
+    const gated = answers > 0 ? `, ${notTaken} not taken, after ${answers} route answer${answers === 1 ? "" : "s"}` : "";
+    return `agent turns: ${this.turns} taken${inRounds}${gated}`;
+  }
+
   /** The summary's lines of text (after the per-task table). */
-  lines(run: string, costUsd: number): string[] {
+  lines(run: string, costUsd: number, tasks: TaskProgress[] = []): string[] {
     const out: string[] = [];
+    const turns = this.turnsLine(tasks);
+    if (turns) out.push(turns);
     const total = [...this.modes.values()].reduce((a, b) => a + b, 0);
     if (total > 0) {
       const order = ["model", "shadow", "host", "output"];

@@ -185,6 +185,7 @@ export async function execute(
     await queue?.close();
     throw err;
   }
+  tally.plan(engine.plan);
   function newEngine(): RunEngine {
     return new RunEngine({
       store,
@@ -251,7 +252,8 @@ export async function execute(
       if (err instanceof StorageFault) err.run = run;
       throw err;
     }
-    progress.finish(outcome, engine.progress(), { lines: tally.lines(run, engine.spentUsd()), json: tally.json(engine.spentUsd()) });
+    const tasks = engine.progress();
+    progress.finish(outcome, tasks, { lines: tally.lines(run, engine.spentUsd(), tasks), json: tally.json(engine.spentUsd()) });
     if (outcome.status !== "passed") setExitCode(EXIT_FAILED);
     return outcome;
   } finally {

@@ -1,0 +1,101 @@
+// The run summary's "agent turns" line (R-30): every agent turn that ran is counted — each attempt
+// of an agent task (a retry is another turn) and each agent turn inside a revise loop's rounds
+// (its body every round, an agent reviewer every finished round, and the body of a round an
+// attempt ended in). The numbers are known by construction: the scripted agent below counts its
+// own runs in a file, independently of the engine's events.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { TaskPlan } from "../../src/plan/index.js";
+import { RunTally } from "../../src/cli/run-summary.js";
+import { agent, command, evaluate, harness, mapped, plan, ref, runner, runPlan } from "./helpers.js";
+
+function revise(
+  name: string,
+  body: TaskPlan,
+  reviewer: TaskPlan,
+  maxRounds: number,
+  extra: { depends_on?: string[]; over?: { task: string; field: string }; max_fanout?: number } = {},
+): TaskPlan {
+  return {
+    ...command(name, "unused"),
+    ...extra,
+    kind: "revise",
+    command: undefined,
+    revise: { body, reviewer, max_rounds: maxRounds },
+    emits: { ...body.emits, rounds: "number" },
+  };
+}
+
+test("R-30: the summary counts every agent turn that ran: attempts, retries and revise rounds (body and agent reviewer)", async () => {
+  const h = harness();
+  try {
+    const ran = join(h.dir.path, "ran.txt");
+    // One line per turn the agent ran. "flaky" fails its first attempt; "brittle" fails in round 2;
+    // the reviewer accepts "draft 3" only.
+    const script = h.dir.file(
+      "agent.sh",
+      `#!/bin/sh
+p=$(cat)
+echo "$p" >> ${JSON.stringify(ran)}
+case "$p" in
+  flaky*) if [ ! -e ${JSON.stringify(join(h.dir.path, "flaked"))} ]; then touch ${JSON.stringify(join(h.dir.path, "flaked"))}; exit 1; fi ;;
+  "brittle 2") exit 1 ;;
+  "review draft 3") printf '{"verdict":"accept"}' > "$SWITCHYARD_OUTPUT"; exit 0 ;;
+  review*) printf '{"verdict":"revise","feedback":"more"}' > "$SWITCHYARD_OUTPUT"; exit 0 ;;
+esac
+printf '{"text":"%s"}' "$(echo "$p" | sed 's/^[a-z]* //; s/^/draft /')" > "$SWITCHYARD_OUTPUT"
+`,
+      0o755,
+    );
+    const m = mapped(ref("prepare", "members"));
+    const p = plan([
+      evaluate("prepare", { emits: { members: "list" } }),
+      agent("plain", "plain {{key}}", { depends_on: ["prepare"], ...m, emits: { text: "string" } }),
+      agent("flaky", "flaky", { retries: 1, emits: { text: "string" } }),
+      // Accepted in round 3: 3 body turns and 3 reviewer turns.
+      revise(
+        "polish",
+        agent("draft", "draft {{round}}", { emits: { text: "string" } }),
+        agent("judge", "review {{inputs.draft.text}}", { emits: { verdict: "string" } }),
+        5,
+      ),
+      // Each of 2 elements: round 1 recorded (1 body turn), then the body fails in round 2 (1 more).
+      revise(
+        "fragile",
+        agent("brittle", "brittle {{round}}", { emits: { text: "string" } }),
+        evaluate("again", { emits: { verdict: "string" } }),
+        4,
+        { depends_on: ["prepare"], ...m },
+      ),
+      // The reviewer never accepts: max_rounds = 2 body turns, and no round after the last.
+      revise(
+        "stubborn",
+        agent("try", "try {{round}}", { emits: { text: "string" } }),
+        evaluate("never", { emits: { verdict: "string" } }),
+        2,
+      ),
+    ]);
+    const tally = new RunTally();
+    tally.plan(p);
+    const { outcome, show } = await runPlan(h, p, {
+      agentRunners: runner("default", [script]),
+      fns: { prepare: () => ({ members: ["a", "b", "c"] }), again: () => ({ verdict: "revise" }), never: () => ({ verdict: "revise" }) },
+      onEvent: (e) => tally.event(e),
+    });
+    assert.equal(outcome.status, "failed"); // fragile and stubborn fail, as built
+    assert.equal(show.tasks.polish!.output && (show.tasks.polish!.output as { rounds: number }).rounds, 3);
+    const lines = readFileSync(ran, "utf8").trim().split("\n");
+    // By hand: plain 3 + flaky 2 + polish 3+3 + fragile 3 elements x 2 + stubborn 2 = 19 turns,
+    // 14 of them in revise rounds.
+    assert.equal(lines.length, 19, lines.join("\n"));
+    assert.deepEqual(tally.agentTurns(), { taken: 19, in_revise_rounds: 14 });
+    assert.deepEqual(tally.json(0).agent_turns, { taken: 19, in_revise_rounds: 14 });
+    assert.equal(tally.lines("r", 0)[0], "agent turns: 19 taken (14 in revise rounds)");
+  } finally {
+    h.store.close();
+    h.dir.cleanup();
+  }
+});
