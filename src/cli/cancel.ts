@@ -1,5 +1,6 @@
 // `switchyard cancel RUN` (R-7): asks the process verified to be executing the run to cancel (as Ctrl-C does:
-// running instances are stopped, the run can be resumed). If no process is executing it (it was
+// running instances are stopped, the run can be resumed), through the store, so the run records
+// `switchyard cancel` as the cause, not Ctrl-C. If no process is executing it (it was
 // killed), the run is marked cancelled in its log directly.
 
 import type { Command } from "commander";
@@ -7,6 +8,11 @@ import { CommandFailed, examples } from "./common.js";
 import { checkOwner, claimRun, currentIdentity, requestCancel, runOwner, stopOrphanedGroups } from "../run/index.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
+
+/** What the run records as its cause (shown by status, show and the run's own summary). */
+function cancelReason(host: string): string {
+  return `cancelled by \`switchyard cancel\` on ${host}`;
+}
 
 export function register(program: Command): void {
   program
@@ -37,12 +43,13 @@ export function register(program: Command): void {
         // Only a process verified to be the run's owner (pid, start time, host) is ever signalled.
         const owner = runOwner(store, run);
         if (owner?.state === "alive") {
-          // An owner on this machine is signalled, as Ctrl-C; one on another machine (a shared
-          // PostgreSQL store) is asked through the store and looks for the request every second.
+          // The owner is asked through the store, on this machine as on another (a shared
+          // PostgreSQL store), and looks for the request every second. Not signalled: a signal
+          // carries no cause, and the run must record that `switchyard cancel` stopped it, not
+          // Ctrl-C (R-7).
           const me = currentIdentity();
           const here = owner.owner.host === me.host && checkOwner(owner.owner).state === "alive";
-          if (here) process.kill(owner.owner.pid, "SIGINT");
-          else requestCancel(store, run, `cancelled by \`switchyard cancel\` on ${me.host}`);
+          requestCancel(store, run, cancelReason(me.host));
           const t0 = Date.now();
           while (Date.now() - t0 < 15000) {
             await new Promise((res) => setTimeout(res, 100));
@@ -75,7 +82,7 @@ export function register(program: Command): void {
           for (const i of store.instances(run)) {
             if (i.status === "running") store.append(run, "instance_interrupted", i.task, i.key, { attempt: i.attempts });
           }
-          store.append(run, "run_cancelled", null, null, { reason: "cancelled (its process was gone)" });
+          store.append(run, "run_cancelled", null, null, { reason: `${cancelReason(currentIdentity().host)} (its process was gone)` });
           store.flush();
         } finally {
           claim.release();

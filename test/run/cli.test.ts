@@ -6,6 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { storeEnv } from "../support/test-store.js";
 import { signalGroup } from "../../src/run/signal-group.js";
@@ -118,7 +119,7 @@ test("CLI: run, show --json (documented shape), status, resume, runs --rebuild, 
   }
 });
 
-test("R-7: Ctrl-C cancels a CLI run (exit 1, status cancelled); `cancel` marks a run whose process died", async () => {
+test("R-7: Ctrl-C cancels a CLI run (exit 1, status cancelled, cause Ctrl-C); `cancel` marks a run whose process died, and cancels a live one recording `switchyard cancel` as the cause", async () => {
   const dir = new TempDir("sy-cli-int-");
   try {
     const pids = join(dir.path, "pids");
@@ -145,9 +146,10 @@ test("R-7: Ctrl-C cancels a CLI run (exit 1, status cancelled); `cancel` marks a
     await a.started;
     a.child.kill("SIGINT");
     assert.equal(await a.exit, 1);
-    assert.match(a.out(), /run \S+: cancelled/);
+    assert.match(a.out(), /run \S+: cancelled \(cancelled by Ctrl-C\)/);
     const st = JSON.parse(sy(dir.path, ["status", "--json"]).out);
     assert.equal(st.status, "cancelled");
+    assert.equal(st.reason, "cancelled by Ctrl-C");
     assert.equal(st.tasks.slow.pending, 1);
 
     const b = startRun();
@@ -157,7 +159,23 @@ test("R-7: Ctrl-C cancels a CLI run (exit 1, status cancelled); `cancel` marks a
     const id = JSON.parse(sy(dir.path, ["status", "--json"]).out).run;
     assert.equal(JSON.parse(sy(dir.path, ["status", "--json"]).out).status, "running");
     assert.match(sy(dir.path, ["cancel", id]).out, /cancelled \(no process was executing it\)/);
-    assert.equal(JSON.parse(sy(dir.path, ["status", id, "--json"]).out).status, "cancelled");
+    const gone = JSON.parse(sy(dir.path, ["status", id, "--json"]).out);
+    assert.equal(gone.status, "cancelled");
+    assert.equal(gone.reason, `cancelled by \`switchyard cancel\` on ${hostname()} (its process was gone)`);
+
+    // `switchyard cancel` while the run's process is alive: recorded and shown as such, not as Ctrl-C.
+    const c = startRun();
+    await c.started;
+    const cid = JSON.parse(sy(dir.path, ["status", "--json"]).out).run;
+    const asked = sy(dir.path, ["cancel", cid]);
+    assert.equal(asked.code, 0, asked.err);
+    assert.match(asked.out, new RegExp(`run ${cid}: cancelled`));
+    assert.equal(await c.exit, 1);
+    const by = `cancelled by \`switchyard cancel\` on ${hostname()}`;
+    assert.ok(c.out().includes(`run ${cid}: cancelled (${by})`), c.out());
+    const shown = JSON.parse(sy(dir.path, ["status", cid, "--json"]).out);
+    assert.deepEqual([shown.status, shown.reason], ["cancelled", by]);
+    assert.match(sy(dir.path, ["status", cid]).out, new RegExp(`cancelled \\(${by.replace(/[`]/g, ".")}\\)`));
     // The SIGKILLed run could not stop its command: end that process group by its recorded id
     // (there is none when both commands were stopped before their first line ran).
     // The file can exist but be empty (SIGINT between `>>` opening it and echo writing): an
