@@ -1,14 +1,33 @@
-// `switchyard logs RUN TASK[KEY] [--attempt N] [-f]` (issue 13): prints the log (stdout and
-// stderr) of one instance's attempt, the latest by default; -f keeps printing what is appended
-// until the attempt is over. Reads only.
+// `switchyard logs RUN TASK[KEY] [--attempt N] [--round N [--reviewer]] [-f]` (issue 13): prints
+// the log (stdout and stderr) of one instance's attempt, the latest by default; for a revise loop,
+// the log of one round's body (or reviewer), the latest round by default; -f keeps printing what
+// is appended until the attempt is over. Reads only.
+//
+// A log sits beside the attempt's workspace, where the command or agent could replace it with a
+// symbolic link (to /etc/passwd, say): it is read as an untrusted file — opened without following
+// a link, only if it is a regular file in the run's own folder, and read through that one
+// descriptor, so nothing swapped in afterwards is read either. (readUntrustedFile does not fit a
+// log: a log is printed byte for byte, UTF-8 or not, it may be larger than any output limit, and
+// -f reads on from where it was.)
 
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
-import { join } from "node:path";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
 import type { Command } from "commander";
 import { nearestName } from "../lang/diagnostic.js";
 import { keyDirName } from "../run/keys.js";
 import type { Store } from "../run/index.js";
-import { UsageError } from "./common.js";
+import { CommandFailed, UsageError } from "./common.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
 
@@ -25,18 +44,79 @@ function parseInstance(spec: string): { task: string; key: string | null } {
   return { task: spec.slice(0, open), key: spec.slice(open + 1, -1) };
 }
 
-function logPath(store: Store, run: string, task: string, key: string | null, attempt: number): string {
+/** An attempt's files are named from this: `STEM.log`, and for a revise round `STEM-rN-body.log`. */
+function attemptStem(store: Store, run: string, task: string, key: string | null, attempt: number): string {
   const base = join(store.runDir(run), "work", task);
-  return key !== null ? join(base, `${keyDirName(key)}.a${attempt}.log`) : join(base, `a${attempt}.log`);
+  return key !== null ? join(base, `${keyDirName(key)}.a${attempt}`) : join(base, `a${attempt}`);
+}
+
+/** The rounds of a revise attempt whose body left a log (`STEM-rN-body.log`), in order. */
+function roundsWithLogs(stem: string): number[] {
+  const prefix = `${basename(stem)}-r`;
+  const suffix = "-body.log";
+  let names: string[];
+  try {
+    names = readdirSync(dirname(stem));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.startsWith(prefix) && n.endsWith(suffix))
+    .map((n) => n.slice(prefix.length, -suffix.length))
+    .filter((r) => /^[1-9]\d*$/.test(r))
+    .map(Number)
+    .sort((x, y) => x - y);
+}
+
+/**
+ * Opens a log as an untrusted file: not through a symbolic link (of the file or of its folder),
+ * only a regular file. Returns its descriptor.
+ */
+function openLog(path: string, folder: string, what: string): number {
+  const refuse = (why: string) =>
+    new CommandFailed(
+      "failed",
+      `the log of ${what} ${why}, not the log the engine wrote; it is not printed (something in that attempt replaced it)`,
+    );
+  let realFolder: string;
+  try {
+    realFolder = realpathSync(dirname(path));
+  } catch {
+    throw refuse("cannot be reached");
+  }
+  if (realFolder !== realpathSync(folder)) throw refuse(`is in a folder that leads to ${realFolder}`);
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") {
+      let target = "";
+      try {
+        target = ` (to ${readlinkSync(path)})`;
+      } catch {
+        // gone meanwhile: said without its target
+      }
+      throw refuse(`is a symbolic link${target}`);
+    }
+    throw refuse(`cannot be opened (${code})`);
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw refuse("is not a regular file");
+  }
+  return fd;
 }
 
 export function register(program: Command): void {
   program
     .command("logs")
-    .description("print the log of one instance's attempt (the latest by default)")
+    .description("print the log of one instance's attempt (the latest by default; for a revise loop, of one round)")
     .argument("<run>", "the run id (or a unique prefix), or `latest`")
     .argument("<instance>", "TASK for an unmapped task, TASK[KEY] for one element")
     .option("--attempt <n>", "which attempt (1, 2, ...)")
+    .option("--round <n>", "a revise loop: which round's body log (the latest by default)")
+    .option("--reviewer", "a revise loop: the reviewer's log of that round, not the body's")
     .option("-f, --follow", "keep printing what the attempt writes until it ends")
     .option("--state-dir <dir>", "the state folder")
     .option("--store <url>", STORE_HELP)
@@ -46,90 +126,161 @@ export function register(program: Command): void {
 Examples:
   switchyard logs latest prepare
   switchyard logs latest 'review[T7]' --attempt 1
-  switchyard logs latest 'deep[T3]' -f          # while it runs`,
+  switchyard logs latest 'deep[T3]' -f          # while it runs
+  switchyard logs latest 'fix[T7]' --round 2    # a revise loop's round 2 (its body)
+  switchyard logs latest 'fix[T7]' --round 2 --reviewer`,
     )
-    .action(async (id: string, spec: string, flags: { attempt?: string; follow?: boolean; stateDir?: string; store?: string }) => {
-      const store = openForReading(flags.stateDir, flags.store);
-      if (!store) throw noRuns(flags.stateDir);
-      try {
-        const run = findRun(store, id);
-        const { task, key } = parseInstance(spec);
-        const tasks = store.tasks(run);
-        const t = tasks.find((x) => x.task === task);
-        if (!t) {
-          const near = nearestName(
-            task,
-            tasks.map((x) => x.task),
-          );
-          throw new UsageError("usage", `run ${run} has no task ${task}`, {
-            hint: near ? `did you mean ${near}?` : `tasks: ${tasks.map((x) => x.task).join(", ")}`,
-          });
-        }
-        if (t.mapped && key === null)
-          throw new UsageError("usage", `${task} is mapped: say which element, e.g. ${task}[KEY]`, {
-            hint: `keys: switchyard show ${run} --task ${task}`,
-          });
-        if (!t.mapped && key !== null) throw new UsageError("usage", `${task} is not mapped: write just ${task}`);
-        const rows = store.instances(run, task);
-        const inst = rows.find((r) => r.key === key);
-        if (!inst) {
-          const near = nearestName(
-            key ?? "",
-            rows.map((r) => r.key ?? ""),
-          );
-          throw new UsageError("usage", `${task} has no instance ${spec} in run ${run}`, {
-            hint: near ? `did you mean ${task}[${near}]?` : "it may not have been reached yet",
-          });
-        }
-        const attempt = flags.attempt === undefined ? inst.attempts : Number(flags.attempt);
-        if (!Number.isSafeInteger(attempt) || attempt < 1 || attempt > Math.max(1, inst.attempts)) {
-          if (inst.attempts === 0)
+    .action(
+      async (id: string, spec: string, flags: LogFlags & { attempt?: string; follow?: boolean; stateDir?: string; store?: string }) => {
+        const store = openForReading(flags.stateDir, flags.store);
+        if (!store) throw noRuns(flags.stateDir);
+        try {
+          const run = findRun(store, id);
+          const { task, key } = parseInstance(spec);
+          const tasks = store.tasks(run);
+          const t = tasks.find((x) => x.task === task);
+          if (!t) {
+            const near = nearestName(
+              task,
+              tasks.map((x) => x.task),
+            );
+            throw new UsageError("usage", `run ${run} has no task ${task}`, {
+              hint: near ? `did you mean ${near}?` : `tasks: ${tasks.map((x) => x.task).join(", ")}`,
+            });
+          }
+          if (t.mapped && key === null)
+            throw new UsageError("usage", `${task} is mapped: say which element, e.g. ${task}[KEY]`, {
+              hint: `keys: switchyard show ${run} --task ${task}`,
+            });
+          if (!t.mapped && key !== null) throw new UsageError("usage", `${task} is not mapped: write just ${task}`);
+          const rows = store.instances(run, task);
+          const inst = rows.find((r) => r.key === key);
+          if (!inst) {
+            const near = nearestName(
+              key ?? "",
+              rows.map((r) => r.key ?? ""),
+            );
+            throw new UsageError("usage", `${task} has no instance ${spec} in run ${run}`, {
+              hint: near ? `did you mean ${task}[${near}]?` : "it may not have been reached yet",
+            });
+          }
+          const attempt = flags.attempt === undefined ? inst.attempts : Number(flags.attempt);
+          if (!Number.isSafeInteger(attempt) || attempt < 1 || attempt > Math.max(1, inst.attempts)) {
+            if (inst.attempts === 0)
+              throw new UsageError(
+                "usage",
+                `${spec} has no attempt: it is ${inst.status}${inst.label ? ` (${inst.label})` : ""} and never ran`,
+              );
             throw new UsageError(
               "usage",
-              `${spec} has no attempt: it is ${inst.status}${inst.label ? ` (${inst.label})` : ""} and never ran`,
+              `--attempt must be between 1 and ${inst.attempts} for ${spec}, got ${JSON.stringify(flags.attempt)}`,
             );
-          throw new UsageError(
-            "usage",
-            `--attempt must be between 1 and ${inst.attempts} for ${spec}, got ${JSON.stringify(flags.attempt)}`,
-          );
-        }
-        const path = logPath(store, run, task, key, attempt);
-        if (!existsSync(path))
-          throw new UsageError("usage", `${spec} attempt ${attempt} has no log (${t.kind} tasks run in the engine and write none)`, {
-            hint: `its output: switchyard show ${run} --task ${task}${key !== null ? ` --key ${key}` : ""}`,
-          });
-        let offset = 0;
-        const drain = () => {
-          const size = statSync(path).size;
-          if (size <= offset) return;
-          const fd = openSync(path, "r");
-          try {
+          }
+          const stem = attemptStem(store, run, task, key, attempt);
+          const chosen = t.kind === "revise" ? roundLog(stem, spec, attempt, flags) : plainLog(stem, spec, attempt, t.kind, flags);
+          if (chosen.note) process.stderr.write(chosen.note + "\n");
+          if (!existsSync(chosen.path) && !isLink(chosen.path))
+            throw new UsageError("usage", `${spec} attempt ${attempt} has no log (${t.kind} tasks run in the engine and write none)`, {
+              hint: `its output: switchyard show ${run} --task ${task}${key !== null ? ` --key ${key}` : ""}`,
+            });
+          const fd = openLog(chosen.path, dirname(stem), `${spec} attempt ${attempt}${chosen.what}`);
+          let offset = 0;
+          const drain = () => {
+            const size = fstatSync(fd).size;
+            if (size <= offset) return;
             const buf = Buffer.alloc(size - offset);
-            readSync(fd, buf, 0, buf.length, offset);
-            process.stdout.write(buf);
-            offset = size;
+            const n = readSync(fd, buf, 0, buf.length, offset);
+            process.stdout.write(buf.subarray(0, n));
+            offset += n;
+          };
+          try {
+            await printLog(drain, flags.follow === true, () => {
+              const now = store.instances(run, task).find((r) => r.key === key);
+              return (
+                now !== undefined &&
+                now.attempts === attempt &&
+                (now.status === "running" || now.status === "pending") &&
+                store.run(run)?.status === "running"
+              );
+            });
           } finally {
             closeSync(fd);
           }
-        };
-        drain();
-        if (!flags.follow) return;
-        const running = () => {
-          const now = store.instances(run, task).find((r) => r.key === key);
-          return (
-            now !== undefined &&
-            now.attempts === attempt &&
-            (now.status === "running" || now.status === "pending") &&
-            store.run(run)?.status === "running"
-          );
-        };
-        while (running()) {
-          await new Promise((res) => setTimeout(res, POLL_MS));
-          drain();
+        } finally {
+          store.close();
         }
-        drain();
-      } finally {
-        store.close();
-      }
-    });
+      },
+    );
+}
+
+/** Prints what the log holds; with `follow`, then what is appended while `running()`. */
+async function printLog(drain: () => void, follow: boolean, running: () => boolean): Promise<void> {
+  drain();
+  if (!follow) return;
+  while (running()) {
+    await new Promise((res) => setTimeout(res, POLL_MS));
+    drain();
+  }
+  drain();
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+interface ChosenLog {
+  path: string;
+  /** After "attempt N" in messages: which round's log. */
+  what: string;
+  /** Said on stderr before the log. */
+  note?: string;
+}
+
+interface LogFlags {
+  round?: string;
+  reviewer?: boolean;
+}
+
+function plainLog(stem: string, spec: string, attempt: number, kind: string, flags: LogFlags): ChosenLog {
+  if (flags.round !== undefined || flags.reviewer)
+    throw new UsageError("usage", `${flags.round !== undefined ? "--round" : "--reviewer"} is for revise loops; ${spec} is a ${kind}`);
+  return { path: `${stem}.log`, what: "" };
+}
+
+/**
+ * A revise loop's attempt has a log per round: its body's (`STEM-rN-body.log`) and, for a command
+ * or agent reviewer, the reviewer's (`STEM-rN-review.log`). Without --round: the latest round's,
+ * saying on stderr which rounds have logs.
+ */
+function roundLog(stem: string, spec: string, attempt: number, flags: LogFlags): ChosenLog {
+  const rounds = roundsWithLogs(stem);
+  const part = flags.reviewer ? "review" : "body";
+  const whose = flags.reviewer ? "reviewer" : "body";
+  if (rounds.length === 0) throw new UsageError("usage", `${spec} attempt ${attempt} has no round logs: no round of its body has started`);
+  const listed = `rounds with logs: ${rounds.join(", ")}`;
+  if (flags.round === undefined) {
+    const latest = rounds[rounds.length - 1]!;
+    return {
+      ...chosenRound(stem, latest, part, spec, attempt, flags.reviewer === true),
+      note: `${spec} attempt ${attempt}: round ${latest}'s ${whose} log (${listed}; choose one with --round N)`,
+    };
+  }
+  const round = Number(flags.round);
+  if (!Number.isSafeInteger(round) || !rounds.includes(round))
+    throw new UsageError("usage", `${spec} attempt ${attempt} has no log for round ${JSON.stringify(flags.round)} (${listed})`);
+  return chosenRound(stem, round, part, spec, attempt, flags.reviewer === true);
+}
+
+function chosenRound(stem: string, round: number, part: string, spec: string, attempt: number, reviewer: boolean): ChosenLog {
+  const path = `${stem}-r${round}-${part}.log`;
+  if (reviewer && !existsSync(path) && !isLink(path))
+    throw new UsageError(
+      "usage",
+      `${spec} attempt ${attempt}: round ${round}'s reviewer left no log (an evaluate reviewer runs in the engine and writes none; nor does a round the body failed)`,
+    );
+  return { path, what: `, round ${round}'s ${reviewer ? "reviewer" : "body"}` };
 }

@@ -1,0 +1,73 @@
+// `switchyard logs` (issue 13) on a revise loop and on a log an instance replaced: each round of a
+// revise loop has its body's log (`--round N`, the latest by default, saying which rounds have
+// logs), and a log the command swapped for a symbolic link to /etc/passwd is refused, never
+// printed — a log is an untrusted file like any other the instance could touch.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { storeEnv } from "../support/test-store.js";
+import { TempDir } from "./helpers.js";
+
+const BIN = join(process.cwd(), "bin", "switchyard.js");
+
+// The body says which round it is from its own workspace's name (…-rN-body); the reviewer
+// accepts round 3. `swap` prints a line, then replaces its own log with a link to /etc/passwd.
+const PLAYBOOK = `
+def check(input):
+    done = input["inputs"]["draft"]["text"].endswith("-r3-body")
+    return {"verdict": "accept" if done else "revise", "feedback": "again"}
+
+fix = revise(name = "fix", max_rounds = 3,
+    body = command(name = "draft", emits = {"text": "string"},
+        run = """w=$(basename "$SWITCHYARD_WORKSPACE"); echo "body of $w"; printf '{"text": "%s"}' "$w" > "$SWITCHYARD_OUTPUT" """),
+    reviewer = evaluate(name = "check", fn = check, emits = {"verdict": "string", "feedback": "string"}))
+
+swap = command(name = "swap", run = """echo "the real log"; ln -sf /etc/passwd "$SWITCHYARD_WORKSPACE.log" """)
+`;
+
+test("logs: a revise loop's round logs (--round N; the latest by default, listing the rounds); a log swapped for a symlink to /etc/passwd is refused, not printed", () => {
+  const dir = new TempDir("sy-logs-");
+  try {
+    dir.file("pack/loop.star", PLAYBOOK);
+    const env = {
+      ...process.env,
+      ...storeEnv(join(dir.path, "state")),
+      SWITCHYARD_HOME: join(dir.path, "state"),
+      XDG_CONFIG_HOME: join(dir.path, "xdg"),
+    };
+    const sy = (args: string[]) => {
+      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir.path, encoding: "utf8", env });
+      return { code: r.status, out: r.stdout, err: r.stderr };
+    };
+    const run = sy(["run", "pack", "-q"]);
+    assert.equal(run.code, 0, run.out + run.err);
+
+    const latest = sy(["logs", "latest", "fix"]);
+    assert.equal(latest.code, 0, latest.err);
+    assert.equal(latest.out, "body of a1-r3-body\n");
+    assert.equal(latest.err, "fix attempt 1: round 3's body log (rounds with logs: 1, 2, 3; choose one with --round N)\n");
+    for (const n of [1, 2, 3]) {
+      const r = sy(["logs", "latest", "fix", "--round", String(n)]);
+      assert.deepEqual([r.code, r.out, r.err], [0, `body of a1-r${n}-body\n`, ""]);
+    }
+    const four = sy(["logs", "latest", "fix", "--round", "4"]);
+    assert.equal(four.code, 2);
+    assert.match(four.err, /fix attempt 1 has no log for round "4" \(rounds with logs: 1, 2, 3\)/);
+    const reviewer = sy(["logs", "latest", "fix", "--round", "2", "--reviewer"]);
+    assert.equal(reviewer.code, 2);
+    assert.match(reviewer.err, /round 2's reviewer left no log \(an evaluate reviewer runs in the engine/);
+    assert.match(sy(["logs", "latest", "swap", "--round", "1"]).err, /--round is for revise loops; swap is a command/);
+
+    const swapped = sy(["logs", "latest", "swap"]);
+    assert.equal(swapped.code, 1);
+    assert.equal(swapped.out, "", "nothing of /etc/passwd is printed");
+    assert.match(
+      swapped.err,
+      /the log of swap attempt 1 is a symbolic link \(to \/etc\/passwd\), not the log the engine wrote; it is not printed/,
+    );
+  } finally {
+    dir.cleanup();
+  }
+});
