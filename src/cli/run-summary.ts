@@ -44,6 +44,7 @@ export class RunTally {
   private turns = 0;
   private reviseTurns = 0;
   private readonly loops = new Map<string, LoopAttempt>();
+  private cancelAsked = false;
   private readonly modes = new Map<string, number>();
   /** Per judgement type turned on for a model: decisions, and how many the host answered instead. */
   private readonly turnedOn = new Map<string, { decisions: number; fellBack: number }>();
@@ -66,6 +67,11 @@ export class RunTally {
     }
   }
 
+  /** The run is being cancelled (Ctrl-C, a signal, `switchyard cancel`): running turns are killed. */
+  cancelling(): void {
+    this.cancelAsked = true;
+  }
+
   event(e: RunEvent): void {
     switch (e.type) {
       case "instance_started":
@@ -78,7 +84,8 @@ export class RunTally {
         this.loopEnded(e.task!, e.key, false);
         break;
       case "instance_interrupted":
-        this.loopEnded(e.task!, e.key, false);
+        // A ceiling stops a loop only between rounds; a cancel kills the body that runs.
+        this.loopEnded(e.task!, e.key, !this.cancelAsked);
         break;
       case "instance_finished":
         this.ended(e);
@@ -126,10 +133,11 @@ export class RunTally {
   }
 
   /**
-   * A revise attempt ended. Unless it passed, or failed because its last round was the last
-   * allowed, it ended inside a round whose body had started (a body that failed, a reviewer that
-   * failed or gave a bad verdict, or a cancel): the body's turn ran. An agent reviewer's turn in
-   * such a round is not known to have run and is not counted.
+   * A revise attempt ended. Unless it passed, failed because its last round was the last allowed,
+   * or was stopped by a ceiling (which only keeps the next round from starting), it ended inside a
+   * round whose body had started (a body that failed, a reviewer that failed or gave a bad
+   * verdict, a cancel): the body's turn ran. An agent reviewer's turn in such a round is not known
+   * to have run and is not counted.
    */
   private loopEnded(task: string, key: string | null, settled: boolean): void {
     const id = `${task}\u0000${key ?? ""}`;

@@ -227,6 +227,7 @@ export async function execute(
       process.stderr.write(
         `\nswitchyard: cancelling: stopping running instances (${sig === "SIGINT" ? "Ctrl-C" : "the signal"} again to exit at once)\n`,
       );
+      tally.cancelling();
       engine.cancel(`cancelled by ${by}`);
     } else {
       store.flush();
@@ -241,6 +242,7 @@ export async function execute(
   const stopWatching = watchCancelRequests(store, run, (reason) => {
     if (interrupts++ === 0) {
       process.stderr.write(`\nswitchyard: ${reason}: stopping running instances\n`);
+      tally.cancelling();
       engine.cancel(reason);
     }
   });

@@ -10,7 +10,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TaskPlan } from "../../src/plan/index.js";
 import { RunTally } from "../../src/cli/run-summary.js";
-import { agent, command, evaluate, harness, mapped, plan, ref, runner, runPlan } from "./helpers.js";
+import { admitRun, RunEngine } from "../../src/run/index.js";
+import { agent, command, evaluate, evaluators, harness, mapped, plan, ref, runner, runPlan } from "./helpers.js";
 
 function revise(
   name: string,
@@ -94,6 +95,77 @@ printf '{"text":"%s"}' "$(echo "$p" | sed 's/^[a-z]* //; s/^/draft /')" > "$SWIT
     assert.deepEqual(tally.agentTurns(), { taken: 19, in_revise_rounds: 14 });
     assert.deepEqual(tally.json(0).agent_turns, { taken: 19, in_revise_rounds: 14 });
     assert.equal(tally.lines("r", 0)[0], "agent turns: 19 taken (14 in revise rounds)");
+  } finally {
+    h.store.close();
+    h.dir.cleanup();
+  }
+});
+
+test("R-30: a revise loop stopped by a ceiling between rounds counts the rounds that ran; one cancelled during its body counts that body's turn", async () => {
+  const h = harness();
+  try {
+    const ran = join(h.dir.path, "ran.txt");
+    // Each turn leaves a line and reports $0.02; "hang" then waits to be killed.
+    const script = h.dir.file(
+      "agent.sh",
+      `#!/bin/sh
+p=$(cat)
+echo "$p" >> ${JSON.stringify(ran)}
+printf '{"cost_usd": 0.02}' > "$SWITCHYARD_USAGE"
+case "$p" in hang*) exec sleep 60 ;; esac
+printf '{"text":"t"}' > "$SWITCHYARD_OUTPUT"
+`,
+      0o755,
+    );
+    const never = () => ({ verdict: "revise" });
+    // Budget $0.01: round 1 ($0.02) is recorded, then the ceiling keeps round 2 from starting.
+    const budget = plan(
+      [
+        revise(
+          "loop",
+          agent("draft", "draft {{round}}", { emits: { text: "string" } }),
+          evaluate("never", { emits: { verdict: "string" } }),
+          5,
+        ),
+      ],
+      {
+        budget_usd: 0.01,
+      },
+    );
+    const stopped = new RunTally();
+    stopped.plan(budget);
+    const first = await runPlan(h, budget, { agentRunners: runner("default", [script]), fns: { never }, onEvent: (e) => stopped.event(e) });
+    assert.equal(first.outcome.status, "stopped");
+    assert.equal(readFileSync(ran, "utf8").trim().split("\n").length, 1);
+    assert.deepEqual(stopped.agentTurns(), { taken: 1, in_revise_rounds: 1 });
+
+    // Cancelled while round 1's body runs: that turn ran.
+    const hang = plan([
+      revise(
+        "loop",
+        agent("draft", "hang {{round}}", { emits: { text: "string" } }),
+        evaluate("never", { emits: { verdict: "string" } }),
+        5,
+      ),
+    ]);
+    const cancelled = new RunTally();
+    cancelled.plan(hang);
+    const run = admitRun(h.store, { plan: hang, packDir: h.pack, sourcePath: h.pack });
+    const engine = new RunEngine({
+      store: h.store,
+      run,
+      resume: false,
+      agentRunners: runner("default", [script]),
+      evaluators: evaluators({ never }),
+      onEvent: (e) => cancelled.event(e),
+    });
+    const done = engine.execute();
+    // The body's first act is its line in ran.txt: then it is running.
+    while (!readFileSync(ran, "utf8").includes("hang 1")) await new Promise((r) => setTimeout(r, 20));
+    cancelled.cancelling();
+    engine.cancel("cancelled by the test");
+    assert.equal((await done).status, "cancelled");
+    assert.deepEqual(cancelled.agentTurns(), { taken: 1, in_revise_rounds: 1 });
   } finally {
     h.store.close();
     h.dir.cleanup();
