@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { TaskPlan } from "../../src/plan/index.js";
 import { RunTally } from "../../src/cli/run-summary.js";
 import { admitRun, RunEngine } from "../../src/run/index.js";
-import { agent, command, evaluate, evaluators, harness, mapped, plan, ref, runner, runPlan } from "./helpers.js";
+import { agent, command, evaluate, evaluators, harness, mapped, plan, ref, runner, runPlan, type Harness } from "./helpers.js";
 
 function revise(
   name: string,
@@ -30,26 +30,28 @@ function revise(
   };
 }
 
+/** An agent runner script that first appends its prompt to `ran` (one line per turn), then runs `rest`. */
+function countingAgent(h: Harness, rest: string): { ran: string; script: string } {
+  const ran = join(h.dir.path, "ran.txt");
+  return { ran, script: h.dir.file("agent.sh", `#!/bin/sh\np=$(cat)\necho "$p" >> ${JSON.stringify(ran)}\n${rest}`, 0o755) };
+}
+
 test("R-30: the summary counts every agent turn that ran: attempts, retries and revise rounds (body and agent reviewer)", async () => {
   const h = harness();
   try {
-    const ran = join(h.dir.path, "ran.txt");
     // One line per turn the agent ran. "flaky" fails its first attempt; "brittle" fails in round 2;
     // the reviewer accepts "draft 3" only.
-    const script = h.dir.file(
-      "agent.sh",
-      `#!/bin/sh
-p=$(cat)
-echo "$p" >> ${JSON.stringify(ran)}
-case "$p" in
-  flaky*) if [ ! -e ${JSON.stringify(join(h.dir.path, "flaked"))} ]; then touch ${JSON.stringify(join(h.dir.path, "flaked"))}; exit 1; fi ;;
+    const flaked = JSON.stringify(join(h.dir.path, "flaked"));
+    const { ran, script } = countingAgent(
+      h,
+      `case "$p" in
+  flaky*) if [ ! -e ${flaked} ]; then touch ${flaked}; exit 1; fi ;;
   "brittle 2") exit 1 ;;
   "review draft 3") printf '{"verdict":"accept"}' > "$SWITCHYARD_OUTPUT"; exit 0 ;;
   review*) printf '{"verdict":"revise","feedback":"more"}' > "$SWITCHYARD_OUTPUT"; exit 0 ;;
 esac
 printf '{"text":"%s"}' "$(echo "$p" | sed 's/^[a-z]* //; s/^/draft /')" > "$SWITCHYARD_OUTPUT"
 `,
-      0o755,
     );
     const m = mapped(ref("prepare", "members"));
     const p = plan([
@@ -104,18 +106,13 @@ printf '{"text":"%s"}' "$(echo "$p" | sed 's/^[a-z]* //; s/^/draft /')" > "$SWIT
 test("R-30: a revise loop stopped by a ceiling between rounds counts the rounds that ran; one cancelled during its body counts that body's turn", async () => {
   const h = harness();
   try {
-    const ran = join(h.dir.path, "ran.txt");
-    // Each turn leaves a line and reports $0.02; "hang" then waits to be killed.
-    const script = h.dir.file(
-      "agent.sh",
-      `#!/bin/sh
-p=$(cat)
-echo "$p" >> ${JSON.stringify(ran)}
-printf '{"cost_usd": 0.02}' > "$SWITCHYARD_USAGE"
+    // Each turn reports $0.02; "hang" then waits to be killed.
+    const { ran, script } = countingAgent(
+      h,
+      `printf '{"cost_usd": 0.02}' > "$SWITCHYARD_USAGE"
 case "$p" in hang*) exec sleep 60 ;; esac
 printf '{"text":"t"}' > "$SWITCHYARD_OUTPUT"
 `,
-      0o755,
     );
     const never = () => ({ verdict: "revise" });
     // Budget $0.01: round 1 ($0.02) is recorded, then the ceiling keeps round 2 from starting.
