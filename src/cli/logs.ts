@@ -69,10 +69,10 @@ function roundsWithLogs(stem: string): number[] {
 }
 
 /**
- * Opens a log as an untrusted file: not through a symbolic link (of the file or of its folder),
- * only a regular file. Returns its descriptor.
+ * Opens a log as an untrusted file: not through a symbolic link (of the file, or of its folder in
+ * place of the run's `work/TASK`), only a regular file. Returns its descriptor.
  */
-function openLog(path: string, folder: string, what: string): number {
+function openLog(path: string, runDir: string, task: string, what: string): number {
   const refuse = (why: string) =>
     new CommandFailed(
       "failed",
@@ -84,7 +84,7 @@ function openLog(path: string, folder: string, what: string): number {
   } catch {
     throw refuse("cannot be reached");
   }
-  if (realFolder !== realpathSync(folder)) throw refuse(`is in a folder that leads to ${realFolder}`);
+  if (realFolder !== join(realpathSync(runDir), "work", task)) throw refuse(`is in a folder that leads to ${realFolder}`);
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -183,7 +183,7 @@ Examples:
             throw new UsageError("usage", `${spec} attempt ${attempt} has no log (${t.kind} tasks run in the engine and write none)`, {
               hint: `its output: switchyard show ${run} --task ${task}${key !== null ? ` --key ${key}` : ""}`,
             });
-          const fd = openLog(chosen.path, dirname(stem), `${spec} attempt ${attempt}${chosen.what}`);
+          const fd = openLog(chosen.path, store.runDir(run), task, `${spec} attempt ${attempt}${chosen.what}`);
           let offset = 0;
           const drain = () => {
             const size = fstatSync(fd).size;

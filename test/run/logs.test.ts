@@ -25,9 +25,11 @@ fix = revise(name = "fix", max_rounds = 3,
     reviewer = evaluate(name = "check", fn = check, emits = {"verdict": "string", "feedback": "string"}))
 
 swap = command(name = "swap", run = """echo "the real log"; ln -sf /etc/passwd "$SWITCHYARD_WORKSPACE.log" """)
+
+moved = command(name = "moved", run = """d=$(dirname "$SWITCHYARD_WORKSPACE"); mkdir -p "$d.elsewhere"; echo SECRET > "$d.elsewhere/a1.log"; cd /; mv "$d" "$d.gone"; ln -s "$d.elsewhere" "$d" """)
 `;
 
-test("logs: a revise loop's round logs (--round N; the latest by default, listing the rounds); a log swapped for a symlink to /etc/passwd is refused, not printed", () => {
+test("logs: a revise loop's round logs (--round N; the latest by default, listing the rounds); a log swapped for a symlink to /etc/passwd, or whose folder was swapped for a link, is refused, not printed", () => {
   const dir = new TempDir("sy-logs-");
   try {
     dir.file("pack/loop.star", PLAYBOOK);
@@ -42,7 +44,7 @@ test("logs: a revise loop's round logs (--round N; the latest by default, listin
       return { code: r.status, out: r.stdout, err: r.stderr };
     };
     const run = sy(["run", "pack", "-q"]);
-    assert.equal(run.code, 0, run.out + run.err);
+    assert.match(run.out, /^fix +revise +passed/m, run.out + run.err);
 
     const latest = sy(["logs", "latest", "fix"]);
     assert.equal(latest.code, 0, latest.err);
@@ -67,6 +69,12 @@ test("logs: a revise loop's round logs (--round N; the latest by default, listin
       swapped.err,
       /the log of swap attempt 1 is a symbolic link \(to \/etc\/passwd\), not the log the engine wrote; it is not printed/,
     );
+
+    // The instance's folder of the run (work/moved) replaced by a link to a folder of its making.
+    const moved = sy(["logs", "latest", "moved"]);
+    assert.equal(moved.code, 1, moved.out + moved.err);
+    assert.equal(moved.out, "");
+    assert.match(moved.err, /the log of moved attempt 1 is in a folder that leads to \S+moved\.elsewhere, not the log the engine wrote/);
   } finally {
     dir.cleanup();
   }
