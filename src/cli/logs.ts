@@ -10,18 +10,7 @@
 // log: a log is printed byte for byte, UTF-8 or not, it may be larger than any output limit, and
 // -f reads on from where it was.)
 
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readlinkSync,
-  readSync,
-  realpathSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { Command } from "commander";
 import { nearestName } from "../lang/diagnostic.js";
@@ -179,7 +168,7 @@ Examples:
           const stem = attemptStem(store, run, task, key, attempt);
           const chosen = t.kind === "revise" ? roundLog(stem, spec, attempt, flags) : plainLog(stem, spec, attempt, t.kind, flags);
           if (chosen.note) process.stderr.write(chosen.note + "\n");
-          if (!existsSync(chosen.path) && !isLink(chosen.path))
+          if (!present(chosen.path))
             throw new UsageError("usage", `${spec} attempt ${attempt} has no log (${t.kind} tasks run in the engine and write none)`, {
               hint: `its output: switchyard show ${run} --task ${task}${key !== null ? ` --key ${key}` : ""}`,
             });
@@ -224,9 +213,11 @@ async function printLog(drain: () => void, follow: boolean, running: () => boole
   drain();
 }
 
-function isLink(path: string): boolean {
+/** Whether anything is at `path`, a link to nothing included (it is refused when opened). */
+function present(path: string): boolean {
   try {
-    return lstatSync(path).isSymbolicLink();
+    lstatSync(path);
+    return true;
   } catch {
     return false;
   }
@@ -277,7 +268,7 @@ function roundLog(stem: string, spec: string, attempt: number, flags: LogFlags):
 
 function chosenRound(stem: string, round: number, part: string, spec: string, attempt: number, reviewer: boolean): ChosenLog {
   const path = `${stem}-r${round}-${part}.log`;
-  if (reviewer && !existsSync(path) && !isLink(path))
+  if (reviewer && !present(path))
     throw new UsageError(
       "usage",
       `${spec} attempt ${attempt}: round ${round}'s reviewer left no log (an evaluate reviewer runs in the engine and writes none; nor does a round the body failed)`,
