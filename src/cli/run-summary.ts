@@ -34,7 +34,6 @@ interface TurnTaker {
 
 /** A revise instance's attempt in progress: the last round it recorded in this invocation. */
 interface LoopAttempt {
-  attempt: number;
   lastRound: number;
 }
 
@@ -76,7 +75,7 @@ export class RunTally {
     switch (e.type) {
       case "instance_started":
         this.started.set(`${e.task}\u0000${e.key ?? ""}`, Date.parse(e.time));
-        this.turnStarted(e.task!, e.key, e.payload.attempt);
+        this.turnStarted(e.task!, e.key);
         break;
       case "instance_retried":
         this.retries += 1;
@@ -126,10 +125,10 @@ export class RunTally {
    * An attempt started: an agent's is one turn; a revise loop's turns are counted per round as
    * its rounds are recorded (and one more for a round its attempt ended in the middle of).
    */
-  private turnStarted(task: string, key: string | null, attempt: number): void {
+  private turnStarted(task: string, key: string | null): void {
     const t = this.takers.get(task);
     if (t?.agent) this.turns += 1;
-    else if (t?.body || t?.reviewer) this.loops.set(`${task}\u0000${key ?? ""}`, { attempt, lastRound: 0 });
+    else if (t?.body || t?.reviewer) this.loops.set(`${task}\u0000${key ?? ""}`, { lastRound: 0 });
   }
 
   /**
