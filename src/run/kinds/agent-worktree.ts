@@ -14,7 +14,7 @@
 // replaced by a link or another folder fails the attempt with `workspace-replaced` and is never
 // read, staged or written through.
 
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
 import { prepareAttempt, type AttemptFiles } from "./command.js";
@@ -81,7 +81,7 @@ function commonDirOf(repo: RunRepository, o: GitOptions): Promise<string | { err
  * The worktree's administrative folder, read from its .git file right after `git worktree add`
  * (before the agent can change it); it must be inside the repository's .git/worktrees.
  */
-function scopeOf(workspace: string, commonDir: string): GitScope | undefined {
+function scopeOf(workspace: string, commonDir: string): (GitScope & { gitFile: string }) | undefined {
   let text: string;
   try {
     text = readFileSync(join(workspace, ".git"), "utf8");
@@ -93,7 +93,7 @@ function scopeOf(workspace: string, commonDir: string): GitScope | undefined {
   const gitDir = resolve(workspace, m[1]!.trim());
   const rel = relative(join(commonDir, "worktrees"), gitDir);
   if (rel === "" || rel.startsWith("..") || isAbsolute(rel) || rel.includes(sep)) return undefined;
-  return { gitDir, commonDir, workTree: workspace };
+  return { gitDir, commonDir, workTree: workspace, gitFile: text };
 }
 
 /**
@@ -205,7 +205,14 @@ async function turnInWorktree(
     } else if (!scope) {
       captured = { error: `the worktree folder ${files.workspace} has no .git file naming a worktree of ${w.commonDir}` };
     } else {
-      const inTree = { ...o, scope };
+      // The worktree's .git file as git wrote it, so that `git worktree remove` knows the folder.
+      const dotGit = join(files.workspace, ".git");
+      const st = lstatSync(dotGit, { throwIfNoEntry: false });
+      if (!st?.isFile() || readFileSync(dotGit, "utf8") !== scope.gitFile) {
+        rmSync(dotGit, { recursive: true, force: true });
+        writeFileSync(dotGit, scope.gitFile, { flag: "wx" });
+      }
+      const inTree = { ...o, scope: { gitDir: scope.gitDir, commonDir: scope.commonDir, workTree: scope.workTree } };
       captured = await capture(files.workspace, repo.base, ctx.task.agent?.files ?? [], inTree);
       if (repo.keep_branches && "files" in captured && captured.files.length > 0) {
         const kept = await commitChange(
