@@ -26,10 +26,23 @@ export interface GitResult {
 
 /**
  * The only variables of the engine's environment a git command gets: what git needs to find
- * itself, the person's own config and a temporary folder. An allowlist, so no provider key (named
- * in the machine config or not), token or other secret reaches git or anything it could start.
+ * itself, the person's own config, where repository discovery stops, and a temporary folder. An
+ * allowlist, so no provider key (named in the machine config or not), token or other secret
+ * reaches git or anything it could start. None of these can make git start a program.
  */
-const GIT_ENV_KEPT = ["PATH", "HOME", "USER", "LOGNAME", "TMPDIR", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_EXEC_PATH"];
+const GIT_ENV_KEPT = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "TMPDIR",
+  "XDG_CONFIG_HOME",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_NOSYSTEM",
+  "GIT_EXEC_PATH",
+  "GIT_CEILING_DIRECTORIES",
+  "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+];
 
 /**
  * Config that starts programs, switched off on every command (a `-c` outranks every config
