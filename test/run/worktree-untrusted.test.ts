@@ -133,3 +133,51 @@ for (const keep of [false, true])
       assert.equal(branches.length, keep ? KEYS.length : 0);
     },
   );
+
+test(
+  "a worktree agent that replaces its worktree folder by a link fails with workspace-replaced; the link's target is neither staged nor removed",
+  { timeout: 120000 },
+  async () => {
+    const repo = join(h.dir.path, "repo-swap");
+    mkdirSync(repo);
+    git(repo, "init", "-q");
+    h.dir.file("repo-swap/f.txt", "base\n");
+    git(repo, "add", "-A");
+    git(repo, "commit", "-q", "-m", "base");
+    const base = git(repo, "rev-parse", "HEAD").trim();
+    const outside = join(h.dir.path, "outside-swap");
+    mkdirSync(outside);
+    h.dir.file("outside-swap/secret.txt", "secret-of-the-test\n");
+    const script = h.dir.file(
+      "swap.sh",
+      `#!/bin/sh\ncat > /dev/null\necho changed >> f.txt\ncd /; rm -rf "$SWITCHYARD_WORKSPACE"; ln -s '${outside}' "$SWITCHYARD_WORKSPACE"\n`,
+      0o755,
+    );
+    const fix = agent("fix", "fix it", { files: ["secret.txt"] });
+    fix.agent!.workspace = "worktree";
+    const run = admitRun(h.store, {
+      plan: plan([fix]),
+      packDir: h.pack,
+      sourcePath: h.pack,
+      repo: { path: repo, base, keep_branches: false },
+    });
+    await new RunEngine({
+      store: h.store,
+      run,
+      resume: false,
+      evaluators: () => () => ({}),
+      agentRunners: runner("default", [script]),
+    }).execute();
+    const inst = showRun(h.store, run)!.tasks.fix!;
+    assert.equal(inst.status, "failed");
+    assert.match(
+      inst.error ?? "",
+      /^workspace-replaced: the worktree folder .* was replaced by a symbolic link to .*outside-swap while the agent worked; nothing of it was captured/,
+    );
+    for (const e of h.store.events(run)) assert.ok(!JSON.stringify(e.payload).includes("secret-of-the-test"), e.type);
+    assert.equal(readFileSync(join(outside, "secret.txt"), "utf8"), "secret-of-the-test\n", "the link's target is untouched");
+    assert.deepEqual(readdirSync(outside), ["secret.txt"], "nothing was written through the link");
+    assert.equal(git(repo, "worktree", "list", "--porcelain").match(/^worktree /gm)?.length, 1, "the worktree is gone");
+    assert.equal(git(repo, "branch", "--list", "switchyard/*").trim(), "", "its branch is deleted");
+  },
+);
