@@ -181,3 +181,37 @@ test(
     assert.equal(git(repo, "branch", "--list", "switchyard/*").trim(), "", "its branch is deleted");
   },
 );
+
+test(
+  "a worktree agent that removes its worktree folder fails with worktree-failed, not a crash, and leaves no worktree or branch",
+  { timeout: 120000 },
+  async () => {
+    const repo = join(h.dir.path, "repo-removed");
+    mkdirSync(repo);
+    git(repo, "init", "-q");
+    h.dir.file("repo-removed/f.txt", "base\n");
+    git(repo, "add", "-A");
+    git(repo, "commit", "-q", "-m", "base");
+    const base = git(repo, "rev-parse", "HEAD").trim();
+    const script = h.dir.file("remove.sh", `#!/bin/sh\ncat > /dev/null\ncd /; rm -rf "$SWITCHYARD_WORKSPACE"\n`, 0o755);
+    const fix = agent("fix", "fix it");
+    fix.agent!.workspace = "worktree";
+    const run = admitRun(h.store, {
+      plan: plan([fix]),
+      packDir: h.pack,
+      sourcePath: h.pack,
+      repo: { path: repo, base, keep_branches: false },
+    });
+    await new RunEngine({
+      store: h.store,
+      run,
+      resume: false,
+      evaluators: () => () => ({}),
+      agentRunners: runner("default", [script]),
+    }).execute();
+    const inst = showRun(h.store, run)!.tasks.fix!;
+    assert.match(inst.error ?? "", /^worktree-failed: git add -A failed in the worktree /);
+    assert.equal(git(repo, "worktree", "list", "--porcelain").match(/^worktree /gm)?.length, 1, "the worktree is gone");
+    assert.equal(git(repo, "branch", "--list", "switchyard/*").trim(), "", "its branch is deleted");
+  },
+);

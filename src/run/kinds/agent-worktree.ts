@@ -166,6 +166,18 @@ interface Worktree {
   endTurn: () => void;
 }
 
+/** Writes the worktree's .git file back when the agent changed it (nothing when the folder is gone: capture says so). */
+function restoreGitFile(dotGit: string, text: string): void {
+  const st = lstatSync(dotGit, { throwIfNoEntry: false });
+  if (st?.isFile() && readFileSync(dotGit, "utf8") === text) return;
+  try {
+    rmSync(dotGit, { recursive: true, force: true });
+    writeFileSync(dotGit, text, { flag: "wx" });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+}
+
 /** Puts the repository's config and hooks back; says so in the attempt's log when they had changed. */
 function putBackRepository(commonDir: string, log: string): void {
   const changed = turnEnds(commonDir);
@@ -206,12 +218,7 @@ async function turnInWorktree(
       captured = { error: `the worktree folder ${files.workspace} has no .git file naming a worktree of ${w.commonDir}` };
     } else {
       // The worktree's .git file as git wrote it, so that `git worktree remove` knows the folder.
-      const dotGit = join(files.workspace, ".git");
-      const st = lstatSync(dotGit, { throwIfNoEntry: false });
-      if (!st?.isFile() || readFileSync(dotGit, "utf8") !== scope.gitFile) {
-        rmSync(dotGit, { recursive: true, force: true });
-        writeFileSync(dotGit, scope.gitFile, { flag: "wx" });
-      }
+      restoreGitFile(join(files.workspace, ".git"), scope.gitFile);
       const inTree = { ...o, scope: { gitDir: scope.gitDir, commonDir: scope.commonDir, workTree: scope.workTree } };
       captured = await capture(files.workspace, repo.base, ctx.task.agent?.files ?? [], inTree);
       if (repo.keep_branches && "files" in captured && captured.files.length > 0) {
