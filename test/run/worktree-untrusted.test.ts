@@ -82,13 +82,7 @@ for (const keep of [false, true])
     `a worktree agent's planted config, hooks, filters and .git file never run a program from switchyard's git, and the repository's config is put back (keep branches: ${keep})`,
     { timeout: 120000 },
     async () => {
-      const repo = join(h.dir.path, `repo-${keep}`);
-      mkdirSync(repo);
-      git(repo, "init", "-q");
-      h.dir.file(`repo-${keep}/f.txt`, "base\n");
-      git(repo, "add", "-A");
-      git(repo, "commit", "-q", "-m", "base");
-      const base = git(repo, "rev-parse", "HEAD").trim();
+      const { repo, base } = baseRepo(`repo-${keep}`);
       const before = guarded(repo);
       assert.ok(
         Object.keys(before).some((k) => k.startsWith("hooks/")),
@@ -134,17 +128,48 @@ for (const keep of [false, true])
     },
   );
 
+/** A repository with one commit (f.txt), and its base commit. */
+function baseRepo(name: string): { repo: string; base: string } {
+  const repo = join(h.dir.path, name);
+  mkdirSync(repo);
+  git(repo, "init", "-q");
+  h.dir.file(`${name}/f.txt`, "base\n");
+  git(repo, "add", "-A");
+  git(repo, "commit", "-q", "-m", "base");
+  return { repo, base: git(repo, "rev-parse", "HEAD").trim() };
+}
+
+/** Runs one worktree agent turn of `script` (leaving `files`); returns the run and the task's state. */
+async function oneTurn(name: string, script: string, files: string[] = []) {
+  const { repo, base } = baseRepo(name);
+  const fix = agent("fix", "fix it", { files });
+  fix.agent!.workspace = "worktree";
+  const run = admitRun(h.store, {
+    plan: plan([fix]),
+    packDir: h.pack,
+    sourcePath: h.pack,
+    repo: { path: repo, base, keep_branches: false },
+  });
+  await new RunEngine({
+    store: h.store,
+    run,
+    resume: false,
+    evaluators: () => () => ({}),
+    agentRunners: runner("default", [script]),
+  }).execute();
+  return { repo, run, inst: showRun(h.store, run)!.tasks.fix! };
+}
+
+/** The repository has only its own checkout and no switchyard branch left. */
+function noWorktreeLeft(repo: string): void {
+  assert.equal(git(repo, "worktree", "list", "--porcelain").match(/^worktree /gm)?.length, 1, "the worktree is gone");
+  assert.equal(git(repo, "branch", "--list", "switchyard/*").trim(), "", "its branch is deleted");
+}
+
 test(
   "a worktree agent that replaces its worktree folder by a link fails with workspace-replaced; the link's target is neither staged nor removed",
   { timeout: 120000 },
   async () => {
-    const repo = join(h.dir.path, "repo-swap");
-    mkdirSync(repo);
-    git(repo, "init", "-q");
-    h.dir.file("repo-swap/f.txt", "base\n");
-    git(repo, "add", "-A");
-    git(repo, "commit", "-q", "-m", "base");
-    const base = git(repo, "rev-parse", "HEAD").trim();
     const outside = join(h.dir.path, "outside-swap");
     mkdirSync(outside);
     h.dir.file("outside-swap/secret.txt", "secret-of-the-test\n");
@@ -153,22 +178,7 @@ test(
       `#!/bin/sh\ncat > /dev/null\necho changed >> f.txt\ncd /; rm -rf "$SWITCHYARD_WORKSPACE"; ln -s '${outside}' "$SWITCHYARD_WORKSPACE"\n`,
       0o755,
     );
-    const fix = agent("fix", "fix it", { files: ["secret.txt"] });
-    fix.agent!.workspace = "worktree";
-    const run = admitRun(h.store, {
-      plan: plan([fix]),
-      packDir: h.pack,
-      sourcePath: h.pack,
-      repo: { path: repo, base, keep_branches: false },
-    });
-    await new RunEngine({
-      store: h.store,
-      run,
-      resume: false,
-      evaluators: () => () => ({}),
-      agentRunners: runner("default", [script]),
-    }).execute();
-    const inst = showRun(h.store, run)!.tasks.fix!;
+    const { repo, run, inst } = await oneTurn("repo-swap", script, ["secret.txt"]);
     assert.equal(inst.status, "failed");
     assert.match(
       inst.error ?? "",
@@ -177,8 +187,7 @@ test(
     for (const e of h.store.events(run)) assert.ok(!JSON.stringify(e.payload).includes("secret-of-the-test"), e.type);
     assert.equal(readFileSync(join(outside, "secret.txt"), "utf8"), "secret-of-the-test\n", "the link's target is untouched");
     assert.deepEqual(readdirSync(outside), ["secret.txt"], "nothing was written through the link");
-    assert.equal(git(repo, "worktree", "list", "--porcelain").match(/^worktree /gm)?.length, 1, "the worktree is gone");
-    assert.equal(git(repo, "branch", "--list", "switchyard/*").trim(), "", "its branch is deleted");
+    noWorktreeLeft(repo);
   },
 );
 
@@ -186,32 +195,9 @@ test(
   "a worktree agent that removes its worktree folder fails with worktree-failed, not a crash, and leaves no worktree or branch",
   { timeout: 120000 },
   async () => {
-    const repo = join(h.dir.path, "repo-removed");
-    mkdirSync(repo);
-    git(repo, "init", "-q");
-    h.dir.file("repo-removed/f.txt", "base\n");
-    git(repo, "add", "-A");
-    git(repo, "commit", "-q", "-m", "base");
-    const base = git(repo, "rev-parse", "HEAD").trim();
     const script = h.dir.file("remove.sh", `#!/bin/sh\ncat > /dev/null\ncd /; rm -rf "$SWITCHYARD_WORKSPACE"\n`, 0o755);
-    const fix = agent("fix", "fix it");
-    fix.agent!.workspace = "worktree";
-    const run = admitRun(h.store, {
-      plan: plan([fix]),
-      packDir: h.pack,
-      sourcePath: h.pack,
-      repo: { path: repo, base, keep_branches: false },
-    });
-    await new RunEngine({
-      store: h.store,
-      run,
-      resume: false,
-      evaluators: () => () => ({}),
-      agentRunners: runner("default", [script]),
-    }).execute();
-    const inst = showRun(h.store, run)!.tasks.fix!;
+    const { repo, inst } = await oneTurn("repo-removed", script);
     assert.match(inst.error ?? "", /^worktree-failed: git add -A failed in the worktree /);
-    assert.equal(git(repo, "worktree", "list", "--porcelain").match(/^worktree /gm)?.length, 1, "the worktree is gone");
-    assert.equal(git(repo, "branch", "--list", "switchyard/*").trim(), "", "its branch is deleted");
+    noWorktreeLeft(repo);
   },
 );
