@@ -68,6 +68,12 @@ export const RUN_CODES: CodeEntry[] = [
       "Files that commands and agents leave ($SWITCHYARD_OUTPUT, $SWITCHYARD_USAGE, an agent's `files`) are untrusted. The engine reads only a regular file at the path it named, or inside the instance's workspace (a symlink is followed only when it resolves inside the workspace), at most 16 MB by default (set SWITCHYARD_MAX_FILE_MB to change the limit). A FIFO, a device, a socket, a folder, a symlink to nothing or out of the workspace, or a larger file fails that element only; nothing of it is recorded. Write a regular file into the workspace (copy, do not link).",
   },
   {
+    code: "workspace-replaced",
+    summary: "a command or agent replaced its workspace folder itself (by a link, a file or another folder)",
+    explain:
+      "The engine makes each attempt's workspace folder and notes which folder it is (device and inode) before the command or agent starts. When the attempt ends, the path must still name that very folder: a workspace removed and replaced by a symbolic link (to /etc, say), a file or another folder fails the instance, and nothing is read from it (no `files`, no output), staged (a worktree agent's change) or shown by `switchyard ui`. A folder that was only removed is no escape and fails nothing by itself. Work inside $SWITCHYARD_WORKSPACE; never remove or replace the folder.",
+  },
+  {
     code: "command-failed",
     rule: "T-1",
     summary: "a command exited with a non-zero status or was killed",

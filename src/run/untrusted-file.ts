@@ -7,10 +7,28 @@
 // swapped in meanwhile, checked again on the open descriptor, and read up to a size limit.
 // Text must be UTF-8 (a leading byte-order mark is dropped); anything else fails only that
 // element, with a code.
+//
+// The workspace folder itself is untrusted too (a command can `rm -rf` it and put a symbolic
+// link to /etc in its place): the engine pins its identity (device and inode, and its real path)
+// when it makes it, before anything runs in it, and every read under it first checks that the
+// path still names that very folder (WorkspaceRoot below). On Linux each opened file is also
+// checked through /proc/self/fd, so a folder swapped between the checks and the open is caught.
 
-import { constants, closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { lstat, open, realpath } from "node:fs/promises";
-import { sep } from "node:path";
+import {
+  constants,
+  closeSync,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+} from "node:fs";
+import type { Stats } from "node:fs";
+import { lstat, open, readlink, realpath } from "node:fs/promises";
+import { join, sep } from "node:path";
 import { CodedError } from "../shared/coded-error.js";
 
 /** The default limit on one file read from an instance (and on a provider's reply): 16 MB. */
@@ -53,9 +71,61 @@ function inside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
+/**
+ * An instance's workspace folder as the engine made it: its path, its real path and its identity
+ * (device and inode), taken before the command or agent started.
+ */
+export interface WorkspaceRoot {
+  path: string;
+  real: string;
+  dev: number;
+  ino: number;
+}
+
+/** Pins the folder at `path` (just made by the engine, nothing has run in it yet). */
+export function pinWorkspace(path: string): WorkspaceRoot {
+  const st = lstatSync(path);
+  return { path, real: realpathSync.native(path), dev: st.dev, ino: st.ino };
+}
+
+/**
+ * What happened to the workspace folder, when the path no longer names the folder the engine
+ * made (undefined when it does, or when it was removed: nothing can be read from a missing folder).
+ */
+export async function workspaceReplaced(root: WorkspaceRoot): Promise<string | undefined> {
+  let st;
+  try {
+    st = await lstat(root.path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? undefined : `cannot be looked at (${code})`;
+  }
+  if (st.isSymbolicLink()) return `was replaced by a symbolic link to ${await readlink(root.path).catch(() => "an unreadable target")}`;
+  if (!st.isDirectory()) return `was replaced by ${kindOf(st)}`;
+  if (st.dev !== root.dev || st.ino !== root.ino) return "was replaced by another folder";
+  const real = await realpath(root.path).catch(() => undefined);
+  if (real !== root.real) return `now resolves to ${real ?? "nothing"} (a folder above it was replaced by a link)`;
+  return undefined;
+}
+
+/** Throws UntrustedFileError `workspace-replaced` when the workspace folder was swapped. */
+export async function checkWorkspace(root: WorkspaceRoot): Promise<void> {
+  const why = await workspaceReplaced(root);
+  if (why)
+    throw new UntrustedFileError(
+      "workspace-replaced",
+      `the instance's workspace folder ${root.path} ${why} while the instance ran; nothing is read from it. A command or agent must leave its workspace folder in place (work inside it)`,
+    );
+}
+
+/** Linux's view of what an open descriptor names; undefined where there is no /proc. */
+const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
+
 export interface UntrustedRead {
   /** The folder the file (or what a symlink points at) must be in: the instance's workspace. */
   workspace: string;
+  /** The workspace as pinned when it was made: checked before the read, and its real path is the bound. */
+  root?: WorkspaceRoot;
   /** Most bytes read. */
   limit: number;
   /** For messages: "$SWITCHYARD_OUTPUT", "NOTE.txt". */
@@ -70,6 +140,7 @@ export interface UntrustedRead {
  */
 export async function readUntrustedFile(path: string, o: UntrustedRead): Promise<string | undefined> {
   const reject = (why: string, hint: string) => new UntrustedFileError("file-rejected", `${o.what} ${why}; ${hint}`);
+  if (o.root) await checkWorkspace(o.root);
   let st;
   try {
     st = await lstat(path);
@@ -79,6 +150,7 @@ export async function readUntrustedFile(path: string, o: UntrustedRead): Promise
     throw reject(`cannot be read (${code})`, "leave a readable regular file");
   }
   let real = path;
+  let root: string | undefined;
   // The engine's own path ($SWITCHYARD_OUTPUT) is read where it is unless it is a symlink; a
   // path inside the workspace may pass through symlinked folders, so it is always resolved.
   if (st.isSymbolicLink() || !o.ownPath) {
@@ -87,12 +159,8 @@ export async function readUntrustedFile(path: string, o: UntrustedRead): Promise
     } catch {
       throw reject("is a symbolic link to nothing", "write a regular file instead");
     }
-    const root = await realpath(o.workspace).catch(() => o.workspace);
-    if (!inside(real, root))
-      throw reject(
-        `resolves to ${real}, outside the instance's workspace`,
-        "the engine reads only files inside the workspace; copy the file there instead of linking to it",
-      );
+    root = o.root?.real ?? (await realpath(o.workspace).catch(() => o.workspace));
+    if (!inside(real, root)) throw outside(reject, real);
   }
   let fh;
   try {
@@ -105,6 +173,12 @@ export async function readUntrustedFile(path: string, o: UntrustedRead): Promise
     throw reject(`cannot be opened (${code})`, "leave a readable regular file");
   }
   try {
+    // What was opened, named by the kernel: a folder on the way swapped for a link after the
+    // checks above would show here.
+    if (root !== undefined && PROC_FD) {
+      const opened = await readlink(`${PROC_FD}/${fh.fd}`).catch(() => "an unknown place");
+      if (!inside(opened, root)) throw outside(reject, opened);
+    }
     const fst = await fh.stat();
     if (!fst.isFile()) throw reject(`is ${kindOf(fst)}`, "write a regular file");
     if (fst.size > o.limit)
@@ -128,6 +202,95 @@ export async function readUntrustedFile(path: string, o: UntrustedRead): Promise
     return strictUtf8(buf.subarray(0, n), o.what);
   } finally {
     await fh.close();
+  }
+}
+
+function outside(reject: (why: string, hint: string) => UntrustedFileError, real: string): UntrustedFileError {
+  return reject(
+    `resolves to ${real}, outside the instance's workspace`,
+    "the engine reads only files inside the workspace; copy the file there instead of linking to it",
+  );
+}
+
+/** A file or folder opened below a trusted folder, with no symbolic link followed on the way. */
+export interface OpenedBeneath {
+  fd: number;
+  /** Its stat, from the open descriptor. */
+  st: Stats;
+  /** Its path (the trusted folder's real path joined with the parts). */
+  path: string;
+}
+
+/**
+ * Opens `base`/parts[0]/…/parts[n-1] (base is trusted: the engine's or the person's own folder)
+ * without following any symbolic link below `base`: every part must be a real folder (the last a
+ * regular file, or a folder when `folder`), and what was opened must be what was checked (its
+ * device and inode; on Linux also its path as the kernel names it). Undefined when it is absent
+ * or refused. The caller closes `fd`.
+ */
+export function openBeneathSync(base: string, parts: readonly string[], folder = false): OpenedBeneath | undefined {
+  let path: string;
+  try {
+    path = realpathSync(base);
+  } catch {
+    return undefined;
+  }
+  let last: Stats | undefined;
+  for (const part of parts) {
+    if (part === "" || part === "." || part === ".." || part.includes("/") || part.includes("\0")) return undefined;
+    path = join(path, part);
+    if (last && !last.isDirectory()) return undefined;
+    last = lstatSync(path, { throwIfNoEntry: false });
+    if (!last || last.isSymbolicLink()) return undefined;
+  }
+  if (!last || (folder ? !last.isDirectory() : !last.isFile())) return undefined;
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | (folder ? constants.O_DIRECTORY : 0));
+  } catch {
+    return undefined;
+  }
+  const st = fstatSync(fd);
+  let same = st.dev === last.dev && st.ino === last.ino;
+  if (same && PROC_FD) {
+    try {
+      same = readlinkSync(`${PROC_FD}/${fd}`) === path;
+    } catch {
+      same = false;
+    }
+  }
+  if (!same) {
+    closeSync(fd);
+    return undefined;
+  }
+  return { fd, st, path };
+}
+
+/**
+ * The entries of the folder `base`/parts… (opened as openBeneathSync does), each with its lstat;
+ * undefined when the folder is absent or refused. On Linux the names are read and looked at
+ * through the open descriptor, so a folder swapped meanwhile is never listed.
+ */
+export function readFolderBeneathSync(base: string, parts: readonly string[]): Array<{ name: string; st: Stats }> | undefined {
+  const dir = openBeneathSync(base, parts, true);
+  if (!dir) return undefined;
+  try {
+    const at = PROC_FD ? `${PROC_FD}/${dir.fd}` : dir.path;
+    const out: Array<{ name: string; st: Stats }> = [];
+    for (const name of readdirSync(at).sort()) {
+      const st = lstatSync(join(at, name), { throwIfNoEntry: false });
+      if (st) out.push({ name, st });
+    }
+    if (!PROC_FD) {
+      // Without /proc: the folder must still be the one opened once it has been read.
+      const now = lstatSync(dir.path, { throwIfNoEntry: false });
+      if (!now || now.isSymbolicLink() || now.dev !== dir.st.dev || now.ino !== dir.st.ino) return undefined;
+    }
+    return out;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(dir.fd);
   }
 }
 

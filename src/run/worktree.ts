@@ -19,24 +19,138 @@ export interface GitResult {
   stderr: string;
 }
 
-export function git(cwd: string, args: string[], maxBuffer = 256 * 1024 * 1024): Promise<GitResult> {
+// Every git command switchyard issues goes through gitInvocation (docs/agents/README.md, "What
+// an agent cannot do to your repository"). An agent in a worktree can write the repository's
+// config and hooks, a .gitattributes, its worktree's .git file: nothing it writes may make
+// switchyard's own git start a program, and no program git does start sees a provider key.
+
+/**
+ * The only variables of the engine's environment a git command gets: what git needs to find
+ * itself, the person's own config, where repository discovery stops, and a temporary folder. An
+ * allowlist, so no provider key (named in the machine config or not), token or other secret
+ * reaches git or anything it could start. None of these can make git start a program.
+ */
+const GIT_ENV_KEPT = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "TMPDIR",
+  "XDG_CONFIG_HOME",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_NOSYSTEM",
+  "GIT_EXEC_PATH",
+  "GIT_CEILING_DIRECTORIES",
+  "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+];
+
+/**
+ * Config that starts programs, switched off on every command (a `-c` outranks every config
+ * file): the file-system monitor, hooks, signing, automatic maintenance, any transport. External
+ * diff programs and textconv are switched off by flags on each diff (--no-ext-diff,
+ * --no-textconv); the pager by --no-pager; filters (clean/smudge/process) by name, see below.
+ */
+const NEUTRAL_CONFIG = [
+  "core.fsmonitor=false",
+  "core.hooksPath=/dev/null",
+  "commit.gpgSign=false",
+  "gc.auto=0",
+  "maintenance.auto=false",
+  "protocol.allow=never",
+  "submodule.recurse=false",
+];
+
+/** Where a command works when the folder it runs in must not choose the repository (a worktree). */
+export interface GitScope {
+  /** The worktree's administrative folder (.git/worktrees/NAME). */
+  gitDir: string;
+  /** The repository's .git folder. */
+  commonDir: string;
+  workTree: string;
+}
+
+export interface GitOptions {
+  /** The environment the allowlisted variables are taken from (default: the engine's own). */
+  env?: NodeJS.ProcessEnv;
+  scope?: GitScope;
+  maxBuffer?: number;
+}
+
+function gitEnv(o: GitOptions): NodeJS.ProcessEnv {
+  const from = o.env ?? process.env;
+  const env: NodeJS.ProcessEnv = { GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
+  for (const name of GIT_ENV_KEPT) if (from[name] !== undefined) env[name] = from[name];
+  // Not the worktree's .git file nor its administrative folder's commondir file, both writable
+  // by the agent, but the folders the engine found before the turn name the repository.
+  if (o.scope) env.GIT_COMMON_DIR = o.scope.commonDir;
+  return env;
+}
+
+function scopeArgs(scope: GitScope | undefined): string[] {
+  return scope ? [`--git-dir=${scope.gitDir}`, `--work-tree=${scope.workTree}`] : [];
+}
+
+/**
+ * `-c` overrides emptying every filter driver the config defines (a `filter=NAME` attribute
+ * with no driver is no filter). Read with `git config`, which starts nothing.
+ */
+function filterOverrides(configList: GitResult): string[] | { refused: string } {
+  const out: string[] = [];
+  const drivers = new Set<string>();
+  for (const key of configList.stdout.split("\0")) {
+    const m = /^filter\.([\s\S]*)\.(clean|smudge|process|required)$/.exec(key.trim());
+    if (m) drivers.add(m[1]!);
+  }
+  for (const d of [...drivers].sort()) {
+    if (/[=\n]/.test(d))
+      return { refused: `the git config defines a filter named ${JSON.stringify(d)}, which switchyard cannot switch off; remove it` };
+    out.push("-c", `filter.${d}.clean=`, "-c", `filter.${d}.smudge=`, "-c", `filter.${d}.process=`, "-c", `filter.${d}.required=false`);
+  }
+  return out;
+}
+
+const LIST_FILTERS = ["config", "-z", "--name-only", "--get-regexp", "^filter\\."];
+
+function invocation(args: string[], o: GitOptions, filters: string[]): string[] {
+  return ["--no-pager", ...NEUTRAL_CONFIG.flatMap((c) => ["-c", c]), ...filters, ...scopeArgs(o.scope), ...args];
+}
+
+function result(err: Error | null, stdout: unknown, stderr: unknown): GitResult {
+  return {
+    ok: !err,
+    stdout: String(stdout),
+    stderr: String(stderr || (err && !("code" in err && typeof err.code === "number") ? err.message : "")),
+  };
+}
+
+function run(cwd: string, argv: string[], o: GitOptions): Promise<GitResult> {
   return new Promise((done) => {
-    execFile("git", args, { cwd, maxBuffer, env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" } }, (err, stdout, stderr) => {
-      done({
-        ok: !err,
-        stdout: String(stdout),
-        stderr: String(stderr || (err && !("code" in err && typeof err.code === "number") ? err.message : "")),
-      });
-    });
+    execFile("git", argv, { cwd, maxBuffer: o.maxBuffer ?? 256 * 1024 * 1024, env: gitEnv(o) }, (err, stdout, stderr) =>
+      done(result(err, stdout, stderr)),
+    );
   });
 }
 
-export type RepositoryProbe = { ok: true; path: string; head: string } | { ok: false; problem: string };
+/** Runs git with the neutral config, filters emptied and the allowlisted environment. */
+export async function git(cwd: string, args: string[], o: GitOptions = {}): Promise<GitResult> {
+  const filters = filterOverrides(await run(cwd, invocation(LIST_FILTERS, o, []), o));
+  if ("refused" in filters) return { ok: false, stdout: "", stderr: filters.refused };
+  return run(cwd, invocation(args, o, filters), o);
+}
 
-function gitSync(cwd: string, args: string[]): GitResult {
-  const r = spawnSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" } });
+function runSync(cwd: string, argv: string[]): GitResult {
+  const r = spawnSync("git", argv, { cwd, encoding: "utf8", env: gitEnv({}) });
   return { ok: r.status === 0, stdout: r.stdout ?? "", stderr: r.stderr || (r.error ? r.error.message : "") };
 }
+
+/** git, synchronously (before a run is admitted), on the same terms as git(). */
+function gitSync(cwd: string, args: string[]): GitResult {
+  const filters = filterOverrides(runSync(cwd, invocation(LIST_FILTERS, {}, [])));
+  if ("refused" in filters) return { ok: false, stdout: "", stderr: filters.refused };
+  return runSync(cwd, invocation(args, {}, filters));
+}
+
+export type RepositoryProbe = { ok: true; path: string; head: string } | { ok: false; problem: string };
 
 /**
  * The repository at or above `dir`, its HEAD commit, and whether it can be used: it must exist,
@@ -103,12 +217,12 @@ const LOCKED = /index\.lock|\.lock'?: File exists|cannot lock ref|Unable to crea
 const RETRIES = 6;
 
 /** A metadata-writing git command: serialised per repository and retried on another process's lock. */
-export function gitLocked(repo: string, args: string[]): Promise<GitResult> {
+export function gitLocked(repo: string, args: string[], o: GitOptions = {}): Promise<GitResult> {
   return serialised(repo, async () => {
-    let r = await git(repo, args);
+    let r = await git(repo, args, o);
     for (let i = 1; i <= RETRIES && !r.ok && LOCKED.test(r.stderr); i++) {
       await new Promise((ok) => setTimeout(ok, 25 * 2 ** i));
-      r = await git(repo, args);
+      r = await git(repo, args, o);
     }
     return r;
   });

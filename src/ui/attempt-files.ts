@@ -1,11 +1,15 @@
 // An instance attempt's files in the run folder (docs/runs.md, "The state folder"): its input,
 // log, prompt, usage and the workspace the process left behind. Everything there was written by
 // commands and agents, so it is untrusted: paths are built from recorded names only, never from a
-// request; symbolic links are neither followed nor served; reads are bounded.
+// request; no symbolic link is followed anywhere below the state folder's runs/ — not in the
+// workspace, nor the workspace folder itself, nor the folders above it up to runs/, which a
+// command could have replaced by links after the run recorded them (openBeneathSync); reads are
+// bounded.
 
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { closeSync, readSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import { keyDirName } from "../run/keys.js";
+import { openBeneathSync, readFolderBeneathSync } from "../run/untrusted-file.js";
 import type { CellAttempt, CellFile } from "./api-types.js";
 
 const LOG_TAIL = 16 * 1024;
@@ -13,43 +17,55 @@ const SMALL_FILE = 256 * 1024;
 const FILE_VIEW_LIMIT = 64 * 1024;
 const MAX_LISTED = 200;
 
-/** The attempt's path stem: runs/RUN/work/TASK/KEY.aN (unmapped: work/TASK/aN). */
-function attemptStem(runDir: string, task: string, key: string | null, attempt: number): string {
-  const base = join(runDir, "work", task);
-  return key !== null ? join(base, `${keyDirName(key)}.a${attempt}`) : join(base, `a${attempt}`);
+/** Where an attempt's files are: the trusted folder (runs/) and the parts below it. */
+interface AttemptPlace {
+  base: string;
+  /** RUN, work, TASK: the folder holding the attempt's files. */
+  folder: string[];
+  /** KEY.aN (unmapped: aN): the workspace's name, and its files' stem. */
+  stem: string;
+}
+
+/** The attempt's place: runs/RUN/work/TASK/KEY.aN (unmapped: work/TASK/aN). */
+function attemptPlace(runDir: string, task: string, key: string | null, attempt: number): AttemptPlace {
+  return {
+    base: dirname(runDir),
+    folder: [basename(runDir), "work", task],
+    stem: key !== null ? `${keyDirName(key)}.a${attempt}` : `a${attempt}`,
+  };
 }
 
 /**
- * Reads at most `limit` bytes of a regular file (from its end when `tail`), refusing symbolic
- * links and anything that is not a regular file. Null when it is absent or refused.
+ * Reads at most `limit` bytes of a regular file below `base` (from its end when `tail`),
+ * following no symbolic link on the way. Null when it is absent or refused.
  */
-function readBounded(path: string, limit: number, tail = false): { text: string; bytes: number; truncated: boolean } | null {
-  let fd: number;
+function readBounded(
+  base: string,
+  parts: string[],
+  limit: number,
+  tail = false,
+): { text: string; bytes: number; truncated: boolean } | null {
+  const f = openBeneathSync(base, parts);
+  if (!f) return null;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return null;
+    const st = f.st;
     const n = Math.min(st.size, limit);
     const buf = Buffer.alloc(n);
     const start = tail ? st.size - n : 0;
     let got = 0;
     while (got < n) {
-      const r = readSync(fd, buf, got, n - got, start + got);
+      const r = readSync(f.fd, buf, got, n - got, start + got);
       if (r === 0) break;
       got += r;
     }
     return { text: buf.subarray(0, got).toString("utf8"), bytes: st.size, truncated: st.size > n };
   } finally {
-    closeSync(fd);
+    closeSync(f.fd);
   }
 }
 
-function readJson(path: string): unknown {
-  const r = readBounded(path, SMALL_FILE);
+function readJson(base: string, parts: string[]): unknown {
+  const r = readBounded(base, parts, SMALL_FILE);
   if (!r || r.truncated) return r ? `(${r.bytes} bytes, too large to show)` : null;
   try {
     return JSON.parse(r.text) as unknown;
@@ -59,23 +75,14 @@ function readJson(path: string): unknown {
 }
 
 /** The workspace's files (not following links), breadth first, at most MAX_LISTED. */
-function listWorkspace(dir: string): CellFile[] {
+function listWorkspace(base: string, root: string[]): CellFile[] {
   const out: CellFile[] = [];
-  const queue = [dir];
+  const queue: string[][] = [[]];
   while (queue.length > 0 && out.length < MAX_LISTED) {
-    const d = queue.shift()!;
-    let names: string[];
-    try {
-      names = readdirSync(d).sort();
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const p = join(d, name);
-      const st = lstatSync(p, { throwIfNoEntry: false });
-      if (!st) continue;
-      if (st.isDirectory()) queue.push(p);
-      else if (st.isFile()) out.push({ path: relative(dir, p), bytes: st.size });
+    const rel = queue.shift()!;
+    for (const { name, st } of readFolderBeneathSync(base, [...root, ...rel]) ?? []) {
+      if (st.isDirectory()) queue.push([...rel, name]);
+      else if (st.isFile()) out.push({ path: [...rel, name].join("/"), bytes: st.size });
       if (out.length >= MAX_LISTED) break;
     }
   }
@@ -84,20 +91,22 @@ function listWorkspace(dir: string): CellFile[] {
 
 /** What an attempt left: input, log tail, prompt, usage and workspace files. */
 export function attemptFiles(runDir: string, task: string, key: string | null, attempt: number): CellAttempt {
-  const stem = attemptStem(runDir, task, key, attempt);
+  const { base, folder, stem } = attemptPlace(runDir, task, key, attempt);
+  const beside = (suffix: string) => [...folder, `${stem}${suffix}`];
   return {
     attempt,
-    input: readJson(`${stem}.input.json`),
-    log_tail: readBounded(`${stem}.log`, LOG_TAIL, true)?.text ?? null,
-    prompt: readBounded(`${stem}.prompt.txt`, SMALL_FILE)?.text ?? null,
-    usage: readJson(`${stem}.usage.json`),
-    files: listWorkspace(stem),
+    input: readJson(base, beside(".input.json")),
+    log_tail: readBounded(base, beside(".log"), LOG_TAIL, true)?.text ?? null,
+    prompt: readBounded(base, beside(".prompt.txt"), SMALL_FILE)?.text ?? null,
+    usage: readJson(base, beside(".usage.json")),
+    files: listWorkspace(base, [...folder, stem]),
   };
 }
 
 /**
  * One file of an attempt's workspace, named by a relative path from the listing. Refused (null)
- * when the path leaves the workspace, passes through a symbolic link, or is not a regular file.
+ * when the path leaves the workspace, passes through a symbolic link (the workspace folder or one
+ * above it included), or is not a regular file.
  */
 export function workspaceFile(
   runDir: string,
@@ -106,17 +115,9 @@ export function workspaceFile(
   attempt: number,
   rel: string,
 ): ReturnType<typeof readBounded> {
-  const root = attemptStem(runDir, task, key, attempt);
+  const { base, folder, stem } = attemptPlace(runDir, task, key, attempt);
   const parts = rel.split("/");
   if (rel === "" || rel.startsWith("/") || parts.some((p) => p === "" || p === "." || p === ".." || p.includes("\\") || p.includes("\0")))
     return null;
-  const full = resolve(root, ...parts);
-  if (!full.startsWith(root + sep)) return null;
-  let at = root;
-  for (const p of parts.slice(0, -1)) {
-    at = join(at, p);
-    const st = lstatSync(at, { throwIfNoEntry: false });
-    if (!st || !st.isDirectory()) return null;
-  }
-  return readBounded(full, FILE_VIEW_LIMIT);
+  return readBounded(base, [...folder, stem, ...parts], FILE_VIEW_LIMIT);
 }

@@ -9,7 +9,14 @@ import { runProcess, type ProcessResult } from "../process.js";
 import { checkEmits, isPlainObject } from "../values.js";
 import { inputJson } from "../shared-json.js";
 import type { FieldType, TaskOf } from "../../plan/plan.js";
-import { DEFAULT_MAX_FILE_BYTES, readUntrustedFile, UntrustedFileError } from "../untrusted-file.js";
+import {
+  checkWorkspace,
+  DEFAULT_MAX_FILE_BYTES,
+  pinWorkspace,
+  readUntrustedFile,
+  UntrustedFileError,
+  type WorkspaceRoot,
+} from "../untrusted-file.js";
 import { parseUntrustedJson } from "../untrusted-json.js";
 import { folderFault } from "../storage-fault.js";
 
@@ -18,6 +25,8 @@ export interface AttemptFiles {
   input: string;
   output: string;
   log: string;
+  /** The workspace folder as made, before anything ran in it (checked before every read). */
+  root?: WorkspaceRoot;
 }
 
 /** Parent folders (`work/TASK`) known to exist, so an attempt folder is one mkdir, not a walk. */
@@ -55,7 +64,7 @@ export function writingRunFiles<T>(folder: string, write: () => T): T {
 }
 
 function prepareAttemptFiles(stem: string, input: InstanceInput): AttemptFiles {
-  const files = { workspace: stem, input: `${stem}.input.json`, output: `${stem}.output.json`, log: `${stem}.log` };
+  const files: AttemptFiles = { workspace: stem, input: `${stem}.input.json`, output: `${stem}.output.json`, log: `${stem}.log` };
   const parent = dirname(stem);
   if (!knownParents.has(parent)) {
     mkdirSync(parent, { recursive: true });
@@ -76,6 +85,7 @@ function prepareAttemptFiles(stem: string, input: InstanceInput): AttemptFiles {
       mkdirSync(stem);
     } else throw err;
   }
+  files.root = pinWorkspace(stem);
   writeFileSync(files.input, inputJson.input(input));
   closeSync(openSync(files.log, "w"));
   return files;
@@ -123,14 +133,21 @@ export function rejected(err: unknown): Outcome & { status: "failed" } {
 
 /** The untrusted-file reading rules for a file of this attempt (untrusted-file.ts). */
 export function fileRules(ctx: AttemptContext, files: AttemptFiles, what: string, ownPath = false) {
-  return { workspace: files.workspace, limit: ctx.env.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, what, ownPath };
+  return {
+    workspace: files.workspace,
+    limit: ctx.env.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    what,
+    ownPath,
+    ...(files.root ? { root: files.root } : {}),
+  };
 }
 
 /**
  * Reads $SWITCHYARD_OUTPUT. A missing file is {} only when no field is declared. `exists` is
  * false when the runner already saw that no file was left (no need to try opening it). The file
  * is untrusted: a FIFO, a device, a symlink out of the workspace, an oversized file, text that is
- * not UTF-8 or JSON nested too deep fail the instance (untrusted-file.ts, untrusted-json.ts).
+ * not UTF-8 or JSON nested too deep fail the instance (untrusted-file.ts, untrusted-json.ts), and
+ * so does a workspace folder that was replaced (by a link, say) while it ran.
  */
 export async function readOutput(
   path: string,
@@ -142,6 +159,7 @@ export async function readOutput(
 ): Promise<Outcome> {
   let text: string | undefined;
   try {
+    if (rules.root) await checkWorkspace(rules.root);
     text = exists === false ? undefined : await readUntrustedFile(path, rules);
   } catch (err) {
     return rejected(err);
