@@ -5,9 +5,10 @@
 // rerun, cancel) stops them, and waits until they are gone, before anything runs again: an
 // instance never runs twice at once.
 //
-// A group is recorded before its command runs: the child that will lead it waits for the
-// engine's go, sent once the row is committed (launcher.ts, process.ts), so a killed owner never
-// leaves a command running that nobody can find. The recorded leader may not have made its group
+// A command's group is recorded before the command runs: the launcher's child that will lead it
+// waits for the engine's go, sent once the row is committed (launcher.ts), so a killed owner never
+// leaves a command running that nobody can find. A process spawned directly (process.ts: agents,
+// and commands where no launcher works) is recorded in the same synchronous step as its spawn. The recorded leader may not have made its group
 // yet (the shell launcher's child calls setsid only once it has the go): such a lone leader, with
 // the recorded start time, is signalled as a process.
 //

@@ -77,15 +77,19 @@ test(
       for (let i = 0; i < 2; i++) workers.push(await startWorkerProc(url, ["--concurrency", "4"], env));
       const reader = () => new PostgresStore(url, join(dir.path, "reader"));
       const coord = startCli(["run", "pack", ...args], { cwd: dir.path, env });
-      const run = await waitFor("some work finished", async () => {
-        const s = reader();
-        try {
-          const id = s.latestRun();
-          return id && s.instances(id, "work").filter((i) => i.status === "passed").length >= 4 ? id : undefined;
-        } finally {
-          s.close();
-        }
-      });
+      const run = await waitFor(
+        "some work finished",
+        async () => {
+          const s = reader();
+          try {
+            const id = s.latestRun();
+            return id && s.instances(id, "work").filter((i) => i.status === "passed").length >= 4 ? id : undefined;
+          } finally {
+            s.close();
+          }
+        },
+        120000,
+      );
       cluster("pause", where);
 
       const r = await coord.done;

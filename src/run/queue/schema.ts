@@ -70,13 +70,15 @@ export async function ensureQueueSchema(client: ClientBase, connectionString: st
  * once, as it stops; graphile's own retries of a blip need no word).
  */
 function queueLine(level: string, message: string, error?: unknown): void {
-  if (lostConnection(error) !== undefined || lostConnection({ message: message.split("\n")[0]!.replace(/^.*: /, "") })) return;
+  // The error is in the message's meta, or only in its words (after the last colon of a line).
+  const told = message.split("\n").some((l) => lostConnection({ message: l.replace(/^.*: /, "") }) !== undefined);
+  if (told || lostConnection(error) !== undefined) return;
   process.stderr.write(`switchyard worker: queue ${level}: ${message.split("\n")[0]}\n`);
 }
 
 /** graphile-worker's logger, silent below warnings (its info lines are not ours to print). */
-export const quietLogger = new Logger(() => (level: string, message: string, meta?: { error?: unknown }) => {
-  if (level === "error" || level === "warning") queueLine(level, message, meta?.error);
+export const quietLogger = new Logger(() => (level: string, message: string, meta?: { error?: unknown; fatalError?: unknown }) => {
+  if (level === "error" || level === "warning") queueLine(level, message, meta?.error ?? meta?.fatalError);
 });
 
 /**
