@@ -7,15 +7,13 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { loadMachineConfig, secretEnvNames } from "../decide/config.js";
 import { loadEvaluator } from "../plan/index.js";
+import { lostConnection } from "../run/pg/connection-lost.js";
 import { parsePgUrl } from "../run/store-postgres.js";
 import { startWorker } from "../run/queue/worker.js";
 import { UsageError, examples } from "./common.js";
 import { locateConfig } from "./state-discovery.js";
 import { maxFileBytesFrom } from "./run-wiring.js";
 import { positiveWhole, reachable, workersStore } from "./workers-store.js";
-
-/** Error codes of a connection to the server that is gone (node's, and PostgreSQL's shutdown SQLSTATEs). */
-const STORE_LOST = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|57P01|57P02|57P03)$/;
 
 interface WorkerFlags {
   store?: string;
@@ -77,18 +75,21 @@ export function register(program: Command): void {
         `switchyard worker ${worker.id} runs up to ${concurrency} attempts at once from ${where} (state ${stateDir}); SIGTERM or Ctrl-C drains it\n`,
       );
       // The server gone (restarted, unreachable): the queue library's own retries then fail
-      // outside any call of ours. This worker's liveness lock went with its connection, so its jobs
-      // are released to other workers: it stops with a clear message, for its supervisor to
-      // restart once the server is back.
+      // outside any call of ours, in whichever connection notices first. This worker's liveness
+      // lock went with its connection, so its jobs are released to other workers: it stops with
+      // one line, for its supervisor to restart once the server is back. Only the first failure
+      // is told (the others are the same loss seen by other connections).
+      let told = false;
       const onLost = (err: unknown) => {
-        const e = err as NodeJS.ErrnoException;
-        const lost = typeof e?.code === "string" && STORE_LOST.test(e.code);
+        if (told) return;
+        told = true;
+        const lost = lostConnection(err) ?? (worker.storeLost() ? "connection lost" : undefined);
         process.stderr.write(
-          lost
-            ? `switchyard worker ${worker.id}: error[store-unreachable]: lost the store ${where} (${e.code}); stopping (its jobs go to other workers)\n`
-            : `switchyard worker ${worker.id}: error[internal]: ${e?.stack ?? String(err)}\n`,
+          lost !== undefined
+            ? `switchyard worker ${worker.id}: error[store-unreachable]: lost the store ${where} (${lost}); stopping (its jobs go to other workers)\n`
+            : `switchyard worker ${worker.id}: error[internal]: ${(err as Error)?.stack ?? String(err)}\n`,
         );
-        process.exit(lost ? 1 : 70);
+        process.exit(lost !== undefined ? 1 : 70);
       };
       process.on("unhandledRejection", onLost);
       process.on("uncaughtException", onLost);

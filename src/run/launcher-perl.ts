@@ -19,6 +19,16 @@
 // `P PID` once the child is forked and `X STATUS OUTPUT` once it was reaped, STATUS being the
 // exit status or 128 + the signal number, OUTPUT 1 when the output file exists. Field text is
 // passed as bytes: none can hold a NUL (paths, environment entries and argv cannot).
+//
+// The child makes its session, then waits for the engine's go (the line GO_LINE, read straight
+// from the launcher's stdin: the launcher itself is in waitpid meanwhile) before it runs anything:
+// the engine sends it only once the group is recorded in the store, so a group that runs is always
+// one that whoever claims the run next can find and stop (process-groups.ts). When the engine dies
+// first, the child reads end-of-file and exits (status 125) without running the command. A go
+// line left unread (a child stopped while it waited) is skipped before the next job.
+
+/** The line the engine sends a launcher once the job's process group is recorded (a no-op for sh). */
+export const GO_LINE = ":\n";
 
 /** Linux's setsid system call number on the architectures where the launcher calls it directly. */
 export function setsidSyscall(platform: string = process.platform, arch: string = process.arch): number | null {
@@ -29,7 +39,6 @@ export function setsidSyscall(platform: string = process.platform, arch: string 
 export const PERL_LAUNCHER = String.raw`
 use strict;
 $| = 1;
-binmode STDIN;
 binmode STDOUT;
 my $sys = $ARGV[0];
 # The direct system call, tried once in a throwaway child (64-bit perl only).
@@ -42,11 +51,14 @@ if (defined $sys && $sys =~ /^\d+\z/ && length(pack('p', 0)) == 8) {
 }
 require POSIX unless defined $sys;
 sub fail { print STDERR "switchyard: $_[0]: $!\n"; exit 127; }
-while (defined(my $header = <STDIN>)) {
+# Unbuffered reads: nothing past the job is taken from the pipe, so its child reads the go line.
+sub line { my ($l, $c) = (''); while (sysread(STDIN, $c, 1)) { $l .= $c; return $l if $c eq "\n"; } return undef; }
+while (defined(my $header = line())) {
+  next if $header eq ":\n";
   my ($n) = $header =~ /^J (\d+)\n\z/ or exit 2;
   my $buf = '';
   while (length($buf) < $n) {
-    my $got = read(STDIN, $buf, $n - length($buf), length($buf));
+    my $got = sysread(STDIN, $buf, $n - length($buf), length($buf));
     exit 2 unless $got;
   }
   my @f = split /\0/, $buf, -1;
@@ -56,6 +68,8 @@ while (defined(my $header = <STDIN>)) {
   if (!defined $pid) { print "X 127 0\n"; next; }
   if ($pid == 0) {
     defined $sys ? syscall($sys + 0) : POSIX::setsid();
+    my $go = line();
+    exit 125 unless defined $go && $go eq ":\n";
     open(STDOUT, '>>', $log) or exit 127;
     open(STDERR, '>&', \*STDOUT) or exit 127;
     open(STDIN, '<', $in) or fail("cannot read $in");

@@ -10,6 +10,9 @@
 // - "sh": `/bin/sh` running each job through `setsid` (a subshell, then an exec of setsid, then
 //   the exec of the command: about 1.4× the CPU of the Perl launcher per short command).
 // Where neither works (no perl and no `setsid`), callers spawn directly from Node (process.ts).
+// In both, the forked child waits for the engine's go before it runs anything, and the engine
+// sends it only once the job's group is recorded (launcher-perl.ts): a command never runs
+// unrecorded, even for a moment after the engine is killed.
 //
 // (A bash launcher with job control, `set -m` and `wait -f`, would save the `setsid` exec per
 // command, but bash 5.2's `wait -f` can spin forever on a job already reaped: not used.)
@@ -19,7 +22,7 @@ import { constants } from "node:os";
 import { resolve } from "node:path";
 import type { ProcessResult, ProcessSpec } from "./process.js";
 import { signalGroup } from "./signal-group.js";
-import { PERL_LAUNCHER, setsidSyscall } from "./launcher-perl.js";
+import { GO_LINE, PERL_LAUNCHER, setsidSyscall } from "./launcher-perl.js";
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const KILL_GRACE_MS = 1000;
@@ -53,6 +56,8 @@ function findTools(): { setsid: string | null; perl: string | null } {
 interface LaunchProgram {
   file: string;
   args: string[];
+  /** Written once when the launcher starts. */
+  preamble?: string;
   job(spec: LaunchSpec): string | Buffer;
 }
 
@@ -60,6 +65,8 @@ function shProgram(setsid: string): LaunchProgram {
   return {
     file: "/bin/sh",
     args: [],
+    // fd 3 is the engine's pipe in every job (an asynchronous job's stdin is /dev/null).
+    preamble: "exec 3<&0\n",
     job: (s) => {
       const exports = Object.entries(s.extraEnv ?? {})
         .map(([k, v]) => `${k}=${q(v)}`)
@@ -68,8 +75,10 @@ function shProgram(setsid: string): LaunchProgram {
       // A symlink counts even when it points at nothing: the engine then says what is wrong with it.
       const output =
         s.outputFile !== undefined ? `{ [ -e ${q(resolve(s.outputFile))} ] || [ -L ${q(resolve(s.outputFile))} ]; } && o=1; ` : "";
+      // The subshell waits for the go line on fd 3 (the launcher's stdin, see launcher-perl.ts),
+      // then becomes the group's leader through setsid.
       return (
-        `( cd ${q(resolve(s.cwd))} || exit 127; ${exports ? `export ${exports}; ` : ""}exec ${q(setsid)} ${argv} ) <${q(resolve(s.stdinFile ?? "/dev/null"))} >>${q(resolve(s.logFile))} 2>&1 &\n` +
+        `( IFS= read -r go <&3 && [ "$go" = : ] || exit 125; exec 3<&-; cd ${q(resolve(s.cwd))} || exit 127; ${exports ? `export ${exports}; ` : ""}exec ${q(setsid)} ${argv} ) <${q(resolve(s.stdinFile ?? "/dev/null"))} >>${q(resolve(s.logFile))} 2>&1 &\n` +
         `echo "P $!"; wait $!; s=$?; o=0; ${output}echo "X $s $o"\n`
       );
     },
@@ -136,6 +145,7 @@ class LauncherShell {
     this.proc.stdin!.on("error", () => {
       this.dead = true;
     });
+    if (program.preamble !== undefined) this.proc.stdin!.write(program.preamble);
   }
 
   private data(d: string): void {
@@ -166,6 +176,11 @@ class LauncherShell {
   start(job: Job): void {
     this.job = job;
     this.proc.stdin!.write(this.program.job(job.spec));
+  }
+
+  /** Lets the job's child run its command (its group is recorded by now). */
+  go(): void {
+    this.proc.stdin!.write(GO_LINE);
   }
 }
 
@@ -249,10 +264,13 @@ export class Launcher {
       }, spec.timeoutMs);
       const job: Job = {
         spec,
-        // A stop asked for before the pid was known: send its SIGTERM now (the grace runs on).
+        // The child waits until its group is recorded (a synchronous commit), then is let go. A
+        // stop asked for before the pid was known: its SIGTERM is sent now instead (the grace
+        // runs on), and the child never runs the command.
         onPid: () => {
           spec.groups?.started(job.pid!);
           if (stopping) kill("SIGTERM");
+          else sh.go();
         },
         resolve: (r) => {
           clearTimeout(timer);

@@ -5,6 +5,13 @@
 // rerun, cancel) stops them, and waits until they are gone, before anything runs again: an
 // instance never runs twice at once.
 //
+// A command's group is recorded before the command runs: the launcher's child that will lead it
+// waits for the engine's go, sent once the row is committed (launcher.ts), so a killed owner never
+// leaves a command running that nobody can find. A process spawned directly (process.ts: agents,
+// and commands where no launcher works) is recorded in the same synchronous step as its spawn. The recorded leader may not have made its group
+// yet (the shell launcher's child calls setsid only once it has the go): such a lone leader, with
+// the recorded start time, is signalled as a process.
+//
 // A recorded group is signalled only when it can still be the one recorded: its leader is alive
 // with the recorded start time, or no process has the leader's pid (Linux does not hand out a
 // pid while a process group of that id exists, so the group's members are the originals).
@@ -77,16 +84,29 @@ function groupAlive(pgid: number): boolean {
   return signalGroup(pgid, 0);
 }
 
-/** Whether the recorded group can still be the one its row names (see the head comment). */
-function stillOurs(g: GroupRow): boolean {
-  if (!groupAlive(g.pgid)) return false;
-  if (!pidExists(g.pgid)) return true;
-  const now = processStartTime(g.pgid);
-  return g.started !== null && now === g.started;
+/** Whether the recorded leader is alive with the recorded start time. */
+function sameLeader(g: GroupRow): boolean {
+  return g.started !== null && pidExists(g.pgid) && processStartTime(g.pgid) === g.started;
 }
 
-function signal(pgid: number, sig: NodeJS.Signals): void {
-  signalGroup(pgid, sig);
+/** Whether the recorded group, or its leader before it made the group, can still be the one its row names. */
+function stillOurs(g: GroupRow): boolean {
+  if (!groupAlive(g.pgid)) return sameLeader(g);
+  return !pidExists(g.pgid) || sameLeader(g);
+}
+
+function alive(g: GroupRow): boolean {
+  return groupAlive(g.pgid) || sameLeader(g);
+}
+
+function signal(g: GroupRow, sig: NodeJS.Signals): void {
+  if (!signalGroup(g.pgid, sig) && sameLeader(g)) {
+    try {
+      process.kill(g.pgid, sig);
+    } catch {
+      // gone meanwhile
+    }
+  }
 }
 
 /**
@@ -104,13 +124,13 @@ export async function stopOrphanedGroups(store: Store, run: string, self: string
     return 0;
   }
   const ours = rows.filter(stillOurs);
-  for (const g of ours) signal(g.pgid, "SIGTERM");
+  for (const g of ours) signal(g, "SIGTERM");
   const t0 = Date.now();
   let killed = false;
-  while (ours.some((g) => groupAlive(g.pgid))) {
+  while (ours.some(alive)) {
     const waited = Date.now() - t0;
     if (!killed && waited >= TERM_GRACE_MS) {
-      for (const g of ours) signal(g.pgid, "SIGKILL");
+      for (const g of ours) signal(g, "SIGKILL");
       killed = true;
     }
     if (waited >= GONE_WAIT_MS) break;

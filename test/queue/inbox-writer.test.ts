@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import pg from "pg";
 import { claimStart, report, type FinishedReport, type InboxAddress } from "../../src/run/queue/inbox.js";
 import { InboxWriter } from "../../src/run/queue/inbox-writer.js";
-import { INBOX_CHANNEL } from "../../src/run/queue/names.js";
+import { queueNames } from "../../src/run/queue/names.js";
 import { ensureQueueSchema } from "../../src/run/queue/schema.js";
 import { freshDatabase, pgSkip, type TestDatabase } from "../support/postgres.js";
 
@@ -88,7 +88,7 @@ test(
     await listener.connect();
     const woken: string[] = [];
     listener.on("notification", (n) => woken.push(n.payload ?? ""));
-    await listener.query(`listen ${INBOX_CHANNEL}`);
+    await listener.query(`listen ${queueNames(SCHEMA).inbox}`);
     try {
       const writer = new InboxWriter(pool, SCHEMA, "w1");
       const before = statements();

@@ -9,10 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { startWorker } from "../../src/run/queue/worker.js";
-import { JOB_MAX_ATTEMPTS, QUEUE_SCHEMA, TASK_IDENTIFIER, jobKey } from "../../src/run/queue/names.js";
+import { JOB_MAX_ATTEMPTS, QUEUE_SCHEMA, jobKey, queueNames } from "../../src/run/queue/names.js";
 import type { JobPayload } from "../../src/run/queue/job-payload.js";
 import { command } from "../run/helpers.js";
 import { freshDatabase, pgSkip } from "../support/postgres.js";
+
+const NAMES = queueNames("switchyard");
 
 async function waitFor<T>(what: string, f: () => Promise<T | undefined>, ms = 20000): Promise<T> {
   const end = Date.now() + ms;
@@ -55,9 +57,9 @@ test("issue 17 item 3: a worker runs a queued command attempt from the run's sna
     };
     const add = (p: JobPayload) =>
       c.query(`select ${QUEUE_SCHEMA}.add_job($1, $2::json, job_key => $3, max_attempts => $4)`, [
-        TASK_IDENTIFIER,
+        NAMES.task,
         JSON.stringify(p),
-        jobKey(p.run, p.task, p.key, p.attempt),
+        jobKey(NAMES, p.run, p.task, p.key, p.attempt),
         JOB_MAX_ATTEMPTS,
       ]);
     await add(payload);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { TempDir, command, evaluate, harness, mapped, plan, ref, runPlan } from "./helpers.js";
 import { prepareAttempt } from "../../src/run/kinds/command.js";
 import { Launcher, type LauncherDialect } from "../../src/run/launcher.js";
-import { PERL_LAUNCHER } from "../../src/run/launcher-perl.js";
+import { GO_LINE, PERL_LAUNCHER } from "../../src/run/launcher-perl.js";
 import type { ProcessSpec } from "../../src/run/process.js";
 
 /** Running (a zombie waiting for its reaper counts as ended). */
@@ -218,7 +218,7 @@ test("T-1: the launcher takes only environment variable names that are identifie
         for (const args of [[], ["999999"], ["-1"]]) {
           writeFileSync(log, "");
           const r = spawnSync("perl", ["-e", PERL_LAUNCHER, "--", ...args], {
-            input: Buffer.concat([Buffer.from(`J ${job.length}\n`), job]),
+            input: Buffer.concat([Buffer.from(`J ${job.length}\n`), job, Buffer.from(GO_LINE)]),
             encoding: "utf8",
           });
           assert.equal(r.status, 0, r.stderr);
@@ -227,6 +227,31 @@ test("T-1: the launcher takes only environment variable names that are identifie
           assert.ok(m, `${args}: ${readFileSync(log, "utf8")}`);
           assert.deepEqual([m[2], m[3]], [m[1], m[1]], `${args}: its own group and session`);
         }
+      } finally {
+        dir.cleanup();
+      }
+    },
+  );
+  test(
+    "R-4: the Perl launcher's child runs nothing until the engine's go line; at end-of-file (the engine died) it exits 125 and the command never ran",
+    { skip },
+    () => {
+      const dir = new TempDir("sy-launch-");
+      try {
+        const log = join(dir.path, "a.log");
+        const marker = join(dir.path, "ran");
+        const job = Buffer.from([dir.path, log, "/dev/null", "", "0", "/bin/sh", "-c", `: > ${marker}`].join("\0"));
+        const header = Buffer.from(`J ${job.length}\n`);
+        const run = (input: Buffer) => spawnSync("perl", ["-e", PERL_LAUNCHER, "--"], { input, encoding: "utf8" });
+        // No go line: the engine's end of the pipe closed first.
+        const r = run(Buffer.concat([header, job]));
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, /^P \d+\nX 125 0\n$/);
+        assert.ok(!existsSync(marker), "the command must not run without the go");
+        // A go line that a stopped child left unread is skipped before the next job.
+        const ok = run(Buffer.concat([Buffer.from(GO_LINE), header, job, Buffer.from(GO_LINE)]));
+        assert.match(ok.stdout, /^P \d+\nX 0 0\n$/);
+        assert.ok(existsSync(marker), "with the go, the command runs");
       } finally {
         dir.cleanup();
       }

@@ -9,7 +9,7 @@
 
 import type { Pool } from "pg";
 import { claimStart, report, type InboxAddress, type InboxKind, type FinishedReport } from "./inbox.js";
-import { ident, INBOX_CHANNEL } from "./names.js";
+import { ident, queueNames } from "./names.js";
 
 interface Claim {
   at: InboxAddress;
@@ -152,7 +152,7 @@ export class InboxWriter {
         batch.map((x) => x.status),
         batch.map((x) => x.payload),
         this.worker,
-        INBOX_CHANNEL,
+        queueNames(this.schema).inbox,
       ],
     );
     for (const x of batch) x.done();

@@ -12,7 +12,7 @@ export type Db = ClientBase | Pool;
 import type { Usage } from "../judge.js";
 import type { Outcome } from "../kinds/context.js";
 import type { ReviseRound } from "../kinds/revise.js";
-import { ident, INBOX_CHANNEL } from "./names.js";
+import { ident, queueNames } from "./names.js";
 
 export type InboxKind = "started" | "round" | "finished";
 
@@ -63,7 +63,7 @@ export async function report(
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        on conflict do nothing returning id)
      select id, pg_notify($10, $1) from ins`,
-    [at.run, at.task, at.key ?? "", at.attempt, kind, round, status, JSON.stringify(payload), worker, INBOX_CHANNEL],
+    [at.run, at.task, at.key ?? "", at.attempt, kind, round, status, JSON.stringify(payload), worker, queueNames(schema).inbox],
   );
   return (r.rowCount ?? 0) > 0;
 }

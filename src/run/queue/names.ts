@@ -1,16 +1,47 @@
 // The names the coordinator and its workers agree on (issue 17 items 2–3): the graphile-worker
 // task identifier, job keys, notification channels, tables and the liveness lock space.
 
-/** The one graphile-worker task every switchyard attempt runs under. */
-export const TASK_IDENTIFIER = "switchyard_instance";
+import { createHash } from "node:crypto";
 
 /** The PostgreSQL schema graphile-worker's own tables live in (its migrations create it). */
 export const QUEUE_SCHEMA = "graphile_worker";
 
-/** NOTIFY channel: a worker wrote an inbox row (payload: the run). */
-export const INBOX_CHANNEL = "switchyard_inbox";
-/** NOTIFY channel: stop running attempts (payload: a job key, or a run followed by "/"). */
-export const CANCEL_CHANNEL = "switchyard_cancel";
+/**
+ * Each store (a schema of the database, `?schema=`) has a queue of its own inside graphile-worker's
+ * tables, so several stores in one database never see each other's jobs, workers or
+ * notifications: its own task identifier (a worker asks graphile only for its store's, and the
+ * sweeper looks only at those jobs), job keys that begin with the store (graphile's keys are
+ * unique database-wide) and its own notification channels. The default store `switchyard` keeps
+ * the names it always had. (graphile-worker's `schema` option, one set of tables per store, is not
+ * used: graphile 0.17 announces a new schema's migrations to every worker of the database, and
+ * each of them then shuts down, exit status 57.)
+ */
+export interface QueueNames {
+  /** The graphile-worker task identifier every attempt of the store runs under. */
+  task: string;
+  /** What every job key of the store begins with (empty for the default store). */
+  keyPrefix: string;
+  /** NOTIFY channel: a worker wrote an inbox row (payload: the run). */
+  inbox: string;
+  /** NOTIFY channel: stop running attempts (payload: a job key). */
+  cancel: string;
+}
+
+const DEFAULT_STORE = "switchyard";
+
+/** The queue of the store in schema `storeSchema`. */
+export function queueNames(storeSchema: string): QueueNames {
+  if (storeSchema === DEFAULT_STORE)
+    return { task: "switchyard_instance", keyPrefix: "", inbox: "switchyard_inbox", cancel: "switchyard_cancel" };
+  // Channel names are identifiers of at most 63 bytes: a hash of the store's name fits any.
+  const hash = createHash("sha256").update(storeSchema).digest("hex").slice(0, 24);
+  return {
+    task: `switchyard_instance:${storeSchema}`,
+    keyPrefix: `${storeSchema}:`,
+    inbox: `switchyard_inbox_${hash}`,
+    cancel: `switchyard_cancel_${hash}`,
+  };
+}
 
 /**
  * The first key of the two-key advisory locks a worker holds on its id (the second is
@@ -39,9 +70,9 @@ export const UNREGISTERED_LOCK_GRACE_SECONDS = 30;
 /** How often graphile may redeliver one job (worker crashes, drains); attempts are ours. */
 export const JOB_MAX_ATTEMPTS = 1000;
 
-/** `run/task/key/aN`; an unmapped instance's key is empty. */
-export function jobKey(run: string, task: string, key: string | null, attempt: number): string {
-  return `${run}/${task}/${key ?? ""}/a${attempt}`;
+/** `run/task/key/aN` after the store's prefix; an unmapped instance's key is empty. */
+export function jobKey(names: QueueNames, run: string, task: string, key: string | null, attempt: number): string {
+  return `${names.keyPrefix}${run}/${task}/${key ?? ""}/a${attempt}`;
 }
 
 /** A double-quoted SQL identifier. */

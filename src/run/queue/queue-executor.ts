@@ -13,16 +13,7 @@ import type { AttemptRequest, InstanceExecutor, WorkTask } from "../executor.js"
 import type { Outcome } from "../kinds/context.js";
 import { markFoldedSql, unfolded, type FinishedReport, type InboxRow, type RoundReport } from "./inbox.js";
 import type { JobPayload } from "./job-payload.js";
-import {
-  CANCEL_CHANNEL,
-  ident,
-  INBOX_CHANNEL,
-  JOB_MAX_ATTEMPTS,
-  jobKey,
-  QUEUE_SCHEMA,
-  QUEUE_TIMEOUT_CAP_SECONDS,
-  TASK_IDENTIFIER,
-} from "./names.js";
+import { ident, JOB_MAX_ATTEMPTS, jobKey, QUEUE_SCHEMA, queueNames, type QueueNames, QUEUE_TIMEOUT_CAP_SECONDS } from "./names.js";
 import { ensureQueueSchema } from "./schema.js";
 import { InputSharer } from "./shared-inputs.js";
 import { startSweeper } from "./sweeper.js";
@@ -65,8 +56,8 @@ interface Pending {
  * and not yet taken is replaced, one already taken gets a new job (add_job's default mode); a
  * key twice in one commit keeps its last payload (add_jobs refuses to touch a row twice).
  */
-const ADD_JOBS = `select count(*) from ${QUEUE_SCHEMA}.add_jobs(array(
-  select row('${TASK_IDENTIFIER}', p, null, null, ${JOB_MAX_ATTEMPTS}, k, null, null)::${QUEUE_SCHEMA}.job_spec
+const addJobsSql = (task: string) => `select count(*) from ${QUEUE_SCHEMA}.add_jobs(array(
+  select row('${task.replace(/'/g, "''")}', p, null, null, ${JOB_MAX_ATTEMPTS}, k, null, null)::${QUEUE_SCHEMA}.job_spec
   from (select distinct on (k) p, k, o from unnest($1::json[], $2::text[]) with ordinality as u(p, k, o) order by k, o desc) last
   order by o))`;
 
@@ -103,8 +94,13 @@ export class QueueExecutor implements InstanceExecutor {
 
   private readonly pool: pg.Pool;
   private readonly inputs: InputSharer;
+  /** This store's queue (names.ts). */
+  private readonly names: QueueNames;
+  private readonly addJobs: string;
 
   constructor(private readonly opts: QueueExecutorOptions) {
+    this.names = queueNames(opts.schema);
+    this.addJobs = addJobsSql(this.names.task);
     this.inputs = new InputSharer(opts.run, (s) => opts.commits.addToNextCommit(s), opts.schema);
     this.pool = new pg.Pool({ connectionString: opts.connectionString, keepAlive: true, max: 4 });
     this.pool.on("error", () => undefined);
@@ -127,10 +123,10 @@ export class QueueExecutor implements InstanceExecutor {
       );
       // Jobs first, then the inbox: a job that finishes in between has its report committed
       // before its job row is deleted, so it is seen by one read or the other.
-      const prefix = `${opts.run}/`;
+      const prefix = `${this.names.keyPrefix}${opts.run}/`;
       const jobs = await db.query<{ key: string }>(
         `select key from ${QUEUE_SCHEMA}.jobs where task_identifier = $1 and left(key, length($2)) = $2 and attempts < max_attempts`,
-        [TASK_IDENTIFIER, prefix],
+        [this.names.task, prefix],
       );
       for (const j of jobs.rows) this.alive.add(j.key);
       const rows = await unfolded(db, opts.schema, opts.run);
@@ -171,7 +167,7 @@ export class QueueExecutor implements InstanceExecutor {
   }
 
   private keyOf(r: InboxRow): string {
-    return jobKey(this.opts.run, r.task, r.key === "" ? null : r.key, r.attempt);
+    return jobKey(this.names, this.opts.run, r.task, r.key === "" ? null : r.key, r.attempt);
   }
 
   private async listen(): Promise<void> {
@@ -186,19 +182,19 @@ export class QueueExecutor implements InstanceExecutor {
       setTimeout(() => void this.listen().catch(() => undefined), 1000);
     });
     await c.connect();
-    await c.query(`listen ${INBOX_CHANNEL}`);
+    await c.query(`listen ${this.names.inbox}`);
     this.listener = c;
   }
 
   adopts(task: string, key: string | null, attempt: number): boolean {
-    const k = jobKey(this.opts.run, task, key, attempt);
+    const k = jobKey(this.names, this.opts.run, task, key, attempt);
     if (!this.alive.delete(k)) return false;
     this.adopted.add(k);
     return true;
   }
 
   run(req: AttemptRequest): Promise<Outcome> {
-    const k = jobKey(this.opts.run, req.ctx.recordTask, req.ctx.key, req.attempt);
+    const k = jobKey(this.names, this.opts.run, req.ctx.recordTask, req.ctx.key, req.attempt);
     if (!this.adopted.delete(k)) {
       const { input, shared } = this.inputs.split(req.input);
       const payload: JobPayload = {
@@ -213,7 +209,7 @@ export class QueueExecutor implements InstanceExecutor {
       };
       // Committed with the instance_started the engine has just appended (one transaction), as
       // one add_jobs with the commit's other jobs (merged statements, store-postgres.ts).
-      this.opts.commits.addToNextCommit({ text: ADD_JOBS, values: [[JSON.stringify(payload)], [k]], merge: true });
+      this.opts.commits.addToNextCommit({ text: this.addJobs, values: [[JSON.stringify(payload)], [k]], merge: true });
     }
     return new Promise<Outcome>((resolve, reject) => {
       // The signal is the run's, shared by every attempt: the listener goes when the attempt
@@ -259,7 +255,7 @@ export class QueueExecutor implements InstanceExecutor {
   }
 
   recorded(req: AttemptRequest): void {
-    const k = jobKey(this.opts.run, req.ctx.recordTask, req.ctx.key, req.attempt);
+    const k = jobKey(this.names, this.opts.run, req.ctx.recordTask, req.ctx.key, req.attempt);
     const id = this.finishedRow.get(k);
     if (id === undefined) return;
     this.finishedRow.delete(k);
@@ -354,7 +350,7 @@ export class QueueExecutor implements InstanceExecutor {
           p.resolve({ status: "interrupted" });
           return;
         }
-        if (job?.id) await this.pool.query("select pg_notify($1, $2)", [CANCEL_CHANNEL, k]);
+        if (job?.id) await this.pool.query("select pg_notify($1, $2)", [this.names.cancel, k]);
         // Running (or already reported): wait for its report; a job whose worker died meanwhile
         // is no longer locked (the sweeper) and, its key removed, never runs again.
         await new Promise((res) => setTimeout(res, 1000));

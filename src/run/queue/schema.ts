@@ -3,7 +3,9 @@
 // own migrations, in its own schema of the same database.
 
 import type { ClientBase } from "pg";
+import { format } from "node:util";
 import { Logger, runMigrations } from "graphile-worker";
+import { lostConnection } from "../pg/connection-lost.js";
 import { ident, QUEUE_SCHEMA } from "./names.js";
 
 function queueTables(schema: string): string {
@@ -62,8 +64,37 @@ export async function ensureQueueSchema(client: ClientBase, connectionString: st
   }
 }
 
+/**
+ * One line of graphile-worker's: the first line only (its messages carry stack traces, which are
+ * not for users), and nothing about a lost connection to the server (the worker says that itself,
+ * once, as it stops; graphile's own retries of a blip need no word).
+ */
+function queueLine(level: string, message: string, error?: unknown): void {
+  // The error is in the message's meta, or only in its words (after the last colon of a line).
+  const told = message.split("\n").some((l) => lostConnection({ message: l.replace(/^.*: /, "") }) !== undefined);
+  if (told || lostConnection(error) !== undefined) return;
+  process.stderr.write(`switchyard worker: queue ${level}: ${message.split("\n")[0]}\n`);
+}
+
 /** graphile-worker's logger, silent below warnings (its info lines are not ours to print). */
-export const quietLogger = new Logger(() => (level: string, message: string) => {
-  // The first line only: the library's messages carry stack traces, which are not for users.
-  if (level === "error" || level === "warning") process.stderr.write(`switchyard worker: queue ${level}: ${message.split("\n")[0]}\n`);
+export const quietLogger = new Logger(() => (level: string, message: string, meta?: { error?: unknown; fatalError?: unknown }) => {
+  if (level === "error" || level === "warning") queueLine(level, message, meta?.error ?? meta?.fatalError);
 });
+
+/**
+ * graphile-worker also writes some failures straight to the console with their stacks
+ * (console.trace(error) when one of its workers stops on an error, console.error(…, error) after
+ * its retries). While a worker runs, console.trace, .error and .warn go through queueLine instead;
+ * the returned function puts them back.
+ */
+export function quietConsole(): () => void {
+  const saved = { trace: console.trace, error: console.error, warn: console.warn };
+  const say = (...args: unknown[]) =>
+    queueLine(
+      "error",
+      format(...args),
+      args.find((a) => a instanceof Error),
+    );
+  console.trace = console.error = console.warn = say;
+  return () => Object.assign(console, saved);
+}

@@ -5,7 +5,7 @@
 // pool: another worker then runs the job. It runs in every coordinator and every worker.
 
 import type { Pool, PoolClient } from "pg";
-import { ident, QUEUE_SCHEMA, SWEEP_INTERVAL_MS, TASK_IDENTIFIER, UNREGISTERED_LOCK_GRACE_SECONDS, WORKER_LOCK_SPACE } from "./names.js";
+import { ident, QUEUE_SCHEMA, queueNames, SWEEP_INTERVAL_MS, UNREGISTERED_LOCK_GRACE_SECONDS, WORKER_LOCK_SPACE } from "./names.js";
 
 /** Takes a worker's liveness lock on `db` (a connection kept for the worker's whole life). */
 export async function holdWorkerLock(db: PoolClient | import("pg").Client, id: string): Promise<void> {
@@ -39,7 +39,7 @@ async function sweep(pool: Pool, schema: string): Promise<string[]> {
       `select distinct locked_by from ${QUEUE_SCHEMA}.jobs
        where locked_by is not null and task_identifier = $1 and locked_at < now() - make_interval(secs => $2)
          and not (locked_by = any($3::text[]))`,
-      [TASK_IDENTIFIER, UNREGISTERED_LOCK_GRACE_SECONDS, livePools],
+      [queueNames(schema).task, UNREGISTERED_LOCK_GRACE_SECONDS, livePools],
     );
     for (const o of orphans.rows) if (!dead.includes(o.locked_by)) dead.push(o.locked_by);
     if (dead.length) await db.query(`select ${QUEUE_SCHEMA}.force_unlock_workers($1::text[])`, [dead]);

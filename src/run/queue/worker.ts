@@ -22,8 +22,8 @@ import { DEFAULT_MAX_FILE_BYTES } from "../untrusted-file.js";
 import { errorText } from "../values.js";
 import { reportedRounds, type FinishedReport, type InboxAddress } from "./inbox.js";
 import { InboxWriter } from "./inbox-writer.js";
-import { CANCEL_CHANNEL, HEARTBEAT_INTERVAL_MS, ident, jobKey, TASK_IDENTIFIER } from "./names.js";
-import { ensureQueueSchema, quietLogger } from "./schema.js";
+import { HEARTBEAT_INTERVAL_MS, ident, jobKey, queueNames } from "./names.js";
+import { ensureQueueSchema, quietConsole, quietLogger } from "./schema.js";
 import { holdWorkerLock, startSweeper } from "./sweeper.js";
 import { RunCache, type PackSource } from "./run-cache.js";
 import { InputJoiner } from "./shared-inputs.js";
@@ -54,6 +54,8 @@ export interface RunningWorker {
   drain(): Promise<void>;
   /** Resolves when the worker has stopped; rejects with the error that cut it off from the store. */
   done: Promise<void>;
+  /** Whether its liveness session with the store was lost (whatever failed next is a consequence). */
+  storeLost(): boolean;
 }
 
 /** The last bytes of an attempt's log, shipped back with its outcome. */
@@ -135,9 +137,10 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   /** Running attempts by job key, to stop them on a cancel. */
   const running = new Map<string, { run: string; abort: AbortController; cancelled: boolean }>();
 
-  await session.query(`listen ${CANCEL_CHANNEL}`);
+  const names = queueNames(schema);
+  await session.query(`listen ${names.cancel}`);
   session.on("notification", (n) => {
-    if (n.channel !== CANCEL_CHANNEL || !n.payload) return;
+    if (n.channel !== names.cancel || !n.payload) return;
     for (const [k, r] of running) {
       if (k === n.payload || (n.payload.endsWith("/") && `${r.run}/` === n.payload)) {
         r.cancelled = true;
@@ -149,7 +152,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const handler: Task = async (raw, helpers) => {
     const p = raw as JobPayload;
     const at: InboxAddress = { run: p.run, task: p.task, key: p.key, attempt: p.attempt };
-    const key = jobKey(p.run, p.task, p.key, p.attempt);
+    const key = jobKey(names, p.run, p.task, p.key, p.attempt);
     if ((await inbox.claimStart(at, { host: hostname(), pid: process.pid })) === "skip") {
       log(`skipped ${key}: its result is already in the inbox`);
       return;
@@ -227,18 +230,22 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   events.on("pool:create", ({ workerPool }) => {
     void pool.query(`update ${ident(schema)}.workers set pool = $2 where id = $1`, [id, workerPool.id]).catch(() => undefined);
   });
+  const restoreConsole = quietConsole();
   const runner: Runner = await runQueue({
     pgPool: pool,
     concurrency: opts.concurrency,
     noHandleSignals: true,
     pollInterval: 1000,
-    taskList: { [TASK_IDENTIFIER]: handler },
+    taskList: { [names.task]: handler },
     logger: quietLogger,
     events,
     gracefulShutdownAbortTimeout: opts.graceMs ?? 60000,
     // Completions within 20 ms are sent as one statement. A job left locked by a worker killed
     // in that window runs again elsewhere and is skipped there: its report is in the inbox.
     preset: { worker: { completeJobBatchDelay: 20 } },
+  }).catch((err: unknown) => {
+    restoreConsole();
+    throw err;
   });
   const heartbeat = setInterval(() => {
     void pool.query(`update ${ident(schema)}.workers set heartbeat = now() where id = $1`, [id]).catch(() => undefined);
@@ -252,11 +259,15 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     await session.query(`delete from ${ident(schema)}.workers where id = $1`, [id]).catch(() => undefined);
     await session.end().catch(() => undefined);
     await pool.end().catch(() => undefined);
+    restoreConsole();
   };
   /** Why the liveness session was lost, if it was: `done` rejects with it. */
   let lost: unknown;
   const done = runner.promise.then(
     async () => {
+      // The queue stopped by itself (not drained): one of its connections failed; if the store is
+      // gone, that is why.
+      if (lost === undefined && draining === null) await session.query("select 1").catch((err: unknown) => (lost = err));
       await shutdown();
       if (lost !== undefined) throw lost;
     },
@@ -275,5 +286,6 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     id,
     drain: () => (draining ??= runner.stop().then(() => done)),
     done,
+    storeLost: () => lost !== undefined,
   };
 }

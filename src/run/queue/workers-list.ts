@@ -3,7 +3,7 @@
 // not yet cleared: it is left out (and its jobs are about to run elsewhere).
 
 import type { Pool } from "pg";
-import { ident, QUEUE_SCHEMA, TASK_IDENTIFIER } from "./names.js";
+import { ident, QUEUE_SCHEMA, queueNames } from "./names.js";
 import { workerAlive } from "./sweeper.js";
 
 export interface WorkerJob {
@@ -44,7 +44,7 @@ export async function listWorkers(pool: Pool, schema: string): Promise<WorkerInf
       const jobs = w.pool
         ? await db.query<{ key: string; locked_at: Date }>(
             `select key, locked_at from ${QUEUE_SCHEMA}.jobs where locked_by = $1 and task_identifier = $2 order by locked_at`,
-            [w.pool, TASK_IDENTIFIER],
+            [w.pool, queueNames(schema).task],
           )
         : { rows: [] };
       out.push({
