@@ -3,7 +3,8 @@
 // preset says (stdin for generic). The output is what it wrote to $SWITCHYARD_OUTPUT (may be
 // absent) plus `files`, and for a preset the tool's `reply` and `turns`. Usage — written to
 // $SWITCHYARD_USAGE, or read from the tool's own output by its preset (issue 12) — is charged
-// to the run's budget, whether the turn passed or not.
+// to the run's budget, whether the turn passed or not. A preset's own report is read before its
+// exit status (issue 27): a tool that says why it failed is recorded with its words.
 
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -23,7 +24,7 @@ import { runProcess } from "../process.js";
 import { renderPrompt } from "../template.js";
 import { checkEmits, isPlainObject } from "../values.js";
 import type { Usage } from "../judge.js";
-import { invocation, presetOf, withCost } from "../agent-presets/invocation.js";
+import { invocation, presetOf, runnerEnv, withCost } from "../agent-presets/invocation.js";
 import { readPresetTurn } from "../agent-presets/turn.js";
 import { readUntrustedFile } from "../untrusted-file.js";
 import { parseUntrustedJson } from "../untrusted-json.js";
@@ -72,7 +73,7 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
   const prompt = renderPrompt(spec.prompt, input, routes);
   writingRunFiles(dirname(ctx.dir), () => writeFileSync(promptFile, prompt));
   const usageFile = `${ctx.dir}.usage.json`;
-  const env = instanceEnv(ctx, files, { ...runner.env, SWITCHYARD_EFFORT: spec.effort, SWITCHYARD_USAGE: usageFile });
+  const env = instanceEnv(ctx, files, { ...runnerEnv(runner), SWITCHYARD_EFFORT: spec.effort, SWITCHYARD_USAGE: usageFile });
   const preset = presetOf(runner);
   const call = invocation(runner, spec.effort, prompt, promptFile);
   const stdoutFile = preset.output === "switchyard" ? undefined : `${ctx.dir}.stdout.txt`;
@@ -87,7 +88,7 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
     signal: ctx.signal,
     ...(ctx.groups ? { groups: ctx.groups } : {}),
   });
-  const turn = stdoutFile && !r.spawnError ? readPresetTurn(runner, stdoutFile) : undefined;
+  const turn = stdoutFile && !r.spawnError ? readPresetTurn(runner, stdoutFile, files.log, r.code, r.signal) : undefined;
   // What the tool reported is charged even when the turn failed (an error result still cost money).
   let written: Usage | undefined;
   if (!turn) {
@@ -106,9 +107,11 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
       usage,
     );
   }
-  const problem = processProblem(r, `agent runner "${spec.runner}"`, ctx, files.log);
+  // Killed by switchyard (timeout, cancel): what it printed is no report. Else a preset's report
+  // (or its absence) says why before the exit status does.
+  const problem = !turn || r.aborted || r.timedOut ? processProblem(r, `agent runner "${spec.runner}"`, ctx, files.log) : null;
   if (problem) return { ...problem, usage };
-  if (turn && !turn.ok) return failedOutcome("agent-output-invalid", turn.error, usage);
+  if (turn && !turn.ok) return failedOutcome(turn.code, turn.error, usage);
   const out = await readOutput(
     files.output,
     {},
@@ -122,6 +125,7 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
   if (turn?.ok) {
     output.reply = turn.report.reply;
     if (turn.report.turns !== undefined) output.turns = turn.report.turns;
+    if (turn.report.refused) output.refused_tools = turn.report.refused;
   }
   if (spec.files.length > 0) {
     const collected: Record<string, unknown> = {};
