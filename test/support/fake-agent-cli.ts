@@ -148,7 +148,6 @@ switch (tool) {
     expectRun(["--output-format", "json"]);
     expectRun(["--permission-mode", "acceptEdits"]);
     if (!["low", "medium", "high", "xhigh", "max"].includes(valueOf("--effort"))) refuse("--effort takes low|medium|high|xhigh|max");
-    valueOf("--max-turns");
     const prompt = readFileSync(0, "utf8");
     log(prompt);
     const done = doWork(prompt);

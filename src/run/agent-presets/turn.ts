@@ -39,13 +39,14 @@ export function fileTail(path: string, limit: number): string {
   }
 }
 
-/** The last few lines of a tool's stderr, for a message. */
+/** A tool's stderr for a message: its last line starting "error" (a usage error), else its last lines. */
 export function stderrEnd(stderr: string): string {
   const lines = stderr
     .split("\n")
     .map((l) => l.trim())
     .filter((l) => l !== "");
-  const text = lines.slice(-3).join(" ");
+  const error = lines.filter((l) => /^(\S+: )?(error|fatal)\b/i.test(l)).pop();
+  const text = error ?? lines.slice(-3).join(" ");
   return text.length > 400 ? `…${text.slice(-400)}` : text;
 }
 
