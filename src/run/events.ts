@@ -32,7 +32,16 @@ export interface SnapshotInfo {
 /** Payloads by event type. */
 export interface EventPayloads {
   /** The run begins: the plan it will execute, the pack snapshot, the effective settings. */
-  plan_admitted: { plan: Plan; snapshot: SnapshotInfo; source_path: string; settings: Settings; pid: number; repo?: RunRepository };
+  plan_admitted: {
+    plan: Plan;
+    snapshot: SnapshotInfo;
+    source_path: string;
+    settings: Settings;
+    pid: number;
+    repo?: RunRepository;
+    /** Each preset agent runner's tool version, read by preflight (issue 27). */
+    agent_versions?: Record<string, string>;
+  };
   /** Another invocation continues the run, with its effective settings. */
   run_resumed: { settings: Settings; pid: number };
   /** A mapped task's list was read and validated (M-1). */
