@@ -35,7 +35,7 @@ export const DEFAULT_HOST = "tty";
 
 const PROVIDER_KINDS: readonly ProviderKind[] = ["systemone", "openai", "command"];
 const TOP_KEYS = ["agents", "providers", "decisions"];
-const AGENT_KEYS = ["preset", "command", "args", "base_args", "remove_args", "env", "price"];
+const AGENT_KEYS = ["preset", "command", "args", "base_args", "remove_args", "env", "price", "rate_limit_quiet_seconds"];
 const PRICE_KEYS = ["input_per_mtok", "output_per_mtok", "cached_input_per_mtok"];
 const PROVIDER_KEYS = [
   "kind",
@@ -336,6 +336,9 @@ class Validator {
       }
     }
     const price = this.price(body, [...path, "price"]);
+    const quiet = body.rate_limit_quiet_seconds;
+    if (quiet !== undefined && (typeof quiet !== "number" || !Number.isFinite(quiet) || quiet < 0))
+      this.wrongType([...path, "rate_limit_quiet_seconds"], quiet, "a number of seconds, 0 or more");
     if (this.diagnostics.length > start) return undefined;
     const argv = command ?? [PRESETS[preset].executable!];
     const runner: AgentRunnerConfig = { name, command: this.relativeToConfig(argv), env };
@@ -343,6 +346,7 @@ class Validator {
     if (args !== undefined) runner.args = args;
     if (baseArgs !== undefined) runner.base_args = baseArgs;
     if (removeArgs !== undefined) runner.remove_args = removeArgs;
+    if (typeof quiet === "number") runner.rate_limit_quiet_seconds = quiet;
     if (price !== undefined) runner.price = price;
     return runner;
   }

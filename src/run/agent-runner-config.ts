@@ -29,4 +29,6 @@ export interface AgentRunnerConfig {
   /** Arguments the preset passes that this runner leaves out (a flag with the value after it). */
   remove_args?: string[];
   price?: PriceTable;
+  /** After a rate limit, how long without one before its concurrency is raised again (default 60). */
+  rate_limit_quiet_seconds?: number;
 }

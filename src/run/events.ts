@@ -58,9 +58,19 @@ export interface EventPayloads {
     error?: string;
     code?: string;
     usage?: Usage;
+    /** The agent runner's concurrency, raised after a quiet period without rate limits (issue 27). */
+    runner_concurrency?: { runner: string; limit: number | null };
   };
   /** An attempt failed and will be retried after `delay_ms`. */
-  instance_retried: { attempt: number; error: string; code?: string; delay_ms: number; usage?: Usage };
+  instance_retried: {
+    attempt: number;
+    error: string;
+    code?: string;
+    delay_ms: number;
+    usage?: Usage;
+    /** The tool reported a rate limit (issue 27): not a failed attempt; the runner's concurrency after it. */
+    rate_limited?: { runner: string; concurrency: number };
+  };
   /** The run was cancelled or stopped while this attempt ran; it runs again on resume. */
   instance_interrupted: { attempt: number; usage?: Usage };
   /** Not taken (G-3): a closed gate, or propagation through a join (G-5, G-6). */

@@ -16,7 +16,7 @@
 // (FAKE_AGENT_VERSION overrides it), in the format each tool prints it.
 //
 // FAKE_AGENT_MODE picks the recorded case: "ok" (default), "error" (the tool's turn limit),
-// "api-error" (an HTTP 400 from the API), "refused" (Claude Code: a tool refused by permissions),
+// "api-error" (an HTTP 400 from the API), "api-error-500" (Codex: an HTTP 500), "refused" (Claude Code: a tool refused by permissions),
 // "rate-limit" (an HTTP 429: DERIVED from the recorded API-error case of the same tool, the
 // status and message replaced by the vendor's 429 body, since no 429 was recorded), and two
 // corruptions of the recorded success that no tool prints but a killed or full disk can leave:
@@ -180,6 +180,7 @@ switch (tool) {
     log(prompt);
     const done = doWork(prompt);
     if (mode === "error" || mode === "api-error") replay(recording("codex-0.171.0-api-error-400"));
+    if (mode === "api-error-500") replay(recording("codex-0.171.0-api-error-500"));
     if (mode === "rate-limit") {
       // Derived: the recorded API error with OpenAI's 429 body in its error and turn.failed events.
       const r = recording("codex-0.171.0-api-error-400");
