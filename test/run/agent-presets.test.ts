@@ -90,6 +90,7 @@ for (const c of cases) {
       assert.equal(u.output_tokens, c.usage.output_tokens);
       assert.ok(Math.abs(u.cost_usd! - c.usage.cost_usd!) < 1e-12, `cost ${u.cost_usd} vs ${c.usage.cost_usd}`);
       assert.ok(Math.abs(foldEvents(h.store, run).spentUsd - c.usage.cost_usd!) < 1e-12, "the cost is charged to the budget");
+      assert.deepEqual(show.tasks.fix!.usage, u, "show RUN --json has the instance's tokens and cost_usd");
     } finally {
       h.store.close();
       h.dir.cleanup();

@@ -107,8 +107,9 @@ test("a failed turn's reported cost is charged to the budget (Claude Code's turn
   const h = harness();
   try {
     withFakes(h);
-    const { run } = await oneTurn(h, `[agents.default]\npreset = "claude-code"\nenv = { FAKE_AGENT_MODE = "error" }\n`);
+    const { run, show } = await oneTurn(h, `[agents.default]\npreset = "claude-code"\nenv = { FAKE_AGENT_MODE = "error" }\n`);
     assert.equal(foldEvents(h.store, run).spentUsd, 0.013500000000000003);
+    assert.equal(show.tasks.fix!.usage?.cost_usd, 0.013500000000000003, "and shown with the failed instance");
   } finally {
     h.store.close();
     h.dir.cleanup();

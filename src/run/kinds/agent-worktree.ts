@@ -109,10 +109,11 @@ export async function inWorktree(
   mkdirSync(files.workspace, { recursive: true });
   if ("error" in captured) return outcome.status === "passed" ? { ...failed(captured.error), usage: outcome.usage } : outcome;
   const patchFile = join(files.workspace, "changes.patch");
-  writeFileSync(patchFile, captured.patch);
+  // A turn that changed nothing leaves no patch file (an empty one fails `git apply`): no `patch`.
+  if (captured.patch !== "") writeFileSync(patchFile, captured.patch);
   if (outcome.status !== "passed") {
     // What the failed turn changed is kept for a person to look at (never applied anywhere).
-    if (captured.files.length === 0 || outcome.status !== "failed") return outcome;
+    if (captured.patch === "" || outcome.status !== "failed") return outcome;
     return {
       ...outcome,
       error: `${outcome.error}; what it changed is kept in ${patchFile}${repo.keep_branches ? ` and on branch ${branch}` : ""}`,
@@ -120,7 +121,7 @@ export async function inWorktree(
   }
   const output = outcome.output as Record<string, unknown>;
   output.files_changed = captured.files;
-  output.patch = patchFile;
+  if (captured.patch !== "") output.patch = patchFile;
   return outcome;
 }
 
