@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { agent, evaluate, harness, mapped, plan, ref, runPlan, statuses } from "./helpers.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
 import { parseMachineConfig } from "../../src/decide/config.js";
-import { RunnerLimiter, BACKOFF_BASE_MS, BACKOFF_MAX_MS } from "../../src/run/agent-rate-limits.js";
+import { RunnerLimiter, BACKOFF_BASE_MS, BACKOFF_MAX_MS, rateLimitState } from "../../src/run/agent-rate-limits.js";
 import type { EventPayloads } from "../../src/run/events.js";
 
 test("AIMD: each limit halves the runner's concurrency (at least 1); after a quiet period each passed turn adds one, up to the playbook's", async () => {
@@ -86,6 +86,19 @@ for (const preset of ["codex", "claude-code", "gemini"]) {
         .map((e) => (e.payload as EventPayloads["instance_finished"]).runner_concurrency)
         .filter((c) => c !== undefined);
       assert.ok(raised.length >= 1, "a passed turn after the limits raised the concurrency");
+      // What `status` shows: the turns retried per runner, and its concurrency after the last change.
+      const last = events
+        .filter(
+          (e) =>
+            (e.type === "instance_retried" && (e.payload as EventPayloads["instance_retried"]).rate_limited) ||
+            (e.type === "instance_finished" && (e.payload as EventPayloads["instance_finished"]).runner_concurrency),
+        )
+        .pop()!;
+      const now =
+        last.type === "instance_retried"
+          ? (last.payload as EventPayloads["instance_retried"]).rate_limited!.concurrency
+          : (last.payload as EventPayloads["instance_finished"]).runner_concurrency!.limit;
+      assert.deepEqual(rateLimitState(h.store, run), { default: { retried: 3, concurrency: now } });
     } finally {
       h.store.close();
       h.dir.cleanup();
