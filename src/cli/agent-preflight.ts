@@ -3,7 +3,8 @@
 // config defines; every runner's executable can be found; a host of "tty" has a terminal when a
 // type is answered by the host (host or shadow mode); a `worktree` task has a usable repository.
 // Each problem names the fix. Also warns when budget_usd cannot be enforced for a runner whose
-// tool reports no cost and that has no price table.
+// tool reports no cost and that has no price table. Each preset runner's `--version` is read once
+// (issue 27): a version known not to work is refused, one outside the verified range warned about.
 
 import { accessSync, closeSync, constants, openSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -12,6 +13,7 @@ import type { Plan, TaskPlan } from "../plan/plan.js";
 import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import type { AgentRunnerConfig } from "../run/agent-runner-config.js";
 import { canReportCost, presetOf } from "../run/agent-presets/invocation.js";
+import { checkVersion, readToolVersion } from "../run/agent-presets/versions.js";
 import type { RunRepository } from "../run/events.js";
 import { probeRepository, recordedRepositoryProblem } from "../run/worktree.js";
 
@@ -32,6 +34,8 @@ export interface AgentPreflightOptions {
   checkTerminal?: boolean;
   /** Resume: the repository recorded when the run was admitted; it must still hold its base. */
   recorded?: RunRepository;
+  /** Whether to run each preset runner's `--version` (default true; `config check` too). */
+  readVersions?: boolean;
 }
 
 export interface AgentPreflight {
@@ -45,6 +49,8 @@ export interface AgentPreflight {
   warnings: string[];
   /** The repository and base commit to record, when a task works in a worktree. */
   repo?: RunRepository;
+  /** Each preset runner's tool version (`TOOL --version`, read once), to record with the run. */
+  versions: Record<string, string>;
 }
 
 /** Every agent of the plan, revise bodies and reviewers included. */
@@ -115,8 +121,22 @@ export function agentPreflight(plans: Plan[], config: MachineConfig, opts: Agent
     );
   }
 
+  const versions: Record<string, string> = {};
   for (const runner of used.values()) {
     const why = executableProblem(runner.command[0]!, env);
+    if (!why && opts.readVersions !== false && presetOf(runner).versions) {
+      const read = readToolVersion(runner, env);
+      if (read.version === undefined)
+        warnings.push(
+          `agent runner "${runner.name}" (${presetOf(runner).tool}): its version could not be read (${read.why}); it was not checked`,
+        );
+      else {
+        versions[runner.name] = read.version;
+        const check = checkVersion(runner, read.version);
+        if (check.problem) local.push(check.problem);
+        if (check.warning) warnings.push(check.warning);
+      }
+    }
     if (why) {
       const preset = presetOf(runner);
       const fix =
@@ -147,5 +167,5 @@ export function agentPreflight(plans: Plan[], config: MachineConfig, opts: Agent
       );
     else repo = { path: probe.path, base: probe.head, keep_branches: opts.keepBranches === true };
   }
-  return { problems: [...problems, ...local], local, warnings, ...(repo ? { repo } : {}) };
+  return { problems: [...problems, ...local], local, warnings, versions, ...(repo ? { repo } : {}) };
 }

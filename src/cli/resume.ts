@@ -46,6 +46,8 @@ export function register(program: Command): void {
             modeOf: wiring.modeOf,
             budgetUsd,
             checkTerminal: false,
+            // The tools' versions were read and recorded when the run was admitted (once per run).
+            readVersions: false,
             ...(admitted.repo ? { recorded: admitted.repo } : {}),
           });
           // With workers, the agents run on the workers' machines: what only this machine lacks (an

@@ -162,8 +162,16 @@ const DETAIL: EventHandlers<[], string> = {
   task_expanded: (e) => `${e.payload.count} elements`,
   task_failed: (e) => e.payload.error,
   instance_started: (e) => `attempt ${e.payload.attempt}`,
-  instance_finished: (e) => e.payload.status + (e.payload.error ? `: ${e.payload.error}` : ""),
-  instance_retried: (e) => `attempt ${e.payload.attempt} failed, retrying in ${e.payload.delay_ms} ms: ${e.payload.error}`,
+  instance_finished: (e) =>
+    e.payload.status +
+    (e.payload.error ? `: ${e.payload.error}` : "") +
+    (e.payload.runner_concurrency
+      ? ` (no rate limit for a while: runner "${e.payload.runner_concurrency.runner}" ${e.payload.runner_concurrency.limit === null ? "is no longer limited" : `may run ${e.payload.runner_concurrency.limit} at once`})`
+      : ""),
+  instance_retried: (e) =>
+    e.payload.rate_limited
+      ? `attempt ${e.payload.attempt} rate limited (not counted as a failure; runner "${e.payload.rate_limited.runner}" now runs at most ${e.payload.rate_limited.concurrency} at once), retrying in ${e.payload.delay_ms} ms: ${e.payload.error}`
+      : `attempt ${e.payload.attempt} failed, retrying in ${e.payload.delay_ms} ms: ${e.payload.error}`,
   instance_interrupted: (e) => `attempt ${e.payload.attempt}`,
   gate_closed: (e) => `not_taken${e.payload.label ? ` (${e.payload.label})` : ""}`,
   decision_recorded: (e) =>

@@ -50,6 +50,13 @@ export class RunTally {
   private readonly reasons = new Map<string, number>();
   private fallbacks = 0;
   private retries = 0;
+  /** Per agent runner: turns retried after a rate limit, and the lowest concurrency it was given (issue 27). */
+  private readonly limits = new Map<string, { count: number; lowest: number }>();
+
+  private rateLimited(l: { runner: string; concurrency: number }): void {
+    const r = this.limits.get(l.runner) ?? { count: 0, lowest: l.concurrency };
+    this.limits.set(l.runner, { count: r.count + 1, lowest: Math.min(r.lowest, l.concurrency) });
+  }
   private readonly started = new Map<string, number>();
   private slowest: Array<{ task: string; key: string | null; ms: number }> = [];
 
@@ -79,6 +86,7 @@ export class RunTally {
         break;
       case "instance_retried":
         this.retries += 1;
+        if (e.payload.rate_limited) this.rateLimited(e.payload.rate_limited);
         this.ended(e);
         this.loopEnded(e.task!, e.key, false);
         break;
@@ -236,6 +244,10 @@ export class RunTally {
       );
     }
     if (this.retries > 0) out.push(`retries: ${this.retries}`);
+    for (const [runner, r] of this.limits)
+      out.push(
+        `rate limits: ${r.count} turn${r.count > 1 ? "s" : ""} of runner "${runner}" retried after the tool's delay; its concurrency went down to ${r.lowest}`,
+      );
     if (costUsd > 0) out.push(`cost: $${costUsd.toFixed(4)}`);
     if (this.slowest.length > 0)
       out.push(

@@ -75,6 +75,7 @@ export function register(program: Command): void {
         sourcePath: path,
         overrides: wiring.engineDeps.overrides,
         ...(agents.repo ? { repo: agents.repo } : {}),
+        agentVersions: agents.versions,
       });
       rememberInvocation(store, run, flags);
       if (!flags.json && !flags.quiet)

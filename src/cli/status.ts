@@ -8,6 +8,7 @@ import { EXIT_FAILED, setExitCode } from "./common.js";
 import { findRun, noRuns, openForReading, formatElapsed } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
 import { table } from "./run-progress.js";
+import { rateLimitState } from "../run/agent-rate-limits.js";
 
 const WATCH_MS = 500;
 
@@ -28,6 +29,7 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
     const seen = Object.values(c).reduce((a, b) => a + b, 0);
     return { task: t.task, kind: t.kind, status: t.status, mapped: t.mapped, total, ...c, pending: c.pending + Math.max(0, total - seen) };
   });
+  const paced = rateLimitState(store, run);
   const json = {
     run: r.run,
     status: r.status,
@@ -39,11 +41,19 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
     spent_usd: r.spent_usd,
     reason: r.stop_reason,
     tasks: Object.fromEntries(rows.map(({ task, ...rest }) => [task, rest])),
+    // Agent runners paced by rate limits (issue 27): turns retried, and the concurrency now.
+    ...(Object.keys(paced).length > 0 ? { rate_limits: paced } : {}),
   };
+  const limits = Object.entries(paced).map(
+    ([runner, l]) =>
+      `rate limits: runner "${runner}": ${l.retried} turn${l.retried === 1 ? "" : "s"} retried, ${l.concurrency === null ? "no longer limited" : `now at most ${l.concurrency} at once`}\n`,
+  );
   const header = ["task", "kind", "status", "total", "passed", "failed", "not_taken", "blocked", "running", "pending"];
   const text =
     `run ${r.run}  ${r.playbook}  ${r.status}${r.stop_reason ? ` (${r.stop_reason})` : ""}\n` +
-    `started ${r.started_at}  elapsed ${formatElapsed(r.elapsed_ms)}  spent $${r.spent_usd.toFixed(4)}\n\n` +
+    `started ${r.started_at}  elapsed ${formatElapsed(r.elapsed_ms)}  spent $${r.spent_usd.toFixed(4)}\n` +
+    limits.join("") +
+    "\n" +
     table(
       header,
       rows.map((x) => [

@@ -13,6 +13,7 @@ import { DiagnosticError, errorAt, nearestName, type Diagnostic, type Position }
 import { isPlainObject, parseDurationMs } from "../shared/primitives.js";
 import type { AgentRunnerConfig, PriceTable } from "../run/agent-runner-config.js";
 import { PRESET_NAMES, PRESETS, type PresetName } from "../run/agent-presets/presets.js";
+import { presetArgsAnyEffort } from "../run/agent-presets/invocation.js";
 import type { DecisionsConfig, JudgementMode, MachineConfig, ProviderConfig, ProviderKind, TypeSettings } from "./config-types.js";
 import { formatMode, MODE_FORMS, parseMode } from "./mode.js";
 import { locateKeys, type KeyPositions } from "./toml-positions.js";
@@ -34,7 +35,7 @@ export const DEFAULT_HOST = "tty";
 
 const PROVIDER_KINDS: readonly ProviderKind[] = ["systemone", "openai", "command"];
 const TOP_KEYS = ["agents", "providers", "decisions"];
-const AGENT_KEYS = ["preset", "command", "args", "env", "price"];
+const AGENT_KEYS = ["preset", "command", "args", "base_args", "remove_args", "env", "price", "rate_limit_quiet_seconds"];
 const PRICE_KEYS = ["input_per_mtok", "output_per_mtok", "cached_input_per_mtok"];
 const PROVIDER_KEYS = [
   "kind",
@@ -294,6 +295,29 @@ class Validator {
       );
     }
     const args = this.strings(body, [...path, "args"]);
+    const baseArgs = this.strings(body, [...path, "base_args"]);
+    const removeArgs = this.strings(body, [...path, "remove_args"]);
+    if ((baseArgs !== undefined || removeArgs !== undefined) && preset === "generic")
+      this.error(
+        "config-bad-value",
+        [...path, baseArgs !== undefined ? "base_args" : "remove_args"],
+        `agents.${name}.${baseArgs !== undefined ? "base_args" : "remove_args"} changes a preset's arguments, but this runner has no preset`,
+        "write the whole argv in command = [...] instead",
+        true,
+      );
+    else if (removeArgs !== undefined) {
+      // A flag the preset does not pass is a typo or an outdated line: say so rather than ignore it.
+      const passed = presetArgsAnyEffort({ name, command: [], env: {}, preset, ...(baseArgs ? { base_args: baseArgs } : {}) });
+      for (const a of removeArgs)
+        if (!passed.includes(a))
+          this.error(
+            "config-bad-value",
+            [...path, "remove_args"],
+            `agents.${name}.remove_args has ${JSON.stringify(a)}, which the ${preset} preset does not pass`,
+            `it passes: ${[...new Set(passed)].join(" ")}`,
+            true,
+          );
+    }
     const env: Record<string, string> = {};
     const envTable = this.table(body, [...path, "env"]);
     if (envTable) {
@@ -312,11 +336,17 @@ class Validator {
       }
     }
     const price = this.price(body, [...path, "price"]);
+    const quiet = body.rate_limit_quiet_seconds;
+    if (quiet !== undefined && (typeof quiet !== "number" || !Number.isFinite(quiet) || quiet < 0))
+      this.wrongType([...path, "rate_limit_quiet_seconds"], quiet, "a number of seconds, 0 or more");
     if (this.diagnostics.length > start) return undefined;
     const argv = command ?? [PRESETS[preset].executable!];
     const runner: AgentRunnerConfig = { name, command: this.relativeToConfig(argv), env };
     if (preset !== "generic") runner.preset = preset;
     if (args !== undefined) runner.args = args;
+    if (baseArgs !== undefined) runner.base_args = baseArgs;
+    if (removeArgs !== undefined) runner.remove_args = removeArgs;
+    if (typeof quiet === "number") runner.rate_limit_quiet_seconds = quiet;
     if (price !== undefined) runner.price = price;
     return runner;
   }

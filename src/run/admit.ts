@@ -42,6 +42,8 @@ export interface AdmitOptions {
   overrides?: SettingsOverrides;
   /** The repository of `worktree` agents and its base commit (issue 12). */
   repo?: RunRepository;
+  /** Each preset agent runner's tool version (issue 27). */
+  agentVersions?: Record<string, string>;
 }
 
 export function admitRun(store: Store, opts: AdmitOptions): string {
@@ -68,6 +70,7 @@ export function admitRun(store: Store, opts: AdmitOptions): string {
     settings: applyOverrides(base, opts.overrides),
     pid: process.pid,
     ...(opts.repo ? { repo: opts.repo } : {}),
+    ...(opts.agentVersions && Object.keys(opts.agentVersions).length > 0 ? { agent_versions: opts.agentVersions } : {}),
   });
   store.flush();
   publishSnapshot(store, run, snapshot.dir);

@@ -24,5 +24,11 @@ export interface AgentRunnerConfig {
   preset?: PresetName;
   /** Extra arguments after the preset's own (before the prompt). */
   args?: string[];
+  /** Replaces the preset's own arguments (not its effort knobs, nor how the prompt is passed). */
+  base_args?: string[];
+  /** Arguments the preset passes that this runner leaves out (a flag with the value after it). */
+  remove_args?: string[];
   price?: PriceTable;
+  /** After a rate limit, how long without one before its concurrency is raised again (default 60). */
+  rate_limit_quiet_seconds?: number;
 }

@@ -94,8 +94,9 @@ export const RUN_CODES: CodeEntry[] = [
   {
     code: "agent-runner-failed",
     rule: "D-40",
-    summary: "an agent runner could not be started, or exited non-zero",
-    explain: "Check the runner's command in the machine config: it must exist and be executable. Its output is in the instance's log.",
+    summary: "an agent runner could not be started, or exited non-zero without a report of its own",
+    explain:
+      "Check the runner's command in the machine config: it must exist and be executable. For a preset, the tool exited non-zero without printing its turn report (a usage error, an untrusted folder, a crash): the message ends with the last line of its stderr, and names the files holding its stdout and its log. A flag the tool no longer accepts can be taken out with `remove_args` or replaced with `base_args` (docs/agents/).",
   },
   {
     code: "agent-file-missing",
@@ -108,13 +109,13 @@ export const RUN_CODES: CodeEntry[] = [
     rule: "D-40",
     summary: "an agent CLI's machine-readable reply could not be read",
     explain:
-      "A runner with a `preset` (claude-code, codex, gemini, aider) is read through the tool's own output format: Claude Code's JSON result, Codex's JSONL events, Gemini CLI's JSON, aider's token report lines. Output that is empty, cut short, not the documented shape, or reports an error fails that instance only; the message names the tool and the file holding its stdout. Check that the tool's version prints the documented format (docs/agents/), or that `args` does not change the output format.",
+      "A runner with a `preset` (claude-code, codex, gemini, aider) is read through the tool's own output format: Claude Code's JSON result, Codex's JSONL events, Gemini CLI's JSON, aider's token report lines. The tool's own report is read before its exit status: when it reports an error (a turn limit, an API error), the message names the tool, its message in its words and its exit status, and the usage it reported is still charged. Output that is empty, cut short or not the documented shape fails that instance too; the message names the tool and the file holding its stdout. Only that instance fails. Check that the tool's version is one the preset was verified with (docs/agents/), and that `args` does not change the output format. A rate limit the tool reports (HTTP 429 or 529, \"rate limit\", \"overloaded\") is retried after its delay and fails with this code only after 20 in a row.",
   },
   {
     code: "agent-preflight",
     summary: "a run was refused before any work: its agent tasks cannot run",
     explain:
-      'Before the first decision or turn, `run` (and `config check PACK`) checks that every agent task names a runner defined in the machine config, that each runner\'s executable is on PATH (or at its path), that a host of "tty" has a terminal when some judgement type is answered by the host (host or shadow mode), and that a `workspace = "worktree"` task has a git repository without uncommitted changes (`--repo PATH`, default the one containing the working directory). `resume` checks the same against the run\'s recorded plan (all but the terminal), and that the repository and base commit the run recorded still exist. Nothing was run, asked or recorded; each line of the message names the fix.',
+      'Before the first decision or turn, `run` (and `config check PACK`) checks that every agent task names a runner defined in the machine config, that each runner\'s executable is on PATH (or at its path), that a host of "tty" has a terminal when some judgement type is answered by the host (host or shadow mode), and that a `workspace = "worktree"` task has a git repository without uncommitted changes (`--repo PATH`, default the one containing the working directory). It reads each preset runner\'s `--version` once and refuses a version known not to work with its preset (for example Codex CLI older than 0.145.0, or a `--full-auto` passed to Codex CLI 0.147.0 or later), naming the versions and the fix; a version outside the verified range is a warning. `resume` checks the same against the run\'s recorded plan (all but the terminal), and that the repository and base commit the run recorded still exist. Nothing was run, asked or recorded; each line of the message names the fix.',
   },
   {
     code: "worktree-failed",

@@ -59,6 +59,7 @@ import { StorageFault } from "./storage-fault.js";
 import { decideModelRoute, outputRoute } from "./route-instance.js";
 import { DecisionLayerRefused, RunRefused } from "./run-refused.js";
 import { UNMAPPED, TaskState, taskStatus, type Inst, type Recorded, type TaskRecord } from "./task-state.js";
+import { MAX_RATE_LIMITED_TRIES } from "./agent-rate-limits.js";
 
 export interface EngineOptions {
   store: Store;
@@ -777,19 +778,26 @@ export class RunEngine {
           status: "passed",
           output: out.output,
           ...(out.usage ? { usage: out.usage } : {}),
+          ...(out.runnerConcurrency ? { runner_concurrency: out.runnerConcurrency } : {}),
         });
       }
       ts.setStatus(inst, "passed");
     } else {
-      if (retryable && inst.tries < ts.plan.retries && !this.halt) {
-        inst.tries += 1;
-        const delay = Math.min((this.opts.retryBaseMs ?? 1000) * 2 ** (inst.tries - 1), 30000);
+      // A rate limit the tool reported is tried again after its delay, not counted as a failed
+      // attempt (issue 27), up to MAX_RATE_LIMITED_TRIES in a row.
+      const limited =
+        out.rateLimit && retryable && !this.halt && (inst.rateLimits ?? 0) < MAX_RATE_LIMITED_TRIES ? out.rateLimit : undefined;
+      if (limited || (retryable && inst.tries < ts.plan.retries && !this.halt)) {
+        if (limited) inst.rateLimits = (inst.rateLimits ?? 0) + 1;
+        else inst.tries += 1;
+        const delay = limited ? limited.delay_ms : Math.min((this.opts.retryBaseMs ?? 1000) * 2 ** (inst.tries - 1), 30000);
         this.emit("instance_retried", ts.name, inst.key, {
           attempt,
           error: out.error,
           code: out.code,
           delay_ms: delay,
           ...(out.usage ? { usage: out.usage } : {}),
+          ...(limited ? { rate_limited: { runner: limited.runner, concurrency: limited.concurrency } } : {}),
         });
         ts.setStatus(inst, "pending");
         const timer = setTimeout(() => {

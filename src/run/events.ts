@@ -32,7 +32,16 @@ export interface SnapshotInfo {
 /** Payloads by event type. */
 export interface EventPayloads {
   /** The run begins (R-1): the plan it will execute, the pack snapshot, the effective settings. */
-  plan_admitted: { plan: Plan; snapshot: SnapshotInfo; source_path: string; settings: Settings; pid: number; repo?: RunRepository };
+  plan_admitted: {
+    plan: Plan;
+    snapshot: SnapshotInfo;
+    source_path: string;
+    settings: Settings;
+    pid: number;
+    repo?: RunRepository;
+    /** Each preset agent runner's tool version, read by preflight (issue 27). */
+    agent_versions?: Record<string, string>;
+  };
   /** Another invocation continues the run (R-4), with its effective settings. */
   run_resumed: { settings: Settings; pid: number };
   /** A mapped task's list was read and validated (M-1). */
@@ -49,9 +58,19 @@ export interface EventPayloads {
     error?: string;
     code?: string;
     usage?: Usage;
+    /** The agent runner's concurrency, raised after a quiet period without rate limits (issue 27). */
+    runner_concurrency?: { runner: string; limit: number | null };
   };
   /** An attempt failed and will be retried after `delay_ms`. */
-  instance_retried: { attempt: number; error: string; code?: string; delay_ms: number; usage?: Usage };
+  instance_retried: {
+    attempt: number;
+    error: string;
+    code?: string;
+    delay_ms: number;
+    usage?: Usage;
+    /** The tool reported a rate limit (issue 27): not a failed attempt; the runner's concurrency after it. */
+    rate_limited?: { runner: string; concurrency: number };
+  };
   /** The run was cancelled or stopped while this attempt ran; it runs again on resume. */
   instance_interrupted: { attempt: number; usage?: Usage };
   /** Not taken (G-3): a closed gate, or propagation through a join (G-5, G-6). */

@@ -3,6 +3,7 @@
 
 import type { Sql, Store } from "./store.js";
 import { decodeEvent, type FoldSummary, type RerunRequest, type StoredEvent } from "./events.js";
+import { sumUsage, type Usage } from "./judge.js";
 
 export interface ShownInstance {
   status: string;
@@ -13,6 +14,8 @@ export interface ShownInstance {
   label?: string;
   /** What a rerun cleared, oldest first (issue 13): the earlier status and output or answer. */
   earlier?: EarlierResult[];
+  /** Tokens and cost_usd its attempts reported, summed over all of them (agents; issue 27). */
+  usage?: Usage;
 }
 
 export interface EarlierResult {
@@ -45,6 +48,8 @@ export interface ShownTask {
   label?: string;
   /** Unmapped: what reruns cleared, oldest first. */
   earlier?: EarlierResult[];
+  /** Unmapped: the tokens and cost_usd its attempts reported (agents; issue 27). */
+  usage?: Usage;
   instances?: Record<string, ShownInstance>;
 }
 
@@ -63,6 +68,24 @@ const RERUN_EVENTS: Sql = {
   sqlite:
     "SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND type IN ('rerun_requested', 'pack_refreshed', 'instance_reset') ORDER BY seq",
 };
+
+const USAGE_EVENTS: Sql = {
+  sqlite:
+    "SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND type IN ('instance_finished', 'instance_retried', 'instance_interrupted') AND payload LIKE '%\"usage\":%' ORDER BY seq",
+};
+
+/** Per instance ("task\0key"), the usage its attempts reported, summed: what it was charged. */
+function instanceUsage(store: Store, run: string, only?: string): Map<string, Usage> {
+  const out = new Map<string, Usage>();
+  for (const e of store.select<StoredEvent>(USAGE_EVENTS, [run]).map((row) => decodeEvent(run, row))) {
+    if (only !== undefined && e.task !== only) continue;
+    const u = (e.payload as { usage?: Usage }).usage;
+    const id = `${e.task}\u0000${e.key ?? ""}`;
+    const sum = sumUsage(out.get(id), u);
+    if (sum) out.set(id, sum);
+  }
+  return out;
+}
 
 /** The reruns of a run and, per instance ("task\0key"), what they cleared, from the event log. */
 function rerunHistory(store: Store, run: string, only?: string) {
@@ -99,6 +122,7 @@ export function showRun(store: Store, run: string, only?: string): ShowJson | un
   if (!r) return undefined;
   const tasks: Record<string, ShownTask> = {};
   const history = rerunHistory(store, run, only);
+  const usage = instanceUsage(store, run, only);
   const rows = store.instances(run, only);
   const byTask = new Map<string, typeof rows>();
   for (const row of rows) {
@@ -117,6 +141,8 @@ export function showRun(store: Store, run: string, only?: string): ShowJson | un
         if (i.status === "not_taken" && i.label !== null) shown.label = i.label;
         const before = history.earlier.get(`${t.task}\u0000${i.key}`);
         if (before) shown.earlier = before;
+        const used = usage.get(`${t.task}\u0000${i.key}`);
+        if (used) shown.usage = used;
         instances[i.key!] = shown;
         if (i.status in summary && i.status !== "total") summary[i.status as keyof Omit<FoldSummary, "total">] += 1;
       }
@@ -138,6 +164,7 @@ export function showRun(store: Store, run: string, only?: string): ShowJson | un
         error: i?.error ?? t.error ?? null,
         ...(i?.status === "not_taken" && i.label !== null ? { label: i.label } : {}),
         ...(history.earlier.has(`${t.task}\u0000`) ? { earlier: history.earlier.get(`${t.task}\u0000`) } : {}),
+        ...(usage.has(`${t.task}\u0000`) ? { usage: usage.get(`${t.task}\u0000`) } : {}),
       };
     }
   }

@@ -41,6 +41,8 @@ export interface Inst {
   attempts: number;
   /** Failed attempts in this invocation (for `retries`). */
   tries: number;
+  /** Attempts that ended in a rate limit in this invocation (not counted in `tries`). */
+  rateLimits?: number;
   rounds: ReviseRound[];
   rec?: Recorded;
   /** A command attempt whose files are being prepared before it starts (see prefetch). */

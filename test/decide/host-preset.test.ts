@@ -64,7 +64,7 @@ fix = agent(name = "fix", depends_on = [prepare, gate], over = prepare.members, 
   for (const c of hostCalls) {
     assert.deepEqual(
       c.argv,
-      ["-p", "--output-format", "json", "--permission-mode", "acceptEdits", "--max-turns", "10"],
+      ["-p", "--output-format", "json", "--permission-mode", "acceptEdits", "--effort", "low", "--max-turns", "10"],
       "started as Claude Code runs non-interactively",
     );
     assert.equal(c.context.SWITCHYARD_RUN, run);
@@ -96,8 +96,9 @@ fix = agent(name = "fix", depends_on = [prepare, gate], over = prepare.members, 
       assert.equal(d.label, "yes");
       assert.equal(d.provider, "host");
       assert.equal(d.model, "claude");
-      assert.equal(d.usage?.cost_usd, 0.0421, "Claude Code's reported cost is recorded with the decision");
-      assert.equal(d.usage?.input_tokens, 2420);
+      // claude-2.1.197-success (the fake's recording): total_cost_usd 0.00405; 600 + 3000 input tokens.
+      assert.equal(d.usage?.cost_usd, 0.00405, "Claude Code's reported cost is recorded with the decision");
+      assert.equal(d.usage?.input_tokens, 3600);
     }
   } finally {
     store.close();

@@ -1,45 +1,89 @@
-// Fake agent CLIs for tests (issue 12): installed on PATH by fakeAgentBin() as `claude`, `codex`,
-// `gemini` and `aider`, each a shell wrapper running this file with the tool's name first. Each
-// checks the argv it is given the way the preset must build it (a wrong argv exits 2 naming the
-// problem, as the real tools reject unknown usage), does the work the prompt asks for in its
-// working directory, and replies in the tool's documented format. The fixtures are written from
-// the sources cited in src/run/agent-presets/presets.ts:
-//   claude  https://docs.anthropic.com/en/docs/claude-code/cli-reference and the result object
-//           described at https://dev.to/aobaworks/claude-code-output-format-json-fields-jq-python-parsing-3edj
-//   codex   `codex exec --json` events: https://github.com/openai/codex/pull/4309 (exec_events.rs)
-//   gemini  https://geminicli.com/docs/cli/headless/ (response, stats.models.NAME.tokens)
-//   aider   https://aider.chat/docs/scripting.html and its "Tokens: … sent, … received. Cost: …" line
+// Fake agent CLIs for unit tests (issue 12, issue 27): installed on PATH by fakeAgentBin() as
+// `claude`, `codex`, `gemini` and `aider`, each a shell wrapper running this file with the tool's
+// name first. Every reply is a RECORDING of the real tool — stdout, stderr and exit status from
+// test/fixtures/real-agents/TOOL-VERSION-CASE.*.txt (captured by scripts/record-agent-samples.mjs
+// from the real CLIs; see test/fixtures/real-agents/README.md) — replayed with only what must
+// vary substituted:
+//   - the reply text (Claude Code's `result`, Codex's `agent_message` text, Gemini CLI's
+//     `response`) becomes FAKE_AGENT_REPLY, or "Edited PATHS." for the work the prompt asked for;
+//   - the work itself is done in the working folder: prompt lines `EDIT path` (append "fixed by
+//     TOOL") and `WRITE path` (create it), as the real tool's write tool would.
+// The tokens, turns, cost, event shapes, stderr and exit statuses are the recorded ones.
 //
-// The prompt may hold lines `EDIT path` (append "fixed by TOOL" to that file) and `WRITE path`
-// (create it). FAKE_AGENT_MODE selects a misbehaviour: "malformed" (not the format), "truncated"
-// (cut halfway), "error" (the tool's own error report). FAKE_AGENT_LOG, when set, gets one line
-// per call: the tool, its argv, its working folder and the commit checked out there (if any), and
-// the SWITCHYARD_* context it was given, as JSON. FAKE_AGENT_SLEEP_MS makes each call take that
-// long first (for kill tests). FAKE_AGENT_REPLY, when set, is the reply text (to answer as host).
+// Each fake also rejects what its real tool rejects, with the tool's recorded refusal: Codex
+// 0.147+ `--full-auto` (exit 2), Gemini CLI 0.61 in an untrusted folder (exit 55), and exits 2
+// on an argv the preset must not build. `TOOL --version` prints the version of the recordings
+// (FAKE_AGENT_VERSION overrides it), in the format each tool prints it.
+//
+// FAKE_AGENT_MODE picks the recorded case: "ok" (default), "error" (the tool's turn limit),
+// "api-error" (an HTTP 400 from the API), "api-error-500" (Codex: an HTTP 500), "refused" (Claude Code: a tool refused by permissions),
+// "rate-limit" (an HTTP 429: DERIVED from the recorded API-error case of the same tool, the
+// status and message replaced by the vendor's 429 body, since no 429 was recorded), and two
+// corruptions of the recorded success that no tool prints but a killed or full disk can leave:
+// "malformed" (not the format) and "truncated" (cut halfway). FAKE_AGENT_RATE_LIMITS=N with
+// FAKE_AGENT_COUNTER=FILE makes the first N calls (across processes) replay the 429 and the rest
+// succeed; FAKE_AGENT_RETRY_IN sets the delay the 429 message asks for ("2s" by default).
+// FAKE_AGENT_LOG, when set, gets one line per call: the tool, its argv, its working folder and the
+// commit checked out there (if any), the SWITCHYARD_* context, the prompt's length, as JSON.
+// FAKE_AGENT_SLEEP_MS makes each call take that long first (for kill tests).
 
 import { spawnSync } from "node:child_process";
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The versions the recordings were made with. */
+export const RECORDED_VERSIONS = { claude: "2.1.197", codex: "0.171.0", gemini: "0.61.0" } as const;
+
+const FIXTURES = fileURLToPath(new URL("../../../test/fixtures/real-agents/", import.meta.url));
+
+interface Recording {
+  stdout: string;
+  stderr: string;
+  exit: number;
+}
+
+/** One recorded case: `test/fixtures/real-agents/NAME.{stdout,stderr,exit}.txt`. */
+export function recording(name: string): Recording {
+  const read = (part: string) => readFileSync(`${FIXTURES}${name}.${part}.txt`, "utf8");
+  return { stdout: read("stdout"), stderr: read("stderr"), exit: Number(read("exit").trim()) };
+}
+
+function replay(r: Recording): never {
+  process.stdout.write(r.stdout);
+  process.stderr.write(r.stderr);
+  process.exit(r.exit);
+}
 
 const [tool, ...argv] = process.argv.slice(2) as [string, ...string[]];
-const mode = process.env.FAKE_AGENT_MODE ?? "ok";
+let mode = process.env.FAKE_AGENT_MODE ?? "ok";
+const version = process.env.FAKE_AGENT_VERSION ?? RECORDED_VERSIONS[tool as keyof typeof RECORDED_VERSIONS] ?? "0.86.1";
+
+if (argv.length === 1 && argv[0] === "--version") {
+  // The formats `claude --version`, `codex --version`, `gemini --version`, `aider --version` print.
+  const line = { claude: `${version} (Claude Code)`, codex: `codex-cli ${version}`, gemini: version, aider: `aider ${version}` }[tool];
+  process.stdout.write(`${line ?? version}\n`);
+  process.exit(0);
+}
+
 const sleep = Number(process.env.FAKE_AGENT_SLEEP_MS ?? 0);
 if (sleep > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, sleep);
-if (process.env.FAKE_AGENT_LOG) {
-  const head = spawnSync("git", ["rev-parse", "HEAD"], { encoding: "utf8" });
-  const context = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("SWITCHYARD_")));
-  appendFileSync(
-    process.env.FAKE_AGENT_LOG,
-    JSON.stringify({
-      tool,
-      argv,
-      cwd: process.cwd(),
-      head: head.status === 0 ? head.stdout.trim() : null,
-      key: process.env.SWITCHYARD_KEY,
-      context,
-    }) + "\n",
-  );
+
+/** This call's number (1, 2, …) across concurrent processes: the first free COUNTER.N file. */
+function callNumber(counter: string): number {
+  for (let n = 1; ; n++) {
+    try {
+      closeSync(openSync(`${counter}.${n}`, "wx"));
+      return n;
+    } catch {
+      // taken by an earlier call
+    }
+  }
 }
+if (process.env.FAKE_AGENT_RATE_LIMITS && process.env.FAKE_AGENT_COUNTER) {
+  mode = callNumber(process.env.FAKE_AGENT_COUNTER) <= Number(process.env.FAKE_AGENT_RATE_LIMITS) ? "rate-limit" : "ok";
+}
+const retryIn = process.env.FAKE_AGENT_RETRY_IN ?? "2s";
 
 function refuse(why: string): never {
   process.stderr.write(`${tool}: ${why}\n`);
@@ -58,6 +102,25 @@ function valueOf(flag: string): string {
   return argv[i + 1]!;
 }
 
+function log(prompt: string): void {
+  if (!process.env.FAKE_AGENT_LOG) return;
+  const head = spawnSync("git", ["rev-parse", "HEAD"], { encoding: "utf8" });
+  const context = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("SWITCHYARD_")));
+  appendFileSync(
+    process.env.FAKE_AGENT_LOG,
+    JSON.stringify({
+      tool,
+      argv,
+      cwd: process.cwd(),
+      head: head.status === 0 ? head.stdout.trim() : null,
+      key: process.env.SWITCHYARD_KEY,
+      context,
+      prompt_length: Buffer.byteLength(prompt),
+      trust: process.env.GEMINI_CLI_TRUST_WORKSPACE ?? null,
+    }) + "\n",
+  );
+}
+
 function doWork(prompt: string): string[] {
   const done: string[] = [];
   for (const m of prompt.matchAll(/^(EDIT|WRITE) (\S+)$/gm)) {
@@ -70,110 +133,128 @@ function doWork(prompt: string): string[] {
   return done;
 }
 
-function emit(text: string): void {
-  if (mode === "truncated") process.stdout.write(text.slice(0, Math.floor(text.length / 2)));
-  else if (mode === "malformed") process.stdout.write(`Here is what I did: ${text.slice(0, 10)}`);
-  else process.stdout.write(text);
-}
-
 const replyFor = (done: string[]) => process.env.FAKE_AGENT_REPLY ?? (done.length ? `Edited ${done.join(", ")}.` : "Nothing to edit.");
+
+/** A recorded success, its reply substituted, possibly corrupted (malformed, truncated). */
+function succeed(r: Recording, stdout: string): never {
+  if (mode === "truncated") stdout = stdout.slice(0, Math.floor(stdout.length / 2));
+  else if (mode === "malformed") stdout = `Here is what I did: ${stdout.slice(0, 10)}`;
+  replay({ ...r, stdout });
+}
 
 switch (tool) {
   case "claude": {
     expectRun(["-p"]);
     expectRun(["--output-format", "json"]);
     expectRun(["--permission-mode", "acceptEdits"]);
-    valueOf("--max-turns");
-    const done = doWork(readFileSync(0, "utf8"));
-    const result =
-      mode === "error"
-        ? {
-            type: "result",
-            subtype: "error_max_turns",
-            is_error: true,
-            num_turns: 30,
-            result: "",
-            session_id: "s-1",
-            total_cost_usd: 0.5,
-            usage: { input_tokens: 10, output_tokens: 5 },
-          }
-        : {
-            type: "result",
-            subtype: "success",
-            is_error: false,
-            duration_ms: 5120,
-            duration_api_ms: 4870,
-            num_turns: 3,
-            result: replyFor(done),
-            session_id: "5b1f6a1e-0c0e-4b53-9d0a-1b2c3d4e5f60",
-            total_cost_usd: 0.0421,
-            usage: { input_tokens: 120, cache_creation_input_tokens: 300, cache_read_input_tokens: 2000, output_tokens: 450 },
-          };
-    emit(JSON.stringify(result));
+    if (!["low", "medium", "high", "xhigh", "max"].includes(valueOf("--effort"))) refuse("--effort takes low|medium|high|xhigh|max");
+    const prompt = readFileSync(0, "utf8");
+    log(prompt);
+    const done = doWork(prompt);
+    if (mode === "error") replay(recording("claude-2.1.197-error-max-turns"));
+    if (mode === "api-error") replay(recording("claude-2.1.197-api-error-400"));
+    if (mode === "rate-limit") {
+      // Derived: the recorded API error with Anthropic's 429 body.
+      const r = recording("claude-2.1.197-api-error-400");
+      const j = JSON.parse(r.stdout) as Record<string, unknown>;
+      j.api_error_status = 429;
+      j.result = `API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit. Please try again in ${retryIn}."}}`;
+      replay({ ...r, stdout: JSON.stringify(j) + "\n" });
+    }
+    const r = recording(mode === "refused" ? "claude-2.1.197-permission-denied" : "claude-2.1.197-success");
+    const j = JSON.parse(r.stdout) as Record<string, unknown>;
+    j.result = replyFor(done);
+    succeed(r, JSON.stringify(j) + "\n");
     break;
   }
   case "codex": {
     if (argv[0] !== "exec") refuse(`expected the exec subcommand first, got ${JSON.stringify(argv)}`);
+    // Codex 0.147 and later reject --full-auto (recorded with 0.171.0).
+    if (argv.includes("--full-auto")) replay(recording("codex-0.171.0-preset-argv-rejected"));
     expectRun(["--json"]);
-    expectRun(["--full-auto"]);
+    expectRun(["--sandbox", "workspace-write"]);
     expectRun(["--skip-git-repo-check"]);
     if (!argv.some((a) => a.startsWith("model_reasoning_effort="))) refuse("expected -c model_reasoning_effort=…");
     if (argv[argv.length - 1] !== "-") refuse("expected - (prompt on stdin) last");
-    const done = doWork(readFileSync(0, "utf8"));
-    const events =
-      mode === "error"
-        ? [
-            { type: "thread.started", thread_id: "th_1" },
-            { type: "turn.started" },
-            { type: "turn.failed", error: { message: "stream disconnected before completion" } },
-          ]
-        : [
-            { type: "thread.started", thread_id: "0199a213-81c0-7800-8aa1-bbab2a035a53" },
-            { type: "turn.started" },
-            { type: "item.completed", item: { id: "item_0", type: "reasoning", text: "**Looking at the files**" } },
-            {
-              type: "item.completed",
-              item: {
-                id: "item_1",
-                type: "command_execution",
-                command: "bash -lc ls",
-                aggregated_output: "",
-                exit_code: 0,
-                status: "completed",
-              },
-            },
-            { type: "item.completed", item: { id: "item_2", type: "agent_message", text: replyFor(done) } },
-            { type: "turn.completed", usage: { input_tokens: 24763, cached_input_tokens: 24448, output_tokens: 122 } },
-          ];
-    emit(events.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    const prompt = readFileSync(0, "utf8");
+    log(prompt);
+    const done = doWork(prompt);
+    if (mode === "error" || mode === "api-error") replay(recording("codex-0.171.0-api-error-400"));
+    if (mode === "api-error-500") replay(recording("codex-0.171.0-api-error-500"));
+    if (mode === "rate-limit") {
+      // Derived: the recorded API error with OpenAI's 429 body in its error and turn.failed events.
+      const r = recording("codex-0.171.0-api-error-400");
+      const body = JSON.stringify({
+        error: {
+          message: `Rate limit reached for gpt-5-codex on tokens per min (TPM). Please try again in ${retryIn}.`,
+          type: "tokens",
+          code: "rate_limit_exceeded",
+        },
+      });
+      const events = r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .map((e) => (e.type === "error" ? { ...e, message: body } : e.type === "turn.failed" ? { ...e, error: { message: body } } : e));
+      replay({ ...r, stdout: events.map((e) => JSON.stringify(e)).join("\n") + "\n" });
+    }
+    const r = recording("codex-0.171.0-success-shell");
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => {
+        const e = JSON.parse(l) as { type: string; item?: { type?: string; text?: string } };
+        if (e.type === "item.completed" && e.item?.type === "agent_message") e.item.text = replyFor(done);
+        return JSON.stringify(e);
+      });
+    succeed(r, lines.join("\n") + "\n");
     break;
   }
   case "gemini": {
     expectRun(["--output-format", "json"]);
     expectRun(["--approval-mode", "auto_edit"]);
-    const done = doWork(valueOf("--prompt"));
-    const out =
-      mode === "error"
-        ? { error: { type: "ApiError", message: "quota exceeded", code: 429 } }
-        : {
-            response: replyFor(done),
-            stats: {
-              models: {
-                "gemini-2.5-pro": {
-                  api: { totalRequests: 2, totalErrors: 0, totalLatencyMs: 5053 },
-                  tokens: { prompt: 24939, candidates: 20, total: 25113, cached: 21263, thoughts: 154, tool: 0 },
-                },
-              },
-              tools: { totalCalls: 1, totalSuccess: 1, totalFail: 0 },
-            },
-          };
-    emit(JSON.stringify(out, null, 2));
+    // Gemini CLI 0.61 refuses to run headless in a folder it was not told to trust.
+    if (process.env.GEMINI_CLI_TRUST_WORKSPACE !== "true" && !argv.includes("--skip-trust"))
+      replay(recording("gemini-0.61.0-untrusted-folder"));
+    // `--prompt ""` reads the prompt from stdin; a non-empty value is appended to it.
+    const prompt = readFileSync(0, "utf8") + valueOf("--prompt");
+    log(prompt);
+    const done = doWork(prompt);
+    if (mode === "error") replay(recording("gemini-0.61.0-turn-limit"));
+    if (mode === "api-error") replay(recording("gemini-0.61.0-api-error-400"));
+    if (mode === "rate-limit") {
+      // Derived: the recorded API error with Google's 429 body; the exit status is the code & 0xff.
+      const r = recording("gemini-0.61.0-api-error-400");
+      const inner = JSON.stringify({
+        error: {
+          code: 429,
+          message: `Resource has been exhausted (e.g. check quota). Please retry in ${retryIn}.`,
+          status: "RESOURCE_EXHAUSTED",
+          details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: retryIn }],
+        },
+      });
+      const old = JSON.stringify({ error: { code: 400, message: "mock failure 400", status: "INTERNAL" } });
+      const stderr = r.stderr
+        .replace(old, inner)
+        .replace(JSON.stringify(old).slice(1, -1), JSON.stringify(inner).slice(1, -1))
+        .replace('"code": 400', '"code": 429')
+        .replace("status: 400", "status: 429");
+      replay({ stdout: "", stderr, exit: 429 & 0xff });
+    }
+    const r = recording("gemini-0.61.0-success");
+    const j = JSON.parse(r.stdout) as Record<string, unknown>;
+    j.response = replyFor(done);
+    succeed(r, JSON.stringify(j, null, 2));
     break;
   }
   case "aider": {
+    // aider cannot be installed on these machines (a Python package): NOT a recording — its
+    // documented report line (https://aider.chat/docs/scripting.html), see docs/agents/aider.md.
     expectRun(["--yes-always"]);
     expectRun(["--no-auto-commits"]);
-    const done = doWork(readFileSync(valueOf("--message-file"), "utf8"));
+    const prompt = readFileSync(valueOf("--message-file"), "utf8");
+    log(prompt);
+    const done = doWork(prompt);
     const report =
       mode === "malformed"
         ? "Tokens: lots sent, some received."

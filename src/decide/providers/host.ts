@@ -12,7 +12,7 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { AgentRunnerConfig } from "../../run/agent-runner-config.js";
 import { DecisionFailure, sumUsage, type ResolvedQuestion, type Usage } from "../../run/judge.js";
-import { invocation, presetOf } from "../../run/agent-presets/invocation.js";
+import { invocation, presetOf, runnerEnv } from "../../run/agent-presets/invocation.js";
 import { readPresetOutput } from "../../run/agent-presets/turn.js";
 import { hostContextEnv } from "./host-context.js";
 import { excerpt } from "../http-wording.js";
@@ -199,7 +199,12 @@ export class HostProvider implements Provider {
     const preset = presetOf(runner);
     const scratch = preset.name === "generic" ? undefined : mkdtempSync(join(tmpdir(), "switchyard-host-"));
     const workspace = scratch ?? this.options.cwd ?? process.cwd();
-    const env: NodeJS.ProcessEnv = { ...process.env, ...runner.env, ...(this.options.env ?? {}), ...hostContextEnv(q, request, workspace) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...(scratch ? runnerEnv(runner) : runner.env),
+      ...(this.options.env ?? {}),
+      ...hostContextEnv(q, request, workspace),
+    };
     for (const name of this.options.hideEnv ?? []) delete env[name];
     const timeout = this.options.timeout_ms ?? DEFAULT_RUNNER_TIMEOUT_MS;
     let reply = "";
@@ -222,8 +227,12 @@ export class HostProvider implements Provider {
         if (r.spawnError) throw new DecisionFailure("host-failed", `${who} could not start: ${r.spawnError.message}`);
         if (request.signal.aborted) throw new DecisionFailure("host-failed", `${who}: cancelled`);
         if (r.timedOut) throw new DecisionFailure("host-failed", `${who} gave no reply within ${timeout} ms`);
-        const read = scratch ? readPresetOutput(runner, r.stdout, who) : undefined;
+        // The tool's own report first (issue 27): its error, in its words, with its exit status.
+        const read = scratch
+          ? readPresetOutput(runner, { stdout: r.stdout, stderr: r.stderr, exit: r.code }, who, { signal: r.signal })
+          : undefined;
         usage = sumUsage(usage, read ? (read.ok ? read.report.usage : read.usage) : undefined);
+        if (read && !read.ok) throw new DecisionFailure("host-failed", read.error);
         if (r.code !== 0) {
           const err = excerpt(r.stderr, 300);
           throw new DecisionFailure(
@@ -231,7 +240,6 @@ export class HostProvider implements Provider {
             `${who} ${r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`}${err ? `; stderr: ${err}` : ""}`,
           );
         }
-        if (read && !read.ok) throw new DecisionFailure("host-failed", read.error);
         reply = read?.ok ? read.report.reply : r.stdout;
         const label = parseHostReply(reply, q.labels);
         if (label) return { label, ...(usage ? { usage } : {}) };

@@ -1,6 +1,7 @@
 // How a runner is started for one turn (issue 12): the argv its preset builds (executable,
-// the preset's non-interactive and permission flags, the effort knobs, the config's extra
-// `args`, then the prompt the way the tool takes it), and the cost of the turn.
+// the preset's non-interactive and permission flags — or the config's `base_args` instead — the
+// effort knobs, less the config's `remove_args`, then the config's extra `args`, then the prompt
+// the way the tool takes it), the environment the tool needs, and the cost of the turn.
 
 import type { Effort } from "../../plan/plan.js";
 import type { AgentRunnerConfig, PriceTable } from "../agent-runner-config.js";
@@ -17,13 +18,44 @@ export interface Invocation {
   promptOnStdin: boolean;
 }
 
+/**
+ * `args` without each of `remove`: a removed flag (starting with "-") takes the value that follows
+ * it along (`--sandbox workspace-write`, `--max-turns 10`) when that value is not a flag itself.
+ */
+export function withoutArgs(args: readonly string[], remove: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!remove.includes(a)) out.push(a);
+    else if (a.startsWith("-") && i + 1 < args.length && !args[i + 1]!.startsWith("-")) i++;
+  }
+  return out;
+}
+
+/** The preset's own arguments for this runner and effort, after `base_args` and `remove_args`. */
+export function presetArgs(runner: AgentRunnerConfig, effort: Effort): string[] {
+  const p = presetOf(runner);
+  return withoutArgs([...(runner.base_args ?? p.args), ...p.effort[effort]], runner.remove_args ?? []);
+}
+
+/** Every argument the preset may pass (any effort): what `remove_args` may name. */
+export function presetArgsAnyEffort(runner: AgentRunnerConfig): string[] {
+  const p = presetOf(runner);
+  return [...(runner.base_args ?? p.args), ...p.effort.low, ...p.effort.medium, ...p.effort.high];
+}
+
+/** The environment of one turn: the preset's (what the tool needs headless) under the runner's own. */
+export function runnerEnv(runner: AgentRunnerConfig): Record<string, string> {
+  return { ...(presetOf(runner).env ?? {}), ...runner.env };
+}
+
 /** The argv for one turn; `promptFile` holds `prompt`. */
 export function invocation(runner: AgentRunnerConfig, effort: Effort, prompt: string, promptFile: string): Invocation {
   const p = presetOf(runner);
-  const argv = [...runner.command, ...p.args, ...p.effort[effort], ...(runner.args ?? [])];
+  const argv = [...runner.command, ...presetArgs(runner, effort), ...(runner.args ?? [])];
   switch (p.prompt.via) {
     case "stdin":
-      if (p.prompt.lastArg !== undefined) argv.push(p.prompt.lastArg);
+      argv.push(...(p.prompt.lastArgs ?? []));
       return { argv, promptOnStdin: true };
     case "flag":
       argv.push(p.prompt.flag, prompt);

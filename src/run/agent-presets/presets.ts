@@ -14,8 +14,15 @@
 //   agent_message item, turn.completed {usage: input_tokens, cached_input_tokens,
 //   output_tokens}, turn.failed, error): https://github.com/openai/codex/pull/4309 (exec_events.rs)
 //   and https://docs.rs/codex-codes/latest/codex_codes/io/events/; `-` reads the prompt from
-//   stdin; --full-auto (workspace-write sandbox), --skip-git-repo-check (a scratch workspace is
-//   not a repository), -c model_reasoning_effort=…: https://skills.sh/skills-directory/skill-codex/codex
+//   stdin; --skip-git-repo-check (a scratch workspace is not a repository),
+//   -c model_reasoning_effort=…: https://skills.sh/skills-directory/skill-codex/codex
+//
+// Verified against the real tools (issue 27; recordings in test/fixtures/real-agents/, facts in
+// docs/agents/*.md): Claude Code 2.1.197 (`--effort low|medium|high|xhigh|max`; error results
+// exit 1), Codex 0.145.0–0.171.0 (`--sandbox workspace-write`; `--full-auto` is rejected from
+// 0.147.0 on, exit 2), Gemini CLI 0.61.0 (refuses an untrusted folder unless
+// GEMINI_CLI_TRUST_WORKSPACE=true; the prompt on stdin with `--prompt ""`; errors as JSON on
+// stderr, exit = the error's code).
 // - gemini: https://geminicli.com/docs/cli/headless/ (-p/--prompt, --output-format json with
 //   response, stats, error; exit 53 = turn limit) and the stats.models.NAME.tokens
 //   {prompt, candidates, cached} shape shown in
@@ -31,13 +38,26 @@ import type { Effort } from "../../plan/plan.js";
 export const PRESET_NAMES = ["claude-code", "codex", "gemini", "aider", "generic"] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
+/**
+ * What switchyard knows of a tool's versions (preflight, agent-versions.ts): the range the preset
+ * was run against, and what is known not to work.
+ */
+export interface VersionFacts {
+  /** The oldest and newest versions the preset was verified with (recorded runs of the real tool). */
+  verified: { oldest: string; newest: string };
+  /** Versions older than this are refused: they lack a flag the preset passes or print another format. */
+  refuseBelow?: { version: string; why: string };
+  /** Flags the tool rejects from a version on (refused when the final argv still has them). */
+  removedFlags?: ReadonlyArray<{ flag: string; since: string; instead: string }>;
+}
+
 /** How a preset's tool reports a turn (the reader in read-output.ts). */
 export type OutputFormat = "claude-json" | "codex-jsonl" | "gemini-json" | "aider-report" | "switchyard";
 
 /** How the rendered prompt reaches the tool. */
 export type PromptPassing =
-  /** on stdin, with `lastArg` (if any) ending the argv */
-  | { via: "stdin"; lastArg?: string }
+  /** on stdin, with `lastArgs` (if any) ending the argv */
+  | { via: "stdin"; lastArgs?: readonly string[] }
   /** as the value of a flag: `FLAG PROMPT` at the end of the argv */
   | { via: "flag"; flag: string }
   /** as a file: `FLAG PATH` at the end of the argv */
@@ -51,6 +71,8 @@ export interface Preset {
   executable?: string;
   /** Arguments after the executable: non-interactive mode, output format, permissions. */
   args: readonly string[];
+  /** Environment the tool needs to run headless (under the runner's own `env`). */
+  env?: Readonly<Record<string, string>>;
   /** Extra arguments per `effort` (the tool's own knobs), appended after `args`. */
   effort: Readonly<Record<Effort, readonly string[]>>;
   prompt: PromptPassing;
@@ -59,6 +81,8 @@ export interface Preset {
   reportsCost: boolean;
   /** Where its non-interactive flags and output format are documented. */
   docs: string;
+  /** Unset: never run against the real tool (aider cannot be installed here: a Python package). */
+  versions?: VersionFacts;
 }
 
 const NO_EFFORT = { low: [], medium: [], high: [] } as const;
@@ -69,40 +93,59 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     tool: "Claude Code",
     executable: "claude",
     args: ["-p", "--output-format", "json", "--permission-mode", "acceptEdits"],
-    // Claude Code has no reasoning-effort flag; effort bounds the agentic turns it may take.
-    effort: { low: ["--max-turns", "10"], medium: ["--max-turns", "30"], high: ["--max-turns", "100"] },
+    // `--effort` sets the request's effort (the tool's default is "high"); the agentic turns it
+    // may take are bounded as well.
+    effort: {
+      low: ["--effort", "low", "--max-turns", "10"],
+      medium: ["--effort", "medium", "--max-turns", "30"],
+      high: ["--effort", "high", "--max-turns", "100"],
+    },
     prompt: { via: "stdin" },
     output: "claude-json",
     reportsCost: true,
     docs: "https://docs.anthropic.com/en/docs/claude-code/cli-reference",
+    versions: { verified: { oldest: "2.1.197", newest: "2.1.197" } },
   },
   codex: {
     name: "codex",
     tool: "Codex CLI",
     executable: "codex",
-    args: ["exec", "--json", "--full-auto", "--skip-git-repo-check"],
+    // `--sandbox workspace-write`, not `--full-auto`: 0.145 deprecated it, 0.147 on reject it.
+    args: ["exec", "--json", "--sandbox", "workspace-write", "--skip-git-repo-check"],
     effort: {
       low: ["-c", "model_reasoning_effort=low"],
       medium: ["-c", "model_reasoning_effort=medium"],
       high: ["-c", "model_reasoning_effort=high"],
     },
     // `-` as the prompt: read it from stdin (no argv length limit).
-    prompt: { via: "stdin", lastArg: "-" },
+    prompt: { via: "stdin", lastArgs: ["-"] },
     output: "codex-jsonl",
     reportsCost: false,
     docs: "https://github.com/openai/codex/pull/4309",
+    versions: {
+      verified: { oldest: "0.145.0", newest: "0.171.0" },
+      refuseBelow: {
+        version: "0.145.0",
+        why: "the preset's `--sandbox workspace-write` and `exec --json` events were verified from 0.145.0 on only",
+      },
+      removedFlags: [{ flag: "--full-auto", since: "0.147.0", instead: "--sandbox workspace-write" }],
+    },
   },
   gemini: {
     name: "gemini",
     tool: "Gemini CLI",
     executable: "gemini",
     args: ["--output-format", "json", "--approval-mode", "auto_edit"],
+    // Every workspace is a new folder, which Gemini CLI 0.61 refuses to run in headless (exit 55).
+    env: { GEMINI_CLI_TRUST_WORKSPACE: "true" },
     // Gemini CLI has no effort flag: choose the model with args = ["-m", "…"].
     effort: NO_EFFORT,
-    prompt: { via: "flag", flag: "--prompt" },
+    // `--prompt ""` with the prompt on stdin: one argv string may not exceed 128 KiB on Linux.
+    prompt: { via: "stdin", lastArgs: ["--prompt", ""] },
     output: "gemini-json",
     reportsCost: false,
     docs: "https://geminicli.com/docs/cli/headless/",
+    versions: { verified: { oldest: "0.61.0", newest: "0.61.0" } },
   },
   aider: {
     name: "aider",

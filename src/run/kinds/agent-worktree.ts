@@ -245,10 +245,11 @@ async function turnInWorktree(
     return outcome.status === "passed" ? { ...failed(captured.error), usage: outcome.usage } : outcome;
   }
   const patchFile = join(files.workspace, "changes.patch");
-  writeFileSync(patchFile, captured.patch, { flag: "wx" });
+  // A turn that changed nothing leaves no patch file (an empty one fails `git apply`): no `patch`.
+  if (captured.patch !== "") writeFileSync(patchFile, captured.patch, { flag: "wx" });
   if (outcome.status !== "passed") {
     // What the failed turn changed is kept for a person to look at (never applied anywhere).
-    if (captured.files.length === 0 || outcome.status !== "failed") return outcome;
+    if (captured.patch === "" || outcome.status !== "failed") return outcome;
     return {
       ...outcome,
       error: `${outcome.error}; what it changed is kept in ${patchFile}${repo.keep_branches ? ` and on branch ${branch}` : ""}`,
@@ -256,7 +257,7 @@ async function turnInWorktree(
   }
   const output = outcome.output as Record<string, unknown>;
   output.files_changed = captured.files;
-  output.patch = patchFile;
+  if (captured.patch !== "") output.patch = patchFile;
   return outcome;
 }
 

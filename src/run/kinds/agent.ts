@@ -3,11 +3,19 @@
 // preset says (stdin for generic). The output is what it wrote to $SWITCHYARD_OUTPUT (may be
 // absent) plus `files`, and for a preset the tool's `reply` and `turns`. Usage — written to
 // $SWITCHYARD_USAGE, or read from the tool's own output by its preset (issue 12) — is charged
-// to the run's budget, whether the turn passed or not.
+// to the run's budget, whether the turn passed or not. A preset's own report is read before its
+// exit status (issue 27): a tool that says why it failed is recorded with its words.
 
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
+import {
+  failedOutcome,
+  type AttemptContext,
+  type InstanceInput,
+  type Outcome,
+  type RateLimited,
+  type RunnerConcurrency,
+} from "./context.js";
 import {
   fileRules,
   instanceEnv,
@@ -23,8 +31,9 @@ import { runProcess } from "../process.js";
 import { renderPrompt } from "../template.js";
 import { checkEmits, isPlainObject } from "../values.js";
 import type { Usage } from "../judge.js";
-import { invocation, presetOf, withCost } from "../agent-presets/invocation.js";
+import { invocation, presetOf, runnerEnv, withCost } from "../agent-presets/invocation.js";
 import { readPresetTurn } from "../agent-presets/turn.js";
+import { limiterFor, type RunnerLimiter } from "../agent-rate-limits.js";
 import { readUntrustedFile } from "../untrusted-file.js";
 import { parseUntrustedJson } from "../untrusted-json.js";
 import type { TaskOf } from "../../plan/plan.js";
@@ -51,6 +60,17 @@ async function readUsage(path: string, ctx: AttemptContext, files: AttemptFiles)
   }
 }
 
+/** A rate limit halves the runner's concurrency and says when to try again; a passed turn may raise it. */
+function pace(limiter: RunnerLimiter, runner: string, turn: NonNullable<ReturnType<typeof readPresetTurn>>) {
+  if (!turn.ok && turn.toolError?.rateLimit) {
+    const l = limiter.limited(turn.toolError.rateLimit.delayMs);
+    return { rateLimit: { runner, delay_ms: l.delay_ms, concurrency: l.limit } };
+  }
+  if (!turn.ok) return {};
+  const p = limiter.passed();
+  return p.changed ? { raised: { runner, limit: p.limit } } : {};
+}
+
 export function runAgent(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceInput): Promise<Outcome> {
   if (ctx.task.agent.workspace === "worktree") return inWorktree(ctx, input, (files) => agentTurn(ctx, input, files));
   return agentTurn(ctx, input);
@@ -72,22 +92,37 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
   const prompt = renderPrompt(spec.prompt, input, routes);
   writingRunFiles(dirname(ctx.dir), () => writeFileSync(promptFile, prompt));
   const usageFile = `${ctx.dir}.usage.json`;
-  const env = instanceEnv(ctx, files, { ...runner.env, SWITCHYARD_EFFORT: spec.effort, SWITCHYARD_USAGE: usageFile });
+  const env = instanceEnv(ctx, files, { ...runnerEnv(runner), SWITCHYARD_EFFORT: spec.effort, SWITCHYARD_USAGE: usageFile });
   const preset = presetOf(runner);
   const call = invocation(runner, spec.effort, prompt, promptFile);
   const stdoutFile = preset.output === "switchyard" ? undefined : `${ctx.dir}.stdout.txt`;
-  const r = await runProcess({
-    argv: call.argv,
-    cwd: files.workspace,
-    env,
-    logFile: files.log,
-    stdinFile: call.promptOnStdin ? promptFile : undefined,
-    stdoutFile,
-    timeoutMs: ctx.task.timeout_seconds * 1000,
-    signal: ctx.signal,
-    ...(ctx.groups ? { groups: ctx.groups } : {}),
-  });
-  const turn = stdoutFile && !r.spawnError ? readPresetTurn(runner, stdoutFile) : undefined;
+  // A preset runner's turns share its rate-limit state (agent-rate-limits.ts): a slot under its
+  // concurrency is held while the tool runs and its report is read.
+  const limiter =
+    stdoutFile !== undefined
+      ? limiterFor(ctx.env.run, runner.name, ctx.env.plan.settings.concurrency, (runner.rate_limit_quiet_seconds ?? 60) * 1000)
+      : undefined;
+  await limiter?.acquire(ctx.signal);
+  let r: Awaited<ReturnType<typeof runProcess>>;
+  let turn: ReturnType<typeof readPresetTurn> | undefined;
+  let paced: { rateLimit?: RateLimited; raised?: RunnerConcurrency } = {};
+  try {
+    r = await runProcess({
+      argv: call.argv,
+      cwd: files.workspace,
+      env,
+      logFile: files.log,
+      stdinFile: call.promptOnStdin ? promptFile : undefined,
+      stdoutFile,
+      timeoutMs: ctx.task.timeout_seconds * 1000,
+      signal: ctx.signal,
+      ...(ctx.groups ? { groups: ctx.groups } : {}),
+    });
+    turn = stdoutFile && !r.spawnError ? readPresetTurn(runner, stdoutFile, files.log, r.code, r.signal) : undefined;
+    if (limiter && turn && !r.aborted && !r.timedOut) paced = pace(limiter, runner.name, turn);
+  } finally {
+    limiter?.release();
+  }
   // What the tool reported is charged even when the turn failed (an error result still cost money).
   let written: Usage | undefined;
   if (!turn) {
@@ -106,9 +141,14 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
       usage,
     );
   }
-  const problem = processProblem(r, `agent runner "${spec.runner}"`, ctx, files.log);
+  // Killed by switchyard (timeout, cancel): what it printed is no report. Else a preset's report
+  // (or its absence) says why before the exit status does.
+  const problem = !turn || r.aborted || r.timedOut ? processProblem(r, `agent runner "${spec.runner}"`, ctx, files.log) : null;
   if (problem) return { ...problem, usage };
-  if (turn && !turn.ok) return failedOutcome("agent-output-invalid", turn.error, usage);
+  if (turn && !turn.ok) {
+    const failed = failedOutcome(turn.code, turn.error, usage);
+    return paced.rateLimit ? { ...failed, rateLimit: paced.rateLimit } : failed;
+  }
   const out = await readOutput(
     files.output,
     {},
@@ -122,6 +162,7 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
   if (turn?.ok) {
     output.reply = turn.report.reply;
     if (turn.report.turns !== undefined) output.turns = turn.report.turns;
+    if (turn.report.refused) output.refused_tools = turn.report.refused;
   }
   if (spec.files.length > 0) {
     const collected: Record<string, unknown> = {};
@@ -139,5 +180,5 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
   }
   const bad = checkEmits(output, ctx.task.emits);
   if (bad) return failedOutcome("output-invalid", bad, usage);
-  return { status: "passed", output, usage };
+  return { status: "passed", output, usage, ...(paced.raised ? { runnerConcurrency: paced.raised } : {}) };
 }

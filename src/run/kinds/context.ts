@@ -51,10 +51,24 @@ export interface AttemptContext<T extends TaskPlan = TaskPlan> {
 }
 
 export type Outcome =
-  | { status: "passed"; output: unknown; usage?: Usage }
-  | { status: "failed"; error: string; code: string; usage?: Usage }
+  | { status: "passed"; output: unknown; usage?: Usage; runnerConcurrency?: RunnerConcurrency }
+  | { status: "failed"; error: string; code: string; usage?: Usage; rateLimit?: RateLimited }
   /** Cancelled while running: not a result; the instance runs again on resume. */
   | { status: "interrupted"; usage?: Usage };
+
+/** An agent runner's concurrency raised again after a quiet period (null: no limit of its own). */
+export interface RunnerConcurrency {
+  runner: string;
+  limit: number | null;
+}
+
+/** A turn ended in the tool's rate-limit report: try again after `delay_ms`, not a failed attempt. */
+export interface RateLimited {
+  runner: string;
+  delay_ms: number;
+  /** The runner's concurrency after this limit. */
+  concurrency: number;
+}
 
 /**
  * A failed outcome. `message` says what went wrong without the code; the record's `error` text is
