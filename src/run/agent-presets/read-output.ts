@@ -7,6 +7,8 @@
 import { isPlainObject } from "../values.js";
 import type { Usage } from "../judge.js";
 import type { OutputFormat } from "./presets.js";
+import { readOpencode } from "./opencode-output.js";
+import { readQwenCode } from "./qwen-code-output.js";
 
 export interface TurnReport {
   reply: string;
@@ -192,4 +194,6 @@ export const READERS: Readonly<Record<Exclude<OutputFormat, "switchyard">, (stdo
   "codex-jsonl": readCodex,
   "gemini-json": readGemini,
   "aider-report": readAider,
+  "opencode-jsonl": readOpencode,
+  "qwen-json": readQwenCode,
 };
