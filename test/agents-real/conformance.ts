@@ -157,8 +157,18 @@ interface Setup {
   ): Promise<RunResult>;
 }
 
+/**
+ * Where the runs live: never inside this checkout (the tests' TMPDIR usually is), since opencode
+ * takes the git repository enclosing its working folder as its project (it would snapshot and
+ * write to the checkout instead of the scratch folder).
+ */
+function runsBase(): string {
+  const t = resolve(tmpdir());
+  return t.startsWith(resolve(".") + "/") ? "/tmp" : t;
+}
+
 async function setUp(cli: AgentCli, bin: string, script: ModelScript): Promise<Setup> {
-  const dir = mkdtempSync(join(tmpdir(), `sy-real-${cli}-`));
+  const dir = mkdtempSync(join(runsBase(), `sy-real-${cli}-`));
   // Not under TMPDIR or /tmp, which sandboxed tools may write to.
   mkdirSync(resolve(".tmp"), { recursive: true });
   const outside = mkdtempSync(resolve(".tmp", `agents-real-outside-${cli}-`));

@@ -20,7 +20,7 @@
 //   is forked from (https://qwenlm.github.io/qwen-code-docs/en/users/configuration/settings).
 // - opencode: a custom provider (`npm: "@ai-sdk/openai-compatible"`, options.baseURL, models) in
 //   OPENCODE_CONFIG_CONTENT; OPENCODE_DISABLE_AUTOUPDATE, OPENCODE_DISABLE_MODELS_FETCH (no
-//   models.dev download), `autoupdate: false`, `share: "disabled"`
+//   models.dev download), `autoupdate: false`, `share: "disabled"`, `permission.bash = "ask"`
 //   (https://opencode.ai/docs/providers/, https://opencode.ai/docs/config/).
 
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -130,6 +130,9 @@ export function toolSetup(cli: AgentCli, url: string, dir: string): ToolSetup {
             autoupdate: false,
             share: "disabled",
             model: "local/local-model",
+            // opencode's own default lets its bash tool run anything; the setting docs/agents/opencode.md
+            // recommends: shell commands need approval, which `run` (no one to ask) refuses.
+            permission: { bash: "ask" },
             provider: {
               local: {
                 npm: "@ai-sdk/openai-compatible",

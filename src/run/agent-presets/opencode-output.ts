@@ -8,12 +8,13 @@
 import { isPlainObject } from "../values.js";
 import type { Usage } from "../judge.js";
 import type { TurnReading } from "./read-output.js";
+import { jsonEventLines } from "./json-lines.js";
 
 const count = (x: unknown): number => (typeof x === "number" && Number.isFinite(x) && x >= 0 ? x : 0);
 
 export function readOpencode(stdout: string): TurnReading {
-  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
-  if (lines.length === 0) return { ok: false, error: "printed no JSON events on stdout" };
+  const parsed = jsonEventLines(stdout);
+  if (!parsed.ok) return parsed;
   const usage: Usage = {};
   let cost = 0;
   let steps = 0;
@@ -21,15 +22,7 @@ export function readOpencode(stdout: string): TurnReading {
   let texts: string[] = [];
   let reply: string[] = [];
   let failure: string | undefined;
-  for (const [i, line] of lines.entries()) {
-    let e: unknown;
-    try {
-      e = JSON.parse(line);
-    } catch (err) {
-      return { ok: false, error: `printed line ${i + 1} that is not a JSON event (${(err as Error).message}); it may have been cut short` };
-    }
-    if (!isPlainObject(e) || typeof e.type !== "string")
-      return { ok: false, error: `printed line ${i + 1} that is not an event with a "type"` };
+  for (const e of parsed.events) {
     const part = isPlainObject(e.part) ? e.part : {};
     if (e.type === "step_start") texts = [];
     else if (e.type === "text" && typeof part.text === "string") texts.push(part.text);

@@ -7,6 +7,7 @@
 import { isPlainObject } from "../values.js";
 import type { Usage } from "../judge.js";
 import type { OutputFormat } from "./presets.js";
+import { jsonEventLines } from "./json-lines.js";
 import { readOpencode } from "./opencode-output.js";
 import { readQwenCode } from "./qwen-code-output.js";
 
@@ -69,17 +70,9 @@ function readCodex(stdout: string): TurnReading {
   let reply: string | undefined;
   let turns = 0;
   let completed = false;
-  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
-  if (lines.length === 0) return { ok: false, error: "printed no JSON events on stdout" };
-  for (const [i, line] of lines.entries()) {
-    let e: unknown;
-    try {
-      e = JSON.parse(line);
-    } catch (err) {
-      return { ok: false, error: `printed line ${i + 1} that is not a JSON event (${(err as Error).message}); it may have been cut short` };
-    }
-    if (!isPlainObject(e) || typeof e.type !== "string")
-      return { ok: false, error: `printed line ${i + 1} that is not an event with a "type"` };
+  const parsed = jsonEventLines(stdout);
+  if (!parsed.ok) return parsed;
+  for (const e of parsed.events) {
     if (e.type === "turn.failed" || e.type === "error") {
       const err = isPlainObject(e.error) ? e.error.message : e.message;
       return { ok: false, error: `reported ${e.type}${typeof err === "string" ? `: ${err.slice(0, 300)}` : ""}`, usage: reported(usage) };
