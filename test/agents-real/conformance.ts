@@ -12,7 +12,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SqliteStore } from "../../src/run/index.js";
@@ -127,10 +127,18 @@ interface RunResult {
   state: string;
 }
 
-/** Runs the switchyard CLI without blocking this process (the model server answers from it). */
-function switchyard(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs the switchyard CLI from `cwd` without blocking this process (the model server answers from
+ * it). PWD is `cwd`, as a shell would set it: a tool that works where switchyard was started
+ * instead of in its workspace shows as files in `cwd`.
+ */
+function switchyard(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((ok) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...env, PWD: cwd }, cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -151,6 +159,8 @@ interface Setup {
   server: WireServer;
   /** A folder outside every workspace and temp folder a tool may write to. */
   outside: string;
+  /** Where switchyard is started from: a tool must leave it empty. */
+  launch: string;
   run(
     star: string,
     opts?: { repo?: string; extraArgs?: string[]; settings?: (home: string) => void; decisions?: boolean },
@@ -173,10 +183,13 @@ async function setUp(cli: AgentCli, bin: string, script: ModelScript): Promise<S
   mkdirSync(resolve(".tmp"), { recursive: true });
   const outside = mkdtempSync(resolve(".tmp", `agents-real-outside-${cli}-`));
   const server = await FACTS[cli].server(script);
+  const launch = join(dir, "launch");
+  mkdirSync(launch);
   return {
     dir,
     server,
     outside,
+    launch,
     async run(star, opts = {}) {
       const setup = toolSetup(cli, server.url, dir);
       opts.settings?.(setup.env.HOME!);
@@ -200,7 +213,7 @@ async function setUp(cli: AgentCli, bin: string, script: ModelScript): Promise<S
       );
       const state = join(dir, "state");
       const args = ["run", pack, "--state-dir", state, "--config", config, ...(opts.repo ? ["--repo", opts.repo] : [])];
-      const r = await switchyard(args, { ...process.env, XDG_CONFIG_HOME: join(dir, "no-xdg"), NO_COLOR: "1" });
+      const r = await switchyard(args, { ...process.env, XDG_CONFIG_HOME: join(dir, "no-xdg"), NO_COLOR: "1" }, launch);
       return { ...r, run: /^run (\S+):/m.exec(r.stdout)?.[1], state };
     },
   };
@@ -392,9 +405,12 @@ after = command(name = "after", depends_on = [prepare, gate], over = prepare.mem
       assert.deepEqual(rec.output?.files_changed ?? [], [], "nothing changed in the worktree");
       assertUsage(cli, rec.usage, s.server.answered, c);
     }
+    assert.deepEqual(readdirSync(s.launch), [], "the tool wrote nothing where switchyard was started");
   } finally {
     await s.server.close();
-    rmSync(s.dir, { recursive: true, force: true });
+    // SWITCHYARD_AGENTS_REAL_KEEP=1 keeps a case's folder (the tool's stdout, the state) to look at.
+    if (process.env.SWITCHYARD_AGENTS_REAL_KEEP) process.stdout.write(`# kept ${s.dir}\n`);
+    else rmSync(s.dir, { recursive: true, force: true });
     rmSync(s.outside, { recursive: true, force: true });
   }
 }
