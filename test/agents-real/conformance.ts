@@ -168,9 +168,8 @@ interface Setup {
 }
 
 /**
- * Where the runs live: never inside this checkout (the tests' TMPDIR usually is), since opencode
- * takes the git repository enclosing its working folder as its project (it would snapshot and
- * write to the checkout instead of the scratch folder).
+ * Where the runs live: never inside this checkout (the tests' TMPDIR usually is), so that a tool
+ * escaping its workspace cannot touch the checkout.
  */
 function runsBase(): string {
   const t = resolve(tmpdir());
