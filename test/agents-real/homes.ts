@@ -14,7 +14,7 @@
 // - Gemini CLI: GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY and `security.auth.selectedType =
 //   "gemini-api-key"` in ~/.gemini/settings.json (with the base URL alone it picks gateway auth,
 //   which headless mode refuses); `privacy.usageStatisticsEnabled`, `telemetry.enabled`,
-//   `general.disableAutoUpdate` (https://geminicli.com/docs/reference/configuration).
+//   `general.disableAutoUpdate`, `general.maxAttempts` (https://geminicli.com/docs/reference/configuration).
 // - Qwen Code: OPENAI_BASE_URL / OPENAI_API_KEY / OPENAI_MODEL with `security.auth.selectedType =
 //   "openai"` in ~/.qwen/settings.json; the same privacy / telemetry settings as Gemini CLI, which it
 //   is forked from (https://qwenlm.github.io/qwen-code-docs/en/users/configuration/settings).
@@ -99,7 +99,9 @@ export function toolSetup(cli: AgentCli, url: string, dir: string): ToolSetup {
           security: { auth: { selectedType: "gemini-api-key" } },
           privacy: { usageStatisticsEnabled: false },
           telemetry: { enabled: false },
-          general: { disableAutoUpdate: true, disableUpdateNag: true },
+          // One attempt per model request: its own 10, with back-off, make the API 500 case take
+          // minutes; switchyard's handling of the report is what is tested.
+          general: { disableAutoUpdate: true, disableUpdateNag: true, maxAttempts: 1 },
         }),
       );
       return { env: { ...base, GOOGLE_GEMINI_BASE_URL: url, GEMINI_API_KEY: API_KEY }, args: ["--model", "gemini-2.5-pro"] };
