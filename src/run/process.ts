@@ -3,6 +3,7 @@
 // started), with stdout and stderr appended straight to the instance's log file.
 
 import { spawn } from "node:child_process";
+import { resolve as absolute } from "node:path";
 import { open } from "node:fs/promises";
 import type { GroupHooks } from "./process-groups.js";
 import { signalGroup } from "./signal-group.js";
@@ -66,7 +67,9 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     };
     const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
       cwd: spec.cwd,
-      env: spec.env,
+      // PWD names the folder it runs in, as a shell's `cd` would set it: tools that take PWD for
+      // their working folder (opencode does) would otherwise work in switchyard's own folder.
+      env: { ...spec.env, PWD: absolute(spec.cwd) },
       stdio: [stdin, stdoutHandle ? stdoutHandle.fd : log, log],
       detached: true,
     });

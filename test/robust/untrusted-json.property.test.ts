@@ -46,6 +46,8 @@ const cliOutputs = (text: string): Array<[keyof typeof READERS, string]> => [
   ["claude-json", `{"type":"result","subtype":"success","result":"ok","extra":${text}}`],
   ["codex-jsonl", `{"type":"thread.started","extra":${text}}\n{"type":"turn.completed","usage":{"input_tokens":1}}\n`],
   ["gemini-json", `{"response":"ok","extra":${text}}`],
+  ["opencode-jsonl", `{"type":"step_start","extra":${text}}\n{"type":"step_finish","part":{"tokens":{"input":1}}}\n`],
+  ["qwen-json", `[{"type":"result","subtype":"success","result":"ok","extra":${text}}]`],
 ];
 
 test("T-1: every text JSON.stringify writes is accepted by parseUntrustedJson and reads back to the same text, unless it holds an integer literal of 2^53 or more", () => {
@@ -69,7 +71,7 @@ test("T-1: the agent CLIs' output readers accept any JSON value inside the tool'
   fc.assert(
     fc.property(value, (v) => {
       for (const [format, stdout] of cliOutputs(JSON.stringify(v))) {
-        const r = READERS[format](stdout);
+        const r = READERS[format]({ stdout, stderr: "", exit: 0 });
         assert.equal(r.ok, true, `${format}: ${r.ok ? "" : r.error}`);
       }
     }),

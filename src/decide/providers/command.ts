@@ -5,6 +5,7 @@
 // fails once will most likely fail again, and its stderr says why.
 
 import { spawn } from "node:child_process";
+import { resolve as absolute } from "node:path";
 import type { GroupHooks } from "../../run/process-groups.js";
 import { signalGroup } from "../../run/signal-group.js";
 import type { ProviderConfig } from "../config-types.js";
@@ -45,7 +46,8 @@ export function runWithInput(
     const child = spawn(argv[0]!, argv.slice(1), {
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
-      env: opts.env ?? process.env,
+      // PWD names the folder it runs in (see src/run/process.ts).
+      env: opts.cwd ? { ...(opts.env ?? process.env), PWD: absolute(opts.cwd) } : (opts.env ?? process.env),
       cwd: opts.cwd,
     });
     if (child.pid !== undefined) opts.groups?.started(child.pid);

@@ -34,8 +34,9 @@
 //   parsed in https://gist.github.com/stephane-klein/3b3808c1b03b7e6ddfc4b22b69fdf776).
 
 import type { Effort } from "../../plan/plan.js";
+import { MORE_PRESET_NAMES, MORE_PRESETS, type MoreOutputFormat } from "./more-presets.js";
 
-export const PRESET_NAMES = ["claude-code", "codex", "gemini", "aider", "generic"] as const;
+export const PRESET_NAMES = ["claude-code", "codex", "gemini", "aider", "generic", ...MORE_PRESET_NAMES] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
 /**
@@ -52,7 +53,7 @@ export interface VersionFacts {
 }
 
 /** How a preset's tool reports a turn (the reader in read-output.ts). */
-export type OutputFormat = "claude-json" | "codex-jsonl" | "gemini-json" | "aider-report" | "switchyard";
+export type OutputFormat = "claude-json" | "codex-jsonl" | "gemini-json" | "aider-report" | "switchyard" | MoreOutputFormat;
 
 /** How the rendered prompt reaches the tool. */
 export type PromptPassing =
@@ -168,4 +169,5 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     reportsCost: true,
     docs: "docs/agents/generic.md",
   },
+  ...MORE_PRESETS,
 };

@@ -7,97 +7,21 @@
 import { isPlainObject } from "../values.js";
 import type { Usage } from "../judge.js";
 import type { OutputFormat } from "./presets.js";
-
-export interface TurnReport {
-  reply: string;
-  turns?: number;
-  usage: Usage;
-  /** Tools the agent asked for and was refused (Claude Code's `permission_denials`). */
-  refused?: Array<{ tool: string; input: unknown }>;
-}
-
-/** What the tool left for one turn: stdout, stderr (the tail of the instance log) and exit status. */
-export interface ToolOutput {
-  stdout: string;
-  stderr: string;
-  /** null when it was killed by a signal. */
-  exit: number | null;
-}
-
-/** The tool's own report that the turn failed (its message, in its words). */
-export interface ToolError {
-  message: string;
-  /** Set when the error is a rate limit or an overload (HTTP 429/529): worth retrying later. */
-  rateLimit?: { delayMs?: number };
-}
-
-/**
- * A failed reading keeps the usage the tool did report: a failed turn is paid for too. With
- * `toolError`, the tool ran and reported the failure itself; without, its output is not a report.
- */
-export type TurnReading = { ok: true; report: TurnReport } | { ok: false; error: string; usage?: Usage; toolError?: ToolError };
-
-const reported = (u: Usage): Usage | undefined => (Object.keys(u).length > 0 ? u : undefined);
-
-const count = (x: unknown): number | undefined => (typeof x === "number" && Number.isFinite(x) && x >= 0 ? x : undefined);
-
-function sumInto(u: Usage, field: keyof Usage, v: number | undefined): void {
-  if (v !== undefined) u[field] = (u[field] ?? 0) + v;
-}
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  const t = text.trim();
-  if (t === "") return { ok: false, error: "printed nothing on stdout" };
-  try {
-    return { ok: true, value: JSON.parse(t) };
-  } catch (err) {
-    return { ok: false, error: `printed output that is not valid JSON (${(err as Error).message}); it may have been cut short` };
-  }
-}
-
-const RATE_LIMITED = /\b(429|529)\b|rate[ _-]?limit|too many requests|overloaded|resource[ _]exhausted/i;
-const DELAYS: ReadonlyArray<[RegExp, number]> = [
-  [/retry[ _-]?after["':\s]*(\d+(?:\.\d+)?)\s*(ms\b)?/i, 1000],
-  [/(?:try again|retry) in (\d+(?:\.\d+)?)\s*(ms\b)?/i, 1000],
-  [/"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/, 1000],
-];
-
-/**
- * The tool's error, flagged as a rate limit when its HTTP status (or, lacking one, its text) says
- * 429, 529, "rate limit", "too many requests", "overloaded" or RESOURCE_EXHAUSTED; the delay it
- * asks for (Retry-After, "try again in 20s", Google's retryDelay) when it names one.
- */
-export function toolError(message: string, status?: number): ToolError {
-  const limited = status !== undefined ? status === 429 || status === 529 : RATE_LIMITED.test(message);
-  if (!limited) return { message };
-  for (const [re, unit] of DELAYS) {
-    const m = re.exec(message);
-    if (m) return { message, rateLimit: { delayMs: Math.round(Number(m[1]) * (m[2] ? 1 : unit)) } };
-  }
-  return { message, rateLimit: {} };
-}
-
-const clip = (text: string): string => (text.length > 500 ? `${text.slice(0, 500)}…` : text);
-
-/** A JSON error body inside a message (`{"error": {"message": …}}`) read down to its message. */
-function innerMessage(text: string): string {
-  try {
-    const j: unknown = JSON.parse(text);
-    if (isPlainObject(j) && isPlainObject(j.error) && typeof j.error.message === "string") return j.error.message;
-  } catch {
-    // not JSON: the text is the message
-  }
-  return text;
-}
-
-function failedByTool(err: ToolError, usage: Usage): TurnReading {
-  return {
-    ok: false,
-    error: `reported an error: ${clip(err.message)}`,
-    toolError: { ...err, message: clip(err.message) },
-    usage: reported(usage),
-  };
-}
+import { jsonEventLines } from "./json-lines.js";
+import {
+  count,
+  failedByTool,
+  innerMessage,
+  parseJson,
+  reported,
+  stderrErrorObject,
+  sumInto,
+  toolError,
+  type ToolOutput,
+  type TurnReading,
+} from "./tool-report.js";
+import { readOpencode } from "./opencode-output.js";
+import { readQwenCode } from "./qwen-code-output.js";
 
 /**
  * `claude -p --output-format json`: one result object. Claude Code 2.1 exits 1 on every error
@@ -150,21 +74,11 @@ function readCodex({ stdout }: ToolOutput): TurnReading {
   let completed = false;
   let lastError: string | undefined;
   let failed: string | undefined;
-  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
-  if (lines.length === 0) return { ok: false, error: "printed no JSON events on stdout" };
-  for (const [i, line] of lines.entries()) {
-    let e: unknown;
-    try {
-      e = JSON.parse(line);
-    } catch (err) {
-      return {
-        ok: false,
-        error: `printed line ${i + 1} that is not a JSON event (${(err as Error).message}); it may have been cut short`,
-        usage: reported(usage),
-      };
-    }
-    if (!isPlainObject(e) || typeof e.type !== "string")
-      return { ok: false, error: `printed line ${i + 1} that is not an event with a "type"`, usage: reported(usage) };
+  // A line that is not an event fails the reading before any usage is summed: Codex reports its
+  // usage only in the last event, so an output cut short has none to charge anyway.
+  const parsed = jsonEventLines(stdout);
+  if (!parsed.ok) return parsed;
+  for (const e of parsed.events) {
     if (e.type === "error" && typeof e.message === "string") lastError = e.message;
     if (e.type === "turn.failed") {
       const m = isPlainObject(e.error) ? e.error.message : undefined;
@@ -198,27 +112,6 @@ function readCodex({ stdout }: ToolOutput): TurnReading {
 }
 
 /**
- * Gemini CLI's error object on stderr: `{"session_id", "error": {"type", "message", "code"}}`,
- * pretty-printed from a line holding only "{" (possibly "[ERROR] {") to one holding only "}".
- */
-function geminiStderrError(stderr: string): Record<string, unknown> | undefined {
-  const lines = stderr.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    if (!/^(\[ERROR\] )?\{\s*$/.test(lines[i]!)) continue;
-    const end = lines.indexOf("}", i + 1);
-    if (end < 0) break;
-    try {
-      const j: unknown = JSON.parse(["{", ...lines.slice(i + 1, end + 1)].join("\n"));
-      if (isPlainObject(j) && isPlainObject(j.error)) return j.error;
-    } catch {
-      // not the error object: look further
-    }
-    i = end;
-  }
-  return undefined;
-}
-
-/**
  * `gemini --output-format json`: {response, stats} on stdout. On an error Gemini CLI 0.61 prints
  * nothing on stdout and the error object on stderr, with no stats (so no usage is known), and
  * exits with the error's code (53 turn limit, 55 untrusted folder, 41 auth, HTTP status & 0xff).
@@ -226,7 +119,7 @@ function geminiStderrError(stderr: string): Record<string, unknown> | undefined 
  */
 function readGemini({ stdout, stderr }: ToolOutput): TurnReading {
   if (stdout.trim() === "") {
-    const err = geminiStderrError(stderr);
+    const err = stderrErrorObject(stderr);
     if (err) {
       const raw = typeof err.message === "string" ? err.message : "no message";
       const code = count(err.code);
@@ -322,9 +215,13 @@ function readAider({ stdout }: ToolOutput): TurnReading {
   return { ok: true, report: { reply: kept.join("\n").trim(), turns, usage } };
 }
 
+export type { ToolError, ToolOutput, TurnReading, TurnReport } from "./tool-report.js";
+
 export const READERS: Readonly<Record<Exclude<OutputFormat, "switchyard">, (out: ToolOutput) => TurnReading>> = {
   "claude-json": readClaude,
   "codex-jsonl": readCodex,
   "gemini-json": readGemini,
   "aider-report": readAider,
+  "opencode-jsonl": readOpencode,
+  "qwen-json": readQwenCode,
 };

@@ -1,0 +1,4 @@
+// The conformance suite (conformance.ts) against the real codex CLI.
+import { conformanceSuite } from "./conformance.js";
+
+conformanceSuite("codex");

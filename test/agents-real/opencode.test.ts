@@ -1,0 +1,4 @@
+// The conformance suite (conformance.ts) against the real opencode CLI.
+import { conformanceSuite } from "./conformance.js";
+
+conformanceSuite("opencode");
