@@ -17,14 +17,16 @@
 // A storage fault (a full disk, a read-only or corrupt file: storage-fault.ts) never escapes as a
 // raw SqliteError. Opening a damaged database throws a StorageFault; a commit that fails keeps
 // its events buffered, in order, and is reported to `onFault` (the engine then stops its work)
-// or, without a handler, thrown as a StorageFault.
+// or, without a handler, thrown as a StorageFault. A driver that cannot be loaded (no native
+// build for this Node) is a SqliteDriverMissing (sqlite-driver.ts).
 
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { projectBatch, type PendingRow, type ProjectionOps } from "./projection.js";
 import { BufferedStore } from "./store-base.js";
 import { LOG_SQL, PROJECTION_SQL } from "./store-sql.js";
+import { openSqlite } from "./sqlite-driver.js";
 import { noteDatabase, storageFault, type StorageFault } from "./storage-fault.js";
 import { sqlitePath, type Sql } from "./store.js";
 
@@ -79,7 +81,7 @@ export class SqliteStore extends BufferedStore {
     this.location = file;
     noteDatabase(file);
     try {
-      this.db = new Database(file);
+      this.db = openSqlite(file);
       this.open();
     } catch (err) {
       throw storageFault(err, file) ?? err;
