@@ -74,14 +74,18 @@ export class SqliteStore extends BufferedStore {
   private readonly insertEvent: Database.Statement;
   private readonly insertEvents: Database.Statement;
 
-  /** `file` is the database (the state folder's switchyard.db unless `--store sqlite:PATH` names another). */
-  constructor(stateDir: string, file = sqlitePath(stateDir)) {
+  /**
+   * `file` is the database (the state folder's switchyard.db unless `--store sqlite:PATH` names
+   * another); `open` makes the connection (bench/store-append.ts passes one over node:sqlite to
+   * compare the two drivers on the same store: docs/performance.md).
+   */
+  constructor(stateDir: string, file = sqlitePath(stateDir), open: (file: string) => DB = openSqlite) {
     super(stateDir);
     mkdirSync(join(stateDir, "runs"), { recursive: true });
     this.location = file;
     noteDatabase(file);
     try {
-      this.db = openSqlite(file);
+      this.db = open(file);
       this.open();
     } catch (err) {
       throw storageFault(err, file) ?? err;
