@@ -4,12 +4,18 @@
 // PostgreSQL is measured when SWITCHYARD_BENCH_PG (or SWITCHYARD_TEST_PG) names a server; each
 // run uses a fresh schema.
 // usage: node dist/bench/store-append.js [EVENTS=20000]
+//
+// On a Node with node:sqlite (22.13+), a second section runs the same SqliteStore over node:sqlite
+// and over better-sqlite3 (the driver is all that differs; bench/node-sqlite-driver.ts): appends,
+// the fold of a finished run's events (`runs --rebuild`) and the web view's reads of it
+// (docs/performance.md has the figures and the decision).
 
 import { rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { SqliteStore, type Store } from "../src/run/index.js";
 import { PostgresStore } from "../src/run/store-postgres.js";
 import { scratchDir } from "./scratch.js";
+import { compareDrivers } from "./store-drivers.js";
 
 const total = Number(process.argv[2] ?? 20000);
 const pg = process.env.SWITCHYARD_BENCH_PG || process.env.SWITCHYARD_TEST_PG;
@@ -44,6 +50,7 @@ try {
     process.stdout.write(`${row.join("  ")}  (${total.toLocaleString("en")} events)\n`);
   }
   if (!pg) process.stdout.write("PostgreSQL not measured: set SWITCHYARD_BENCH_PG=postgres://…\n");
+  await compareDrivers(dir, total, measure);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -10,6 +10,7 @@ import { LabError } from "../lab/store.js";
 import { DecisionLayerRefused, RunNotFound, RunRefused } from "../run/run-refused.js";
 import { RerunError } from "../run/rerun.js";
 import { SnapshotError } from "../run/snapshot.js";
+import { SqliteDriverMissing } from "../run/sqlite-driver.js";
 import { StorageFault } from "../run/storage-fault.js";
 
 export const EXIT_OK = 0;
@@ -34,6 +35,7 @@ const EXIT_BY_CLASS: ReadonlyArray<readonly [ErrorClass, number | ((err: never) 
   [RunRefused, EXIT_FAILED], // busy, or a run that cannot continue
   [SnapshotError, EXIT_FAILED],
   [StorageFault, EXIT_FAILED],
+  [SqliteDriverMissing, EXIT_FAILED], // no native build of the SQLite driver for this Node
   [PairsFileError, EXIT_FAILED],
   [CommandFailed, EXIT_FAILED],
 ];

@@ -213,6 +213,12 @@ export const RUN_CODES: CodeEntry[] = [
       "Every command that opens switchyard.db says so instead of failing with a stack. The event log in it is the record of every run: restore the file from a backup if you have one. `switchyard runs --rebuild` rebuilds the runs, tasks and instances tables from the events, so it repairs damage to those tables only, never to the events themselves. To start afresh, move switchyard.db (and its -wal and -shm files) aside; the run folders stay, but a run is resumable only with its events.",
   },
   {
+    code: "sqlite-driver",
+    summary: "the SQLite driver (better-sqlite3) has no native build for this Node",
+    explain:
+      "The SQLite store uses better-sqlite3, whose install script builds a native binary for the Node that ran `npm install`. Every command that opens a SQLite store needs it; `switchyard check`, `compile` and `explain` do not. It is missing when the script did not run (npm 12 runs a dependency's install script only if the project's package.json allows it in `allowScripts`: switchyard's does; a global install from a tarball needs `npm install -g --allow-scripts=better-sqlite3`) or failed (a build needs python3, make and a C++ compiler where no prebuilt binary can be downloaded), and it is refused when Node was upgraded or switched after the install (a NODE_MODULE_VERSION mismatch). The message names the folder: `npm rebuild better-sqlite3` there builds it for the Node you run now. A PostgreSQL store (`--store postgres://…`) does not use it.",
+  },
+  {
     code: "store-unreachable",
     summary: "the PostgreSQL store cannot be reached (server down, wrong address, connection lost or too slow)",
     explain:

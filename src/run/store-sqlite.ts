@@ -17,14 +17,16 @@
 // A storage fault (a full disk, a read-only or corrupt file: storage-fault.ts) never escapes as a
 // raw SqliteError. Opening a damaged database throws a StorageFault; a commit that fails keeps
 // its events buffered, in order, and is reported to `onFault` (the engine then stops its work)
-// or, without a handler, thrown as a StorageFault.
+// or, without a handler, thrown as a StorageFault. A driver that cannot be loaded (no native
+// build for this Node) is a SqliteDriverMissing (sqlite-driver.ts).
 
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { projectBatch, type PendingRow, type ProjectionOps } from "./projection.js";
 import { BufferedStore } from "./store-base.js";
 import { LOG_SQL, PROJECTION_SQL } from "./store-sql.js";
+import { openSqlite } from "./sqlite-driver.js";
 import { noteDatabase, storageFault, type StorageFault } from "./storage-fault.js";
 import { sqlitePath, type Sql } from "./store.js";
 
@@ -72,14 +74,18 @@ export class SqliteStore extends BufferedStore {
   private readonly insertEvent: Database.Statement;
   private readonly insertEvents: Database.Statement;
 
-  /** `file` is the database (the state folder's switchyard.db unless `--store sqlite:PATH` names another). */
-  constructor(stateDir: string, file = sqlitePath(stateDir)) {
+  /**
+   * `file` is the database (the state folder's switchyard.db unless `--store sqlite:PATH` names
+   * another); `open` makes the connection (bench/store-append.ts passes one over node:sqlite to
+   * compare the two drivers on the same store: docs/performance.md).
+   */
+  constructor(stateDir: string, file = sqlitePath(stateDir), open: (file: string) => DB = openSqlite) {
     super(stateDir);
     mkdirSync(join(stateDir, "runs"), { recursive: true });
     this.location = file;
     noteDatabase(file);
     try {
-      this.db = new Database(file);
+      this.db = open(file);
       this.open();
     } catch (err) {
       throw storageFault(err, file) ?? err;
