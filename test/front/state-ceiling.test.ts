@@ -15,9 +15,14 @@ const ROOT = process.cwd();
 const BIN = join(ROOT, "bin", "switchyard.js");
 const PLAYBOOK = `playbook(description = "tiny")\nhello = command(name = "hello", run = "true")\n`;
 
-function sy(cwd: string, home: string, args: string[], extra: Record<string, string> = {}) {
+/**
+ * The CLI in `cwd`. `outer` is the test's own temp folder: the search never goes above it (this
+ * test must not find a `.switchyard/` of whatever checkout runs it either); `extra` may set a lower ceiling.
+ */
+function sy(outer: string, cwd: string, home: string, args: string[], extra: Record<string, string> = {}) {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_CONFIG_HOME: join(home, "xdg") };
-  for (const name of ["SWITCHYARD_HOME", "SWITCHYARD_CONFIG", "SWITCHYARD_STORE", "SWITCHYARD_CEILING_DIRECTORIES"]) delete env[name];
+  for (const name of ["SWITCHYARD_HOME", "SWITCHYARD_CONFIG", "SWITCHYARD_STORE"]) delete env[name];
+  env.SWITCHYARD_CEILING_DIRECTORIES = outer;
   Object.assign(env, extra);
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: "utf8" });
   return { code: r.status, out: r.stdout, err: r.stderr };
@@ -48,28 +53,28 @@ test("state discovery: the upward search for .switchyard/ and its config.toml st
     dir.file("checkout/pack/main.star", PLAYBOOK);
     dir.file("checkout/.tmp/test-1/sy-a/pack/main.star", PLAYBOOK);
     // What `npm start` leaves: a state folder with a run at the top of the checkout.
-    assert.equal(sy(top, home, ["run", "pack", "-q"]).code, 0);
+    assert.equal(sy(dir.path, top, home, ["run", "pack", "-q"]).code, 0);
 
     // Without a ceiling the search finds the checkout's folder (what broke `npm test`).
-    const found = sy(work, home, ["status", "--json"]);
+    const found = sy(dir.path, work, home, ["status", "--json"]);
     assert.equal(found.code, 0, found.err);
     const before = fingerprint(join(top, ".switchyard"));
 
     // With the ceiling, a reading command finds nothing and says where it looked; a run starts its own folder.
-    const c = { SWITCHYARD_CEILING_DIRECTORIES: `/not/a/folder:relative/ignored:${ceiling}` };
-    const none = sy(work, home, ["status"], c);
+    const c = { SWITCHYARD_CEILING_DIRECTORIES: `/not/a/folder:relative/ignored:${ceiling}:${dir.path}` };
+    const none = sy(dir.path, work, home, ["status"], c);
     assert.equal(none.code, 2);
     assert.match(none.err, /no runs in .*\(no \.switchyard\/ in .*sy-a or its parents/);
-    const run = sy(work, home, ["run", "pack", "-q"], c);
+    const run = sy(dir.path, work, home, ["run", "pack", "-q"], c);
     assert.equal(run.code, 0, run.err);
     assert.ok(existsSync(join(work, ".switchyard", "switchyard.db")), "the run's state is in the folder it ran from");
-    assert.equal(JSON.parse(sy(work, home, ["runs", "--json"], c).out).length, 1);
+    assert.equal(JSON.parse(sy(dir.path, work, home, ["runs", "--json"], c).out).length, 1);
     // From a subfolder below the ceiling the search still goes up to (not into) the ceiling.
     mkdirSync(join(work, "deep"));
-    assert.equal(sy(join(work, "deep"), home, ["status"], c).code, 0);
+    assert.equal(sy(dir.path, join(work, "deep"), home, ["status"], c).code, 0);
     // The ceiling folder itself, as the working directory, is looked in.
     mkdirSync(join(ceiling, ".switchyard"));
-    const atCeiling = sy(ceiling, home, ["status"], c);
+    const atCeiling = sy(dir.path, ceiling, home, ["status"], c);
     assert.equal(atCeiling.code, 2);
     assert.ok(atCeiling.err.includes(`no runs in ${join(ceiling, ".switchyard")}`), atCeiling.err);
     assert.deepEqual(fingerprint(join(top, ".switchyard")), before, "the checkout's state folder is untouched");
@@ -78,10 +83,12 @@ test("state discovery: the upward search for .switchyard/ and its config.toml st
     writeFileSync(join(top, ".switchyard", "config.toml"), "bogus = [\n");
     const other = join(top, ".tmp", "test-2", "sy-b");
     mkdirSync(other, { recursive: true });
-    const noCeiling = sy(other, home, ["config", "check"]);
+    const noCeiling = sy(dir.path, other, home, ["config", "check"]);
     assert.equal(noCeiling.code, 2);
     assert.match(noCeiling.err, /checkout\/\.switchyard\/config\.toml:\d+:\d+: error\[config-syntax\]/);
-    const withCeiling = sy(other, home, ["config", "check"], { SWITCHYARD_CEILING_DIRECTORIES: join(top, ".tmp", "test-2") });
+    const withCeiling = sy(dir.path, other, home, ["config", "check"], {
+      SWITCHYARD_CEILING_DIRECTORIES: `${join(top, ".tmp", "test-2")}:${dir.path}`,
+    });
     assert.equal(withCeiling.code, 0, withCeiling.err);
   } finally {
     dir.cleanup();
@@ -104,12 +111,13 @@ test(
       const home = join(dir.path, "home");
       mkdirSync(home);
       writeFileSync(join(top, "main.star"), PLAYBOOK);
-      assert.equal(sy(top, home, ["run", "main.star", "-q"]).code, 0);
+      assert.equal(sy(dir.path, top, home, ["run", "main.star", "-q"]).code, 0);
       const before = fingerprint(join(top, ".switchyard"));
 
-      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
+      // The ceiling passed in is this test's temp folder, above the checkout (the runner sets its own below it).
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SWITCHYARD_CEILING_DIRECTORIES: dir.path };
       // NODE_TEST_CONTEXT would make the inner runner report to this one instead of printing.
-      for (const name of ["SWITCHYARD_CEILING_DIRECTORIES", "NODE_TEST_CONTEXT"]) delete env[name];
+      delete env.NODE_TEST_CONTEXT;
       const r = spawnSync(process.execPath, ["scripts/test.mjs", "dist/test/front/state-discovery.test.js"], {
         cwd: top,
         env,
