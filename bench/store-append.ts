@@ -1,6 +1,9 @@
 // Event appends per second, SQLite vs PostgreSQL, in the same process (issue 17). Each store gets
 // the same instance_finished events (a ~240-byte payload, as a run writes them), committed in
-// batches of the given size with flush() — a durable commit each, as the engine's batching makes.
+// batches of the given size with flush() — a commit each, as the engine's batching makes. SQLite is
+// measured in both of its settings: FULL (the default: each commit fsynced, durable against power
+// loss, like PostgreSQL's synchronous_commit = on) and NORMAL (SWITCHYARD_SQLITE_SYNC=normal: a
+// commit survives the process dying, not the machine).
 // PostgreSQL is measured when SWITCHYARD_BENCH_PG (or SWITCHYARD_TEST_PG) names a server; each
 // run uses a fresh schema.
 // usage: node dist/bench/store-append.js [EVENTS=20000]
@@ -13,6 +16,7 @@
 import { rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { SqliteStore, type Store } from "../src/run/index.js";
+import type { SqliteSync } from "../src/run/store-sqlite.js";
 import { PostgresStore } from "../src/run/store-postgres.js";
 import { scratchDir } from "./scratch.js";
 import { compareDrivers } from "./store-drivers.js";
@@ -36,9 +40,11 @@ const dir = scratchDir("store-append-");
 try {
   for (const batch of [16, 100, 1000]) {
     const row: string[] = [`batch ${String(batch).padStart(4)}:`];
-    const sqlite = new SqliteStore(`${dir}/sqlite-${batch}`);
-    row.push(`SQLite ${Math.round(measure(sqlite, batch)).toLocaleString("en")} events/s`);
-    sqlite.close();
+    for (const sync of ["FULL", "NORMAL"] as SqliteSync[]) {
+      const sqlite = new SqliteStore(`${dir}/sqlite-${sync}-${batch}`, undefined, sync);
+      row.push(`SQLite ${sync} ${Math.round(measure(sqlite, batch)).toLocaleString("en")} events/s`);
+      sqlite.close();
+    }
     if (pg) {
       const u = new URL(pg);
       u.searchParams.set("schema", `bench_${randomBytes(4).toString("hex")}`);

@@ -47,7 +47,7 @@ export async function compareDrivers(dir: string, total: number, measure: (store
   }
   const state = join(dir, "big-state");
   const run = await makeBigRun(state, ELEMENTS);
-  const open = (driver: Driver, name: string) => new SqliteStore(join(dir, name), undefined, DRIVERS[driver]);
+  const open = (driver: Driver, name: string) => new SqliteStore(join(dir, name), undefined, undefined, DRIVERS[driver]);
   const figures: Record<Driver, { append: Array<[number, number]>; fold: Array<[number, number]>; read: Array<[number, number]> }> = {
     "better-sqlite3": { append: [], fold: [], read: [] },
     "node:sqlite": { append: [], fold: [], read: [] },
@@ -62,7 +62,7 @@ export async function compareDrivers(dir: string, total: number, measure: (store
       f.append.push([rate, (cpu * 1000) / total]);
       appending.close();
       const copy = join(dir, `read-${driver}-${round}`);
-      const reading = new SqliteStore(copy, join(dir, `big-${driver}-${round}.db`), (file) => {
+      const reading = new SqliteStore(copy, join(dir, `big-${driver}-${round}.db`), undefined, (file) => {
         copyFileSync(join(state, "switchyard.db"), file);
         return DRIVERS[driver](file);
       });

@@ -43,10 +43,21 @@ if (files.length === 0) {
 // slower at creating files than the disk the checkout lives on, so tests get a temp folder here.
 mkdirSync(".tmp", { recursive: true });
 const tmp = mkdtempSync(resolve(".tmp", "test-"));
+// Tests never see or write a state folder or machine config they did not make: the search for a
+// `.switchyard/` stops at the temp folder (so one that `npm start` left at the top of the checkout
+// is never found), the per-user folders are inside it, and none the caller set is passed on.
+const hermetic = {
+  TMPDIR: tmp,
+  SWITCHYARD_CEILING_DIRECTORIES: tmp,
+  XDG_STATE_HOME: join(tmp, "xdg-state"),
+  XDG_CONFIG_HOME: join(tmp, "xdg-config"),
+};
+const inherited = { ...process.env };
+for (const name of ["SWITCHYARD_HOME", "SWITCHYARD_CONFIG", "SWITCHYARD_STORE"]) delete inherited[name];
 const run = (list, env = {}) =>
   spawnSync(process.execPath, ["--test", "--test-concurrency=2", ...list], {
     stdio: "inherit",
-    env: { ...process.env, TMPDIR: tmp, ...env },
+    env: { ...inherited, ...hermetic, ...env },
   }).status ?? 1;
 let status = run(files);
 // With a PostgreSQL server for the tests (SWITCHYARD_TEST_PG, see scripts/pg-test-cluster.sh), the

@@ -3,6 +3,7 @@
 // died while running ends the follow with a note saying how to resume it.
 
 import { decodeEvent, ownerGone, type Store } from "../run/index.js";
+import { stdoutReaderGone } from "./closed-output.js";
 import { plainLine } from "./run-progress.js";
 
 const POLL_MS = 200;
@@ -20,6 +21,8 @@ export async function followRun(store: Store, run: string, json: boolean, out: N
       after = r.seq;
       lastType = r.type;
     }
+    // Nobody reads any more (`show RUN --follow | head`): following on would print into the void.
+    if (out === process.stdout && stdoutReaderGone()) return;
     if (rows.length === PAGE) continue;
     const row = store.run(run);
     if (!row || row.status !== "running") return;

@@ -4,6 +4,7 @@
 import { Command, CommanderError } from "commander";
 import { reportError, EXIT_USAGE, resetExitCode, currentExitCode } from "./common.js";
 import { VERSION } from "./version.js";
+import { dropOutputToClosedReaders } from "./closed-output.js";
 import { register as registerCheck } from "./check.js";
 import { register as registerCompile } from "./compile.js";
 import { register as registerCompletion } from "./completion.js";
@@ -47,19 +48,8 @@ const registrations: Array<(program: Command) => void> = [
   registerWorkers,
 ];
 
-// `switchyard show latest | head`: a reader that stops early is not an error (no EPIPE trace).
-let brokenPipeGuarded = false;
-function exitQuietlyOnBrokenPipe(): void {
-  if (brokenPipeGuarded) return;
-  brokenPipeGuarded = true;
-  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-    if (err.code === "EPIPE") process.exit(0);
-    throw err;
-  });
-}
-
 export async function main(argv: string[]): Promise<number> {
-  exitQuietlyOnBrokenPipe();
+  dropOutputToClosedReaders();
   const program = new Command("switchyard")
     .description("Run playbooks of AI-agent work, with calibrated decisions gating each element")
     .version(VERSION, "-V, --version")

@@ -2,10 +2,14 @@
 // `.git`: the flag, else the environment variable, else the nearest `.switchyard/` in the working
 // directory or a parent, else a default. The rules are written out in docs/runs.md ("The state
 // folder") and docs/providers.md ("Where the machine config is read from").
+//
+// As git has GIT_CEILING_DIRECTORIES, $SWITCHYARD_CEILING_DIRECTORIES lists folders the upward
+// search never enters: the test runner sets it to its temp folder, so a test never finds (and
+// writes runs into) a `.switchyard/` that `npm start` left at the top of the checkout.
 
-import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { CodedError } from "../shared/coded-error.js";
 
 export const STATE_FOLDER = ".switchyard";
@@ -24,8 +28,32 @@ export function userStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return xdg ? join(resolve(xdg), "switchyard") : join(homedir(), ".local", "state", "switchyard");
 }
 
-/** The nearest `.switchyard/` folder in `from` or one of its parents. */
-export function nearestStateFolder(from = process.cwd()): string | undefined {
+/** A path with its symlinks resolved when it exists (so /tmp and its real path compare equal). */
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/**
+ * The folders of $SWITCHYARD_CEILING_DIRECTORIES (separated by `:`, `;` on Windows), each as
+ * written and with its symlinks resolved (the working directory is a real path); as with git's
+ * GIT_CEILING_DIRECTORIES, entries that are not absolute are ignored.
+ */
+export function ceilingDirectories(env: NodeJS.ProcessEnv = process.env): Set<string> {
+  const list = (env.SWITCHYARD_CEILING_DIRECTORIES ?? "").split(delimiter).filter((d) => d !== "" && isAbsolute(d));
+  return new Set(list.flatMap((d) => [resolve(d), real(d)]));
+}
+
+/**
+ * The nearest `.switchyard/` folder in `from` or one of its parents. The search never enters a
+ * ceiling folder ($SWITCHYARD_CEILING_DIRECTORIES) from below, nor goes above one: `from` itself
+ * is always looked in, its parents only up to (not including) the first ceiling.
+ */
+export function nearestStateFolder(from = process.cwd(), env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const ceilings = ceilingDirectories(env);
   for (let dir = resolve(from); ; dir = dirname(dir)) {
     const candidate = join(dir, STATE_FOLDER);
     try {
@@ -33,7 +61,7 @@ export function nearestStateFolder(from = process.cwd()): string | undefined {
     } catch {
       // not here; look in the parent
     }
-    if (dirname(dir) === dir) return undefined;
+    if (dirname(dir) === dir || ceilings.has(dir) || ceilings.has(dirname(dir))) return undefined;
   }
 }
 
@@ -58,7 +86,7 @@ export function locateState(
 ): StateLocation {
   if (flag) return { dir: resolve(flag), source: "flag" };
   if (env.SWITCHYARD_HOME) return { dir: resolve(env.SWITCHYARD_HOME), source: "env" };
-  const found = nearestStateFolder();
+  const found = nearestStateFolder(process.cwd(), env);
   if (found) return { dir: found, source: "found" };
   const cwd = process.cwd();
   if (opts.forNewRun && cwd !== homedir() && dirname(cwd) !== cwd && writable(cwd)) return { dir: join(cwd, STATE_FOLDER), source: "new" };
@@ -129,7 +157,7 @@ export function describeSearch(flag: string | undefined, env: NodeJS.ProcessEnv 
 export function locateConfig(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (flag) return flag;
   if (env.SWITCHYARD_CONFIG) return env.SWITCHYARD_CONFIG;
-  const found = nearestStateFolder();
+  const found = nearestStateFolder(process.cwd(), env);
   if (found && existsSync(join(found, "config.toml"))) return join(found, "config.toml");
   return undefined;
 }

@@ -14,6 +14,14 @@
 // projection.ts): an instance started and decided in the same batch costs one row write, not two. The
 // result is the row that applying the events one by one gives (tested against `--rebuild`).
 //
+// Durability: WAL with `synchronous = FULL` by default, so a commit returns only once the WAL is
+// fsynced: a committed event survives a power loss or an OS crash, not only a `kill -9` (the
+// PostgreSQL store's synchronous_commit = on gives the same). The buffer above makes that cheap:
+// one fsync per committed batch, not per event. SWITCHYARD_SQLITE_SYNC=normal selects SQLite's
+// `synchronous = NORMAL` instead (no fsync at commit: a commit survives the process dying but the
+// last commits can be lost with the machine); the cost of each is measured in bench/store-append.ts
+// and stated in docs/architecture.md ("How durable a commit is").
+//
 // A storage fault (a full disk, a read-only or corrupt file: storage-fault.ts) never escapes as a
 // raw SqliteError. Opening a damaged database throws a StorageFault; a commit that fails keeps
 // its events buffered, in order, and is reported to `onFault` (the engine then stops its work)
@@ -31,6 +39,17 @@ import { noteDatabase, storageFault, type StorageFault } from "./storage-fault.j
 import { sqlitePath, type Sql } from "./store.js";
 
 type DB = Database.Database;
+
+/** SQLite's `synchronous` setting for the event log: FULL (durable against power loss) or NORMAL. */
+export type SqliteSync = "FULL" | "NORMAL";
+
+/**
+ * The `synchronous` setting $SWITCHYARD_SQLITE_SYNC selects: `normal` (any case) gives NORMAL;
+ * unset, `full` or any other value gives FULL, so a misspelt setting errs on the durable side.
+ */
+export function sqliteSyncFrom(env: NodeJS.ProcessEnv = process.env): SqliteSync {
+  return env.SWITCHYARD_SQLITE_SYNC?.trim().toLowerCase() === "normal" ? "NORMAL" : "FULL";
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -76,17 +95,23 @@ export class SqliteStore extends BufferedStore {
 
   /**
    * `file` is the database (the state folder's switchyard.db unless `--store sqlite:PATH` names
-   * another); `open` makes the connection (bench/store-append.ts passes one over node:sqlite to
-   * compare the two drivers on the same store: docs/performance.md).
+   * another); `sync` how commits are synced ($SWITCHYARD_SQLITE_SYNC unless given); `open` makes
+   * the connection (bench/store-drivers.ts passes one over node:sqlite to compare the two drivers
+   * on the same store: docs/performance.md).
    */
-  constructor(stateDir: string, file = sqlitePath(stateDir), open: (file: string) => DB = openSqlite) {
+  constructor(
+    stateDir: string,
+    file = sqlitePath(stateDir),
+    sync: SqliteSync = sqliteSyncFrom(),
+    open: (file: string) => DB = openSqlite,
+  ) {
     super(stateDir);
     mkdirSync(join(stateDir, "runs"), { recursive: true });
     this.location = file;
     noteDatabase(file);
     try {
       this.db = open(file);
-      this.open();
+      this.open(sync);
     } catch (err) {
       throw storageFault(err, file) ?? err;
     }
@@ -102,14 +127,15 @@ export class SqliteStore extends BufferedStore {
     };
   }
 
-  private open(): void {
+  private open(sync: SqliteSync): void {
     this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = NORMAL");
+    this.db.pragma(`synchronous = ${sync}`);
     this.db.pragma("busy_timeout = 5000");
     // Checkpoint the WAL every ~32 MB instead of SQLite's ~4 MB: a busy run then copies each
     // page it keeps rewriting (the instance rows) into the database file, and syncs, far less
     // often, on the thread that also drives the run (measured: ~10 % more decisions/s in
-    // bench/decisions.ts). Durability is unchanged: a commit is in the WAL either way.
+    // bench/decisions.ts). Durability is unchanged: a commit is in the WAL (and, with FULL,
+    // synced) either way; a checkpoint only moves committed pages.
     this.db.pragma("wal_autocheckpoint = 8000");
     this.db.exec(SCHEMA);
   }

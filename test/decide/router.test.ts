@@ -147,7 +147,7 @@ test("D-10/H-1: shadow uses the host's label and appends one pair per question, 
     await Promise.race([
       model.asked(),
       new Promise((_, rej) => {
-        timer = setTimeout(() => rej(new Error("the model was not asked concurrently")), 2000);
+        timer = setTimeout(() => rej(new Error("the model was not asked concurrently")), 20000);
       }),
     ]);
     clearTimeout(timer);

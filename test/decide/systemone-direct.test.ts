@@ -122,7 +122,8 @@ test("issue 10, D-22: the wait before the first retry honours retry-after-ms, as
   await ask(p);
   const elapsed = Date.now() - t0;
   assert.ok(elapsed >= 380, `waited ${elapsed} ms, retry-after-ms asked 400`);
-  assert.ok(elapsed < 3000, `waited ${elapsed} ms`);
+  // Not a much longer wait (retry-after-ms misread as seconds would be 400 s); loose for a loaded machine.
+  assert.ok(elapsed < 15000, `waited ${elapsed} ms`);
 });
 
 test("issue 10, D-22: a direct attempt times out per attempt; the client's retry then answers, or the failure names the timeout", async () => {
@@ -140,7 +141,7 @@ test("issue 10, D-22: a direct attempt times out per attempt; the client's retry
   const e = await failure(ask(once));
   assert.equal(server.count() - n, 1);
   assert.match(e.message, /no complete response within 250 ms \(timeout\) after 1 attempt$/);
-  assert.ok(Date.now() - t0 < 2000);
+  assert.ok(Date.now() - t0 < 15000, "one attempt of 250 ms, not the 60 s default timeout");
 });
 
 test("issue 10: a cancel during the direct attempt or during the wait before the retry ends the call at once", async () => {
@@ -152,7 +153,7 @@ test("issue 10: a cancel during the direct attempt or during the wait before the
   let t0 = Date.now();
   let e = await failure(ask(p, ac.signal));
   assert.match(e.message, /cancelled/);
-  assert.ok(Date.now() - t0 < 1000);
+  assert.ok(Date.now() - t0 < 15000, "the hanging attempt was not waited out");
   server.enqueue(Misbehave.status(503, { retryAfter: "30" }));
   ac = new AbortController();
   const n = server.count();
@@ -160,7 +161,7 @@ test("issue 10: a cancel during the direct attempt or during the wait before the
   t0 = Date.now();
   e = await failure(ask(p, ac.signal));
   assert.match(e.message, /cancelled/);
-  assert.ok(Date.now() - t0 < 1000, "the 30 s retry-after was not waited out");
+  assert.ok(Date.now() - t0 < 15000, "the 30 s retry-after was not waited out");
   assert.equal(server.count() - n, 1, "no retry after the cancel");
 });
 

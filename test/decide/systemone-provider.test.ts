@@ -98,7 +98,8 @@ test("D-22 systemone: 503 with retry-after: 1 is retried after about a second", 
   const elapsed = Date.now() - t0;
   assert.equal(server.count() - n, 2);
   assert.ok(elapsed >= 950, `waited ${elapsed} ms, retry-after asked 1000`);
-  assert.ok(elapsed < 3000, `waited ${elapsed} ms`);
+  // Not a much longer wait (a retry-after misread as minutes would be 60 s); loose for a loaded machine.
+  assert.ok(elapsed < 15000, `waited ${elapsed} ms`);
   assert.equal(resolved.team!.label, "billing");
 });
 

@@ -189,7 +189,7 @@ function checkLog(evs: EventRow[], kills: number): number {
 
 test(
   "issue 9 tests (crash campaign, mixed pack): 50+ kill -9 of the engine over commands, agent turns, HTTP decisions and a revise loop — same records, no recorded decision re-asked, no key passed twice, reruns only of in-flight attempts",
-  { timeout: 180000 },
+  { timeout: 2_400_000 },
   async () => {
     const server = await startDecisionsServer({ table: { rules }, latencyMs: 20 });
     const dir = new TempDir("sy-mixed-crash-");

@@ -3,9 +3,14 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { harness, plan, command, agent, evaluate, mapped, ref, runPlan, resumePlan, runner, writeJson, type Harness } from "./helpers.js";
 import type { ShowJson } from "../../src/run/index.js";
 import type { TaskPlan } from "../../src/plan/index.js";
+
+/** The max_duration ceiling of the R-6 test: long enough for one short command on a loaded machine. */
+const CEILING_S = 5;
 
 const AGENT = `#!/bin/sh
 cat > /dev/null
@@ -61,27 +66,33 @@ test("R-6: budget_usd stops the run after agents report that much cost; resume w
 test("R-6: max_duration (summed over invocations) stops the run; resume with a raised ceiling gives the unstopped records", async () => {
   const hs: Harness[] = [harness(), harness()];
   try {
+    // Element 1 finishes at once; the others wait for the gate, which the test opens only after
+    // the ceiling has stopped the run: the ceiling fires with exactly one element done, however
+    // loaded the machine (as long as element 1 takes less than the ceiling).
+    const gate = join(hs[0]!.dir.path, "gate");
     const make = () =>
       plan(
         [
           command("prepare", writeJson({ members: [1, 2, 3, 4, 5, 6] }), { emits: { members: "list" } }),
-          command("slow", `sleep 0.15; printf '{"k":"%s"}' "$SWITCHYARD_KEY" > "$SWITCHYARD_OUTPUT"`, {
-            depends_on: ["prepare"],
-            ...mapped(ref("prepare", "members")),
-          }),
+          command(
+            "slow",
+            `[ "$SWITCHYARD_KEY" = 1 ] || while [ ! -e '${gate}' ]; do sleep 0.05; done; printf '{"k":"%s"}' "$SWITCHYARD_KEY" > "$SWITCHYARD_OUTPUT"`,
+            { depends_on: ["prepare"], ...mapped(ref("prepare", "members")) },
+          ),
         ],
-        { concurrency: 1, max_duration_seconds: 0.35 },
+        { concurrency: 1, max_duration_seconds: CEILING_S },
       );
     const stopped = await runPlan(hs[0]!, make());
     assert.equal(stopped.outcome.status, "stopped");
     assert.equal(stopped.outcome.code, "ceiling-reached");
-    assert.match(stopped.outcome.reason!, /^ceiling-reached: max_duration of 0.35s reached/);
+    assert.match(stopped.outcome.reason!, new RegExp(`^ceiling-reached: max_duration of ${CEILING_S}s reached`));
     const done = Object.values(stopped.show.tasks.slow!.instances!).filter((i) => i.status === "passed").length;
-    assert.ok(done >= 1 && done < 6, `${done} finished before the ceiling`);
+    assert.equal(done, 1, `${done} finished before the ceiling`);
     // The same ceiling again: the time already spent counts, so it stops at once.
     const again = await resumePlan(hs[0]!, stopped.run);
     assert.equal(again.outcome.status, "stopped");
-    assert.ok(hs[0]!.store.run(stopped.run)!.elapsed_ms >= 350);
+    assert.ok(hs[0]!.store.run(stopped.run)!.elapsed_ms >= CEILING_S * 1000);
+    writeFileSync(gate, "");
     const resumed = await resumePlan(hs[0]!, stopped.run, { overrides: { max_duration_seconds: 3600 } });
     assert.equal(resumed.outcome.status, "passed");
     const whole = await runPlan(hs[1]!, make(), { overrides: { max_duration_seconds: 3600 } });

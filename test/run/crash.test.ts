@@ -75,7 +75,7 @@ const lines = (p: string) => (existsSync(p) ? readFileSync(p, "utf8").split("\n"
 
 test(
   "R-4: kill -9 at random moments (10+ times) and resume: same records as an uninterrupted run, no recorded evaluate/route ran twice",
-  { timeout: 60000 },
+  { timeout: 600_000 },
   async () => {
     const dir = new TempDir("sy-crash-");
     try {

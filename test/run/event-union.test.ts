@@ -33,33 +33,34 @@ test("issue 15 (R-6): the spend the fold and the runs row count is chargedUsd su
   }
 });
 
-test("issue 15 (R-6): an agent's cost reported before a cancel is recorded with the interruption and counted like any other", async () => {
-  const h = harness();
-  try {
-    const started = join(h.dir.path, "started");
-    const script = h.dir.file(
-      "agent.sh",
-      `#!/bin/sh\ncat > /dev/null\nprintf '{"cost_usd": 0.25}' > "$SWITCHYARD_USAGE"\ntouch '${started}'\nsleep 30\n`,
-      0o755,
-    );
-    const run = admitRun(h.store, { plan: plan([agent("turn", "think")]), packDir: h.pack, sourcePath: h.pack });
-    const engine = new RunEngine({ store: h.store, run, resume: false, agentRunners: runner("default", [script]) });
-    const done = engine.execute();
-    const t0 = Date.now();
-    while (!existsSync(started)) {
-      assert.ok(Date.now() - t0 < 10000, "the agent started");
-      await new Promise((r) => setTimeout(r, 20));
+test(
+  "issue 15 (R-6): an agent's cost reported before a cancel is recorded with the interruption and counted like any other",
+  { timeout: 120_000 },
+  async () => {
+    const h = harness();
+    try {
+      const started = join(h.dir.path, "started");
+      const script = h.dir.file(
+        "agent.sh",
+        `#!/bin/sh\ncat > /dev/null\nprintf '{"cost_usd": 0.25}' > "$SWITCHYARD_USAGE"\ntouch '${started}'\nsleep 30\n`,
+        0o755,
+      );
+      const run = admitRun(h.store, { plan: plan([agent("turn", "think")]), packDir: h.pack, sourcePath: h.pack });
+      const engine = new RunEngine({ store: h.store, run, resume: false, agentRunners: runner("default", [script]) });
+      const done = engine.execute();
+      // Wait for the agent to have started (the test's timeout bounds it).
+      while (!existsSync(started)) await new Promise((r) => setTimeout(r, 20));
+      engine.cancel();
+      assert.equal((await done).status, "cancelled");
+      const interrupted = [...h.store.events(run)].filter((e) => e.type === "instance_interrupted");
+      assert.equal(interrupted.length, 1);
+      assert.deepEqual(interrupted[0]!.payload, { attempt: 1, usage: { cost_usd: 0.25 } });
+      assert.equal(engine.spentUsd(), 0.25);
+      assert.equal(foldEvents(h.store, run).spentUsd, 0.25);
+      assert.equal(h.store.run(run)!.spent_usd, 0.25);
+    } finally {
+      h.store.close();
+      h.dir.cleanup();
     }
-    engine.cancel();
-    assert.equal((await done).status, "cancelled");
-    const interrupted = [...h.store.events(run)].filter((e) => e.type === "instance_interrupted");
-    assert.equal(interrupted.length, 1);
-    assert.deepEqual(interrupted[0]!.payload, { attempt: 1, usage: { cost_usd: 0.25 } });
-    assert.equal(engine.spentUsd(), 0.25);
-    assert.equal(foldEvents(h.store, run).spentUsd, 0.25);
-    assert.equal(h.store.run(run)!.spent_usd, 0.25);
-  } finally {
-    h.store.close();
-    h.dir.cleanup();
-  }
-});
+  },
+);

@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { TempDir, command, evaluate, harness, mapped, plan, ref, runPlan } from "./helpers.js";
 import { prepareAttempt } from "../../src/run/kinds/command.js";
@@ -112,7 +112,7 @@ for (const dialect of DIALECTS) {
       try {
         const pids = join(dir.path, "pids");
         const spec: ProcessSpec = {
-          argv: ["/bin/sh", "-c", `sleep 30 & echo $! >> ${JSON.stringify(pids)}; wait`],
+          argv: ["/bin/sh", "-c", `sleep 30 & echo $! > ${JSON.stringify(pids)}; wait`],
           cwd: dir.path,
           env,
           extraEnv: {},
@@ -120,12 +120,23 @@ for (const dialect of DIALECTS) {
           timeoutMs: 300,
           signal: new AbortController().signal,
         };
-        const t0 = Date.now();
-        const r = await l.run(spec);
+        // The timeout must fire after the background child exists: on a loaded machine the shell
+        // may not have started it within 300 ms, so the timeout doubles until it has.
+        let r: Awaited<ReturnType<Launcher["run"]>>;
+        let t0: number;
+        for (let timeoutMs = 300; ; timeoutMs *= 2) {
+          rmSync(pids, { force: true });
+          t0 = Date.now();
+          r = await l.run({ ...spec, timeoutMs });
+          if (existsSync(pids) && readFileSync(pids, "utf8").trim() !== "") break;
+          assert.ok(timeoutMs < 20000, "the command never started its background child");
+        }
         assert.equal(r.timedOut, true);
-        assert.ok(Date.now() - t0 < 5000);
+        // Well before the command's own 30 s: the timeout ended it.
+        assert.ok(Date.now() - t0 < 25000);
         const child = Number(readFileSync(pids, "utf8").trim());
-        for (let i = 0; i < 50 && alive(child); i++) await new Promise((res) => setTimeout(res, 20));
+        // SIGKILL was sent to the group; wait for the child to die (it would live 30 s otherwise).
+        while (alive(child) && Date.now() - t0 < 25000) await new Promise((res) => setTimeout(res, 20));
         assert.equal(alive(child), false, "the command's background child was killed with its group");
 
         const ac = new AbortController();
@@ -133,7 +144,7 @@ for (const dialect of DIALECTS) {
         const t1 = Date.now();
         const c = await l.run({ ...spec, argv: ["/bin/sh", "-c", "sleep 30"], timeoutMs: 60000, signal: ac.signal });
         assert.equal(c.aborted, true);
-        assert.ok(Date.now() - t1 < 5000, "a cancel that came before the pid was known still stops the command");
+        assert.ok(Date.now() - t1 < 25000, "a cancel that came before the pid was known still stops the command (not after its 30 s)");
       } finally {
         l.close();
         dir.cleanup();

@@ -124,7 +124,7 @@ test("R-1: resume uses the admitted plan's pack snapshot, never the current file
   }
 });
 
-test("R-7: cancel kills running process groups, records cancelled, and resume finishes the run", async () => {
+test("R-7: cancel kills running process groups, records cancelled, and resume finishes the run", { timeout: 120_000 }, async () => {
   const h = harness();
   try {
     const pids = join(h.dir.path, "pids");
@@ -136,16 +136,16 @@ test("R-7: cancel kills running process groups, records cancelled, and resume fi
     const run = admitRun(h.store, { plan: p, packDir: h.pack, sourcePath: h.pack });
     const engine = new RunEngine({ store: h.store, run, resume: false });
     const done = engine.execute();
-    const t0 = Date.now();
-    while (!(existsSync(pids) && readFileSync(pids, "utf8").trim().split("\n").length === 3)) {
-      assert.ok(Date.now() - t0 < 5000, "instances did not start");
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // Wait for the three instances to have started their sleeps (the test's timeout bounds it).
+    while (!(existsSync(pids) && readFileSync(pids, "utf8").trim().split("\n").length === 3)) await new Promise((r) => setTimeout(r, 20));
     engine.cancel("test cancel");
+    const t0 = Date.now();
     const outcome = await done;
     assert.equal(outcome.status, "cancelled");
-    await new Promise((r) => setTimeout(r, 100));
-    for (const pid of readFileSync(pids, "utf8").trim().split("\n").map(Number)) {
+    // The groups were sent SIGKILL: wait for the sleeps to die, which they would not for 30 s otherwise.
+    const sleeps = readFileSync(pids, "utf8").trim().split("\n").map(Number);
+    while (sleeps.some(alive) && Date.now() - t0 < 25000) await new Promise((r) => setTimeout(r, 20));
+    for (const pid of sleeps) {
       assert.ok(!alive(pid), `the group's sleep (pid ${pid}) was killed`);
     }
     const shown = showRun(h.store, run)!;
@@ -210,7 +210,7 @@ for (const directSpawn of [false, true])
       ]);
       const t0 = Date.now();
       const { show, run } = await runPlan(h, p, { retryBaseMs: 20, directSpawn });
-      assert.ok(Date.now() - t0 < 5000);
+      assert.ok(Date.now() - t0 < 15000, "the timeout ended the 20 s sleep");
       assert.match(show.tasks.slow!.error!, /^timeout: the command ran longer than its timeout of 0.3s and was killed/);
       assert.equal(show.tasks.flaky!.status, "passed");
       assert.equal(show.tasks.flaky!.output && (show.tasks.flaky!.output as { n: number }).n, 1);
@@ -225,7 +225,7 @@ for (const directSpawn of [false, true])
     }
   });
 
-test("T-5: revise rounds are recorded and a resumed loop continues after the last finished round", async () => {
+test("T-5: revise rounds are recorded and a resumed loop continues after the last finished round", { timeout: 120_000 }, async () => {
   const h = harness();
   try {
     const bodyLog = join(h.dir.path, "body.log");
@@ -247,11 +247,9 @@ test("T-5: revise rounds are recorded and a resumed loop continues after the las
     const run = admitRun(h.store, { plan: p, packDir: h.pack, sourcePath: h.pack });
     const engine = new RunEngine({ store: h.store, run, resume: false, evaluators: evaluators(fns) });
     const done = engine.execute();
-    const t0 = Date.now();
-    while (!(existsSync(bodyLog) && readFileSync(bodyLog, "utf8").trim().split("\n").length === 2)) {
-      assert.ok(Date.now() - t0 < 5000);
+    // Wait for round 2's body to have started (the test's timeout bounds it).
+    while (!(existsSync(bodyLog) && readFileSync(bodyLog, "utf8").trim().split("\n").length === 2))
       await new Promise((r) => setTimeout(r, 20));
-    }
     engine.cancel();
     assert.equal((await done).status, "cancelled");
     const rounds = [...h.store.events(run)].filter((e) => e.type === "revise_round");
@@ -303,14 +301,25 @@ function alive(pid: number): boolean {
   }
 }
 
-test("R-5: at most `concurrency` commands and `decision_concurrency` decision requests run at once", async () => {
+test("R-5: at most `concurrency` commands and `decision_concurrency` decision requests run at once", { timeout: 120_000 }, async () => {
   const h = harness();
   try {
     const spans = join(h.dir.path, "spans");
     const m = mapped(ref("prepare", "members"));
+    const ELEMENTS = 8;
+    // The limits are asserted from recorded start/end markers, and the limit being reached is made
+    // certain by barriers, not by timing: each command, once started, waits until two have started
+    // (the engine starts two at once), and each decision request waits until three are in flight
+    // or no more can come (every command has ended, so every request has been made).
     let inFlight = 0;
     let maxInFlight = 0;
     const inner = new FakeJudge(() => "yes", [], 30);
+    const ended = () =>
+      existsSync(spans)
+        ? readFileSync(spans, "utf8")
+            .split("\n")
+            .filter((l) => l.startsWith("-")).length
+        : 0;
     const judge = {
       calls: inner.calls,
       preflight: () => [],
@@ -318,19 +327,22 @@ test("R-5: at most `concurrency` commands and `decision_concurrency` decision re
         inFlight++;
         maxInFlight = Math.max(maxInFlight, inFlight);
         try {
+          while (inFlight < 3 && maxInFlight < 3 && ended() < ELEMENTS) await new Promise((res) => setTimeout(res, 10));
           return await inner.judge(r);
         } finally {
           inFlight--;
         }
       },
     };
+    const started = `[ "$(grep -c '^+' '${spans}')" -ge 2 ]`;
     const p = plan(
       [
-        command("prepare", writeJson({ members: [1, 2, 3, 4, 5, 6, 7, 8] }), { emits: { members: "list" } }),
-        command("work", `echo "+ $(date +%s%N)" >> '${spans}'; sleep 0.1; echo "- $(date +%s%N)" >> '${spans}'`, {
-          depends_on: ["prepare"],
-          ...m,
-        }),
+        command("prepare", writeJson({ members: Array.from({ length: ELEMENTS }, (_, i) => i + 1) }), { emits: { members: "list" } }),
+        command(
+          "work",
+          `echo "+ $(date +%s%N)" >> '${spans}'; until ${started}; do sleep 0.01; done; sleep 0.1; echo "- $(date +%s%N)" >> '${spans}'`,
+          { depends_on: ["prepare"], ...m },
+        ),
         modelRoute("ask", [noul("ok")], { depends_on: ["work"], ...m }),
       ],
       { concurrency: 2, decision_concurrency: 3 },
@@ -349,7 +361,7 @@ test("R-5: at most `concurrency` commands and `decision_concurrency` decision re
       peak = Math.max(peak, now);
     }
     assert.equal(peak, 2);
-    assert.equal(judge.calls.length, 8);
+    assert.equal(judge.calls.length, ELEMENTS);
     assert.equal(maxInFlight, 3, `decisions in flight: ${maxInFlight}`);
   } finally {
     h.store.close();

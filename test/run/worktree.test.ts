@@ -6,7 +6,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
@@ -117,6 +117,18 @@ test("issue 12: 20 worktree agents at concurrency 4 each edit their own file; ev
   checkFinished(s, run);
 });
 
+/** Whether a process with FAKE_AGENT_LOG=log in its environment (a fake agent of that setup) still runs. */
+function agentsLoggingTo(log: string): boolean {
+  for (const pid of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`FAKE_AGENT_LOG=${log}`)) return true;
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return false;
+}
+
 test("issue 12: killed mid-run with kill -9 and resumed after HEAD moved, the turns use the recorded base; no stray worktree", async () => {
   const s = setup("killed", `, FAKE_AGENT_SLEEP_MS = "300"`);
   const first = sy(["run", s.pack, "--state-dir", s.state, "--config", s.config, "--repo", s.repo]);
@@ -130,7 +142,8 @@ test("issue 12: killed mid-run with kill -9 and resumed after HEAD moved, the tu
   const killed = await first.done;
   run = /^run (\S+):/m.exec(killed.stdout)?.[1];
   assert.ok(run, killed.stdout);
-  await new Promise((ok) => setTimeout(ok, 800)); // the orphaned turns finish
+  // The orphaned turns (their agents outlive the killed engine) finish before the repository moves.
+  while (agentsLoggingTo(s.log)) await new Promise((ok) => setTimeout(ok, 20));
   // The repository moves on: every file changes and HEAD is a new commit.
   for (const k of KEYS) writeFileSync(join(s.repo, `f${k}.txt`), `moved ${k}\n`);
   git(s.repo, "commit", "-q", "-am", "moved");
