@@ -99,12 +99,7 @@ export class SqliteStore extends BufferedStore {
    * the connection (bench/store-drivers.ts passes one over node:sqlite to compare the two drivers
    * on the same store: docs/performance.md).
    */
-  constructor(
-    stateDir: string,
-    file = sqlitePath(stateDir),
-    sync: SqliteSync = sqliteSyncFrom(),
-    open: (file: string) => DB = openSqlite,
-  ) {
+  constructor(stateDir: string, file = sqlitePath(stateDir), sync: SqliteSync = sqliteSyncFrom(), open: (file: string) => DB = openSqlite) {
     super(stateDir);
     mkdirSync(join(stateDir, "runs"), { recursive: true });
     this.location = file;

@@ -116,4 +116,3 @@ export function stderrErrorObject(stderr: string): Record<string, unknown> | und
   }
   return undefined;
 }
-
