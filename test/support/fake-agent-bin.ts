@@ -2,9 +2,9 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export const FAKE_TOOLS = ["claude", "codex", "gemini", "aider"] as const;
+export const FAKE_TOOLS = ["claude", "codex", "gemini", "opencode", "qwen", "aider"] as const;
 
-/** Creates DIR/bin with `claude`, `codex`, `gemini`, `aider`; returns the bin folder. */
+/** Creates DIR/bin with `claude`, `codex`, `gemini`, `opencode`, `qwen`, `aider`; returns the bin folder. */
 export function fakeAgentBin(dir: string, tools: readonly string[] = FAKE_TOOLS): string {
   const bin = join(dir, "bin");
   mkdirSync(bin, { recursive: true });

@@ -1,5 +1,5 @@
 // Fake agent CLIs for unit tests (issue 12, issue 27): installed on PATH by fakeAgentBin() as
-// `claude`, `codex`, `gemini` and `aider`, each a shell wrapper running this file with the tool's
+// `claude`, `codex`, `gemini`, `opencode`, `qwen` and `aider`, each a shell wrapper running this file with the tool's
 // name first. Every reply is a RECORDING of the real tool — stdout, stderr and exit status from
 // test/fixtures/real-agents/TOOL-VERSION-CASE.*.txt (captured by scripts/record-agent-samples.mjs
 // from the real CLIs; see test/fixtures/real-agents/README.md) — replayed with only what must
@@ -33,7 +33,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The versions the recordings were made with. */
-export const RECORDED_VERSIONS = { claude: "2.1.197", codex: "0.171.0", gemini: "0.61.0" } as const;
+export const RECORDED_VERSIONS = { claude: "2.1.197", codex: "0.171.0", gemini: "0.61.0", opencode: "1.18.33", qwen: "0.24.4" } as const;
 
 const FIXTURES = fileURLToPath(new URL("../../../test/fixtures/real-agents/", import.meta.url));
 
@@ -61,7 +61,7 @@ const version = process.env.FAKE_AGENT_VERSION ?? RECORDED_VERSIONS[tool as keyo
 
 if (argv.length === 1 && argv[0] === "--version") {
   // The formats `claude --version`, `codex --version`, `gemini --version`, `aider --version` print.
-  const line = { claude: `${version} (Claude Code)`, codex: `codex-cli ${version}`, gemini: version, aider: `aider ${version}` }[tool];
+  const line = { claude: `${version} (Claude Code)`, codex: `codex-cli ${version}`, gemini: version, aider: `aider ${version}`, opencode: version, qwen: version }[tool];
   process.stdout.write(`${line ?? version}\n`);
   process.exit(0);
 }
@@ -245,6 +245,40 @@ switch (tool) {
     const j = JSON.parse(r.stdout) as Record<string, unknown>;
     j.response = replyFor(done);
     succeed(r, JSON.stringify(j, null, 2));
+    break;
+  }
+  case "opencode": {
+    expectRun(["run", "--format", "json"]);
+    const prompt = readFileSync(0, "utf8");
+    log(prompt);
+    const done = doWork(prompt);
+    if (mode === "api-error") replay(recording("opencode-1.18.33-api-error-400"));
+    const r = recording(mode === "refused" ? "opencode-1.18.33-permission-rejected" : "opencode-1.18.33-success");
+    // The reply is the text of the last step: the recorded text events' text substituted.
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => {
+        const e = JSON.parse(l) as { type: string; part?: { text?: string } };
+        if (e.type === "text" && e.part) e.part.text = replyFor(done);
+        return JSON.stringify(e);
+      });
+    succeed(r, lines.join("\n") + "\n");
+    break;
+  }
+  case "qwen": {
+    expectRun(["--output-format", "json"]);
+    expectRun(["--approval-mode", "auto-edit"]);
+    const prompt = readFileSync(0, "utf8");
+    log(prompt);
+    const done = doWork(prompt);
+    if (mode === "error") replay(recording("qwen-code-0.24.4-turn-limit"));
+    if (mode === "api-error") replay(recording("qwen-code-0.24.4-api-error-400"));
+    const r = recording("qwen-code-0.24.4-success");
+    const messages = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
+    const last = messages[messages.length - 1]!;
+    last.result = replyFor(done);
+    succeed(r, JSON.stringify(messages) + "\n");
     break;
   }
   case "aider": {
