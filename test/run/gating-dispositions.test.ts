@@ -121,6 +121,9 @@ test("G-6: with another join, an element untaken on every aligned dependency sta
   assert.deepEqual(disposition(t, "v", tasks), { status: "not_taken", label: "ta", reason: g6 });
   // Unmapped (key null) does not apply G-6.
   assert.equal(disposition(t, null, tasks), null);
+  // A mapped task with no aligned dependency is not G-6's: its element runs.
+  const lone = task("l", { mapped: true, join: "any" });
+  assert.equal(disposition(lone, "x", tasksOf(lone)), null);
   // Failed dependencies do not block under another join.
   const f = task("f", { status: "failed" });
   const u = task("u", { join: "any" });
