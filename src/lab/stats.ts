@@ -37,6 +37,7 @@ export function newcombe(k1: number, n1: number, k2: number, n2: number, z = Z95
 export function quadraticKappa(counts: number[][]): number | null {
   const k = counts.length;
   if (k < 2) return null;
+  // Stryker disable next-line ArithmeticOperator: rows are only used as rows[i] / total, total being their sum, so negating every row sum changes nothing
   const rows = counts.map((r) => r.reduce((a, b) => a + b, 0));
   const cols = counts[0].map((_, j) => counts.reduce((a, r) => a + r[j], 0));
   const total = rows.reduce((a, b) => a + b, 0);
@@ -45,6 +46,7 @@ export function quadraticKappa(counts: number[][]): number | null {
   let expected = 0;
   for (let i = 0; i < k; i++) {
     for (let j = 0; j < k; j++) {
+      // Stryker disable next-line ArithmeticOperator: any positive scale of w cancels in observed / expected, so `* (k − 1)²` and `/ (k + 1)²` are the same kappa (this also skips `(i + j)²`, which the known answers kill)
       const w = (i - j) ** 2 / (k - 1) ** 2;
       observed += w * counts[i][j];
       expected += (w * rows[i] * cols[j]) / total;
