@@ -9,7 +9,7 @@ import { DiagnosticError, nearestName, type Diagnostic, type Position } from "..
 import { compilePath } from "../plan/index.js";
 import { playbooksIn } from "../plan/pack.js";
 import { locateConfig } from "./state-discovery.js";
-import { defaultConfigPath, loadMachineConfig, routeProblem } from "../decide/config.js";
+import { loadMachineConfig, routeProblem } from "../decide/config.js";
 import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import { formatMode, modeFor, parseModeOverrides } from "../decide/mode.js";
 import { locateKeys, type KeyPositions } from "../decide/toml-positions.js";
@@ -237,7 +237,7 @@ export function register(program: Command): void {
   config
     .command("check [pack]")
     .description(
-      `Validate the machine config (default ${defaultConfigPath()}); with PACK, show each judgement type's mode and warn about routed types no playbook declares`,
+      "Validate the machine config that run would read (--config FILE, else $SWITCHYARD_CONFIG, .switchyard/config.toml here or above, else ~/.config/switchyard/config.toml); with PACK, show each judgement type's mode and warn about routed types no playbook declares",
     )
     .option(
       "--config <file>",

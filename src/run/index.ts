@@ -31,7 +31,8 @@ export type {
 } from "./events.js";
 export { decodeEvent, dispatch } from "./events.js";
 export type { EvaluatorFactory, InstanceInput } from "./kinds/context.js";
-export { showRun, type ShowJson } from "./show.js";
+export { instanceUsage, showRun, type ShowJson } from "./show.js";
+export type { Usage } from "./judge.js";
 export { SnapshotError } from "./snapshot.js";
 export { RUN_CODES } from "./codes.js";
 export { planRerun, recordRerun, samePlan, foldRunPlan, RerunError, type RerunPlan, type InstanceReset } from "./rerun.js";

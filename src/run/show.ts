@@ -75,7 +75,7 @@ const USAGE_EVENTS: Sql = {
 };
 
 /** Per instance ("task\0key"), the usage its attempts reported, summed: what it was charged. */
-function instanceUsage(store: Store, run: string, only?: string): Map<string, Usage> {
+export function instanceUsage(store: Store, run: string, only?: string): Map<string, Usage> {
   const out = new Map<string, Usage>();
   for (const e of store.select<StoredEvent>(USAGE_EVENTS, [run]).map((row) => decodeEvent(run, row))) {
     if (only !== undefined && e.task !== only) continue;

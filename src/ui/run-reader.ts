@@ -3,7 +3,7 @@
 // reads: the store is never appended to. Every query is bounded by one run (the events table's
 // key is (run, seq)), so a page costs what that run holds, not what the folder holds.
 
-import { showRun, type FoldSummary, type Sql, type Store } from "../run/index.js";
+import { instanceUsage, showRun, type FoldSummary, type Sql, type Store, type Usage } from "../run/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { decisionsOf, routeCell } from "./decisions.js";
 import {
@@ -317,6 +317,8 @@ export class RunReader {
       error: string | null;
       label: string | null;
     }>;
+    // Tokens and cost as `show --json` gives them, for the instances of this page.
+    const usage = rows.length > 0 ? instanceUsage(this.store, run, task ?? undefined) : new Map<string, Usage>();
     return {
       run,
       total,
@@ -330,6 +332,7 @@ export class RunReader {
         error: r.error,
         attempts: r.attempts,
         ...(r.status === "not_taken" && r.label !== null ? { label: r.label } : {}),
+        ...(usage.has(`${r.task}\u0000${r.key}`) ? { usage: usage.get(`${r.task}\u0000${r.key}`) } : {}),
       })),
     };
   }

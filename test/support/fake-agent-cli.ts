@@ -61,7 +61,14 @@ const version = process.env.FAKE_AGENT_VERSION ?? RECORDED_VERSIONS[tool as keyo
 
 if (argv.length === 1 && argv[0] === "--version") {
   // The formats `claude --version`, `codex --version`, `gemini --version`, `aider --version` print.
-  const line = { claude: `${version} (Claude Code)`, codex: `codex-cli ${version}`, gemini: version, aider: `aider ${version}`, opencode: version, qwen: version }[tool];
+  const line = {
+    claude: `${version} (Claude Code)`,
+    codex: `codex-cli ${version}`,
+    gemini: version,
+    aider: `aider ${version}`,
+    opencode: version,
+    qwen: version,
+  }[tool];
   process.stdout.write(`${line ?? version}\n`);
   process.exit(0);
 }
