@@ -13,7 +13,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SqliteStore } from "../../src/run/index.js";
 import type { Usage } from "../../src/run/judge.js";
@@ -176,11 +176,22 @@ function runsBase(): string {
   return t.startsWith(resolve(".") + "/") ? "/tmp" : t;
 }
 
+/**
+ * Where the refused command aims: not under /tmp or TMPDIR, which Codex's workspace-write sandbox
+ * lets a command write to (and a checkout may itself be under /tmp, as CI's clone can be): the
+ * user's cache folder, else the checkout's .tmp.
+ */
+function outsideBase(): string {
+  const writable = ["/tmp", resolve(tmpdir())];
+  const cache = join(homedir(), ".cache");
+  const base = writable.some((w) => cache === w || cache.startsWith(w + "/")) ? resolve(".tmp") : cache;
+  mkdirSync(base, { recursive: true });
+  return base;
+}
+
 async function setUp(cli: AgentCli, bin: string, script: ModelScript): Promise<Setup> {
   const dir = mkdtempSync(join(runsBase(), `sy-real-${cli}-`));
-  // Not under TMPDIR or /tmp, which sandboxed tools may write to.
-  mkdirSync(resolve(".tmp"), { recursive: true });
-  const outside = mkdtempSync(resolve(".tmp", `agents-real-outside-${cli}-`));
+  const outside = mkdtempSync(join(outsideBase(), `agents-real-outside-${cli}-`));
   const server = await FACTS[cli].server(script);
   const launch = join(dir, "launch");
   mkdirSync(launch);
