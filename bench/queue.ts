@@ -1,4 +1,4 @@
-// Workers mode through the queue (issue 17): (1) N no-op command instances (default 10,000) run by
+// Workers mode through the queue: (1) N no-op command instances (default 10,000) run by
 // a coordinator (`run --executor workers`) and two `switchyard worker` processes on this machine,
 // all real processes on a fresh PostgreSQL database: instances per second from the task's
 // expansion to its settling, as recorded in the log; (2) recovery: a worker holding a job is

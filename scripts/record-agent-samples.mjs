@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Re-captures the recordings the fake agent CLIs replay (test/fixtures/real-agents/, issue 27):
+// Re-captures the recordings the fake agent CLIs replay (test/fixtures/real-agents/):
 // runs the REAL installed CLIs with switchyard's own preset argv (built by the compiled presets,
 // so run `npx tsc -p .` first) against a local model server, and writes what each printed as
 // TOOL-VERSION-CASE.{stdout,stderr,exit}.txt, with machine-specific paths replaced by $WORK,

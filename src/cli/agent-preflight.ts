@@ -1,10 +1,10 @@
-// Preflight of a pack's agent work (issue 12), before any decision is asked or turn taken, for
+// Preflight of a pack's agent work, before any decision is asked or turn taken, for
 // `run` (and `resume`) and `config check PACK`: every agent task names a runner the machine
 // config defines; every runner's executable can be found; a host of "tty" has a terminal when a
 // type is answered by the host (host or shadow mode); a `worktree` task has a usable repository.
 // Each problem names the fix. Also warns when budget_usd cannot be enforced for a runner whose
-// tool reports no cost and that has no price table. Each preset runner's `--version` is read once
-// (issue 27): a version known not to work is refused, one outside the verified range warned about.
+// tool reports no cost and that has no price table. Each preset runner's `--version` is read once:
+// a version known not to work is refused, one outside the verified range warned about.
 
 import { accessSync, closeSync, constants, openSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";

@@ -31,7 +31,7 @@ export function compileFailureExit(diagnostics: readonly Diagnostic[]): number {
   return exitForDiagnostics(diagnostics);
 }
 
-/** The state folder to read (R-2, issue 13): see locateState in state-discovery.ts. */
+/** The state folder to read (R-2): see locateState in state-discovery.ts. */
 export function stateDir(flag: string | undefined): string {
   return locateState(flag).dir;
 }
@@ -89,7 +89,7 @@ export function reportError(err: unknown): number {
   return EXIT_INTERNAL;
 }
 
-/** The "Examples:" block that ends a command's --help (issue 13): `[command, comment?]` pairs. */
+/** The "Examples:" block that ends a command's --help: `[command, comment?]` pairs. */
 export function examples(list: Array<[string, string?]>): string {
   const width = Math.max(...list.map(([c]) => c.length));
   return `\nExamples:\n${list.map(([c, note]) => `  ${note ? `${c.padEnd(width)}  # ${note}` : c}`).join("\n")}`;

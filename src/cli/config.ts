@@ -178,7 +178,7 @@ function checkConfig(pack: string | undefined, opts: CheckOptions): { report: Ch
         declared_by: declared.byType.get(type)!,
       });
     }
-    // The run's own preflight of agent work (issue 12), as errors and warnings of the check.
+    // The run's own preflight of agent work, as errors and warnings of the check.
     const agents = agentPreflight(declared.plans, config, {
       repo: opts.repo,
       modeOf: (type) => modeFor(type, config.decisions, overrides),

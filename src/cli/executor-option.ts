@@ -1,4 +1,4 @@
-// `--executor local|workers` of run, resume and rerun (issue 17 item 2): where command, agent and
+// `--executor local|workers` of run, resume and rerun: where command, agent and
 // revise attempts run. `local` (the default) runs them here; `workers` makes this process the
 // run's coordinator — it records every event, asks every decision and runs every evaluate — and
 // queues each attempt for `switchyard worker` processes that share its PostgreSQL store.

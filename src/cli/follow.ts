@@ -1,4 +1,4 @@
-// `show RUN --follow` (issue 13): prints a run's events as they are committed, from another
+// `show RUN --follow`: prints a run's events as they are committed, from another
 // terminal, until the run ends — reading the event log only, never writing. A run whose process
 // died while running ends the follow with a note saying how to resume it.
 

@@ -1,4 +1,4 @@
-// `switchyard logs RUN TASK[KEY] [--attempt N] [--round N [--reviewer]] [-f]` (issue 13): prints
+// `switchyard logs RUN TASK[KEY] [--attempt N] [--round N [--reviewer]] [-f]`: prints
 // the log (stdout and stderr) of one instance's attempt, the latest by default; for a revise loop,
 // the log of one round's body (or reviewer), the latest round by default; -f keeps printing what
 // is appended until the attempt is over. Reads only.

@@ -1,5 +1,5 @@
 // `switchyard rerun RUN --task T [--key K ...] [--failed] [--downstream] [--redecide]
-// [--refresh-pack]` (issue 13): clears the chosen instances in the run's event log (src/run/rerun.ts)
+// [--refresh-pack]`: clears the chosen instances in the run's event log (src/run/rerun.ts)
 // and resumes the run, so they run again. With --refresh-pack the pack's files are snapshotted
 // again first (a fixed script or helper is used from then on); a changed plan is refused.
 

@@ -35,7 +35,7 @@ export function register(program: Command): void {
         const note = recallInvocation(store, run, flags);
         if (note && !flags.json) process.stderr.write(`switchyard: ${note}\n`);
         const wiring = wire(flags, store.stateDir, store);
-        // The same agent preflight as `run`, against the recorded plan and repository (issue 12).
+        // The same agent preflight as `run`, against the recorded plan and repository.
         const events = store.events(run);
         const first = events.next().value;
         events.return?.(undefined);

@@ -1,4 +1,4 @@
-// Live output of a run (R-30, issue 13): on a terminal, a header with the elapsed time and cost
+// Live output of a run (R-30): on a terminal, a header with the elapsed time and cost
 // and per-task counts with a bar for mapped tasks, redrawn in place at most every 100 ms, each
 // line cut to the terminal's width (never wrapped), cleared while the \`tty\` host asks a
 // question; elsewhere one plain line per event; with --json, one JSON object per line; with

@@ -1,4 +1,4 @@
-// The honest end of a run (issue 13): what the decisions were (per mode), how many fell back to
+// The honest end of a run: what the decisions were (per mode), how many fell back to
 // the host and why, retries, cost and the slowest instances — tallied from the events as they
 // pass, so it costs nothing per instance beyond a few counters. A judgement type turned on for a
 // model whose every decision fell back to the host is said loudly: the run still passed, but the
@@ -50,7 +50,7 @@ export class RunTally {
   private readonly reasons = new Map<string, number>();
   private fallbacks = 0;
   private retries = 0;
-  /** Per agent runner: turns retried after a rate limit, and the lowest concurrency it was given (issue 27). */
+  /** Per agent runner: turns retried after a rate limit, and the lowest concurrency it was given. */
   private readonly limits = new Map<string, { count: number; lowest: number }>();
 
   private rateLimited(l: { runner: string; concurrency: number }): void {

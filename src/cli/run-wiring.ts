@@ -131,7 +131,7 @@ export function judgementTypes(plan: Plan): string[] {
 export interface Wiring {
   engineDeps: Pick<ConstructorParameters<typeof RunEngine>[0], "agentRunners" | "judge" | "secretEnv" | "overrides" | "maxFileBytes">;
   close: () => Promise<void>;
-  /** The machine config and --decide overrides, for the agent preflight (issue 12). */
+  /** The machine config and --decide overrides, for the agent preflight. */
   config: MachineConfig;
   modeOf: (type: string) => JudgementMode;
   evaluators: (snapshotDir: string, plan: Plan) => (task: TaskPlan) => (input: unknown) => unknown;

@@ -1,4 +1,4 @@
-// Finding the state folder and the machine config from any folder (issue 13, R-2), as git finds
+// Finding the state folder and the machine config from any folder (R-2), as git finds
 // `.git`: the flag, else the environment variable, else the nearest `.switchyard/` in the working
 // directory or a parent, else a default. The rules are written out in docs/runs.md ("The state
 // folder") and docs/providers.md ("Where the machine config is read from").

@@ -1,4 +1,4 @@
-// `--store URL` / $SWITCHYARD_STORE (issue 17): which store holds the runs' records. Without it,
+// `--store URL` / $SWITCHYARD_STORE: which store holds the runs' records. Without it,
 // the state folder's switchyard.db; `sqlite:PATH` names another SQLite file; a postgres:// URL
 // a PostgreSQL database shared by many machines. The state folder still holds the local run
 // folders (snapshots, attempt workspaces, logs) and labs.

@@ -1,4 +1,4 @@
-// `switchyard workers --store postgres://…` (issue 17 item 4): the live workers of a shared store,
+// `switchyard workers --store postgres://…`: the live workers of a shared store,
 // each with its host, pid, concurrency, tags, last heartbeat and the jobs it is running.
 
 import type { Command } from "commander";

@@ -22,7 +22,7 @@ export interface ShadowPair {
   /**
    * The attempt of the route instance that asked. Pairs that carry it are counted once per
    * (run, task, key, question) by harvest: a crash before the decision was committed asks the
-   * element again on resume, and writes a second pair (issue 9 item 6).
+   * element again on resume, and writes a second pair.
    */
   attempt?: number;
   question: { id: string; kind: QuestionKind; labels: string[] };

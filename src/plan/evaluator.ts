@@ -105,7 +105,7 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
     try {
       result = callFunction(fn, [arg], [], { stepBudget: budget, print });
     } catch (e) {
-      // FILE:LINE:COL, the source line and the call stack, as for a compile-time error (issue 11).
+      // FILE:LINE:COL, the source line and the call stack, as for a compile-time error.
       if (e instanceof DiagnosticError) throw new DiagnosticError(e.diagnostics, lookup);
       throw e;
     }

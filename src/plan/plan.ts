@@ -61,7 +61,7 @@ export interface AgentSpec {
   effort: Effort;
   files: string[];
   runner: string;
-  /** Where the turn runs (issue 12): absent = a fresh scratch folder; "worktree" = a git worktree of the run's repository. */
+  /** Where the turn runs: absent = a fresh scratch folder; "worktree" = a git worktree of the run's repository. */
   workspace?: "worktree";
 }
 

@@ -1,4 +1,4 @@
-// A warning, not an error (issue 10): a mapped agent whose prompt renders an object field of
+// A warning, not an error: a mapped agent whose prompt renders an object field of
 // the producer it maps over whole — `{{inputs.prep.facts}}` or `{{inputs.prep}}` — where
 // `keyed = [prep.facts]` would render only the instance's own entry. Every instance then carries
 // the whole object in its prompt: 10,000 elements reading a 10,000-entry object is 10,000 copies

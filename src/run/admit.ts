@@ -40,9 +40,9 @@ export interface AdmitOptions {
   /** What the person ran (a pack folder, a .star file, a plan .toml), for listings. */
   sourcePath: string;
   overrides?: SettingsOverrides;
-  /** The repository of `worktree` agents and its base commit (issue 12). */
+  /** The repository of `worktree` agents and its base commit. */
   repo?: RunRepository;
-  /** Each preset agent runner's tool version (issue 27). */
+  /** Each preset agent runner's tool version. */
   agentVersions?: Record<string, string>;
 }
 

@@ -1,4 +1,4 @@
-// Rate limits per agent runner (issue 27): a turn that ends in the tool's rate-limit report (HTTP
+// Rate limits per agent runner: a turn that ends in the tool's rate-limit report (HTTP
 // 429/529, "rate limit", "overloaded") is tried again after the delay the tool asks for — or a
 // capped exponential backoff when it names none — without counting as a failed attempt, and the
 // runner's concurrency follows additive increase, multiplicative decrease: each limit halves the

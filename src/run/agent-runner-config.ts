@@ -1,4 +1,4 @@
-// An agent runner from the machine config (D-40, issue 12): `[agents.NAME]` with a `preset` (the
+// An agent runner from the machine config (D-40): `[agents.NAME]` with a `preset` (the
 // tool it drives, see agent-presets/presets.ts) or a `command` speaking switchyard's own protocol.
 import type { PresetName } from "./agent-presets/presets.js";
 

@@ -123,7 +123,7 @@ export class RunEngine {
   private readonly order: TaskState[] = [];
   private readonly packDir: string;
   private readonly repo: RunRepository | undefined;
-  /** The run's recorded repository (issue 12), for workers in workers mode. */
+  /** The run's recorded repository, for workers in workers mode. */
   get repository(): RunRepository | undefined {
     return this.repo;
   }
@@ -308,7 +308,7 @@ export class RunEngine {
           this.store.onFault = null;
           this.owner?.release();
         });
-      // A commit that fails (a full disk, ...) stops the run as a cancel does (issue 9 item 5).
+      // A commit that fails (a full disk, ...) stops the run as a cancel does.
       this.store.onFault = (f) => {
         this.storageFault ??= f;
         this.cancel(`the state database cannot be written`);
@@ -554,7 +554,7 @@ export class RunEngine {
         continue;
       }
       if (rec?.kept !== undefined) {
-        // A rerun cleared this route instance but kept its decision (issue 13): its gate is open
+        // A rerun cleared this route instance but kept its decision: its gate is open
         // again, so the recorded answer is reused, never asked again.
         inst.output = rec.kept;
         this.emit("decision_recorded", ts.name, key, { attempt: inst.attempts, record: rec.kept as DecisionRecord, reused: true });
@@ -728,7 +728,7 @@ export class RunEngine {
         this.workRunning -= 1;
         if (err instanceof StorageFault) {
           // Its files could not be written (a full disk), or the queue lost the store: the run
-          // stops as when a commit fails, and the attempt runs again on resume (issue 9 item 5).
+          // stops as when a commit fails, and the attempt runs again on resume.
           this.storageFault ??= err;
           this.cancel(err.code === "store-unreachable" ? "the store cannot be reached" : "the run folder cannot be written");
           this.complete(ts, inst, attempt, { status: "interrupted" }, false);
@@ -784,7 +784,7 @@ export class RunEngine {
       ts.setStatus(inst, "passed");
     } else {
       // A rate limit the tool reported is tried again after its delay, not counted as a failed
-      // attempt (issue 27), up to MAX_RATE_LIMITED_TRIES in a row.
+      // attempt, up to MAX_RATE_LIMITED_TRIES in a row.
       const limited =
         out.rateLimit && retryable && !this.halt && (inst.rateLimits ?? 0) < MAX_RATE_LIMITED_TRIES ? out.rateLimit : undefined;
       if (limited || (retryable && inst.tries < ts.plan.retries && !this.halt)) {

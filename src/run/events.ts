@@ -39,7 +39,7 @@ export interface EventPayloads {
     settings: Settings;
     pid: number;
     repo?: RunRepository;
-    /** Each preset agent runner's tool version, read by preflight (issue 27). */
+    /** Each preset agent runner's tool version, read by preflight. */
     agent_versions?: Record<string, string>;
   };
   /** Another invocation continues the run (R-4), with its effective settings. */
@@ -58,7 +58,7 @@ export interface EventPayloads {
     error?: string;
     code?: string;
     usage?: Usage;
-    /** The agent runner's concurrency, raised after a quiet period without rate limits (issue 27). */
+    /** The agent runner's concurrency, raised after a quiet period without rate limits. */
     runner_concurrency?: { runner: string; limit: number | null };
   };
   /** An attempt failed and will be retried after `delay_ms`. */
@@ -68,7 +68,7 @@ export interface EventPayloads {
     code?: string;
     delay_ms: number;
     usage?: Usage;
-    /** The tool reported a rate limit (issue 27): not a failed attempt; the runner's concurrency after it. */
+    /** The tool reported a rate limit: not a failed attempt; the runner's concurrency after it. */
     rate_limited?: { runner: string; concurrency: number };
   };
   /** The run was cancelled or stopped while this attempt ran; it runs again on resume. */
@@ -89,10 +89,10 @@ export interface EventPayloads {
   run_cancelled: { reason: string };
   /** Every task settled. */
   run_finished: { status: "passed" | "failed" };
-  /** `switchyard rerun` (issue 13): what was asked for, before the resets it caused. */
+  /** `switchyard rerun`: what was asked for, before the resets it caused. */
   rerun_requested: RerunRequest & { reset: number; pid: number };
   /**
-   * An instance is cleared (issue 13): it runs again on resume. `previous` is what it had, so the
+   * An instance is cleared: it runs again on resume. `previous` is what it had, so the
    * log keeps an earlier answer beside the new one. `keep_decision`: a route's recorded decision
    * is reused, not asked again, if its gate is still open.
    */
@@ -141,7 +141,7 @@ interface EventOf<T extends EventType> {
   payload: EventPayloads[T];
 }
 
-/** The repository `worktree` agents work on (issue 12), fixed at admission: resume never reads HEAD. */
+/** The repository `worktree` agents work on, fixed at admission: resume never reads HEAD. */
 export interface RunRepository {
   /** The repository's top-level folder. */
   path: string;

@@ -1,4 +1,4 @@
-// Where command, agent and revise attempts run (issue 17 item 2). The engine decides what starts
+// Where command, agent and revise attempts run. The engine decides what starts
 // and records every event; an executor only runs one attempt and hands its outcome back. The local
 // executor runs it here, with today's launcher and workspace code; the queue executor
 // (queue/queue-executor.ts) enqueues it for `switchyard worker` processes on other machines.

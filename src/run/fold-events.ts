@@ -20,7 +20,7 @@ export interface FoldedRun {
   priorMs: number;
   /** Cost reported by agents so far (for budget_usd, R-6). */
   spentUsd: number;
-  /** The recorded repository of `worktree` agents (issue 12). */
+  /** The recorded repository of `worktree` agents. */
   repo?: RunRepository;
 }
 

@@ -1,4 +1,4 @@
-// Run ownership (R-4, issue 9 item 1): exactly one process executes a run at a time.
+// Run ownership (R-4): exactly one process executes a run at a time.
 //
 // The owner is claimed in one SQLite write transaction (BEGIN IMMEDIATE), so of several
 // `resume RUN` started at once exactly one wins and the others are refused with `run-busy`

@@ -1,4 +1,4 @@
-// Clearing part of a run so that it runs again (issue 13, as Airflow's `tasks clear`). A rerun
+// Clearing part of a run so that it runs again (as Airflow's `tasks clear`). A rerun
 // appends events — `rerun_requested`, then `instance_reset` per cleared instance and `task_reset`
 // per task whose fold must settle again, and `pack_refreshed` for a new snapshot — and the run is
 // then resumed by the ordinary engine, which folds those events like any others. Nothing is

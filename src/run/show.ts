@@ -12,9 +12,9 @@ export interface ShownInstance {
   attempts: number;
   /** Only for not_taken: the label that closed the gate (absent when none applies). */
   label?: string;
-  /** What a rerun cleared, oldest first (issue 13): the earlier status and output or answer. */
+  /** What a rerun cleared, oldest first: the earlier status and output or answer. */
   earlier?: EarlierResult[];
-  /** Tokens and cost_usd its attempts reported, summed over all of them (agents; issue 27). */
+  /** Tokens and cost_usd its attempts reported, summed over all of them (agents). */
   usage?: Usage;
 }
 
@@ -29,7 +29,7 @@ export interface EarlierResult {
   kept?: boolean;
 }
 
-/** One `switchyard rerun` of the run (issue 13). */
+/** One `switchyard rerun` of the run. */
 export interface ShownRerun extends RerunRequest {
   time: string;
   reset: number;
@@ -48,7 +48,7 @@ export interface ShownTask {
   label?: string;
   /** Unmapped: what reruns cleared, oldest first. */
   earlier?: EarlierResult[];
-  /** Unmapped: the tokens and cost_usd its attempts reported (agents; issue 27). */
+  /** Unmapped: the tokens and cost_usd its attempts reported (agents). */
   usage?: Usage;
   instances?: Record<string, ShownInstance>;
 }

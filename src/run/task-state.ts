@@ -20,7 +20,7 @@ export interface Recorded {
   code?: string;
   attempts: number;
   rounds: ReviseRound[];
-  /** Reset by a rerun, its decision kept (issue 13): reused if the gate is still open. */
+  /** Reset by a rerun, its decision kept: reused if the gate is still open. */
   kept?: unknown;
 }
 

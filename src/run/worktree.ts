@@ -1,4 +1,4 @@
-// Git for `worktree` agents (issue 12): find the run's repository and its base commit, refuse a
+// Git for `worktree` agents: find the run's repository and its base commit, refuse a
 // dirty or missing one, and give each attempt its own `git worktree` at the recorded base.
 //
 // Concurrency: `git worktree add/remove` and `git branch -D` write the repository's shared

@@ -1,4 +1,4 @@
-// The one error base every layer subclasses (issue 15 item 3). An error carries a catalogued
+// The one error base every layer subclasses. An error carries a catalogued
 // `code` (each layer declares its codes in src/LAYER/codes.ts), a `message` that says what is
 // wrong in words and never repeats the code, an optional `hint` (how to fix it), `pos` (where in a
 // source file) and `cause` (the error underneath). Renderers add the code: the CLI prints

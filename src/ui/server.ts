@@ -1,4 +1,4 @@
-// `switchyard ui`: a local, read-only web server over a state folder (issue 14). Built on
+// `switchyard ui`: a local, read-only web server over a state folder. Built on
 // node:http alone: the API is a dozen GET routes, matched below by a table of patterns, which is
 // smaller and clearer than a router dependency and has no behaviour we would need to learn or
 // patch (no body parsing, no middleware, no methods but GET/HEAD).

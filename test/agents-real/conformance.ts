@@ -1,4 +1,4 @@
-// The conformance suite against the real agent CLIs (issue 27): each case is a real pack run by the
+// The conformance suite against the real agent CLIs: each case is a real pack run by the
 // switchyard CLI (`switchyard run PACK --config CONFIG`) whose machine config names the installed
 // tool with its preset; the tool talks to the project's own model server on 127.0.0.1 in its
 // vendor's wire format (test/support/*-server.ts) and the scripted model (wire-model.ts) makes it

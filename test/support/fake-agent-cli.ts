@@ -1,4 +1,4 @@
-// Fake agent CLIs for unit tests (issue 12, issue 27): installed on PATH by fakeAgentBin() as
+// Fake agent CLIs for unit tests: installed on PATH by fakeAgentBin() as
 // `claude`, `codex`, `gemini`, `opencode`, `qwen` and `aider`, each a shell wrapper running this file with the tool's
 // name first. Every reply is a RECORDING of the real tool — stdout, stderr and exit status from
 // test/fixtures/real-agents/TOOL-VERSION-CASE.*.txt (captured by scripts/record-agent-samples.mjs

@@ -1,4 +1,4 @@
-// What a host runner is told besides its prompt (issue 12): the same context an agent turn gets —
+// What a host runner is told besides its prompt: the same context an agent turn gets —
 // the run, task, element key and the folder it runs in — plus the judgement type and the question
 // as JSON, so a script or an agent CLI can tell which decision it is answering. The state stays
 // in the prompt only: it can be larger than an environment variable may be.

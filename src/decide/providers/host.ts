@@ -185,7 +185,7 @@ export class HostProvider implements Provider {
   }
 
   /**
-   * A runner with a preset (issue 12) is started the way its tool runs non-interactively, in a
+   * A runner with a preset is started the way its tool runs non-interactively, in a
    * fresh folder of its own (it may write there, never in yours), and its reply is read from the
    * tool's own output format, with the tokens and cost it reports. A generic runner gets the
    * prompt on stdin in the current directory and its stdout is the reply.
@@ -227,7 +227,7 @@ export class HostProvider implements Provider {
         if (r.spawnError) throw new DecisionFailure("host-failed", `${who} could not start: ${r.spawnError.message}`);
         if (request.signal.aborted) throw new DecisionFailure("host-failed", `${who}: cancelled`);
         if (r.timedOut) throw new DecisionFailure("host-failed", `${who} gave no reply within ${timeout} ms`);
-        // The tool's own report first (issue 27): its error, in its words, with its exit status.
+        // The tool's own report first: its error, in its words, with its exit status.
         const read = scratch
           ? readPresetOutput(runner, { stdout: r.stdout, stderr: r.stderr, exit: r.code }, who, { signal: r.signal })
           : undefined;

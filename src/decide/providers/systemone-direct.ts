@@ -1,4 +1,4 @@
-// The `systemone` provider's direct first attempt (issue 10). Against a fast server the official
+// The `systemone` provider's direct first attempt. Against a fast server the official
 // client's per-request work — resolving its retry policy (a copy of its status set), merging
 // headers twice, redacting them for a debug log that is off, an AbortController and a promise
 // subclass per call, serialising the whole request again — cost about as much as the rest of a

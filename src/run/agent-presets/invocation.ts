@@ -1,4 +1,4 @@
-// How a runner is started for one turn (issue 12): the argv its preset builds (executable,
+// How a runner is started for one turn: the argv its preset builds (executable,
 // the preset's non-interactive and permission flags — or the config's `base_args` instead — the
 // effort knobs, less the config's `remove_args`, then the config's extra `args`, then the prompt
 // the way the tool takes it), the environment the tool needs, and the cost of the turn.

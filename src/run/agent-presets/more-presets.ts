@@ -1,4 +1,4 @@
-// The presets for opencode and Qwen Code (issue 27), verified against the real tools by the
+// The presets for opencode and Qwen Code, verified against the real tools by the
 // conformance suite (test/agents-real/, docs/agents/opencode.md and qwen-code.md). Kept apart from
 // presets.ts, which spreads them into its table. Their readers are opencode-output.ts and
 // qwen-code-output.ts.

@@ -1,4 +1,4 @@
-// Runner presets (issue 12): what switchyard knows about each agent CLI, as data — one table per
+// Runner presets: what switchyard knows about each agent CLI, as data — one table per
 // tool, no class per tool. A preset says how to run the tool non-interactively in a workspace it
 // may write to, how `effort` maps onto the tool's own knobs, and which reader turns its
 // machine-readable output into the reply text, turns, tokens and cost (see read-output.ts).
@@ -17,7 +17,7 @@
 //   stdin; --skip-git-repo-check (a scratch workspace is not a repository),
 //   -c model_reasoning_effort=…: https://skills.sh/skills-directory/skill-codex/codex
 //
-// Verified against the real tools (issue 27; recordings in test/fixtures/real-agents/, facts in
+// Verified against the real tools (recordings in test/fixtures/real-agents/, facts in
 // docs/agents/*.md): Claude Code 2.1.197 (`--effort low|medium|high|xhigh|max`; error results
 // exit 1), Codex 0.145.0–0.171.0 (`--sandbox workspace-write`; `--full-auto` is rejected from
 // 0.147.0 on, exit 2), Gemini CLI 0.61.0 (refuses an untrusted folder unless

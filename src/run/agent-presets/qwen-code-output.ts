@@ -1,4 +1,4 @@
-// Reads `qwen --output-format json` (issue 27): one JSON array of messages printed when the turn
+// Reads `qwen --output-format json`: one JSON array of messages printed when the turn
 // ends, recorded from @qwen-code/qwen-code 0.24.4 in test/fixtures/real-agents/. Its last element
 // is the result: `{"type": "result", "subtype": "success" | "error_during_execution", "is_error",
 // "result", "num_turns", "usage": {input_tokens, output_tokens, cache_read_input_tokens},

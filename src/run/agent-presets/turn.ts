@@ -1,4 +1,4 @@
-// One preset turn, read back (issue 12, issue 27): the tool's own report comes first — its stdout
+// One preset turn, read back: the tool's own report comes first — its stdout
 // (size-capped) through the preset's reader, its stderr (the tail of the instance log, where a tool
 // such as Gemini CLI prints its error) and its exit status — and only then the exit status alone.
 // A tool that reports its own error fails the turn as agent-output-invalid with the tool's name,

@@ -1,4 +1,4 @@
-// Which version of each agent CLI a run drives (issue 27): `TOOL --version` is read once per run
+// Which version of each agent CLI a run drives: `TOOL --version` is read once per run
 // by preflight and recorded with the run; a version the preset is known not to work with is
 // refused with the range and the fix, and one newer (or older) than the versions it was verified
 // with is warned about, naming how to change the preset's flags.

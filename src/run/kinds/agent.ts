@@ -2,9 +2,9 @@
 // agent runner run in a fresh workspace with SWITCHYARD_EFFORT, the prompt passed the way its
 // preset says (stdin for generic). The output is what it wrote to $SWITCHYARD_OUTPUT (may be
 // absent) plus `files`, and for a preset the tool's `reply` and `turns`. Usage — written to
-// $SWITCHYARD_USAGE, or read from the tool's own output by its preset (issue 12) — is charged
+// $SWITCHYARD_USAGE, or read from the tool's own output by its preset — is charged
 // to the run's budget, whether the turn passed or not. A preset's own report is read before its
-// exit status (issue 27): a tool that says why it failed is recorded with its words.
+// exit status: a tool that says why it failed is recorded with its words.
 
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";

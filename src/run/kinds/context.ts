@@ -26,7 +26,7 @@ export interface KindEnv {
   /** The environment processes inherit, secrets already removed (R-20). */
   baseEnv: NodeJS.ProcessEnv;
   agentRunners: Record<string, AgentRunnerConfig>;
-  /** The run's recorded repository, for `worktree` agents (issue 12). */
+  /** The run's recorded repository, for `worktree` agents. */
   repo?: RunRepository;
   evaluatorFor: (task: TaskPlan) => (input: unknown) => unknown;
   /** The launcher shells for commands, or null where `setsid` is missing (spawn directly). */

@@ -1,4 +1,4 @@
-// The inbox (issue 17 item 2): what workers report about the attempts they run. A worker writes
+// The inbox: what workers report about the attempts they run. A worker writes
 // `started`, one `round` per finished revise round and one `finished` with the outcome; the
 // coordinator folds the rows into the run's events and marks them folded in the same transaction
 // that appends those events — never by an id watermark, which loses a row whose smaller id

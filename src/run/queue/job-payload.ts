@@ -1,4 +1,4 @@
-// What a job carries from the coordinator to a worker (issue 17 item 2): everything one attempt
+// What a job carries from the coordinator to a worker: everything one attempt
 // needs besides the run's plan and pack snapshot, which a worker fetches once per run.
 
 import type { InstanceInput } from "../kinds/context.js";

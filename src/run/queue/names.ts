@@ -1,4 +1,4 @@
-// The names the coordinator and its workers agree on (issue 17 items 2–3): the graphile-worker
+// The names the coordinator and its workers agree on: the graphile-worker
 // task identifier, job keys, notification channels, tables and the liveness lock space.
 
 import { createHash } from "node:crypto";

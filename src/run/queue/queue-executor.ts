@@ -1,4 +1,4 @@
-// The coordinator's side of workers mode (issue 17 item 2): each command, agent and revise attempt
+// The coordinator's side of workers mode: each command, agent and revise attempt
 // becomes a graphile-worker job keyed `run/task/key/aN`, added in the same store transaction that
 // records its `instance_started`, so a job exists exactly when its start is recorded. Workers
 // report into the inbox; the coordinator, woken by LISTEN/NOTIFY (and a 1 s poll), hands each

@@ -8,7 +8,7 @@ import type { Plan } from "../../plan/plan.js";
 import type { RunRepository } from "../events.js";
 import { ident } from "./names.js";
 
-/** Writes run `run`'s pack snapshot into the empty folder `dest` (the store's copy, issue 17 item 1). */
+/** Writes run `run`'s pack snapshot into the empty folder `dest` (the store's copy). */
 export type PackSource = (run: string, dest: string) => Promise<void>;
 
 export interface RunFacts {

@@ -1,4 +1,4 @@
-// `switchyard worker` (issue 17 item 3): runs graphile-worker with one task handler that runs a
+// `switchyard worker`: runs graphile-worker with one task handler that runs a
 // switchyard attempt here with today's workspace and launcher code (executor.ts's local
 // executor), and reports it into the inbox. Before it runs a job it checks the inbox: a job
 // redelivered after its instance passed, or after its attempt reported, is skipped. Each worker

@@ -1,4 +1,4 @@
-// What `switchyard workers` shows (issue 17 item 4): the live workers, each with its running jobs
+// What `switchyard workers` shows: the live workers, each with its running jobs
 // and last heartbeat. A row whose worker's liveness lock is free is a dead worker the sweeper has
 // not yet cleared: it is left out (and its jobs are about to run elsewhere).
 
