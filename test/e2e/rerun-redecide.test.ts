@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { E2E, labels, tickets } from "./support/harness.js";
 
 test(
-  "rerun --redecide: asks again only the named route, keeps both answers, re-gates downstream",
+  "rerun --redecide on the appendix playbook: asks again only the named route, keeps both answers, re-gates downstream",
   { timeout: 60000 },
   async () => {
     const e = new E2E(tickets(["T1", "T2"]));

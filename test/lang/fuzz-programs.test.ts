@@ -224,7 +224,7 @@ function evaluatesCleanly(src: string): void {
 }
 
 test(
-  "L-14/L-15: generated programs only ever end in success or positioned, catalogued diagnostics",
+  "L-14/L-15: generated programs only ever end in success or positioned, catalogued diagnostics, within the step budget",
   { timeout: 600_000 },
   () => {
     fc.assert(fc.property(program, evaluatesCleanly), { numRuns: RUNS, seed: SEED });

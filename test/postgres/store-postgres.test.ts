@@ -175,7 +175,7 @@ test(
 );
 
 test(
-  "secrets: the password of the connection string never appears in output, errors or records",
+  "secrets: the password of the PostgreSQL connection string never appears in output, errors or records",
   { skip, timeout: 120000 },
   () => {
     const dir = new TempDir("sy-pg-secret-");

@@ -40,7 +40,7 @@ async function setup(): Promise<{ db: TestDatabase; pool: pg.Pool; statements: (
 const at = (key: string, attempt = 1): InboxAddress => ({ run: RUN, task: "work", key, attempt });
 
 test(
-  "performance: claims made at once are one statement, each answered as its own single statement would be",
+  "performance: a worker's claims made at once are one statement, each answered as its own single statement would be",
   pgSkip,
   async () => {
     const { db, pool, statements } = await setup();
@@ -80,7 +80,7 @@ test(
 );
 
 test(
-  "performance: reports made at once are one statement, stored in order, with one wake-up of the coordinator",
+  "performance: a worker's reports made at once are one statement, stored in order, with one wake-up of the coordinator",
   pgSkip,
   async () => {
     const { db, pool, statements } = await setup();

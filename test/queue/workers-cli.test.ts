@@ -12,7 +12,7 @@ import { freshDatabase, pgSkip } from "../support/postgres.js";
 import { cli, startWorkerProc, waitFor, type WorkerProc } from "./support.js";
 
 test(
-  "`switchyard workers` lists live workers with their slots, tags and heartbeat; a killed one is left out",
+  "workers mode: `switchyard workers` lists live workers with their slots, tags and heartbeat; a killed one is left out",
   pgSkip,
   async () => {
     const db = await freshDatabase();

@@ -40,7 +40,7 @@ function sy(dir: TempDir, args: string[], shellPrefix = "") {
 }
 
 test(
-  "a file-size limit hit while committing stops the run with a clear message; resume finishes it",
+  "storage fault: a file-size limit hit while committing stops the run with a clear message; resume finishes it",
   { timeout: 180000 },
   async () => {
     const dir = new TempDir("sy-storage-");
@@ -103,7 +103,7 @@ test("a corrupt or truncated switchyard.db: commands say so and how to recover, 
 });
 
 test(
-  "a deleted run folder: resume refuses (snapshot missing); the invocation is kept in the database",
+  "storage fault: a deleted run folder: resume refuses (snapshot missing); the invocation is kept in the database",
   { timeout: 60000 },
   () => {
     const dir = new TempDir("sy-storage-");

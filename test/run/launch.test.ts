@@ -216,7 +216,7 @@ test("T-1: the launcher takes only environment variable names that are identifie
   const skip = perl.dialect === "perl" ? false : "no perl on this machine";
   perl.close();
   test(
-    "T-1: the Perl launcher makes the command a session leader with POSIX when given no usable system call number",
+    "T-1: the Perl launcher makes the command a session leader with POSIX::setsid when given no usable system call number",
     { skip },
     () => {
       const dir = new TempDir("sy-launch-");

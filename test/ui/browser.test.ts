@@ -99,7 +99,7 @@ function assertGrid(drawn: Awaited<ReturnType<typeof drawnGrid>>, tr: Triage): v
 }
 
 test(
-  "the run list shows the runs; the grid shows each key's status and label as show --json",
+  "web view: the run list shows the runs; the grid shows each key's status and label as show --json",
   { skip, timeout: 120_000 },
   async () => {
     const { page, errors } = await newPage();
@@ -201,7 +201,7 @@ work = command(name = "work", depends_on = [prepare], over = prepare.members, ma
 });
 
 test(
-  "a 10,000-element run's page loads and scrolls (time printed; bench/ui.ts has the figure)",
+  "web view: a 10,000-element run's page loads and scrolls (time printed; bench/ui.ts has the figure)",
   { skip, timeout: 240_000 },
   async () => {
     const dir = mkdtempSync(join(tmpdir(), "sy-ui-big-"));
