@@ -12,8 +12,8 @@ const PREFIXES = "LTMGQCRDHX";
 const CITED = new RegExp(String.raw`(?<![A-Za-z0-9_-])([${PREFIXES}]-\d+[a-z]?)(?![A-Za-z0-9_])`, "g");
 /** A rule's own paragraph in docs/reference/: it starts with its id in bold. */
 const DEFINED = /^\*\*([A-Z]-\d+[a-z]?)\b/gm;
-/** "issue 17", "Issue 9 item 2", "issue #12", "issue11": a reference to this project's own tracker. */
-const ISSUE = /\bissues? ?#?\d+/gi;
+/** "issue 17", "Issue 9 item 2", "issue #12", "issue11", "the issue-3 target": a reference to this project's own tracker. */
+const ISSUE = /\bissues?[ -]?#?\d+/gi;
 /** Where "issue N" is someone else's: a URL, or an explicit owner/repo#N. */
 const OTHER_PROJECT = /https?:\/\/|\b[\w.-]+\/[\w.-]+#\d+/;
 
