@@ -23,7 +23,7 @@ export interface Diagnostic {
 /** One entry of a layer's code catalog (each layer's codes.ts), for `switchyard explain` and docs/errors.md. */
 export interface CodeEntry {
   code: string;
-  /** The SPEC rule the code enforces. */
+  /** The rule the code enforces (docs/reference/). */
   rule?: string;
   summary: string;
   /** A paragraph: what it means and how to fix it. */

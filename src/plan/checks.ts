@@ -1,4 +1,4 @@
-// The graph rules of SPEC §8 (C-3 … C-9) over the tasks a playbook declared. Checks that need
+// The graph rules C-3 … C-9 over the tasks a playbook declared. Checks that need
 // only one argument's value happen in the built-ins (builtins.ts, args.ts); everything that
 // relates tasks to each other happens here, after the whole playbook was evaluated. Gating and
 // coverage are in gates.ts; the resolved plan fields are computed in to-plan.ts.

@@ -1,4 +1,4 @@
-// The catalog of every diagnostic code src/plan emits (playbook rules of SPEC §1 and §3–§8).
+// The catalog of every diagnostic code src/plan emits (the playbook rules of docs/reference/).
 // `switchyard explain CODE` and docs/playbooks.md read it; a code emitted here and missing from
 // this list is a bug (a test walks the emitting sources and checks).
 

@@ -244,7 +244,7 @@ function knownProblems(list: Diagnostic[], file: string): Diagnostic[] {
   });
 }
 
-/** Plan diagnostics name the rule they enforce, so a reader can look it up in the SPEC. */
+/** Plan diagnostics name the rule they enforce, so a reader can look it up in docs/reference/. */
 function citeRule(d: Diagnostic): Diagnostic {
   const rule = planCode(d.code)?.rule;
   if (!rule || /\([A-Z]-\d+a?\)/.test(d.message)) return d;

@@ -1,6 +1,6 @@
 // What the playbook built-ins record while a playbook is evaluated: tasks as the author wrote
 // them, with the position of every argument, before any graph rule is applied. The checks of
-// SPEC §8 (checks.ts) turn these into a Plan. Kept free of interpreter types so the checks can be
+// C-3 … C-9 (checks.ts) turn these into a Plan. Kept free of interpreter types so the checks can be
 // tested on plain data.
 
 import type { Position } from "../lang/diagnostic.js";
