@@ -4,7 +4,7 @@
 // queues each attempt for `switchyard worker` processes that share its PostgreSQL store.
 
 import type { Store } from "../run/index.js";
-import type { PostgresStore } from "../run/store-postgres.js";
+import type { PostgresStore } from "../run/store/store-postgres.js";
 import { QueueExecutor } from "../run/queue/queue-executor.js";
 import { UsageError } from "./common.js";
 

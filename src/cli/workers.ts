@@ -3,7 +3,7 @@
 
 import type { Command } from "commander";
 import pg from "pg";
-import { parsePgUrl } from "../run/store-postgres.js";
+import { parsePgUrl } from "../run/store/store-postgres.js";
 import { listWorkers, type WorkerInfo } from "../run/queue/workers-list.js";
 import { examples } from "./common.js";
 import { reachable, workersStore } from "./workers-store.js";

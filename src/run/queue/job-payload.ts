@@ -3,7 +3,7 @@
 
 import type { InstanceInput } from "../kinds/context.js";
 import type { ReviseRound } from "../kinds/revise.js";
-import type { WorkTask } from "../executor.js";
+import type { WorkTask } from "../engine/executor.js";
 
 export interface JobPayload {
   run: string;

@@ -8,8 +8,8 @@
 
 import pg from "pg";
 import type { Plan } from "../../plan/plan.js";
-import type { RunRepository } from "../events.js";
-import type { AttemptRequest, InstanceExecutor, WorkTask } from "../executor.js";
+import type { RunRepository } from "../store/events.js";
+import type { AttemptRequest, InstanceExecutor, WorkTask } from "../engine/executor.js";
 import type { Outcome } from "../kinds/context.js";
 import { markFoldedSql, unfolded, type FinishedReport, type InboxRow, type RoundReport } from "./inbox.js";
 import type { JobPayload } from "./job-payload.js";
