@@ -3,7 +3,7 @@
 // (task, key) where it concerns one (M-4): `key` is null for an unmapped task's instance.
 
 import type { Plan } from "../../plan/plan.js";
-import type { DecisionRecord, Usage } from "../kinds/judge.js";
+import type { DecisionRecord, Usage } from "./decision-record.js";
 
 export type InstanceStatus = "pending" | "running" | "passed" | "failed" | "not_taken" | "blocked";
 export type TerminalStatus = "passed" | "failed" | "not_taken" | "blocked";

@@ -3,7 +3,7 @@
 
 import type { Sql, Store } from "./store.js";
 import { decodeEvent, type FoldSummary, type RerunRequest, type StoredEvent } from "./events.js";
-import { sumUsage, type Usage } from "../kinds/judge.js";
+import { sumUsage, type Usage } from "./decision-record.js";
 
 export interface ShownInstance {
   status: string;

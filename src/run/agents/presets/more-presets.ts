@@ -8,8 +8,6 @@
 // @qwen-code/qwen-code 0.24.4 (--output-format json, --approval-mode auto-edit, the prompt from
 // stdin) and https://qwenlm.github.io/qwen-code-docs/en/users/features/headless.
 
-import type { Preset } from "./presets.js";
-
 export const MORE_PRESET_NAMES = ["opencode", "qwen-code"] as const;
 export type MoreOutputFormat = "opencode-jsonl" | "qwen-json";
 
@@ -44,4 +42,4 @@ export const MORE_PRESETS = {
     reportsCost: false,
     docs: "https://qwenlm.github.io/qwen-code-docs/en/users/features/headless",
   },
-} as const satisfies Record<(typeof MORE_PRESET_NAMES)[number], Preset>;
+} as const;

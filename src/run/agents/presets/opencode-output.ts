@@ -6,7 +6,7 @@
 // the cache; reasoning is billed as output, so it is added to output_tokens.
 
 import { isPlainObject } from "../../values/values.js";
-import type { Usage } from "../../kinds/judge.js";
+import type { Usage } from "../../store/decision-record.js";
 import { failedByTool, toolError, type ToolOutput, type TurnReading, type ToolError } from "./tool-report.js";
 import { jsonEventLines } from "./json-lines.js";
 

@@ -88,6 +88,10 @@ export interface Preset {
 
 const NO_EFFORT = { low: [], medium: [], high: [] } as const;
 
+// The presets of more-presets.ts are checked against Preset here rather than there: Preset names
+// their output formats, so more-presets.ts importing it back would be an import cycle.
+const MORE: Readonly<Record<(typeof MORE_PRESET_NAMES)[number], Preset>> = MORE_PRESETS;
+
 export const PRESETS: Readonly<Record<PresetName, Preset>> = {
   "claude-code": {
     name: "claude-code",
@@ -169,5 +173,5 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     reportsCost: true,
     docs: "docs/agents/generic.md",
   },
-  ...MORE_PRESETS,
+  ...MORE,
 };

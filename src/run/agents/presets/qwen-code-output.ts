@@ -7,7 +7,7 @@
 // the error JSON on stderr, as Gemini CLI, which Qwen Code is forked from).
 
 import { isPlainObject } from "../../values/values.js";
-import type { Usage } from "../../kinds/judge.js";
+import type { Usage } from "../../store/decision-record.js";
 import { count, failedByTool, stderrErrorObject, toolError, type ToolOutput, type TurnReading } from "./tool-report.js";
 
 export function readQwenCode({ stdout, stderr }: ToolOutput): TurnReading {

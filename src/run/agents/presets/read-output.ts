@@ -5,7 +5,7 @@
 // input_tokens includes cached_input_tokens.
 
 import { isPlainObject } from "../../values/values.js";
-import type { Usage } from "../../kinds/judge.js";
+import type { Usage } from "../../store/decision-record.js";
 import type { OutputFormat } from "./presets.js";
 import { jsonEventLines } from "./json-lines.js";
 import {

@@ -3,7 +3,7 @@
 // HTTP status, a rate limit and the delay it asks for) and the usage it charged.
 
 import { isPlainObject } from "../../values/values.js";
-import type { Usage } from "../../kinds/judge.js";
+import type { Usage } from "../../store/decision-record.js";
 
 export interface TurnReport {
   reply: string;

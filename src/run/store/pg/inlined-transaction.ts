@@ -8,7 +8,12 @@
 // (dollar quoting, comments, E'' strings) keeps the statement-by-statement path.
 
 import pg from "pg";
-import type { Statement } from "./sync-pg-worker.js";
+
+/** One statement of a transaction: its text and its parameters ($1, $2, …). */
+export interface Statement {
+  text: string;
+  values?: unknown[];
+}
 
 /** An array parameter as pg sends it: `{"a","b",NULL}` (one level: the store sends no nested arrays). */
 function arrayText(items: readonly unknown[]): string | null {

@@ -5,15 +5,12 @@
 
 import { workerData, type MessagePort } from "node:worker_threads";
 import pg from "pg";
-import { inlinedTransaction } from "./inlined-transaction.js";
+import { inlinedTransaction, type Statement } from "./inlined-transaction.js";
+
+export type { Statement };
 
 // Counts and epoch milliseconds come back as bigint (int8); every one we store fits a double.
 pg.types.setTypeParser(20, (v: string) => Number(v));
-
-export interface Statement {
-  text: string;
-  values?: unknown[];
-}
 
 export type Request = { op: "query"; text: string; values?: unknown[] } | { op: "transaction"; statements: Statement[] } | { op: "close" };
 
