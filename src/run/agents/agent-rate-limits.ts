@@ -6,8 +6,8 @@
 // limit lets one more run, until the playbook's concurrency is reached again (no cap). One
 // limiter per run and runner in this process (a worker process has its own).
 
-import type { Sql, Store } from "../store/store.js";
-import { decodeEvent, type StoredEvent } from "../store/events.js";
+import type { Sql, Store } from "../store/index.js";
+import { decodeEvent, type StoredEvent } from "../store/index.js";
 
 /** The delay when the tool names none: 2 s, doubling per limit in a row, at most 2 minutes. */
 export const BACKOFF_BASE_MS = 2000;

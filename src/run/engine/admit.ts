@@ -6,10 +6,10 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Plan } from "../../plan/plan.js";
-import type { RunRepository, Settings } from "../store/events.js";
+import type { RunRepository, Settings } from "../store/index.js";
 import { snapshotPack } from "./snapshot.js";
-import { publishSnapshot } from "../store/shared-snapshot.js";
-import type { Store } from "../store/store.js";
+import { publishSnapshot } from "../store/index.js";
+import type { Store } from "../store/index.js";
 
 export interface SettingsOverrides {
   concurrency?: number;

@@ -2,7 +2,7 @@
 // reported. They are checked before each instance and decision request starts; a reached one
 // halts the run as `stopped`, naming it and the flag that raises it on resume.
 
-import type { Settings } from "../store/events.js";
+import type { Settings } from "../store/index.js";
 import { codedText } from "../../shared/coded-error.js";
 
 /**

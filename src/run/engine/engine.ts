@@ -19,7 +19,7 @@
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import type { Plan, TaskPlan } from "../../plan/plan.js";
-import type { AgentRunnerConfig } from "../agents/agent-runner-config.js";
+import type { AgentRunnerConfig } from "../agents/index.js";
 import { applyOverrides, type SettingsOverrides } from "./admit.js";
 import {
   chargedUsd,
@@ -29,9 +29,9 @@ import {
   type RunStatus,
   type Settings,
   type TerminalStatus,
-} from "../store/events.js";
-import { isTerminal } from "../store/events.js";
-import type { DecisionRecord, Judge } from "../kinds/judge.js";
+} from "../store/index.js";
+import { isTerminal } from "../store/index.js";
+import type { DecisionRecord, Judge } from "../kinds/index.js";
 import { elementKeys, KeyError, keyDirName } from "./keys.js";
 import {
   failedOutcome,
@@ -40,26 +40,26 @@ import {
   type InstanceInput,
   type KindEnv,
   type Outcome,
-} from "../kinds/context.js";
+} from "../kinds/index.js";
 import { codedText } from "../../shared/coded-error.js";
-import { prepareAttempt, type AttemptFiles } from "../kinds/command.js";
-import { runEvaluate } from "../kinds/evaluate.js";
+import { prepareAttempt, type AttemptFiles } from "../kinds/index.js";
+import { runEvaluate } from "../kinds/index.js";
 import { localExecutor, type AttemptRequest, type InstanceExecutor } from "./executor.js";
-import { localSnapshot } from "../store/shared-snapshot.js";
-import type { Store } from "../store/store.js";
-import { errorText, isPlainObject } from "../values/values.js";
-import { Launcher, type LauncherDialect } from "../process/launcher.js";
+import { localSnapshot } from "../store/index.js";
+import type { Store } from "../store/index.js";
+import { errorText, isPlainObject } from "../values/index.js";
+import { Launcher, type LauncherDialect } from "../process/index.js";
 import { ceilingReached, type Halt } from "./ceilings.js";
 import { foldEvents } from "./fold-events.js";
 import { closeInstance, disposition, sharedDisposition, type Emit } from "./gating.js";
 import { buildInput, InputError, taskFold } from "./instance-input.js";
-import { claimRun, type RunOwnership } from "../store/ownership.js";
-import { GroupRecorder, stopOrphanedGroups } from "../process/process-groups.js";
-import { StorageFault } from "../store/storage-fault.js";
+import { claimRun, type RunOwnership } from "../store/index.js";
+import { GroupRecorder, stopOrphanedGroups } from "../process/index.js";
+import { StorageFault } from "../store/index.js";
 import { decideModelRoute, outputRoute } from "./route-instance.js";
-import { DecisionLayerRefused, RunRefused } from "../store/run-refused.js";
+import { DecisionLayerRefused, RunRefused } from "../store/index.js";
 import { UNMAPPED, TaskState, taskStatus, type Inst, type Recorded, type TaskRecord } from "./task-state.js";
-import { MAX_RATE_LIMITED_TRIES } from "../agents/agent-rate-limits.js";
+import { MAX_RATE_LIMITED_TRIES } from "../agents/index.js";
 
 export interface EngineOptions {
   store: Store;

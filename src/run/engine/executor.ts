@@ -4,11 +4,11 @@
 // (queue/queue-executor.ts) enqueues it for `switchyard worker` processes on other machines.
 
 import type { TaskOf } from "../../plan/plan.js";
-import type { Usage } from "../kinds/judge.js";
-import type { AttemptContext, InstanceInput, Outcome } from "../kinds/context.js";
-import { runCommand, type AttemptFiles } from "../kinds/command.js";
-import { runAgent } from "../kinds/agent.js";
-import { runRevise, type ReviseRound } from "../kinds/revise.js";
+import type { Usage } from "../kinds/index.js";
+import type { AttemptContext, InstanceInput, Outcome } from "../kinds/index.js";
+import { runCommand, type AttemptFiles } from "../kinds/index.js";
+import { runAgent } from "../kinds/index.js";
+import { runRevise, type ReviseRound } from "../kinds/index.js";
 
 export type WorkTask = TaskOf<"command"> | TaskOf<"agent"> | TaskOf<"revise">;
 

@@ -3,9 +3,9 @@
 // earlier invocations and the cost agents reported.
 
 import type { Plan } from "../../plan/plan.js";
-import { chargedUsd, dispatch, type EventHandlers, type RunEvent, type RunRepository, type Settings } from "../store/events.js";
-import { RunNotFound } from "../store/run-refused.js";
-import type { Store } from "../store/store.js";
+import { chargedUsd, dispatch, type EventHandlers, type RunEvent, type RunRepository, type Settings } from "../store/index.js";
+import { RunNotFound } from "../store/index.js";
+import type { Store } from "../store/index.js";
 import { UNMAPPED, type Recorded, type TaskRecord } from "./task-state.js";
 
 export interface FoldedRun {

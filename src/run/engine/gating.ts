@@ -3,8 +3,8 @@
 // that will not run as `not_taken` or `blocked`, recording only what the log does not already say.
 
 import { UNCERTAIN } from "../../plan/plan.js";
-import type { EventPayloads, EventType } from "../store/events.js";
-import type { DecisionRecord } from "../kinds/judge.js";
+import type { EventPayloads, EventType } from "../store/index.js";
+import type { DecisionRecord } from "../kinds/index.js";
 import { UNMAPPED, type Inst, type TaskState } from "./task-state.js";
 
 /**

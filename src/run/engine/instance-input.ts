@@ -3,10 +3,10 @@
 // reference (a route's `source`, a dynamic option list) as one instance sees it.
 
 import type { FieldRef } from "../../plan/plan.js";
-import type { FoldSummary } from "../store/events.js";
-import type { InstanceInput } from "../kinds/context.js";
+import type { FoldSummary } from "../store/index.js";
+import type { InstanceInput } from "../kinds/index.js";
 import { UNMAPPED, type TaskState } from "./task-state.js";
-import { isPlainObject } from "../values/values.js";
+import { isPlainObject } from "../values/index.js";
 import { CodedError } from "../../shared/coded-error.js";
 
 /** An instance's input cannot be built (a `keyed` entry or a route source missing): it fails, unretried. */

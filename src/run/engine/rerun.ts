@@ -14,11 +14,11 @@
 
 import type { Plan, TaskPlan } from "../../plan/plan.js";
 import { nearestName } from "../../lang/diagnostic.js";
-import type { EventPayloads, RerunRequest } from "../store/events.js";
-import { isTerminal } from "../store/events.js";
+import type { EventPayloads, RerunRequest } from "../store/index.js";
+import { isTerminal } from "../store/index.js";
 import { foldEvents } from "./fold-events.js";
-import { RunNotFound } from "../store/run-refused.js";
-import type { Store } from "../store/store.js";
+import { RunNotFound } from "../store/index.js";
+import type { Store } from "../store/index.js";
 import { UNMAPPED, type Recorded } from "./task-state.js";
 import { CodedError } from "../../shared/coded-error.js";
 

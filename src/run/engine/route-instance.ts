@@ -3,16 +3,16 @@
 // (R-21) and asks the decision layer (D-1). Either way the outcome is recorded by the engine.
 
 import type { FieldRef, RouteSpec } from "../../plan/plan.js";
-import type { Judge } from "../kinds/judge.js";
-import type { GroupHooks } from "../process/process-groups.js";
-import { DecisionFailure } from "../kinds/judge.js";
-import { failedOutcome, type InstanceInput, type Outcome } from "../kinds/context.js";
-import { outputDecision, resolveQuestions, RouteError } from "../kinds/route.js";
-import { OptionsError } from "../kinds/dynamic-options.js";
+import type { Judge } from "../kinds/index.js";
+import type { GroupHooks } from "../process/index.js";
+import { DecisionFailure } from "../kinds/index.js";
+import { failedOutcome, type InstanceInput, type Outcome } from "../kinds/index.js";
+import { outputDecision, resolveQuestions, RouteError } from "../kinds/index.js";
+import { OptionsError } from "../kinds/index.js";
 import { InputError, readRef } from "./instance-input.js";
 import { UNMAPPED, type TaskState } from "./task-state.js";
-import { errorText, isPlainObject } from "../values/values.js";
-import { stateJson } from "../kinds/shared-json.js";
+import { errorText, isPlainObject } from "../values/index.js";
+import { stateJson } from "../kinds/index.js";
 
 /** Where a route read a value, for messages: `task.field`, with `[key]` for an instance of a mapped route. */
 function refAt(ref: FieldRef, key: string | null): string {

@@ -8,7 +8,7 @@
 
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { SnapshotInfo } from "../store/events.js";
+import type { SnapshotInfo } from "../store/index.js";
 import { CodedError } from "../../shared/coded-error.js";
 
 /** The file name of the state folder's database (store.ts opens it). */

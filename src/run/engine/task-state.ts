@@ -2,10 +2,10 @@
 // by element (M-4), and what the event log already says about each (folded on resume, R-4).
 
 import type { TaskPlan } from "../../plan/plan.js";
-import type { InstanceStatus, TerminalStatus } from "../store/events.js";
-import type { InstanceInput } from "../kinds/context.js";
-import type { AttemptFiles } from "../kinds/command.js";
-import type { ReviseRound } from "../kinds/revise.js";
+import type { InstanceStatus, TerminalStatus } from "../store/index.js";
+import type { InstanceInput } from "../kinds/index.js";
+import type { AttemptFiles } from "../kinds/index.js";
+import type { ReviseRound } from "../kinds/index.js";
 
 /** The key of an unmapped task's single instance in the per-task maps. */
 export const UNMAPPED = "";

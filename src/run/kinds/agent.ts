@@ -27,15 +27,15 @@ import {
   type AttemptFiles,
 } from "./command.js";
 import { inWorktree } from "./agent-worktree.js";
-import { runProcess } from "../process/process.js";
+import { runProcess } from "../process/index.js";
 import { renderPrompt } from "./template.js";
-import { checkEmits, isPlainObject } from "../values/values.js";
+import { checkEmits, isPlainObject } from "../values/index.js";
 import type { Usage } from "./judge.js";
-import { invocation, presetOf, runnerEnv, withCost } from "../agents/presets/invocation.js";
-import { readPresetTurn } from "../agents/presets/turn.js";
-import { limiterFor, type RunnerLimiter } from "../agents/agent-rate-limits.js";
-import { readUntrustedFile } from "../process/untrusted-file.js";
-import { parseUntrustedJson } from "../process/untrusted-json.js";
+import { invocation, presetOf, runnerEnv, withCost } from "../agents/index.js";
+import { readPresetTurn } from "../agents/index.js";
+import { limiterFor, type RunnerLimiter } from "../agents/index.js";
+import { readUntrustedFile } from "../process/index.js";
+import { parseUntrustedJson } from "../process/index.js";
 import type { TaskOf } from "../../plan/plan.js";
 
 /**

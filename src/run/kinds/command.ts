@@ -5,8 +5,8 @@
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
-import { runProcess, type ProcessResult } from "../process/process.js";
-import { checkEmits, isPlainObject } from "../values/values.js";
+import { runProcess, type ProcessResult } from "../process/index.js";
+import { checkEmits, isPlainObject } from "../values/index.js";
 import { inputJson } from "./shared-json.js";
 import type { FieldType, TaskOf } from "../../plan/plan.js";
 import {
@@ -16,9 +16,9 @@ import {
   readUntrustedFile,
   UntrustedFileError,
   type WorkspaceRoot,
-} from "../process/untrusted-file.js";
-import { parseUntrustedJson } from "../process/untrusted-json.js";
-import { folderFault } from "../store/storage-fault.js";
+} from "../process/index.js";
+import { parseUntrustedJson } from "../process/index.js";
+import { folderFault } from "../store/index.js";
 
 export interface AttemptFiles {
   workspace: string;

@@ -3,7 +3,7 @@
 // question. A bad option list fails that element's decision only, before any request.
 
 import type { ResolvedOption } from "./judge.js";
-import { isPlainObject } from "../values/values.js";
+import { isPlainObject } from "../values/index.js";
 import { UNCERTAIN } from "../../plan/plan.js";
 import { CodedError } from "../../shared/coded-error.js";
 

@@ -3,9 +3,9 @@
 // before calling, so an implementation only ever sees ordinary, fully-labelled questions.
 
 import type { QuestionKind } from "../../plan/plan.js";
-import type { GroupHooks } from "../process/process-groups.js";
+import type { GroupHooks } from "../process/index.js";
 import { CodedError } from "../../shared/coded-error.js";
-import type { DecisionRecord, ResolvedOption } from "../store/decision-record.js";
+import type { DecisionRecord, ResolvedOption } from "../store/index.js";
 
 // The decision record is part of the event log, so its types live with the store; the port
 // re-exports them for the decision layer that fills them in.
@@ -17,7 +17,7 @@ export {
   type Receipt,
   type ResolvedOption,
   type Usage,
-} from "../store/decision-record.js";
+} from "../store/index.js";
 
 /** A question as the decision layer sees it: labels known, min_confidence resolved. */
 export interface ResolvedQuestion {

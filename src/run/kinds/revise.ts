@@ -10,7 +10,7 @@ import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } 
 import { runCommand } from "./command.js";
 import { runAgent } from "./agent.js";
 import { runEvaluate } from "./evaluate.js";
-import { isPlainObject } from "../values/values.js";
+import { isPlainObject } from "../values/index.js";
 
 export interface ReviseRound {
   round: number;

@@ -5,7 +5,7 @@
 import type { FieldRef, RouteSpec } from "../../plan/plan.js";
 import type { DecisionRecord, ResolvedQuestion } from "./judge.js";
 import { resolveOptions } from "./dynamic-options.js";
-import { isPlainObject } from "../values/values.js";
+import { isPlainObject } from "../values/index.js";
 import { CodedError } from "../../shared/coded-error.js";
 
 export class RouteError extends CodedError {}

@@ -8,7 +8,7 @@
 // dependency, read by one instance only, does not keep a second copy of itself as text. The result is exactly the text the plain serialiser gives for the whole value.
 
 import type { InstanceInput } from "./context.js";
-import { isPlainObject, stableStringify } from "../values/values.js";
+import { isPlainObject, stableStringify } from "../values/index.js";
 
 class SharedText {
   private readonly cache = new WeakMap<object, string>();

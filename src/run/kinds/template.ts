@@ -12,7 +12,7 @@
 // a string as it is, other values as JSON, and empty text in round 1 or when the reviewer emitted
 // none, so a prompt reads naturally in every round.
 
-import { isPlainObject } from "../values/values.js";
+import { isPlainObject } from "../values/index.js";
 import { inputJson } from "./shared-json.js";
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}/g;

@@ -17,8 +17,8 @@
 // pid while a process group of that id exists, so the group's members are the originals).
 // Groups recorded on another host are never touched.
 
-import type { Sql, Store } from "../store/store.js";
-import { pidExists, processStartTime, type OwnerCheck } from "../store/ownership.js";
+import type { Sql, Store } from "../store/index.js";
+import { pidExists, processStartTime, type OwnerCheck } from "../store/index.js";
 import { signalGroup } from "./signal-group.js";
 
 /** What process.ts and launcher.ts report about the group of the process they start. */

@@ -5,7 +5,7 @@
 
 import type { Effort } from "../../../plan/plan.js";
 import type { AgentRunnerConfig, PriceTable } from "../agent-runner-config.js";
-import type { Usage } from "../../store/decision-record.js";
+import type { Usage } from "../../store/index.js";
 import { PRESETS, type Preset } from "./presets.js";
 
 export function presetOf(runner: AgentRunnerConfig): Preset {

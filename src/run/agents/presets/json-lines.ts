@@ -2,7 +2,7 @@
 // parsed up front, so a reader deals only with events. A line that is not a JSON object with a
 // "type" is a clear failure naming the line (a cut-short output usually ends in one).
 
-import { isPlainObject } from "../../values/values.js";
+import { isPlainObject } from "../../values/index.js";
 
 export type JsonEvent = Record<string, unknown> & { type: string };
 

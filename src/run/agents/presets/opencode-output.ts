@@ -5,8 +5,8 @@
 // `error.data.message`, `error.data.statusCode`) and the exit status 1. `tokens.input` leaves out
 // the cache; reasoning is billed as output, so it is added to output_tokens.
 
-import { isPlainObject } from "../../values/values.js";
-import type { Usage } from "../../store/decision-record.js";
+import { isPlainObject } from "../../values/index.js";
+import type { Usage } from "../../store/index.js";
 import { failedByTool, toolError, type ToolOutput, type TurnReading, type ToolError } from "./tool-report.js";
 import { jsonEventLines } from "./json-lines.js";
 

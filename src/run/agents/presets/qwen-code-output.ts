@@ -6,8 +6,8 @@
 // tokens, and `output_tokens` the reasoning ones. A turn limit prints nothing on stdout (exit 53,
 // the error JSON on stderr, as Gemini CLI, which Qwen Code is forked from).
 
-import { isPlainObject } from "../../values/values.js";
-import type { Usage } from "../../store/decision-record.js";
+import { isPlainObject } from "../../values/index.js";
+import type { Usage } from "../../store/index.js";
 import { count, failedByTool, stderrErrorObject, toolError, type ToolOutput, type TurnReading } from "./tool-report.js";
 
 export function readQwenCode({ stdout, stderr }: ToolOutput): TurnReading {

@@ -4,8 +4,8 @@
 // instance naming the tool, never a guess. Token counts follow one convention whatever the tool:
 // input_tokens includes cached_input_tokens.
 
-import { isPlainObject } from "../../values/values.js";
-import type { Usage } from "../../store/decision-record.js";
+import { isPlainObject } from "../../values/index.js";
+import type { Usage } from "../../store/index.js";
 import type { OutputFormat } from "./presets.js";
 import { jsonEventLines } from "./json-lines.js";
 import {

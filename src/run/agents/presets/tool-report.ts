@@ -2,8 +2,8 @@
 // reader returns, and the helpers they share to read a tool's own error report (its message, its
 // HTTP status, a rate limit and the delay it asks for) and the usage it charged.
 
-import { isPlainObject } from "../../values/values.js";
-import type { Usage } from "../../store/decision-record.js";
+import { isPlainObject } from "../../values/index.js";
+import type { Usage } from "../../store/index.js";
 
 export interface TurnReport {
   reply: string;

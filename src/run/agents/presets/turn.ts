@@ -8,7 +8,7 @@
 
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import type { AgentRunnerConfig } from "../agent-runner-config.js";
-import type { Usage } from "../../store/decision-record.js";
+import type { Usage } from "../../store/index.js";
 import { presetOf, withCost } from "./invocation.js";
 import { READERS, type ToolError, type ToolOutput, type TurnReport } from "./read-output.js";
 
