@@ -24,6 +24,8 @@ interface WorkerFlags {
   grace: string;
 }
 
+/** Adds `switchyard worker`: runs queued attempts from a shared PostgreSQL store until drained. */
+// eslint-disable-next-line max-lines-per-function -- not split yet: the `worker` subcommands, each to move into its own register function
 export function register(program: Command): void {
   program
     .command("worker")
