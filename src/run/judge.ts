@@ -6,6 +6,7 @@ import type { QuestionKind } from "../plan/plan.js";
 import type { GroupHooks } from "./process-groups.js";
 import { CodedError } from "../shared/coded-error.js";
 
+/** One option of a dynamic choice, resolved for an element. */
 export interface ResolvedOption {
   value: string;
   description: string;
@@ -28,6 +29,7 @@ export interface ResolvedQuestion {
   resolved_options?: ResolvedOption[];
 }
 
+/** One route instance's questions with its state, as the engine hands them to the Judge. */
 export interface JudgeRequest {
   run: string;
   playbook: string;
@@ -49,6 +51,7 @@ export interface JudgeRequest {
   groups?: GroupHooks;
 }
 
+/** Tokens and cost of an agent turn or a decision, as far as the tool or provider reported them. */
 export interface Usage {
   input_tokens?: number;
   output_tokens?: number;
@@ -78,6 +81,7 @@ export interface Receipt {
   time: string; // ISO 8601
 }
 
+/** Who decided: the host, the host with a model shadowing, a model, or precomputed output (T-3). */
 export type DecisionMode = "host" | "shadow" | "model" | "output";
 
 /** One question's part of a decision record. */
@@ -114,6 +118,7 @@ export type DecisionRecord = Record<string, QuestionDecision>;
  */
 export class DecisionFailure extends CodedError {}
 
+/** What the engine calls to decide a route instance (D-1); the decision layer implements it. */
 export interface Judge {
   /** Answers every question of one route instance; rejects with DecisionFailure. */
   judge(request: JudgeRequest): Promise<DecisionRecord>;

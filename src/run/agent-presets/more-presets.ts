@@ -10,11 +10,14 @@
 
 import type { Preset } from "./presets.js";
 
+/** The presets defined in this file, beyond the first five. */
 export const MORE_PRESET_NAMES = ["opencode", "qwen-code"] as const;
+/** How the tools of these presets print a turn's result. */
 export type MoreOutputFormat = "opencode-jsonl" | "qwen-json";
 
 const NO_EFFORT = { low: [], medium: [], high: [] } as const;
 
+/** The presets for opencode and Qwen Code. */
 export const MORE_PRESETS = {
   opencode: {
     name: "opencode",

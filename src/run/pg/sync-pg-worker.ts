@@ -10,13 +10,16 @@ import { inlinedTransaction } from "./inlined-transaction.js";
 // Counts and epoch milliseconds come back as bigint (int8); every one we store fits a double.
 pg.types.setTypeParser(20, (v: string) => Number(v));
 
+/** One SQL statement with its parameters. */
 export interface Statement {
   text: string;
   values?: unknown[];
 }
 
+/** What the synchronous PostgreSQL bridge asks its worker thread: one query, or statements in one transaction. */
 export type Request = { op: "query"; text: string; values?: unknown[] } | { op: "transaction"; statements: Statement[] } | { op: "close" };
 
+/** The worker thread's answer: rows, or the error with its SQLSTATE and whether the connection was lost. */
 export type Reply =
   { ok: true; rows?: unknown[]; results?: unknown[][] } | { ok: false; error: { message: string; code?: string; connection: boolean } };
 
