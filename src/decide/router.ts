@@ -16,7 +16,7 @@
 // fallback answers; the provider and model for a model's answers. A batch's usage is recorded on
 // its first question only, so that summing a record's usage counts each request once.
 
-import type { DecisionRecord, Judge, JudgeRequest } from "../run/judge.js";
+import type { DecisionRecord, Judge, JudgeRequest } from "../run/kinds/index.js";
 import type { JudgementMode, MachineConfig } from "./config-types.js";
 import { modeFor } from "./mode.js";
 import type { PairSink } from "./pair.js";

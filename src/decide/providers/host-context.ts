@@ -3,7 +3,7 @@
 // as JSON, so a script or an agent CLI can tell which decision it is answering. The state stays
 // in the prompt only: it can be larger than an environment variable may be.
 
-import type { ResolvedQuestion } from "../../run/judge.js";
+import type { ResolvedQuestion } from "../../run/kinds/index.js";
 import type { ProviderRequest } from "../provider.js";
 
 /** The SWITCHYARD_* environment a host runner gets for one question: the run, task, key, judgement type and the question itself. */

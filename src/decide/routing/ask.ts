@@ -2,7 +2,7 @@
 // whose every problem becomes an outcome (D-30 resolver, D-32 window, a failed call, a bad answer)
 // so that the router can fall back or record a skipped pair.
 
-import { DecisionFailure, type JudgeRequest, type ResolvedQuestion } from "../../run/judge.js";
+import { DecisionFailure, type JudgeRequest, type ResolvedQuestion } from "../../run/kinds/index.js";
 import { answerFor, resolveAnswer } from "../answer.js";
 import type { MachineConfig } from "../config-types.js";
 import { routeProblem } from "../config.js";

@@ -2,7 +2,7 @@
 // record's provider/model say: "host"/<host runner> for host, shadow and fallback answers; the
 // provider and model for a model's answers.
 
-import type { DecisionRecord, JudgeRequest, QuestionDecision, Receipt, ResolvedQuestion, Usage } from "../../run/judge.js";
+import type { DecisionRecord, JudgeRequest, QuestionDecision, Receipt, ResolvedQuestion, Usage } from "../../run/kinds/index.js";
 import type { ResolvedAnswer } from "../answer.js";
 import type { ModelOutcome, Answers } from "./outcomes.js";
 import type { AuditOf } from "./shadow-pair.js";

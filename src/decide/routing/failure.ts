@@ -1,7 +1,7 @@
 // How a judgement fails: the run's cancellation passes through as it is, a provider's error becomes
 // its message, and a host that fails while standing in for failed models names why each failed.
 
-import { DecisionFailure } from "../../run/judge.js";
+import { DecisionFailure } from "../../run/kinds/index.js";
 import type { JudgementMode } from "../config-types.js";
 
 /** The run's reason for cancelling, so every path rejects with the same error. */

@@ -2,7 +2,7 @@
 // host must replace (D-31: the model failed, or refused with fallback_on_refusal), and which pass
 // through their calibration map first (D-33).
 
-import type { Usage } from "../../run/judge.js";
+import type { Usage } from "../../run/kinds/index.js";
 import type { ResolvedAnswer } from "../answer.js";
 import { calibrate, type Calibrated } from "./calibrate.js";
 import type { Calibration } from "./targets.js";

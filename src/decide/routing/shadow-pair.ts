@@ -1,7 +1,7 @@
 // The pair a shadow or audited question leaves for the lab (H-1, D-34): the host's label beside the
 // model's answer, or beside why the model has none.
 
-import type { JudgeRequest, ResolvedQuestion } from "../../run/judge.js";
+import type { JudgeRequest, ResolvedQuestion } from "../../run/kinds/index.js";
 import { stateDigest, type ShadowPair } from "../pair.js";
 import type { Calibrated } from "./calibrate.js";
 import type { ModelOutcome } from "./outcomes.js";

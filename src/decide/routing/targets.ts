@@ -4,7 +4,7 @@
 // it is sampled for audit (D-34). A calibrated type (D-33) is asked with no threshold: the
 // threshold is tested later, on the calibrated confidence.
 
-import type { JudgeRequest, ResolvedQuestion } from "../../run/judge.js";
+import type { JudgeRequest, ResolvedQuestion } from "../../run/kinds/index.js";
 import { auditSampled } from "../audit.js";
 import type { JudgementMode, MachineConfig, TypeSettings } from "../config-types.js";
 import { formatMode } from "../mode.js";

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { askHost, askModel, providerRequest } from "../../../src/decide/routing/ask.js";
-import { DecisionFailure } from "../../../src/run/judge.js";
+import { DecisionFailure } from "../../../src/run/kinds/judge.js";
 import { ScriptedProvider, answering, failing, hostAnswering, machine, noul, provider, request } from "../router-support.js";
 
 const qs = [noul("a", "t"), noul("b", "t")];

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { cancelled, messageOf, withModelReasons } from "../../../src/decide/routing/failure.js";
-import { DecisionFailure } from "../../../src/run/judge.js";
+import { DecisionFailure } from "../../../src/run/kinds/judge.js";
 import { on } from "../router-support.js";
 
 test("withModelReasons: a host failure keeps why each model it stood in for had failed", () => {
