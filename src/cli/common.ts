@@ -19,9 +19,11 @@ let exitCode = EXIT_OK;
 export function setExitCode(code: number): void {
   exitCode = code;
 }
+/** The exit code the process will end with, as set so far. */
 export function currentExitCode(): number {
   return exitCode;
 }
+/** Resets the exit code to success (between commands run in one process, as the tests do). */
 export function resetExitCode(): void {
   exitCode = EXIT_OK;
 }
@@ -56,6 +58,7 @@ export function formatForPeople(d: Diagnostic, sources?: (file: string) => strin
   return formatDiagnostic({ ...d, message: forPeople(d.message), ...(d.hint ? { hint: forPeople(d.hint) } : {}) }, sources);
 }
 
+/** Prints diagnostics to stderr, sorted, in the words people read (rule ids explained, source lines shown). */
 export function printDiagnostics(list: Diagnostic[], sources = fileSources()): void {
   for (const d of sortDiagnostics(list)) process.stderr.write(formatForPeople(d, sources) + "\n");
 }

@@ -111,6 +111,7 @@ function fish(list: Entry[]): string {
   return lines.join("\n") + "\n";
 }
 
+/** Adds `switchyard completion`: prints a completion script for bash, zsh or fish. */
 export function register(program: Command): void {
   program
     .command("completion")

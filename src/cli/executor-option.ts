@@ -8,9 +8,11 @@ import type { PostgresStore } from "../run/store/index.js";
 import { QueueExecutor } from "../run/queue/index.js";
 import { UsageError } from "./common.js";
 
+/** The help of `--executor`. */
 export const EXECUTOR_HELP =
   "where command, agent and revise attempts run: local (here, the default) or workers (`switchyard worker` processes sharing the PostgreSQL --store)";
 
+/** Where a run's attempts run: in this process, or on `switchyard worker` processes through the shared store. */
 export type ExecutorChoice = "local" | "workers";
 
 /** The executor a command asks for, refused before anything is admitted or run when it cannot work. */

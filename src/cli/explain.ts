@@ -7,6 +7,7 @@ import { UsageError } from "./common.js";
 import { allCodes, findCode, renderErrorsDoc } from "./codes.js";
 import { forPeople, RULE_ID } from "./words.js";
 
+/** Adds `switchyard explain`: what an error code (or a rule id) means and how to fix it. */
 export function register(program: Command): void {
   program
     .command("explain")

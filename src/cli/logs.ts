@@ -97,6 +97,8 @@ function openLog(path: string, runDir: string, task: string, what: string): numb
   return fd;
 }
 
+/** Adds `switchyard logs`: prints the log of one instance's attempt (or of one round of a revise loop). */
+// eslint-disable-next-line max-lines-per-function -- not split yet: `logs` and its options; the action is to move into a named function
 export function register(program: Command): void {
   program
     .command("logs")

@@ -48,6 +48,7 @@ const registrations: Array<(program: Command) => void> = [
   registerWorkers,
 ];
 
+/** The CLI: parses `argv`, runs the command, and returns the exit code; errors become messages for people, never stack traces. */
 export async function main(argv: string[]): Promise<number> {
   dropOutputToClosedReaders();
   const program = new Command("switchyard")

@@ -58,6 +58,7 @@ function refreshPack(store: Store, run: string): EventPayloads["pack_refreshed"]
   return { snapshot: snapshotPack(compiled.packRoot, join(store.runDir(run), `pack-${n}`)), pack_digest: compiled.plan.pack_digest };
 }
 
+/** Adds `switchyard rerun`: runs again a run's tasks (and what depends on them), keeping the rest. */
 export function register(program: Command): void {
   addRunFlags(
     program

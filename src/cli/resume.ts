@@ -10,6 +10,7 @@ import { executorChoice } from "./executor-option.js";
 import { findRun } from "./run-lookup.js";
 import { recallInvocation } from "./run-invocation.js";
 
+/** Adds `switchyard resume`: continues a stopped or crashed run without paying again for what it recorded. */
 export function register(program: Command): void {
   addRunFlags(
     program

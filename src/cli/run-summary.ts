@@ -11,6 +11,7 @@ import { formatElapsed } from "./run-lookup.js";
 const SLOWEST = 3;
 const REASON_CHARS = 100;
 
+/** The end-of-run summary as `--json` prints it: decisions per mode, fallbacks and why, retries, cost and the slowest instances. */
 export interface SummaryJson {
   decisions: Record<string, number>;
   fallbacks: {
@@ -37,6 +38,7 @@ interface LoopAttempt {
   lastRound: number;
 }
 
+/** Tallies a run's events as they pass into the end-of-run summary, at a few counters per event. */
 export class RunTally {
   private readonly takers = new Map<string, TurnTaker>();
   /** Agent turns that ran in this invocation; those of them in revise rounds. */

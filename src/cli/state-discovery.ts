@@ -12,10 +12,13 @@ import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { CodedError } from "../shared/coded-error.js";
 
+/** The name of the state folder a run creates or looks for. */
 export const STATE_FOLDER = ".switchyard";
 
+/** How a state folder was chosen. */
 export type StateSource = "flag" | "env" | "found" | "new" | "user";
 
+/** The state folder a command uses, and how it was chosen (for messages). */
 export interface StateLocation {
   dir: string;
   /** How it was chosen: --state-dir, $SWITCHYARD_HOME, a `.switchyard/` found upward, a new `./.switchyard/`, the per-user folder. */

@@ -73,6 +73,7 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
   return { status: r.status, json, text };
 }
 
+/** Adds `switchyard status`: a run's status and per-task counts (the latest run by default). */
 export function register(program: Command): void {
   program
     .command("status")

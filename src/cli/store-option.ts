@@ -9,9 +9,11 @@ import { openStore, type Store } from "../run/index.js";
 import { parseStoreSpec, type StoreSpec } from "../run/store/index.js";
 import { UsageError } from "./common.js";
 
+/** The help of `--store`. */
 export const STORE_HELP =
   "the store of the runs' records: sqlite:PATH, or postgres://USER@HOST:PORT/DATABASE[?schema=NAME] (default: $SWITCHYARD_STORE, else the state folder's switchyard.db)";
 
+/** Adds `--store` to a command. */
 export function addStoreOption<C extends Command>(cmd: C): C {
   return cmd.option("--store <url>", STORE_HELP) as C;
 }

@@ -24,6 +24,8 @@ interface WorkerFlags {
   grace: string;
 }
 
+/** Adds `switchyard worker`: runs queued attempts from a shared PostgreSQL store until drained. */
+// eslint-disable-next-line max-lines-per-function -- not split yet: the `worker` command and its action; the action is to move into a named function
 export function register(program: Command): void {
   program
     .command("worker")

@@ -30,6 +30,7 @@ function table(workers: WorkerInfo[], now: number): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
 }
 
+/** Adds `switchyard workers`: the live workers of a shared store, their jobs and last heartbeat. */
 export function register(program: Command): void {
   program
     .command("workers")

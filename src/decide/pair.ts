@@ -10,6 +10,7 @@ export function stateDigest(stateText: string): string {
   return "sha256:" + createHash("sha256").update(stateText, "utf8").digest("hex");
 }
 
+/** One line of a lab's pairs.jsonl: what the host and a shadow (or audited) model said about the same question and state. */
 export interface ShadowPair {
   lab: string;
   /** "audit" for a turned-on decision the host was also asked about (D-34); absent: shadow. */

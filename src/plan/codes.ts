@@ -5,6 +5,7 @@
 import type { CodeEntry } from "../lang/diagnostic.js";
 export type { CodeEntry };
 
+/** Every code the plan layer emits (packs, playbook built-ins, graph rules, plans), with its rule and explanation. */
 export const PLAN_CODES: readonly CodeEntry[] = [
   // --- packs and loading (L-1 … L-5, C-1) ---
   {
@@ -492,6 +493,7 @@ export const PLAN_CODES: readonly CodeEntry[] = [
 
 const BY_CODE = new Map(PLAN_CODES.map((e) => [e.code, e]));
 
+/** The catalog entry of a plan-layer code, for `switchyard explain`. */
 export function planCode(code: string): CodeEntry | undefined {
   return BY_CODE.get(code);
 }

@@ -30,6 +30,7 @@ function wholeFields(t: TaskPlan, producer: TaskPlan, prompt: string): string[] 
   return out;
 }
 
+/** Warnings for mapped agents whose prompts render a whole object field of the producer they map over (where `keyed` would render one entry). */
 export function wholeReadWarnings(tasks: readonly TaskPlan[]): Diagnostic[] {
   const byName = new Map(tasks.map((t) => [t.name, t]));
   const out: Diagnostic[] = [];

@@ -32,6 +32,7 @@ function openEventStream(res: ServerResponse): void {
   res.write(`retry: 1000\n\n`);
 }
 
+/** The server's live updates: one timer, running only while a browser listens, pushes new events to each run's listeners and run-list changes to the list's. */
 export class LiveHub {
   private readonly runListeners = new Set<RunListener>();
   private readonly listListeners = new Set<ServerResponse>();

@@ -6,6 +6,7 @@
 import type { ResolvedQuestion } from "../../run/kinds/index.js";
 import type { ProviderRequest } from "../provider.js";
 
+/** The SWITCHYARD_* environment a host runner gets for one question: the run, task, key, judgement type and the question itself. */
 export function hostContextEnv(q: ResolvedQuestion, request: ProviderRequest, workspace: string): Record<string, string> {
   const { run, task, key } = request.context;
   const descriptions = Object.fromEntries(Object.entries(q.descriptions).filter(([, d]) => d.trim() !== ""));

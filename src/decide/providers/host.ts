@@ -20,6 +20,7 @@ import type { Provider, ProviderRequest, ProviderResponse, RawAnswer } from "../
 import { runWithInput } from "./command.js";
 import { atTerminal } from "./terminal-turns.js";
 
+/** Who the host is: an agent runner, or a person at the terminal. */
 export interface HostOptions {
   /** An agent runner (D-40) answers: the prompt on its stdin, its reply on stdout. */
   runner?: AgentRunnerConfig;
@@ -164,6 +165,7 @@ class Terminal {
   }
 }
 
+/** The host (D-20) as a provider: asks an agent runner or a person, one question at a time, and takes exactly one label. */
 export class HostProvider implements Provider {
   readonly name: string;
 

@@ -31,6 +31,7 @@ export interface WireTemplate {
 /** Headers set per request, never part of the template. */
 const PER_REQUEST = new Set(["authorization", "content-length", "x-typesafe-retry-count"]);
 
+/** The header that tells a SystemOne server how many times a request has been retried. */
 export const RETRY_COUNT = "x-typesafe-retry-count";
 
 /** The template for a request the client is sending (its headers have lower-case names). */

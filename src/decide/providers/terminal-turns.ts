@@ -3,6 +3,7 @@
 // to draw again, so the question is never overwritten. The decision layer only
 // announces; the CLI registers what to do.
 
+/** How a person's turn at the terminal pauses and resumes whatever else draws there (the run's progress line). */
 export interface TerminalTurns {
   pause(): void;
   resume(): void;

@@ -11,12 +11,14 @@ import { decodeEvent, type StoredEvent } from "../store/index.js";
 
 /** The delay when the tool names none: 2 s, doubling per limit in a row, at most 2 minutes. */
 export const BACKOFF_BASE_MS = 2000;
+/** The longest wait after a rate limit, however many came in a row. */
 export const BACKOFF_MAX_MS = 120_000;
 /** How long without a limit before the concurrency is raised by one per passed turn. */
 export const QUIET_MS = 60_000;
 /** Rate-limited tries of one instance before the limit counts as a failed attempt after all. */
 export const MAX_RATE_LIMITED_TRIES = 20;
 
+/** One agent runner's concurrency under rate limits: lowered on a limit, raised again after quiet, with the wait before the next turn. */
 export class RunnerLimiter {
   /** Turns of this runner running now. */
   running = 0;

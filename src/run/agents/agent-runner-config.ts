@@ -10,6 +10,7 @@ export interface PriceTable {
   cached_input_per_mtok?: number;
 }
 
+/** One `[agents.NAME]` runner of the machine config, as the engine uses it to launch agent turns. */
 export interface AgentRunnerConfig {
   name: string;
   /**

@@ -13,6 +13,7 @@ import { execFile, spawnSync } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 
+/** What a git command printed and whether it succeeded. */
 export interface GitResult {
   ok: boolean;
   stdout: string;
@@ -69,6 +70,7 @@ export interface GitScope {
   workTree: string;
 }
 
+/** How git is run: the environment its allowlisted variables come from, and its scope. */
 export interface GitOptions {
   /** The environment the allowlisted variables are taken from (default: the engine's own). */
   env?: NodeJS.ProcessEnv;
@@ -150,6 +152,7 @@ function gitSync(cwd: string, args: string[]): GitResult {
   return runSync(cwd, invocation(args, {}, filters));
 }
 
+/** The repository a run uses, or why it cannot be used. */
 export type RepositoryProbe = { ok: true; path: string; head: string } | { ok: false; problem: string };
 
 /**

@@ -61,6 +61,7 @@ import { DecisionLayerRefused, RunRefused } from "../store/index.js";
 import { UNMAPPED, TaskState, taskStatus, type Inst, type Recorded, type TaskRecord } from "./task-state.js";
 import { MAX_RATE_LIMITED_TRIES } from "../agents/index.js";
 
+/** What a run engine runs: the store, the run, and what it may call (judge, agent runners, executor) and override. */
 export interface EngineOptions {
   store: Store;
   run: string;
@@ -91,6 +92,7 @@ export interface EngineOptions {
   executor?: InstanceExecutor;
 }
 
+/** How an invocation of a run ended: its status, and why when it stopped or was cancelled. */
 export interface RunOutcome {
   run: string;
   status: RunStatus;
@@ -100,6 +102,7 @@ export interface RunOutcome {
   code?: string;
 }
 
+/** One task's counts as the progress display shows them. */
 export interface TaskProgress {
   task: string;
   kind: string;
@@ -113,6 +116,7 @@ const SYNC_SLICE = 2000; // in-engine instances run per turn of the event loop b
 /** Queued command instances (per concurrency slot) whose files are prepared ahead of a free slot. */
 const PREFETCH_PER_SLOT = 2;
 
+/** Runs (or resumes) one run: schedules its instances within the concurrency limits, records every event, and stops at its deadline or on cancel. */
 export class RunEngine {
   readonly run: string;
   readonly plan: Plan;
@@ -641,6 +645,7 @@ export class RunEngine {
     return this.opts.executor ?? localExecutor;
   }
 
+  // eslint-disable-next-line max-lines-per-function -- not split yet: starting an instance (input, files, launch) is to be split with the src/run rooms
   private startInstance(ts: TaskState, inst: Inst): void {
     // Resume in workers mode: an attempt still alive on the queue is waited for, not started again.
     const adopted = inst.rec?.status === "running" && inst.tries === 0 && this.executor.adopts?.(ts.name, inst.key, inst.attempts) === true;

@@ -10,6 +10,7 @@ import { runCommand, type AttemptFiles } from "../kinds/index.js";
 import { runAgent } from "../kinds/index.js";
 import { runRevise, type ReviseRound } from "../kinds/index.js";
 
+/** The tasks whose attempts an executor runs: command, agent and revise. */
 export type WorkTask = TaskOf<"command"> | TaskOf<"agent"> | TaskOf<"revise">;
 
 /** One attempt of a command, agent or revise instance, as the engine hands it over. */
@@ -27,6 +28,7 @@ export interface AttemptRequest {
   mayStartRound: () => boolean;
 }
 
+/** Where attempts run: in this process, or on workers through the queue. */
 export interface InstanceExecutor {
   /** True when attempts run in this process (the engine prepares command files ahead, see prefetch). */
   readonly local: boolean;

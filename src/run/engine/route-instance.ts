@@ -39,6 +39,7 @@ export function outputRoute(
   }
 }
 
+/** What deciding a model route needs: the judge, the run and its limits. */
 export interface ModelRouteContext {
   judge: Judge;
   run: string;

@@ -121,6 +121,7 @@ async function addWorktree(
   return added;
 }
 
+/** Runs an agent turn in a fresh git worktree of the run's repository, and records its branch and commit. */
 export async function inWorktree(
   ctx: AttemptContext,
   input: InstanceInput,

@@ -71,11 +71,13 @@ function pace(limiter: RunnerLimiter, runner: string, turn: NonNullable<ReturnTy
   return p.changed ? { raised: { runner, limit: p.limit } } : {};
 }
 
+/** Runs one agent attempt: in a worktree when the task asks for one, else in a scratch workspace. */
 export function runAgent(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceInput): Promise<Outcome> {
   if (ctx.task.agent.workspace === "worktree") return inWorktree(ctx, input, (files) => agentTurn(ctx, input, files));
   return agentTurn(ctx, input);
 }
 
+// eslint-disable-next-line max-lines-per-function -- not split yet: an agent turn's prompt, launch and reading its reply; to be split into those steps
 async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceInput, prepared?: AttemptFiles): Promise<Outcome> {
   const spec = ctx.task.agent;
   const runner = ctx.env.agentRunners[spec.runner];

@@ -36,6 +36,7 @@ export interface ResolvedQuestion {
   resolved_options?: ResolvedOption[];
 }
 
+/** One route instance's questions with its state, as the engine hands them to the Judge. */
 export interface JudgeRequest {
   run: string;
   playbook: string;
@@ -63,6 +64,7 @@ export interface JudgeRequest {
  */
 export class DecisionFailure extends CodedError {}
 
+/** What the engine calls to decide a route instance (D-1); the decision layer implements it. */
 export interface Judge {
   /** Answers every question of one route instance; rejects with DecisionFailure. */
   judge(request: JudgeRequest): Promise<DecisionRecord>;

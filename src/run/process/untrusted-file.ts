@@ -121,6 +121,7 @@ export async function checkWorkspace(root: WorkspaceRoot): Promise<void> {
 /** Linux's view of what an open descriptor names; undefined where there is no /proc. */
 const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
 
+/** How to read a file an attempt left: the workspace it must be in, and the limits. */
 export interface UntrustedRead {
   /** The folder the file (or what a symlink points at) must be in: the instance's workspace. */
   workspace: string;

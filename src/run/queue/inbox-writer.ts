@@ -68,6 +68,7 @@ class Group<T> {
   }
 }
 
+/** Writes a worker's claims and reports into the inbox, grouping concurrent writes into one statement. */
 export class InboxWriter {
   private readonly claims: Group<Claim>;
   private readonly reports: Group<Report>;

@@ -5,6 +5,7 @@ import type { InstanceInput } from "../kinds/index.js";
 import type { ReviseRound } from "../kinds/index.js";
 import type { WorkTask } from "../engine/index.js";
 
+/** A queue job: one attempt of an instance, with its task plan, input and earlier rounds. */
 export interface JobPayload {
   run: string;
   /** The task name the instance is recorded under. */

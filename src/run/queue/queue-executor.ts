@@ -31,6 +31,7 @@ export interface CommitHook {
   check(): void;
 }
 
+/** What a coordinator's queue executor needs: the shared store's connection, schema and run. */
 export interface QueueExecutorOptions {
   connectionString: string;
   schema: string;
@@ -71,6 +72,7 @@ function capTimeout<T extends WorkTask>(t: T): T {
   return capped;
 }
 
+/** An executor that queues attempts for workers and reads their reports from the inbox. */
 export class QueueExecutor implements InstanceExecutor {
   readonly local = false;
   private readonly pending = new Map<string, Pending>();

@@ -23,6 +23,7 @@ export function storeInputsSql(schema: string): string {
     select r, h, b from unnest($1::text[], $2::text[], $3::text[]) as u(r, h, b) on conflict do nothing`;
 }
 
+/** An instance's input with the large shared outputs taken out, sent once per run instead of per job. */
 export interface SplitInput {
   /** The input with each shared output replaced by null (its key keeps its place). */
   input: InstanceInput;

@@ -5,14 +5,19 @@
 import type { Plan } from "../../plan/plan.js";
 import type { DecisionRecord, Usage } from "./decision-record.js";
 
+/** An instance's status in the event log and the projections. */
 export type InstanceStatus = "pending" | "running" | "passed" | "failed" | "not_taken" | "blocked";
+/** The statuses an instance ends in. */
 export type TerminalStatus = "passed" | "failed" | "not_taken" | "blocked";
+/** A run's status. */
 export type RunStatus = "running" | "passed" | "failed" | "stopped" | "cancelled";
 
+/** Whether an instance's status is final. */
 export function isTerminal(s: InstanceStatus): s is TerminalStatus {
   return s === "passed" || s === "failed" || s === "not_taken" || s === "blocked";
 }
 
+/** A run's settings as recorded at admission (and at each resume). */
 export interface Settings {
   concurrency: number;
   decision_concurrency: number;
@@ -20,6 +25,7 @@ export interface Settings {
   budget_usd?: number;
 }
 
+/** Where a run's pack snapshot is and what it came from, as run_admitted records it. */
 export interface SnapshotInfo {
   /** Absolute path of the copy inside the run folder ($SWITCHYARD_PACK). */
   dir: string;
@@ -103,6 +109,7 @@ export interface EventPayloads {
   pack_refreshed: { snapshot: SnapshotInfo; pack_digest: string };
 }
 
+/** What a rerun asked for: tasks, keys or the failed instances; whether downstream instances, decisions and the pack are redone too. */
 export interface RerunRequest {
   tasks: string[];
   keys: string[];
@@ -112,6 +119,7 @@ export interface RerunRequest {
   refresh_pack: boolean;
 }
 
+/** An instance's result before a rerun reset it, kept in the log so that `show` can list earlier results. */
 export interface ResetPrevious {
   status: InstanceStatus;
   attempts: number;
@@ -120,8 +128,10 @@ export interface ResetPrevious {
   label?: string;
 }
 
+/** The type of a recorded event. */
 export type EventType = keyof EventPayloads;
 
+/** Counts of a task's instances by status. */
 export interface FoldSummary {
   total: number;
   passed: number;

@@ -5,6 +5,7 @@ import type { Sql, Store } from "./store.js";
 import { decodeEvent, type FoldSummary, type RerunRequest, type StoredEvent } from "./events.js";
 import { sumUsage, type Usage } from "./decision-record.js";
 
+/** One instance as `show --json` prints it. */
 export interface ShownInstance {
   status: string;
   output: unknown;
@@ -18,6 +19,7 @@ export interface ShownInstance {
   usage?: Usage;
 }
 
+/** An instance's result from before a rerun reset it. */
 export interface EarlierResult {
   reset_at: string;
   reason: "rerun" | "downstream";
@@ -37,6 +39,7 @@ export interface ShownRerun extends RerunRequest {
   snapshot?: string;
 }
 
+/** One task as `show --json` prints it. */
 export interface ShownTask {
   kind: string;
   status: string;
@@ -53,6 +56,7 @@ export interface ShownTask {
   instances?: Record<string, ShownInstance>;
 }
 
+/** What `show --json` prints: the run, its tasks, their instances, usage and cost. */
 export interface ShowJson {
   run: string;
   status: string;
@@ -117,6 +121,7 @@ function rerunHistory(store: Store, run: string, only?: string) {
   return { reruns, earlier };
 }
 
+/** A run as `show --json` prints it (only one task's instances with `only`); undefined when there is no such run. */
 export function showRun(store: Store, run: string, only?: string): ShowJson | undefined {
   const r = store.run(run);
   if (!r) return undefined;

@@ -24,6 +24,7 @@ const DAMAGED: Record<string, string> = {
   SQLITE_NOTADB: "it is not an SQLite database (truncated or overwritten?)",
 };
 
+/** The store or the state folder failed (disk full, database gone): not a bug and not the run's fault; the run can be resumed. */
 export class StorageFault extends CodedError {
   /** The run that was executing, when there was one (for the advice to resume it). */
   run?: string;

@@ -8,10 +8,12 @@ import type { AgentRunnerConfig, PriceTable } from "../agent-runner-config.js";
 import type { Usage } from "../../store/index.js";
 import { PRESETS, type Preset } from "./presets.js";
 
+/** The preset a runner uses (generic when it names none). */
 export function presetOf(runner: AgentRunnerConfig): Preset {
   return PRESETS[runner.preset ?? "generic"];
 }
 
+/** How a preset launches one turn: the argv, whether the prompt goes on stdin, and where the tool's output is read from. */
 export interface Invocation {
   argv: string[];
   /** Whether the prompt goes to stdin (else stdin is /dev/null). */

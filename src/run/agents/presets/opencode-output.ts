@@ -12,6 +12,7 @@ import { jsonEventLines } from "./json-lines.js";
 
 const count = (x: unknown): number => (typeof x === "number" && Number.isFinite(x) && x >= 0 ? x : 0);
 
+/** Reads an opencode turn from its JSON-lines output: the reply, usage and cost, or the tool's error. */
 export function readOpencode({ stdout }: ToolOutput): TurnReading {
   const parsed = jsonEventLines(stdout);
   if (!parsed.ok) return parsed;

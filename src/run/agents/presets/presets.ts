@@ -36,7 +36,9 @@
 import type { Effort } from "../../../plan/plan.js";
 import { MORE_PRESET_NAMES, MORE_PRESETS, type MoreOutputFormat } from "./more-presets.js";
 
+/** Every agent preset a runner may name. */
 export const PRESET_NAMES = ["claude-code", "codex", "gemini", "aider", "generic", ...MORE_PRESET_NAMES] as const;
+/** One of PRESET_NAMES. */
 export type PresetName = (typeof PRESET_NAMES)[number];
 
 /**
@@ -64,6 +66,7 @@ export type PromptPassing =
   /** as a file: `FLAG PATH` at the end of the argv */
   | { via: "file"; flag: string };
 
+/** What switchyard knows of one agent CLI: how to launch a turn, set its effort and workspace, read its output, and which versions work. */
 export interface Preset {
   name: PresetName;
   /** The tool's name, for messages ("Claude Code"). */
@@ -92,6 +95,7 @@ const NO_EFFORT = { low: [], medium: [], high: [] } as const;
 // their output formats, so more-presets.ts importing it back would be an import cycle.
 const MORE: Readonly<Record<(typeof MORE_PRESET_NAMES)[number], Preset>> = MORE_PRESETS;
 
+/** Every preset, by name. */
 export const PRESETS: Readonly<Record<PresetName, Preset>> = {
   "claude-code": {
     name: "claude-code",

@@ -10,6 +10,7 @@ import { isPlainObject } from "../../values/index.js";
 import type { Usage } from "../../store/index.js";
 import { count, failedByTool, stderrErrorObject, toolError, type ToolOutput, type TurnReading } from "./tool-report.js";
 
+/** Reads a Qwen Code turn from its JSON output (and stderr, where it reports errors before a result). */
 export function readQwenCode({ stdout, stderr }: ToolOutput): TurnReading {
   const t = stdout.trim();
   if (t === "") {

@@ -217,6 +217,7 @@ function readAider({ stdout }: ToolOutput): TurnReading {
 
 export type { ToolError, ToolOutput, TurnReading, TurnReport } from "./tool-report.js";
 
+/** The reader of each tool output format, by format. */
 export const READERS: Readonly<Record<Exclude<OutputFormat, "switchyard">, (out: ToolOutput) => TurnReading>> = {
   "claude-json": readClaude,
   "codex-jsonl": readCodex,

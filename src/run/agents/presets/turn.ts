@@ -17,6 +17,7 @@ const MAX_STDOUT_BYTES = 32 * 1024 * 1024;
 /** How much of the end of the log is read as the tool's stderr. */
 const STDERR_TAIL_BYTES = 256 * 1024;
 
+/** A preset turn's result: the report, or an error coded as invalid output or a failed runner. */
 export type PresetTurn =
   | { ok: true; report: TurnReport }
   | { ok: false; code: "agent-output-invalid" | "agent-runner-failed"; error: string; usage?: Usage; toolError?: ToolError };

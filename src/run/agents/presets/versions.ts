@@ -40,6 +40,7 @@ export function readToolVersion(runner: AgentRunnerConfig, env: NodeJS.ProcessEn
   return { version: v.join(".") };
 }
 
+/** What checking a tool's version found: a version known not to work, or one outside the verified range. */
 export interface VersionCheck {
   problem?: string;
   warning?: string;
