@@ -25,6 +25,7 @@ import {
   type Receipt,
   type ResolvedQuestion,
   type Usage,
+  sumUsage,
 } from "../run/judge.js";
 import { nearestName } from "../lang/diagnostic.js";
 import { answerFor, resolveAnswer, type ResolvedAnswer } from "./answer.js";
@@ -288,13 +289,25 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
    * The host failed while answering for turned-on models that had failed: the element's error
    * keeps why each model could not answer (no receipt exists, since nothing was decided).
    */
-  function withModelReasons(err: unknown, reasons: Map<string, string>, modes: Map<string, JudgementMode>): unknown {
-    if (!(err instanceof DecisionFailure) || reasons.size === 0) return err;
+  function withModelReasons(
+    err: unknown,
+    reasons: Map<string, string>,
+    modes: Map<string, JudgementMode>,
+    other: PromiseSettledResult<Map<string, HostAnswer>>,
+  ): unknown {
+    if (!(err instanceof DecisionFailure)) return err;
+    // The host's other call of this element (host or fallback questions) was paid for as well.
+    const spent =
+      other.status === "fulfilled"
+        ? [...other.value.values()].reduce<Usage | undefined>((u, a) => sumUsage(u, a.usage ?? undefined), undefined)
+        : undefined;
+    if (reasons.size === 0 && !spent) return err;
     const why = [...reasons].map(([id, r]) => {
       const m = modes.get(id) as { provider?: string; model?: string } | undefined;
       return `question '${id}': ${m?.provider ?? "the model"}/${m?.model ?? "?"} failed first (${r})`;
     });
-    return new DecisionFailure(err.code, `${err.message}; the host was answering in place of the model: ${why.join("; ")}`);
+    const message = why.length > 0 ? `${err.message}; the host was answering in place of the model: ${why.join("; ")}` : err.message;
+    return new DecisionFailure(err.code, message, { usage: sumUsage(err.usage, spent) });
   }
 
   function record(
@@ -417,12 +430,14 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
         settled[0].reason,
         reasonsOf((id) => audited.has(id)),
         modes,
+        settled[1],
       );
     if (settled[1].status === "rejected")
       throw withModelReasons(
         settled[1].reason,
         reasonsOf((id) => !audited.has(id)),
         modes,
+        settled[0],
       );
     for (const s of shadowSettled) if (s.status === "fulfilled") for (const [id, o] of s.value) shadowOutcomes.set(id, o);
     const hostAnswers = (settled[0] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;

@@ -4,7 +4,7 @@
 
 import type { QuestionKind } from "../plan/plan.js";
 import type { GroupHooks } from "./process-groups.js";
-import { CodedError } from "../shared/coded-error.js";
+import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
 export interface ResolvedOption {
   value: string;
@@ -111,8 +111,17 @@ export type DecisionRecord = Record<string, QuestionDecision>;
 /**
  * Thrown by a Judge when an element's decision cannot be made (bad response after retries,
  * unparseable host reply, …). The message names what was wrong; it fails that element only.
+ * `usage` is what the host runner reported for the calls that led to the failure (a tool that
+ * worked, then failed, was paid for): the engine records it with the failed instance and charges
+ * it like a failed agent turn.
  */
-export class DecisionFailure extends CodedError {}
+export class DecisionFailure extends CodedError {
+  readonly usage?: Usage;
+  constructor(code: string, message: string, details: ErrorDetails & { usage?: Usage | undefined } = {}) {
+    super(code, message, details);
+    if (details.usage !== undefined) this.usage = details.usage;
+  }
+}
 
 export interface Judge {
   /** Answers every question of one route instance; rejects with DecisionFailure. */
