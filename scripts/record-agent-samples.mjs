@@ -36,7 +36,7 @@ const { values: opt } = parseArgs({
 });
 
 const dist = (p) => import(resolve("dist", p));
-const { invocation, runnerEnv } = await dist("src/run/agent-presets/invocation.js");
+const { invocation, runnerEnv } = await dist("src/run/agents/presets/invocation.js");
 const { FACTS } = await dist("test/agents-real/conformance.js");
 const { toolSetup } = await dist("test/agents-real/homes.js");
 const { installedClis } = await dist("test/agents-real/clis.js");

@@ -26,7 +26,7 @@ import {
   type ResolvedQuestion,
   type Usage,
   sumUsage,
-} from "../run/judge.js";
+} from "../run/kinds/index.js";
 import { nearestName } from "../lang/diagnostic.js";
 import { answerFor, resolveAnswer, type ResolvedAnswer } from "./answer.js";
 import { auditSampled } from "./audit.js";

@@ -16,8 +16,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SqliteStore } from "../../src/run/index.js";
-import { foldEvents } from "../../src/run/fold-events.js";
-import type { Usage } from "../../src/run/judge.js";
+import { foldEvents } from "../../src/run/engine/fold-events.js";
+import type { Usage } from "../../src/run/kinds/judge.js";
 import { startAnthropicServer } from "../support/anthropic-wire-server.js";
 import { startGeminiServer } from "../support/gemini-wire-server.js";
 import { startOpenAIChatServer } from "../support/openai-chat-server.js";
