@@ -189,12 +189,14 @@ async function askAll(
       settled[0].reason,
       reasonsOf((id) => audited.has(id)),
       modes,
+      settled[1],
     );
   if (settled[1].status === "rejected")
     throw withModelReasons(
       settled[1].reason,
       reasonsOf((id) => !audited.has(id)),
       modes,
+      settled[0],
     );
   for (const s of shadowSettled) if (s.status === "fulfilled") for (const [id, o] of s.value) shadowOutcomes.set(id, o);
   const hostAnswers = (settled[0] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;

@@ -109,7 +109,8 @@ export async function decideModelRoute(
     return { status: "passed", output: record };
   } catch (err) {
     if (c.cancelled()) return { status: "interrupted" };
-    if (err instanceof DecisionFailure) return failedOutcome(err.code, err.message);
+    // What the host spent before it failed is charged with the failed instance, as a failed turn's is.
+    if (err instanceof DecisionFailure) return failedOutcome(err.code, err.message, err.usage);
     return failedOutcome("decision-failed", errorText(err));
   }
 }

@@ -201,8 +201,12 @@ export function decodeEvent(run: string, r: StoredEvent): RunEvent {
 
 /**
  * What an event charges to the run's spend (R-6): the cost an agent or reviser reported with
- * an attempt (passed, failed, retried or interrupted) or a round. The one place spend is
- * counted: the engine (live budget), the fold (resume's budget) and the projection (`runs`).
+ * an attempt (passed, failed, retried or interrupted) or a round — a failed decision's attempt
+ * carries what its host runner spent — and what the host runner reported for a recorded
+ * decision's answers (an agent runner is charged whatever it answers, D-40). A decision
+ * provider's requests are not charged (R-6), nor a record reused after a rerun (charged when it was made). The one
+ * place spend is counted: the engine (live budget), the fold (resume's budget) and the
+ * projection (`runs`).
  */
 export function chargedUsd(e: RunEvent): number {
   switch (e.type) {
@@ -211,7 +215,16 @@ export function chargedUsd(e: RunEvent): number {
     case "instance_interrupted":
     case "revise_round":
       return e.payload.usage?.cost_usd ?? 0;
+    case "decision_recorded":
+      return e.payload.reused ? 0 : hostCostUsd(e.payload.record);
     default:
       return 0;
   }
+}
+
+/** The cost the host runner reported for a decision record's answers (each request counted once, on its first question). */
+function hostCostUsd(record: DecisionRecord): number {
+  let usd = 0;
+  for (const d of Object.values(record)) if (d.provider === "host") usd += d.usage?.cost_usd ?? 0;
+  return usd;
 }

@@ -113,7 +113,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     output: "claude-json",
     reportsCost: true,
     docs: "https://docs.anthropic.com/en/docs/claude-code/cli-reference",
-    versions: { verified: { oldest: "2.1.197", newest: "2.1.197" } },
+    versions: { verified: { oldest: "2.1.197", newest: "2.1.332" } },
   },
   codex: {
     name: "codex",
