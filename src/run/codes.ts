@@ -2,6 +2,7 @@
 // with or names its code, so a person can look up what it means and how to fix it.
 
 import type { CodeEntry } from "../lang/diagnostic.js";
+import { CASSETTE_CODES } from "./cassette/codes.js";
 export type { CodeEntry };
 
 export const RUN_CODES: CodeEntry[] = [
@@ -267,4 +268,5 @@ export const RUN_CODES: CodeEntry[] = [
     explain:
       "List runs with `switchyard runs`; a unique prefix of an id is enough. The state folder is --state-dir, else $SWITCHYARD_HOME, else the nearest `.switchyard/` in the working directory or a parent, else the per-user folder ($XDG_STATE_HOME/switchyard, else ~/.local/state/switchyard).",
   },
+  ...CASSETTE_CODES,
 ];
