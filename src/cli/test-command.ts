@@ -97,7 +97,8 @@ async function replay(pack: string, flags: TestFlags, state: string): Promise<vo
   const live = flags.allowLive ? wire({ config: flags.config, decide: flags.decide }, state, store) : undefined;
   try {
     const index = join(state, "cassette");
-    writeReplayIndex(index, cassette);
+    const overs = Object.fromEntries(plan.tasks.map((t) => [t.name, t.over]));
+    writeReplayIndex(index, cassette, overs);
     const agentRunners = replayRunners(plan, index, live);
     let repo;
     if (agentLeaves(plan).some((t) => t.kind === "agent" && t.agent.workspace === "worktree")) {
@@ -114,7 +115,7 @@ async function replay(pack: string, flags: TestFlags, state: string): Promise<vo
       run,
       resume: false,
       agentRunners,
-      judge: new CassetteJudge(index, (r) => store.runDir(r), live?.engineDeps.judge),
+      judge: new CassetteJudge(index, (r) => store.runDir(r), overs, live?.engineDeps.judge),
       secretEnv: live?.engineDeps.secretEnv ?? [],
       // A miss fails the same way every time: retries are not waited for.
       retryBaseMs: 1,

@@ -5,14 +5,13 @@
 // decision becomes one entry: the request's identity and what came back. Nothing is asked or run.
 
 import { existsSync, readFileSync } from "node:fs";
-import type { Plan, TaskPlan } from "../../plan/plan.js";
+import type { FieldRef, Plan, TaskPlan } from "../../plan/plan.js";
 import type { RunEvent } from "../events.js";
 import { foldEvents } from "../fold-events.js";
 import { buildInput, taskFold } from "../instance-input.js";
 import type { Usage } from "../judge.js";
 import type { InstanceInput } from "../kinds/context.js";
 import { routeRequest } from "../route-instance.js";
-import { stateJson } from "../shared-json.js";
 import type { Store } from "../store.js";
 import { TaskState, UNMAPPED, type Recorded } from "../task-state.js";
 import { renderPrompt } from "../template.js";
@@ -29,7 +28,7 @@ import {
   type CassetteEntry,
   type DecisionEntry,
 } from "./format.js";
-import { agentRequestOf, decisionRequestOf } from "./identity.js";
+import { agentRequestOf, decisionRequestOf, elementView } from "./identity.js";
 
 /** The fields the engine adds to an agent's output itself; a replayed turn leaves the rest. */
 const ENGINE_FIELDS = ["files", "files_changed", "patch"];
@@ -48,12 +47,12 @@ export function agentAnswer(output: unknown, usage: Usage | undefined): AgentAns
 
 /** The entry of one agent turn. */
 export function agentEntry(
-  where: { task: string; key: string | null; part?: string; runDir: string },
+  where: { task: string; key: string | null; part?: string; runDir: string; over: FieldRef | undefined },
   prompt: string,
   input: InstanceInput,
   answer: AgentAnswer,
 ): AgentEntry {
-  const r = agentRequestOf(prompt, input, where.runDir);
+  const r = agentRequestOf(prompt, elementView(input, where.key, where.over), where.runDir);
   return {
     kind: "agent",
     task: where.task,
@@ -159,7 +158,7 @@ export function cassetteFromRun(store: Store, run: string): Cassette {
             ? agentAnswer(inst.output, used.finished.get(id))
             : { status: "failed", error: inst.rec?.error ?? "failed", ...(inst.rec?.code ? { code: inst.rec.code } : {}) };
         if (inst.status === "failed" && used.finished.get(id)) answer.usage = used.finished.get(id);
-        entries.push(agentEntry({ task: ts.name, key, runDir }, promptOf(t, input, routes)!, input, answer));
+        entries.push(agentEntry({ task: ts.name, key, runDir, over: t.over }, promptOf(t, input, routes)!, input, answer));
       } else if (t.kind === "revise") {
         let feedback: unknown;
         for (const r of inst.rounds) {
@@ -167,7 +166,14 @@ export function cassetteFromRun(store: Store, run: string): Cassette {
           const usage = used.rounds.get(`${id}\0${r.round}`);
           const body = promptOf(t.revise.body, bodyInput, routes);
           if (body !== undefined)
-            entries.push(agentEntry({ task: ts.name, key, part: `r${r.round}-body`, runDir }, body, bodyInput, agentAnswer(r.body, usage)));
+            entries.push(
+              agentEntry(
+                { task: ts.name, key, part: `r${r.round}-body`, runDir, over: t.over },
+                body,
+                bodyInput,
+                agentAnswer(r.body, usage),
+              ),
+            );
           const reviewInput: InstanceInput = {
             ...(input.key !== undefined ? { key: input.key } : {}),
             inputs: { ...input.inputs, [t.revise.body.name]: r.body },
@@ -179,7 +185,7 @@ export function cassetteFromRun(store: Store, run: string): Cassette {
             // The round's usage is recorded summed; it is charged once, with the body's turn.
             entries.push(
               agentEntry(
-                { task: ts.name, key, part: `r${r.round}-review`, runDir },
+                { task: ts.name, key, part: `r${r.round}-review`, runDir, over: t.over },
                 review,
                 reviewInput,
                 agentAnswer(out, body === undefined ? usage : undefined),
@@ -190,7 +196,7 @@ export function cassetteFromRun(store: Store, run: string): Cassette {
         }
       } else if (t.kind === "route" && t.route.decide === "model" && inst.status === "passed" && isPlainObject(inst.output)) {
         const { questions, state } = routeRequest(ts, t.route, key, input, tasks);
-        const r = decisionRequestOf(questions, stateJson.input(state), runDir);
+        const r = decisionRequestOf(questions, elementView(state, key, t.over), runDir);
         const entry: DecisionEntry = {
           kind: "decision",
           task: ts.name,

@@ -5,13 +5,14 @@
 // failed with `cassette-miss`, so nothing outside is contacted.
 
 import { DecisionFailure, type DecisionRecord, type Judge, type JudgeRequest } from "../judge.js";
-import { decisionRequestOf } from "./identity.js";
+import { decisionRequestOf, elementView, type Overs } from "./identity.js";
 import { answerFor, decisionMiss, recordedFor, recordHit, recordMiss } from "./replay-index.js";
 
 export class CassetteJudge implements Judge {
   constructor(
     private readonly index: string,
     private readonly runDir: (run: string) => string,
+    private readonly overs: Overs,
     private readonly live?: Judge,
   ) {}
 
@@ -20,7 +21,7 @@ export class CassetteJudge implements Judge {
   }
 
   async judge(req: JudgeRequest): Promise<DecisionRecord> {
-    const r = decisionRequestOf(req.questions, req.state_text, this.runDir(req.run));
+    const r = decisionRequestOf(req.questions, elementView(req.state, req.key, this.overs[req.task]), this.runDir(req.run));
     const hit = answerFor(this.index, r.request);
     if (hit?.kind === "decision") {
       recordHit(this.index, "decision");

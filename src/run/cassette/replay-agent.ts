@@ -11,8 +11,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { AgentAnswer } from "./format.js";
-import { agentRequestOf } from "./identity.js";
-import { agentMiss, answerFor, recordedFor, recordHit, recordMiss } from "./replay-index.js";
+import { agentRequestOf, elementView } from "./identity.js";
+import { agentMiss, answerFor, oversOf, recordedFor, recordHit, recordMiss } from "./replay-index.js";
 import { runDirOfWorkspace } from "./run-paths.js";
 
 /** Exit status of a miss with no live runner: the engine records the turn failed. */
@@ -80,7 +80,7 @@ function main(): number {
   const key = typeof input.key === "string" ? input.key : null;
   const part = /-(r\d+-(?:body|review))$/.exec(basename(workspace))?.[1];
   const runDir = runDirOfWorkspace(workspace, run) ?? join(workspace, "..");
-  const req = agentRequestOf(prompt, input, runDir);
+  const req = agentRequestOf(prompt, elementView(input, key, oversOf(index)[task]), runDir);
   const hit = answerFor(index, req.request);
   if (hit?.kind === "agent") {
     recordHit(index, "agent");

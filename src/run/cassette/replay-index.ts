@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, write
 import { join } from "node:path";
 import type { Cassette, CassetteEntry, QuestionIdentity } from "./format.js";
 import { elementId } from "./format.js";
-import { sha256 } from "./identity.js";
+import { sha256, type Overs } from "./identity.js";
 import { shortDiff } from "./text-diff.js";
 
 /** Why a request had no answer in the cassette. */
@@ -27,8 +27,9 @@ export interface Miss {
 
 const fileName = (id: string) => `${sha256(id).slice("sha256:".length)}.json`;
 
-export function writeReplayIndex(dir: string, cassette: Cassette): void {
+export function writeReplayIndex(dir: string, cassette: Cassette, overs: Overs): void {
   mkdirSync(join(dir, "requests"), { recursive: true });
+  writeFileSync(join(dir, "overs.json"), JSON.stringify(overs));
   mkdirSync(join(dir, "elements"), { recursive: true });
   mkdirSync(join(dir, "misses"), { recursive: true });
   for (const e of cassette.entries) {
@@ -44,6 +45,10 @@ function readEntry(file: string): CassetteEntry | undefined {
   } catch {
     return undefined;
   }
+}
+
+export function oversOf(dir: string): Overs {
+  return JSON.parse(readFileSync(join(dir, "overs.json"), "utf8")) as Overs;
 }
 
 export function answerFor(dir: string, request: string): CassetteEntry | undefined {
