@@ -234,3 +234,13 @@ test("a cassette that is not one: FILE:LINE:COL: error[CODE] and exit 2; --updat
   assert.equal(u.code, 2);
   assert.match(u.err, /--update writes the answers of the misses, which only --allow-live asks for/);
 });
+
+test("the example pack ships a cassette that answers every request of its playbook, offline", async () => {
+  const r = await sy(["test", resolve("examples/cve-triage"), "--cassette", resolve("examples/cve-triage/cassette.jsonl")]);
+  assert.equal(
+    r.code,
+    0,
+    `examples/cve-triage/cassette.jsonl is stale: write it again from a run of the example (docs/testing-playbooks.md)\n${r.out}\n${r.err}`,
+  );
+  assert.match(r.out, / 0 misses; the run passed\n/);
+});
