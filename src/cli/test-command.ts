@@ -13,7 +13,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compilePath, loadEvaluator } from "../plan/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
-import { admitRun, RunEngine, SqliteStore, type Store } from "../run/index.js";
+import { admitRun, RunEngine, SqliteStore, type InstanceRow, type Store } from "../run/index.js";
 import type { AgentRunnerConfig } from "../run/agent-runner-config.js";
 import { probeRepository } from "../run/worktree.js";
 import { CASSETTE_FORMAT, CASSETTE_VERSION, cassetteText, readCassette, type Cassette } from "../run/cassette/format.js";
@@ -25,6 +25,7 @@ import { wire, type Wiring } from "./run-wiring.js";
 import { reportingCassetteErrors } from "./cassette-errors.js";
 import { cassetteSummary } from "./cassette.js";
 import { junitXml, missLines } from "./junit.js";
+import { compareExpectations, readExpectations, writeExpectations } from "./expectations.js";
 
 const REPLAY_AGENT = fileURLToPath(new URL("../run/cassette/replay-agent.js", import.meta.url));
 
@@ -32,6 +33,7 @@ interface TestFlags {
   cassette: string;
   config?: string;
   junit?: string;
+  expect?: string;
   update?: boolean;
   allowLive?: boolean;
   playbook?: string;
@@ -131,17 +133,34 @@ async function replay(pack: string, flags: TestFlags, state: string): Promise<vo
       if (outcome.status !== "passed" && !misses.length)
         process.stdout.write(annotation("switchyard test", `the replayed run ${outcome.status}`));
     }
-    if (flags.update) {
+    const unmet = expectations(flags, store.instances(run));
+    if (flags.update && flags.allowLive) {
       const updated = cassetteFromRun(store, run);
       const text = cassetteText(updated);
       writeFileSync(flags.cassette, text);
       process.stdout.write(`updated ${flags.cassette}: ${cassetteSummary(updated, Buffer.byteLength(text))}\n`);
     }
-    if (outcome.status !== "passed" || (misses.length > 0 && !flags.allowLive)) setExitCode(EXIT_FAILED);
+    if (outcome.status !== "passed" || unmet > 0 || (misses.length > 0 && !flags.allowLive)) setExitCode(EXIT_FAILED);
   } finally {
     await live?.close();
     store.close();
   }
+}
+
+/** --expect: writes the file from the run (--update) or compares; returns how many expectations failed. */
+function expectations(flags: TestFlags, instances: InstanceRow[]): number {
+  if (flags.expect === undefined) return 0;
+  if (flags.update) {
+    writeExpectations(flags.expect, instances);
+    process.stdout.write(`updated ${flags.expect}\n`);
+    return 0;
+  }
+  const unmet = compareExpectations(readExpectations(flags.expect), instances);
+  if (unmet.length)
+    process.stdout.write(
+      `${unmet.length} expectation${unmet.length === 1 ? "" : "s"} of ${flags.expect} not met:\n${unmet.map((l) => `  ${l}\n`).join("")}`,
+    );
+  return unmet.length;
 }
 
 function report(
@@ -174,8 +193,9 @@ export function register(program: Command): void {
     .option("--playbook <name>", "which playbook of a pack with several")
     .option("--config <file>", "the machine config, for --allow-live (default: as for `switchyard run`)")
     .option("--junit <file>", "write a JUnit XML report: one test case per element")
+    .option("--expect <file>", "check the run against a TOML file of expected counts per task, label and element")
     .option("--allow-live", "run or ask what the cassette does not hold, for real")
-    .option("--update", "with --allow-live: write the cassette again from this run")
+    .option("--update", "write the --expect file from this run; with --allow-live, also the cassette")
     .option("--repo <path>", "the git repository of worktree agents (default: the one containing the working directory)")
     .option("--state-dir <dir>", "keep the test run's records in this state folder (default: a temporary folder, removed)")
     .option(
@@ -193,9 +213,9 @@ export function register(program: Command): void {
       ]),
     )
     .action(async (pack: string, flags: TestFlags) => {
-      if (flags.update && !flags.allowLive)
-        throw new UsageError("usage", "--update writes the answers of the misses, which only --allow-live asks for", {
-          hint: "add --allow-live (it runs and asks the misses for real)",
+      if (flags.update && !flags.allowLive && flags.expect === undefined)
+        throw new UsageError("usage", "--update writes the answers of the misses, which only --allow-live asks for, or the --expect file", {
+          hint: "add --allow-live (it runs and asks the misses for real), or --expect FILE",
         });
       const state = flags.stateDir !== undefined ? resolve(flags.stateDir) : mkdtempSync(join(tmpdir(), "switchyard-test-"));
       try {

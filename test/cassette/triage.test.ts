@@ -232,7 +232,7 @@ test("a cassette that is not one: FILE:LINE:COL: error[CODE] and exit 2; --updat
   );
   const u = await sy(["test", pack, "--cassette", cassette, "--update"]);
   assert.equal(u.code, 2);
-  assert.match(u.err, /--update writes the answers of the misses, which only --allow-live asks for/);
+  assert.match(u.err, /--update writes the answers of the misses, which only --allow-live asks for, or the --expect file/);
 });
 
 test("the example pack ships a cassette that answers every request of its playbook, offline", async () => {
@@ -243,4 +243,43 @@ test("the example pack ships a cassette that answers every request of its playbo
     `examples/cve-triage/cassette.jsonl is stale: write it again from a run of the example (docs/testing-playbooks.md)\n${r.out}\n${r.err}`,
   );
   assert.match(r.out, / 0 misses; the run passed\n/);
+});
+
+test("--expect: --update writes the counts by status and label; a changed count or element is printed and fails", async () => {
+  const expect = join(dir, "expect.toml");
+  const w = await sy(["test", pack, "--cassette", cassette, "--expect", expect, "--update"]);
+  assert.equal(w.code, 0, `${w.out}\n${w.err}`);
+  // gate's counts, by hand from the recorded run's records.
+  const gate = Object.entries(recorded.tasks.gate!.instances!) as [string, Inst & { label?: string }][];
+  const passed = gate.filter(([, i]) => i.status === "passed");
+  const labels: Record<string, number> = {};
+  for (const [, i] of passed) {
+    const l = `depth=${(i.output as { depth: { label: string } }).depth.label}`;
+    labels[l] = (labels[l] ?? 0) + 1;
+  }
+  const written = readFileSync(expect, "utf8");
+  const gateTable = written.slice(written.indexOf("[tasks.gate]\n"), written.indexOf("[tasks.judge]"));
+  const labelLines = Object.keys(labels)
+    .sort()
+    .map((l) => `"${l}" = ${labels[l]}\n`)
+    .join("");
+  const notTaken = gate.length - passed.length;
+  assert.ok(
+    gateTable.startsWith(
+      `[tasks.gate]\n${notTaken ? `not_taken = ${notTaken}\n` : ""}passed = ${passed.length}\n\n[tasks.gate.labels]\n${labelLines}`,
+    ),
+    gateTable,
+  );
+
+  const [k1, d1] = passed[0]!;
+  const actual = `passed:depth=${(d1.output as { depth: { label: string } }).depth.label}`;
+  writeFileSync(expect, `[tasks.gate]\npassed = ${passed.length + 1}\n\n[tasks.gate.elements]\n"${k1}" = "not_taken:settled"\n`);
+  const r = await sy(["test", pack, "--cassette", cassette, "--expect", expect]);
+  assert.equal(r.code, 1, `${r.out}\n${r.err}`);
+  assert.ok(
+    r.out.includes(
+      `2 expectations of ${expect} not met:\n  gate: passed ${passed.length + 1}, the run had ${passed.length}\n  gate[${k1}]: expected not_taken:settled, the run had ${actual}\n`,
+    ),
+    r.out,
+  );
 });
