@@ -1,7 +1,7 @@
 // A cassette that cannot be read, as a person reads it: `FILE:LINE:COL: error[CODE]: message`
 // and a help line; the command exits 2 (it was pointed at the wrong file).
 
-import { CassetteError } from "../run/cassette/format.js";
+import { CassetteError } from "../run/cassette/index.js";
 import { EXIT_USAGE, setExitCode } from "./common.js";
 import { forPeople } from "./words.js";
 

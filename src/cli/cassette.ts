@@ -3,8 +3,7 @@
 
 import type { Command } from "commander";
 import { writeFileSync } from "node:fs";
-import { cassetteFromRun } from "../run/cassette/from-run.js";
-import { cassetteText, type Cassette } from "../run/cassette/format.js";
+import { cassetteFromRun, cassetteText, type Cassette } from "../run/cassette/index.js";
 import { examples } from "./common.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";

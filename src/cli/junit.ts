@@ -4,7 +4,7 @@
 // change to it in CI means a change in what happened.
 
 import type { InstanceRow, TaskRow } from "../run/index.js";
-import type { Miss } from "../run/cassette/replay-index.js";
+import type { Miss } from "../run/cassette/index.js";
 
 const escape = (s: string): string =>
   s

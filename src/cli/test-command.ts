@@ -14,12 +14,21 @@ import { fileURLToPath } from "node:url";
 import { compilePath, loadEvaluator } from "../plan/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { admitRun, RunEngine, SqliteStore, type InstanceRow, type Store } from "../run/index.js";
-import type { AgentRunnerConfig } from "../run/agent-runner-config.js";
-import { probeRepository } from "../run/worktree.js";
-import { CASSETTE_FORMAT, CASSETTE_VERSION, cassetteText, readCassette, type Cassette } from "../run/cassette/format.js";
-import { cassetteFromRun } from "../run/cassette/from-run.js";
-import { CassetteJudge } from "../run/cassette/judge.js";
-import { countHits, readMisses, writeReplayIndex, type Miss } from "../run/cassette/replay-index.js";
+import { probeRepository, type AgentRunnerConfig } from "../run/agents/index.js";
+import {
+  CASSETTE_FORMAT,
+  CASSETTE_VERSION,
+  cassetteFromRun,
+  CassetteJudge,
+  cassetteText,
+  countHits,
+  readCassette,
+  readMisses,
+  REPLAY_AGENT_PROGRAM,
+  writeReplayIndex,
+  type Cassette,
+  type Miss,
+} from "../run/cassette/index.js";
 import { compileFailureExit, EXIT_FAILED, examples, printDiagnostics, setExitCode, UsageError } from "./common.js";
 import { wire, type Wiring } from "./run-wiring.js";
 import { reportingCassetteErrors } from "./cassette-errors.js";
@@ -27,7 +36,7 @@ import { cassetteSummary } from "./cassette.js";
 import { junitXml, missLines } from "./junit.js";
 import { compareExpectations, readExpectations, writeExpectations } from "./expectations.js";
 
-const REPLAY_AGENT = fileURLToPath(new URL("../run/cassette/replay-agent.js", import.meta.url));
+const REPLAY_AGENT = fileURLToPath(REPLAY_AGENT_PROGRAM);
 
 interface TestFlags {
   cassette: string;

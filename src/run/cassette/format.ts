@@ -5,9 +5,9 @@
 // git. docs/testing-playbooks.md describes every field.
 
 import { readFileSync } from "node:fs";
-import type { DecisionRecord, Usage } from "../judge.js";
+import type { DecisionRecord, Usage } from "../kinds/index.js";
 import { CodedError } from "../../shared/coded-error.js";
-import { isPlainObject } from "../values.js";
+import { isPlainObject } from "../values/index.js";
 
 export const CASSETTE_FORMAT = "switchyard-cassette";
 export const CASSETTE_VERSION = 1;

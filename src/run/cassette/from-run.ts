@@ -6,17 +6,10 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import type { FieldRef, Plan, TaskPlan } from "../../plan/plan.js";
-import type { RunEvent } from "../events.js";
-import { foldEvents } from "../fold-events.js";
-import { buildInput, taskFold } from "../instance-input.js";
-import type { Usage } from "../judge.js";
-import type { InstanceInput } from "../kinds/context.js";
-import { routeRequest } from "../route-instance.js";
-import type { Store } from "../store.js";
-import { TaskState, UNMAPPED, type Recorded } from "../task-state.js";
-import { renderPrompt } from "../template.js";
-import { isPlainObject } from "../values.js";
-import { keyDirName } from "../keys.js";
+import { buildInput, foldEvents, keyDirName, routeRequest, taskFold, TaskState, UNMAPPED, type Recorded } from "../engine/index.js";
+import { renderPrompt, type InstanceInput, type Usage } from "../kinds/index.js";
+import type { RunEvent, Store } from "../store/index.js";
+import { isPlainObject } from "../values/index.js";
 import { join } from "node:path";
 import {
   CASSETTE_FORMAT,

@@ -4,9 +4,9 @@
 // or a folder never enters it.
 
 import { createHash } from "node:crypto";
-import type { ResolvedQuestion } from "../judge.js";
+import type { ResolvedQuestion } from "../kinds/index.js";
 import type { FieldRef } from "../../plan/plan.js";
-import { isPlainObject, stableStringify } from "../values.js";
+import { isPlainObject, stableStringify } from "../values/index.js";
 import type { QuestionIdentity } from "./format.js";
 import { withoutRunPaths } from "./run-paths.js";
 

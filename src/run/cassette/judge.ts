@@ -4,7 +4,7 @@
 // recorded with why, then asked of the live decision layer when one is given (--allow-live), else
 // failed with `cassette-miss`, so nothing outside is contacted.
 
-import { DecisionFailure, type DecisionRecord, type Judge, type JudgeRequest } from "../judge.js";
+import { DecisionFailure, type DecisionRecord, type Judge, type JudgeRequest } from "../kinds/index.js";
 import { decisionRequestOf, elementView, type Overs } from "./identity.js";
 import { answerFor, decisionMiss, recordedFor, recordHit, recordMiss } from "./replay-index.js";
 
