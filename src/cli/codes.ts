@@ -4,6 +4,7 @@
 import { LANG_CODES } from "../lang/codes.js";
 import { PLAN_CODES } from "../plan/codes.js";
 import { RUN_CODES } from "../run/engine/index.js";
+import { CASSETTE_CODES } from "../run/cassette/index.js";
 import { DECIDE_CODES } from "../decide/codes.js";
 import { LAB_CODES } from "../lab/codes.js";
 import { UI_CODES } from "../ui/codes.js";
@@ -20,7 +21,7 @@ export interface CatalogSection {
 export const CATALOG: readonly CatalogSection[] = [
   { title: "The language", layer: "lang", entries: LANG_CODES },
   { title: "Playbooks and compilation", layer: "plan", entries: PLAN_CODES },
-  { title: "Runs", layer: "run", entries: RUN_CODES },
+  { title: "Runs", layer: "run", entries: [...RUN_CODES, ...CASSETTE_CODES] },
   { title: "Decisions and the machine config", layer: "decide", entries: DECIDE_CODES },
   { title: "The lab", layer: "lab", entries: LAB_CODES },
   { title: "The web view", layer: "ui", entries: UI_CODES },
