@@ -123,6 +123,57 @@ function reviewOutput(dir: string, round: { verdict: string; feedback?: unknown 
   return { verdict: round.verdict, ...(round.feedback !== undefined ? { feedback: round.feedback } : {}) };
 }
 
+/** What one revise instance's rounds need to become cassette entries. */
+interface ReviseSource {
+  ts: TaskState;
+  t: Extract<TaskPlan, { kind: "revise" }>;
+  key: string | null;
+  /** The instance's id in the usage maps: task and element key, NUL-separated. */
+  id: string;
+  input: InstanceInput;
+  inst: NonNullable<ReturnType<TaskState["inst"]["get"]>>;
+  runDir: string;
+  routes: ReadonlySet<string>;
+  used: ReturnType<typeof usages>;
+  /** The instance's last attempt folder, where each round's review output was kept. */
+  attemptDir: string;
+}
+
+/** A revise instance's turns: per round, the body (with the previous round's feedback) and the reviewer. */
+function reviseEntries({ ts, t, key, id, input, inst, runDir, routes, used, attemptDir }: ReviseSource): CassetteEntry[] {
+  const entries: CassetteEntry[] = [];
+  let feedback: unknown;
+  for (const r of inst.rounds) {
+    const bodyInput: InstanceInput = r.round > 1 ? { ...input, feedback: feedback ?? null, round: r.round } : input;
+    const usage = used.rounds.get(`${id}\0${r.round}`);
+    const body = promptOf(t.revise.body, bodyInput, routes);
+    if (body !== undefined)
+      entries.push(
+        agentEntry({ task: ts.name, key, part: `r${r.round}-body`, runDir, over: t.over }, body, bodyInput, agentAnswer(r.body, usage)),
+      );
+    const reviewInput: InstanceInput = {
+      ...(input.key !== undefined ? { key: input.key } : {}),
+      inputs: { ...input.inputs, [t.revise.body.name]: r.body },
+      round: r.round,
+    };
+    const review = promptOf(t.revise.reviewer, reviewInput, routes);
+    if (review !== undefined) {
+      const out = reviewOutput(`${attemptDir}-r${r.round}-review`, r);
+      // The round's usage is recorded summed; it is charged once, with the body's turn.
+      entries.push(
+        agentEntry(
+          { task: ts.name, key, part: `r${r.round}-review`, runDir, over: t.over },
+          review,
+          reviewInput,
+          agentAnswer(out, body === undefined ? usage : undefined),
+        ),
+      );
+    }
+    feedback = r.feedback;
+  }
+  return entries;
+}
+
 /** Every agent turn and model decision of a recorded run, as cassette entries. */
 export function cassetteFromRun(store: Store, run: string): Cassette {
   const runDir = store.runDir(run);
@@ -153,40 +204,9 @@ export function cassetteFromRun(store: Store, run: string): Cassette {
         if (inst.status === "failed" && used.finished.get(id)) answer.usage = used.finished.get(id);
         entries.push(agentEntry({ task: ts.name, key, runDir, over: t.over }, promptOf(t, input, routes)!, input, answer));
       } else if (t.kind === "revise") {
-        let feedback: unknown;
-        for (const r of inst.rounds) {
-          const bodyInput: InstanceInput = r.round > 1 ? { ...input, feedback: feedback ?? null, round: r.round } : input;
-          const usage = used.rounds.get(`${id}\0${r.round}`);
-          const body = promptOf(t.revise.body, bodyInput, routes);
-          if (body !== undefined)
-            entries.push(
-              agentEntry(
-                { task: ts.name, key, part: `r${r.round}-body`, runDir, over: t.over },
-                body,
-                bodyInput,
-                agentAnswer(r.body, usage),
-              ),
-            );
-          const reviewInput: InstanceInput = {
-            ...(input.key !== undefined ? { key: input.key } : {}),
-            inputs: { ...input.inputs, [t.revise.body.name]: r.body },
-            round: r.round,
-          };
-          const review = promptOf(t.revise.reviewer, reviewInput, routes);
-          if (review !== undefined) {
-            const out = reviewOutput(`${attemptDir(ts.name, key, inst.attempts)}-r${r.round}-review`, r);
-            // The round's usage is recorded summed; it is charged once, with the body's turn.
-            entries.push(
-              agentEntry(
-                { task: ts.name, key, part: `r${r.round}-review`, runDir, over: t.over },
-                review,
-                reviewInput,
-                agentAnswer(out, body === undefined ? usage : undefined),
-              ),
-            );
-          }
-          feedback = r.feedback;
-        }
+        entries.push(
+          ...reviseEntries({ ts, t, key, id, input, inst, runDir, routes, used, attemptDir: attemptDir(ts.name, key, inst.attempts) }),
+        );
       } else if (t.kind === "route" && t.route.decide === "model" && inst.status === "passed" && isPlainObject(inst.output)) {
         const { questions, state } = routeRequest(ts, t.route, key, input, tasks);
         const r = decisionRequestOf(questions, elementView(state, key, t.over), runDir);
