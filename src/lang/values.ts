@@ -7,6 +7,7 @@ import type { FuncInfo } from "./ast.js";
 import { formatFloat } from "./numfmt.js";
 import { randomUUID } from "node:crypto";
 import { CodedError } from "../shared/coded-error.js";
+import { itemAt } from "../shared/checked-index.js";
 
 export type Value =
   null | boolean | bigint | number | string | StarList | Tuple | Dict | StarSet | StarFunction | Builtin | Struct | RangeValue | HostObject;
@@ -567,7 +568,7 @@ export function equals(a: Value, b: Value): boolean {
 
 function seqEquals(a: readonly Value[], b: readonly Value[]): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i])) return false;
+  for (let i = 0; i < a.length; i++) if (!equals(itemAt(a, i), itemAt(b, i))) return false;
   return true;
 }
 
@@ -616,7 +617,9 @@ export function compare(a: Value, b: Value): number {
 function seqCompare(a: readonly Value[], b: readonly Value[]): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    if (!equals(a[i], b[i])) return compare(a[i], b[i]);
+    const x = itemAt(a, i);
+    const y = itemAt(b, i);
+    if (!equals(x, y)) return compare(x, y);
   }
   return a.length - b.length;
 }
@@ -775,14 +778,22 @@ export function fromJSON(x: unknown): Value {
 // ---------------------------------------------------------------------------------------------
 // Argument unpacking for built-ins
 
+/**
+ * The values of a built-in's parameters by name: a required name (no "?") is always present once
+ * unpackArgs has returned, an optional one ("name?") may be absent.
+ */
+export type ArgValues<P extends readonly string[]> = { [K in P[number] as K extends `${string}?` ? never : K]: Value } & {
+  [K in P[number] as K extends `${infer N}?` ? N : never]?: Value;
+};
+
 /** Strict argument unpacking: see /tmp/lang-api.md. params: names in order, suffix "?" = optional. */
-export function unpackArgs(
+export function unpackArgs<const P extends readonly string[]>(
   call: CallContext,
   fnName: string,
-  args: Value[],
-  kwargs: Array<[string, Value]>,
-  params: string[],
-): { values: Record<string, Value>; positions: Record<string, Position> } {
+  args: readonly Value[],
+  kwargs: ReadonlyArray<readonly [string, Value]>,
+  params: P,
+): { values: ArgValues<P>; positions: Record<string, Position> } {
   const values: Record<string, Value> = {};
   const positions: Record<string, Position> = {};
   const n = params.length;
@@ -798,17 +809,15 @@ export function unpackArgs(
       },
     );
   }
-  for (let i = 0; i < args.length; i++) {
-    const name = paramName(params[i]);
-    values[name] = args[i];
+  for (const [i, v] of args.entries()) {
+    const name = paramName(params[i] ?? "");
+    values[name] = v;
     positions[name] = call.argPositions[i] ?? call.pos;
   }
-  for (let k = 0; k < kwargs.length; k++) {
-    const [key, v] = kwargs[k];
+  for (const [key, v] of kwargs) {
     const kpos = call.kwargPositions[key] ?? call.pos;
     let found = false;
-    for (let i = 0; i < n; i++) {
-      const p = params[i];
+    for (const p of params) {
       if (p === key || (p.length === key.length + 1 && p.charCodeAt(key.length) === 63 && p.startsWith(key))) {
         found = true;
         break;
@@ -831,19 +840,20 @@ export function unpackArgs(
     values[key] = v;
     positions[key] = kpos;
   }
-  for (let i = args.length; i < n; i++) {
-    const p = params[i];
+  for (const p of params.slice(args.length)) {
     if (p.charCodeAt(p.length - 1) !== 63 && !(p in values)) {
       throw new StarError("missing-argument", `${fnName}() missing required argument '${p}'`, { pos: call.pos });
     }
   }
-  return { values, positions };
+  // The loop above checked every required name is present: the one place that promise is made.
+  return { values: values as ArgValues<P>, positions };
 }
 
 /** For built-ins whose arguments are positional only (range, zip, the set methods taking *others). */
 export function rejectKwargs(call: CallContext, fnName: string, kwargs: Array<[string, Value]>): void {
-  if (kwargs.length === 0) return;
-  const [key] = kwargs[0];
+  const first = kwargs[0];
+  if (first === undefined) return;
+  const [key] = first;
   throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; its arguments are positional only`, {
     pos: call.kwargPositions[key] ?? call.pos,
     hint: `pass the value without '${key} ='`,
@@ -854,6 +864,6 @@ function paramName(p: string): string {
   return p.charCodeAt(p.length - 1) === 63 ? p.slice(0, -1) : p;
 }
 
-function paramNames(params: string[]): string[] {
+function paramNames(params: readonly string[]): string[] {
   return params.map(paramName);
 }

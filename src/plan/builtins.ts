@@ -60,7 +60,7 @@ function readCommon(r: Reader, t: DeclTask): void {
     r.broken.add("name");
   }
   if (r.has("depends_on")) {
-    const v = r.a.values.depends_on;
+    const v = r.value("depends_on");
     const items = listItems(v);
     if (!items) r.wrong("depends_on", "a list of tasks", v);
     else {
@@ -78,7 +78,7 @@ function readCommon(r: Reader, t: DeclTask): void {
   const fan = r.rawInt("max_fanout");
   if (fan !== undefined) t.max_fanout = { value: fan, pos: r.pos("max_fanout") };
   if (r.has("keyed")) {
-    const v = r.a.values.keyed;
+    const v = r.value("keyed");
     const items = listItems(v);
     if (!items)
       r.wrong("keyed", "a list of field references", v, v instanceof FieldRefValue ? "write keyed = [producer.field]" : undefined);
@@ -118,7 +118,7 @@ function readCommon(r: Reader, t: DeclTask): void {
   t.timeout_seconds = r.duration("timeout", 1800);
   t.retries = r.int("retries", 0, 0, 100);
   if (r.has("emits")) {
-    const v = r.a.values.emits;
+    const v = r.value("emits");
     t.emitsPos = r.pos("emits");
     if (!(v instanceof Dict)) r.wrong("emits", 'a dict of field name → type ("string", "number", "bool", "list", "object", "any")', v);
     else {
@@ -209,7 +209,7 @@ const agentImpl: Impl = (_ctx, r, t) => {
 const routeImpl: Impl = (ctx, r, t) => {
   const questions: DeclQuestion[] = [];
   if (r.has("questions")) {
-    const v = r.a.values.questions;
+    const v = r.value("questions");
     if (!(v instanceof Dict)) r.wrong("questions", "a dict of question name → choice(...) / noul(...) / score(...)", v);
     else {
       for (const [k, x] of v.entries()) {
@@ -248,7 +248,7 @@ const routeImpl: Impl = (ctx, r, t) => {
 
 const evaluateImpl: Impl = (ctx, r, t) => {
   if (!r.has("fn")) return;
-  const fn = r.a.values.fn;
+  const fn = r.value("fn");
   if (!(fn instanceof StarFunction)) {
     r.wrong("fn", "a function defined with def", fn);
     return;
@@ -269,7 +269,7 @@ const evaluateImpl: Impl = (ctx, r, t) => {
 const reviseImpl: Impl = (ctx, r, t) => {
   const take = (name: "body" | "reviewer"): DeclTask | undefined => {
     if (!r.has(name)) return undefined;
-    const v = r.a.values[name];
+    const v = r.value(name);
     if (!(v instanceof TaskValue))
       return r.wrong(name, "a task declared inline (agent(...), command(...)" + (name === "reviewer" ? " or evaluate(...))" : ")"), v);
     if (v.decl.inlineIn) {
@@ -345,7 +345,7 @@ function questionBuiltin(
 }
 
 function readLabelDict(r: Reader, name: string, q: Omit<DeclQuestion, "name">): void {
-  const v = r.a.values[name];
+  const v = r.value(name);
   if (!(v instanceof Dict)) {
     r.wrong(name, "a dict of label → description", v);
     return;
@@ -433,7 +433,7 @@ export function playbookBuiltins(ctx: CompileContext): Record<string, Value> {
     revise: taskBuiltin(ctx, "revise", ["body", "reviewer", "max_rounds?"], reviseImpl),
     choice: questionBuiltin(ctx, "choice", ["options"], (r, q) => {
       if (!r.has("options")) return;
-      const v = r.a.values.options;
+      const v = r.value("options");
       if (v instanceof FieldRefValue) {
         const ref = r.ref("options", v);
         if (ref) q.dynamic = ref;

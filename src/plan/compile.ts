@@ -99,7 +99,8 @@ export function compilePlaybook(
   // A failed load is reported once, where the problem is; the loading file goes on with stand-ins
   // for the module's names, so the rest of the playbook is still checked.
   const failed = (rel: string): LoadResult => {
-    if (loading.length > 0) tainted.add(loading[loading.length - 1]);
+    const loader = loading.at(-1);
+    if (loader !== undefined) tainted.add(loader);
     ctx.unknownValues = true;
     // A helper called with tasks (or with a playbook function, which sees every task) may declare
     // tasks gated on them.
