@@ -11,6 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { DiagnosticError, errorAt, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
 import { isPlainObject, parseDurationMs } from "../shared/primitives.js";
+import { itemAt } from "../shared/checked-index.js";
 import type { AgentRunnerConfig, PriceTable } from "../run/agent-runner-config.js";
 import { PRESET_NAMES, PRESETS, type PresetName } from "../run/agent-presets/presets.js";
 import { presetArgsAnyEffort } from "../run/agent-presets/invocation.js";
@@ -194,7 +195,7 @@ class Validator {
   }
 
   private table(parent: Table, path: readonly string[]): Table | undefined {
-    const value = parent[path[path.length - 1]];
+    const value = parent[itemAt(path, path.length - 1)];
     if (value === undefined) return undefined;
     if (!isTable(value)) {
       this.wrongType(path, value, "a table");
@@ -204,7 +205,7 @@ class Validator {
   }
 
   private string(parent: Table, path: readonly string[]): string | undefined {
-    const value = parent[path[path.length - 1]];
+    const value = parent[itemAt(path, path.length - 1)];
     if (value === undefined) return undefined;
     if (typeof value !== "string") {
       this.wrongType(path, value, "a string");
@@ -214,7 +215,7 @@ class Validator {
   }
 
   private strings(parent: Table, path: readonly string[]): string[] | undefined {
-    const value = parent[path[path.length - 1]];
+    const value = parent[itemAt(path, path.length - 1)];
     if (value === undefined) return undefined;
     if (!Array.isArray(value) || value.some((x) => typeof x !== "string")) {
       const bad = Array.isArray(value) ? value.find((x) => typeof x !== "string") : value;
@@ -285,7 +286,7 @@ class Validator {
         'the argv of the agent runner, e.g. command = ["my-agent", "--print"], or a preset = "claude-code" | "codex" | "gemini" | "aider"',
       );
     const command = this.strings(body, [...path, "command"]);
-    if (command !== undefined && (command.length === 0 || command[0].length === 0)) {
+    if (command !== undefined && !command[0]) {
       this.error(
         "config-bad-value",
         [...path, "command"],
@@ -547,7 +548,7 @@ class Validator {
 
   private providerCommand(name: string, body: Table, at: At): string[] | undefined {
     const command = this.strings(body, at("command"));
-    if (command !== undefined && (command.length === 0 || command[0].length === 0)) {
+    if (command !== undefined && !command[0]) {
       this.error(
         "config-bad-value",
         at("command"),

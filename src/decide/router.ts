@@ -26,6 +26,7 @@ import {
   type ResolvedQuestion,
   type Usage,
 } from "../run/judge.js";
+import { CodedError } from "../shared/coded-error.js";
 import { nearestName } from "../lang/diagnostic.js";
 import { answerFor, resolveAnswer, type ResolvedAnswer } from "./answer.js";
 import { auditSampled } from "./audit.js";
@@ -128,7 +129,8 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
   const settingsOf = (type: string): TypeSettings | undefined => {
     const s = config.decisions.settings?.[type];
     if (!s) return undefined;
-    return Object.hasOwn(overrides, type) && formatMode(overrides[type]) !== formatMode(s.mode) ? undefined : s;
+    const override = Object.hasOwn(overrides, type) ? overrides[type] : undefined;
+    return override !== undefined && formatMode(override) !== formatMode(s.mode) ? undefined : s;
   };
 
   // Providers are built on first use, and their module loaded only then: a run whose types all
@@ -139,7 +141,10 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     let p = built.get(name);
     if (!p) {
       const { createProvider } = await import("./providers/index.js");
-      p = built.get(name) ?? createProvider(config.providers[name], {}, secretEnvNames(config));
+      const providerConfig = config.providers[name];
+      // Every mode was checked against the configured providers when the config was read (D-10).
+      if (providerConfig === undefined) throw new CodedError("internal-error", `no provider named '${name}' is configured`);
+      p = built.get(name) ?? createProvider(providerConfig, {}, secretEnvNames(config));
       built.set(name, p);
     }
     return p;
@@ -196,7 +201,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     const problem = routeProblem(config, target, true);
     if (problem) return all("resolver", `D-30: ${problem.message}`);
     const providerConfig = config.providers[target.provider];
-    const tooBig = windowProblem(req.state_text, target.questions, target.model, providerConfig.context_window[target.model]);
+    const tooBig = windowProblem(req.state_text, target.questions, target.model, providerConfig?.context_window[target.model]);
     if (tooBig) return all("window", tooBig);
 
     let response: ProviderResponse;
@@ -543,7 +548,7 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
         }
         continue;
       }
-      const keyEnv = config.providers[mode.provider].api_key_env;
+      const keyEnv = config.providers[mode.provider]?.api_key_env;
       if (keyEnv !== undefined && !opts.providers?.[mode.provider] && !env[keyEnv]) {
         problems.push(
           `D-21: judgement type "${type}" is routed to ${formatMode(mode)}, but provider "${mode.provider}" reads its key from $${keyEnv}, which is not set`,

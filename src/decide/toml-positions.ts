@@ -44,7 +44,7 @@ export function locateKeys(text: string, file: string): KeyPositions {
 
   // A string starting at i (basic, literal, or their multi-line forms); returns its rough value.
   const readString = (): string => {
-    const q = text[i];
+    const q = text.charAt(i);
     const multi = text.startsWith(q.repeat(3), i);
     const close = multi ? q.repeat(3) : q;
     const startContent = i + close.length;
@@ -76,7 +76,7 @@ export function locateKeys(text: string, file: string): KeyPositions {
       if (text[i] === '"' || text[i] === "'") part = readString();
       else {
         const s = i;
-        while (i < text.length && BARE.test(text[i])) advance();
+        while (i < text.length && BARE.test(text.charAt(i))) advance();
         if (i === s) throw new Error("expected a key");
         part = text.slice(s, i);
       }
@@ -125,7 +125,7 @@ export function locateKeys(text: string, file: string): KeyPositions {
       advance();
     } else {
       // A bare scalar: number, boolean, date. Ends at the first delimiter.
-      while (i < text.length && !/[,\]}\n#]/.test(text[i])) advance();
+      while (i < text.length && !/[,\]}\n#]/.test(text.charAt(i))) advance();
     }
   };
 
