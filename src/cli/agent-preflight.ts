@@ -113,7 +113,8 @@ export function agentPreflight(plans: Plan[], config: MachineConfig, opts: Agent
     for (const t of plan.tasks) if (t.route?.decide === "model") for (const q of t.route.questions) types.add(q.type);
   const hostAsked = [...types].filter((ty) => opts.modeOf(ty).kind !== "model").sort();
   const host = config.decisions.host;
-  if (types.size > 0 && host !== "tty" && Object.hasOwn(config.agents, host)) used.set(host, config.agents[host]);
+  const hostRunner = host !== "tty" && Object.hasOwn(config.agents, host) ? config.agents[host] : undefined;
+  if (types.size > 0 && hostRunner !== undefined) used.set(host, hostRunner);
   if (hostAsked.length > 0 && host === "tty" && opts.checkTerminal !== false && !(opts.hasTerminal ?? terminalOpens)()) {
     const list = hostAsked.slice(0, 3).join(", ") + (hostAsked.length > 3 ? `, … (${hostAsked.length} types)` : "");
     local.push(
