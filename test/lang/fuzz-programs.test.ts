@@ -243,7 +243,7 @@ test("issue 11 D5: the generated programs reach the evaluator and its errors, no
     else if (r.diagnostics.some((d) => ["syntax-error", "lex-error", "undefined-name"].includes(d.code))) {
       syntaxErrors++;
       const d = r.diagnostics[0];
-      why.set(d.message, (why.get(d.message) ?? 0) + 1);
+      why.set(d!.message, (why.get(d!.message) ?? 0) + 1);
     } else runtimeErrors++;
   }
   // Most generated programs are well-formed, so the fuzzing exercises evaluation.

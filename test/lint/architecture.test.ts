@@ -12,13 +12,13 @@ const eslint = new ESLint({ cwd: process.cwd() });
 async function problems(filePath: string, extraImport: string): Promise<string[]> {
   const source = `${extraImport}\n${readFileSync(filePath, "utf8")}`;
   const [result] = await eslint.lintText(source, { filePath });
-  return result.messages.filter((m) => m.severity === 2).map((m) => `${m.ruleId}: ${m.message}`);
+  return result!.messages.filter((m) => m.severity === 2).map((m) => `${m.ruleId}: ${m.message}`);
 }
 
 test("issue 15: a lower layer importing an upper one is a lint error (src/lang → src/plan)", async () => {
   const found = await problems("src/lang/ops.ts", `import { PLAN_CODES } from "../plan/codes.js"; void PLAN_CODES;`);
   assert.equal(found.length, 1, found.join("\n"));
-  assert.match(found[0], /^import-x\/no-restricted-paths: .*src\/lang is below src\/plan/);
+  assert.match(found[0]!, /^import-x\/no-restricted-paths: .*src\/lang is below src\/plan/);
 });
 
 test("issue 15: src/run importing src/cli is a lint error, src/run importing src/plan is not", async () => {
