@@ -6,6 +6,7 @@
 // carry no position.
 
 import type { Position } from "../lang/diagnostic.js";
+import { CodedError } from "../shared/coded-error.js";
 
 export interface KeyPositions {
   /** Where the key itself (or its table header) is written. */
@@ -51,7 +52,7 @@ export function locateKeys(text: string, file: string): KeyPositions {
     for (let k = 0; k < close.length; k++) advance();
     while (i < text.length && !text.startsWith(close, i)) {
       if (q === '"' && text[i] === "\\") advance();
-      if (!multi && text[i] === "\n") throw new Error("unterminated string");
+      if (!multi && text[i] === "\n") throw new CodedError("config-syntax", "unterminated string");
       advance();
     }
     const raw = text.slice(startContent, i);
@@ -77,7 +78,7 @@ export function locateKeys(text: string, file: string): KeyPositions {
       else {
         const s = i;
         while (i < text.length && BARE.test(text.charAt(i))) advance();
-        if (i === s) throw new Error("expected a key");
+        if (i === s) throw new CodedError("config-syntax", "expected a key");
         part = text.slice(s, i);
       }
       parts.push(part);
@@ -105,7 +106,7 @@ export function locateKeys(text: string, file: string): KeyPositions {
         readValue([...path, String(index++)]);
         skipBlank(true);
         if (text[i] === ",") advance();
-        else if (text[i] !== "]") throw new Error("bad array");
+        else if (text[i] !== "]") throw new CodedError("config-syntax", "bad array");
       }
       advance();
     } else if (c === "{") {
@@ -115,12 +116,12 @@ export function locateKeys(text: string, file: string): KeyPositions {
         if (text[i] === "}") break;
         const k = readKey(path);
         skipBlank(false);
-        if (text[i] !== "=") throw new Error("expected =");
+        if (text[i] !== "=") throw new CodedError("config-syntax", "expected =");
         advance();
         readValue([...path, ...k]);
         skipBlank(false);
         if (text[i] === ",") advance();
-        else if (text[i] !== "}") throw new Error("bad inline table");
+        else if (text[i] !== "}") throw new CodedError("config-syntax", "bad inline table");
       }
       advance();
     } else {
@@ -145,7 +146,7 @@ export function locateKeys(text: string, file: string): KeyPositions {
       } else {
         const k = readKey(table);
         skipBlank(false);
-        if (text[i] !== "=") throw new Error("expected =");
+        if (text[i] !== "=") throw new CodedError("config-syntax", "expected =");
         advance();
         readValue([...table, ...k]);
       }

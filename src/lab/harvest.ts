@@ -12,6 +12,7 @@ import { UNCERTAIN } from "../shared/primitives.js";
 import { pairFilter, pairKind, pairModel, type PairFilters } from "./pair-filter.js";
 import { scanPairs } from "./pairs-reader.js";
 import { meanLevelDistance, newcombe, quadraticKappa, wilson } from "./stats.js";
+import { CodedError } from "../shared/coded-error.js";
 
 /**
  * Below this many pairs a figure is flagged as a small sample, no verdict is `ready`, and
@@ -440,7 +441,7 @@ class TypeState {
 /** Harvests one pairs file in one pass and bounded memory. Throws PairsFileError on a bad middle line. */
 export async function harvest(pairsFile: string, options: HarvestOptions = {}): Promise<HarvestReport> {
   const target = options.target ?? 0.95;
-  if (!(target > 0 && target <= 1)) throw new RangeError(`target must be in (0, 1], got ${target}`);
+  if (!(target > 0 && target <= 1)) throw new CodedError("internal-error", `target must be in (0, 1], got ${target}`);
   const listed = options.listed ?? DEFAULT_LISTED;
   const selection = pairFilter(options);
   const states = new Map<string, TypeState>();

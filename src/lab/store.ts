@@ -23,6 +23,7 @@ import { nearestName } from "../lang/diagnostic.js";
 import type { PairSink, ShadowPair } from "../decide/pair.js";
 import { pairLine } from "./pair-line.js";
 import { CodedError } from "../shared/coded-error.js";
+import { StorageFault } from "../run/storage-fault.js";
 
 export interface LabInfo {
   id: string;
@@ -243,7 +244,11 @@ export function openLabSink(stateDir: string): LabSink {
       const buf = Buffer.from(pairLine({ ...pair, lab: lab as string }) + "\n", "utf8");
       const written = writeSync(handle, buf, 0, buf.length);
       if (written !== buf.length) {
-        throw new Error(`short write to ${pairsPath(stateDir, lab as string)}: ${written} of ${buf.length} bytes (disk full?)`);
+        throw new StorageFault(
+          "state-unwritable",
+          `the lab's pairs file ${pairsPath(stateDir, lab as string)} took ${written} of ${buf.length} bytes (is the disk full?)`,
+          { systemCode: "short-write" },
+        );
       }
     },
     labId: () => lab,

@@ -23,6 +23,7 @@ import { resolve } from "node:path";
 import type { ProcessResult, ProcessSpec } from "./process.js";
 import { signalGroup } from "./signal-group.js";
 import { GO_LINE, PERL_LAUNCHER, setsidSyscall } from "./launcher-perl.js";
+import { CodedError } from "../shared/coded-error.js";
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const KILL_GRACE_MS = 1000;
@@ -222,7 +223,7 @@ export class Launcher {
   run(spec: LaunchSpec): Promise<ProcessResult> {
     if (!this.program || !this.accepts(spec.extraEnv ?? {}, spec.argv))
       return Promise.reject(
-        new Error(`internal: the launcher cannot pass these environment variables: ${Object.keys(spec.extraEnv ?? {}).join(", ")}`),
+        new CodedError("internal", `the launcher cannot pass these environment variables: ${Object.keys(spec.extraEnv ?? {}).join(", ")}`),
       );
     let shell = this.idle.pop();
     while (shell && shell.dead) shell = this.idle.pop();

@@ -303,9 +303,9 @@ export function readRegularFileSync(path: string, limit: number): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const st = fstatSync(fd);
-    if (st.isDirectory()) throw Object.assign(new Error("is a folder"), { code: "EISDIR" });
-    if (!st.isFile()) throw Object.assign(new Error(`is ${kindOf(st)}`), { code: "ENOTREG" });
-    if (st.size > limit) throw Object.assign(new Error(`is larger than ${megabytes(limit)}`), { code: "EFBIG" });
+    if (st.isDirectory()) throw new CodedError("EISDIR", "is a folder");
+    if (!st.isFile()) throw new CodedError("ENOTREG", `is ${kindOf(st)}`);
+    if (st.size > limit) throw new CodedError("EFBIG", `is larger than ${megabytes(limit)}`);
     const buf = Buffer.allocUnsafe(st.size + 1);
     let n = 0;
     while (n < buf.length) {
@@ -313,11 +313,11 @@ export function readRegularFileSync(path: string, limit: number): string {
       if (r === 0) break;
       n += r;
     }
-    if (n > limit) throw Object.assign(new Error(`is larger than ${megabytes(limit)}`), { code: "EFBIG" });
+    if (n > limit) throw new CodedError("EFBIG", `is larger than ${megabytes(limit)}`);
     try {
       return decoder.decode(buf.subarray(0, n));
     } catch {
-      throw Object.assign(new Error("is not valid UTF-8 text"), { code: "EILSEQ" });
+      throw new CodedError("EILSEQ", "is not valid UTF-8 text");
     }
   } finally {
     closeSync(fd);

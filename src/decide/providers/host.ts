@@ -19,6 +19,7 @@ import { excerpt } from "../http-wording.js";
 import type { Provider, ProviderRequest, ProviderResponse, RawAnswer } from "../provider.js";
 import { runWithInput } from "./command.js";
 import { atTerminal } from "./terminal-turns.js";
+import { CodedError } from "../../shared/coded-error.js";
 
 export interface HostOptions {
   /** An agent runner (D-40) answers: the prompt on its stdin, its reply on stdout. */
@@ -168,7 +169,7 @@ export class HostProvider implements Provider {
   readonly name: string;
 
   constructor(private readonly options: HostOptions) {
-    if (!options.runner && !options.tty) throw new Error("createHostProvider needs a runner or tty: true");
+    if (!options.runner && !options.tty) throw new CodedError("internal-error", "createHostProvider needs a runner or tty: true");
     this.name = options.runner ? `host:${options.runner.name}` : "host:tty";
   }
 

@@ -6,6 +6,7 @@
 import { workerData, type MessagePort } from "node:worker_threads";
 import pg from "pg";
 import { inlinedTransaction } from "./inlined-transaction.js";
+import { CodedError } from "../../shared/coded-error.js";
 
 // Counts and epoch milliseconds come back as bigint (int8); every one we store fits a double.
 pg.types.setTypeParser(20, (v: string) => Number(v));
@@ -52,7 +53,7 @@ async function answer(req: Request): Promise<Reply> {
   if (req.op === "close") {
     await client?.end().catch(() => {});
     client = null;
-    lost = new Error("the connection was closed");
+    lost = new CodedError("store-unreachable", "the connection was closed");
     return { ok: true };
   }
   const c = await connection();

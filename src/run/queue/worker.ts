@@ -28,6 +28,8 @@ import { holdWorkerLock, startSweeper } from "./sweeper.js";
 import { RunCache, type PackSource } from "./run-cache.js";
 import { InputJoiner } from "./shared-inputs.js";
 import type { JobPayload } from "./job-payload.js";
+import { CodedError } from "../../shared/coded-error.js";
+import { SnapshotError } from "../snapshot.js";
 
 export interface WorkerOptions {
   connectionString: string;
@@ -123,7 +125,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     (async (run, dest) => {
       const r = await pool.query<{ archive: Buffer }>(`select archive from ${ident(schema)}.packs where run = $1`, [run]);
       const archive = r.rows[0]?.archive;
-      if (!archive) throw new Error(`the store holds no pack snapshot for run ${run}`);
+      if (!archive) throw new SnapshotError("snapshot-missing", `the store holds no pack snapshot for run ${run}`);
       extractPack(archive, dest);
     });
   const cache = new RunCache(pool, schema, opts.stateDir, packs);
@@ -175,7 +177,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
         return launcher;
       },
       evaluatorFor: (task) => {
-        if (!opts.evaluators) throw new Error(`no evaluator was given to the worker for ${task.name}`);
+        if (!opts.evaluators) throw new CodedError("internal", `no evaluator was given to the worker for ${task.name}`);
         return opts.evaluators(facts.packDir, facts.plan)(task);
       },
     };
@@ -218,7 +220,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     await rounds;
     if (out.status === "interrupted" && !entry.cancelled) {
       // Drained (SIGTERM past its grace period): not a result; the queue gives the job to another worker.
-      throw new Error(`worker ${id} stopped before ${key} finished`);
+      throw new CodedError("worker-stopped", `worker ${id} stopped before ${key} finished`);
     }
     const tail = logTail(`${dir}.log`);
     const finished: FinishedReport = { outcome: capped(out, limit), ...(tail !== undefined ? { log_tail: tail } : {}) };

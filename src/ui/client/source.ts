@@ -2,6 +2,7 @@
 // or the documents embedded in a `show --html` file (which has no server and no live updates).
 
 import type { ApiEvent, CellDoc, EmbeddedRun, GridDoc, LabItem, RunDoc, RunListItem } from "../api-types.js";
+import { CodedError } from "../../shared/coded-error.js";
 
 export interface Source {
   /** False for a `show --html` file: no run list, no labs, no attempt files, no live updates. */
@@ -19,8 +20,8 @@ export interface Source {
 
 async function getJson<T>(path: string): Promise<T> {
   const r = await fetch(path, { headers: { accept: "application/json" } });
-  const body = (await r.json()) as T & { error?: { message: string } };
-  if (!r.ok) throw new Error(body.error?.message ?? `${r.status} ${r.statusText}`);
+  const body = (await r.json()) as T & { error?: { code: string; message: string } };
+  if (!r.ok) throw new CodedError(body.error?.code ?? "internal", body.error?.message ?? `${r.status} ${r.statusText}`);
   return body;
 }
 
@@ -65,7 +66,7 @@ export class EmbeddedSource implements Source {
     return [];
   }
   async run(id: string): Promise<RunDoc> {
-    if (id !== this.data.run.run) throw new Error(`this file holds run ${this.data.run.run} only`);
+    if (id !== this.data.run.run) throw new CodedError("ui-not-found", `this file holds run ${this.data.run.run} only`);
     return this.data.run;
   }
   async grid(): Promise<GridDoc> {
@@ -73,7 +74,7 @@ export class EmbeddedSource implements Source {
   }
   async cell(_id: string, task: string, key: string | null): Promise<CellDoc> {
     const c = this.data.cells[task]?.[key ?? ""];
-    if (!c) throw new Error(`no instance ${task}${key === null ? "" : `[${key}]`} in this file`);
+    if (!c) throw new CodedError("ui-not-found", `no instance ${task}${key === null ? "" : `[${key}]`} in this file`);
     return c;
   }
   followRun(): () => void {
