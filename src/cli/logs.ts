@@ -19,6 +19,7 @@ import type { Store } from "../run/index.js";
 import { CommandFailed, UsageError } from "./common.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
+import { errnoCode } from "../shared/thrown.js";
 
 const POLL_MS = 200;
 
@@ -78,7 +79,7 @@ function openLog(path: string, runDir: string, task: string, what: string): numb
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === "ELOOP") {
       let target = "";
       try {

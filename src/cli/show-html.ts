@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import type { Store } from "../run/index.js";
 import { CommandFailed } from "./common.js";
 import { assetsBuilt, runHtml } from "../ui/index.js";
+import { messageOf } from "../shared/thrown.js";
 
 export function writeHtml(store: Store, run: string, file: string): void {
   if (!assetsBuilt())
@@ -14,7 +15,7 @@ export function writeHtml(store: Store, run: string, file: string): void {
   try {
     writeFileSync(file, html);
   } catch (err) {
-    throw new CommandFailed("failed", `cannot write ${file}: ${(err as Error).message}`);
+    throw new CommandFailed("failed", `cannot write ${file}: ${messageOf(err)}`);
   }
   process.stderr.write(`wrote ${resolve(file)} (${(html.length / 1024).toFixed(0)} KiB)\n`);
 }

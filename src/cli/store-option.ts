@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { openStore, type Store } from "../run/index.js";
 import { parseStoreSpec, type StoreSpec } from "../run/open-store.js";
 import { UsageError } from "./common.js";
+import { messageOf } from "../shared/thrown.js";
 
 export const STORE_HELP =
   "the store of the runs' records: sqlite:PATH, or postgres://USER@HOST:PORT/DATABASE[?schema=NAME] (default: $SWITCHYARD_STORE, else the state folder's switchyard.db)";
@@ -23,7 +24,7 @@ export function namedStore(flag: string | undefined, stateDir: string): StoreSpe
   try {
     return parseStoreSpec(spec, stateDir);
   } catch (err) {
-    throw new UsageError("store-url", (err as Error).message, {
+    throw new UsageError("store-url", messageOf(err), {
       hint: "see `switchyard explain store-url`; $SWITCHYARD_STORE takes the same values as --store",
     });
   }

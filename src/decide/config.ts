@@ -20,6 +20,8 @@ import { formatMode, MODE_FORMS, parseMode } from "./mode.js";
 import { locateKeys, type KeyPositions } from "./toml-positions.js";
 import { typeEntry } from "./type-entry.js";
 import { readRegularFileSync } from "../run/untrusted-file.js";
+import { messageOf, errnoCode } from "../shared/thrown.js";
+import { isOneOf } from "../shared/primitives.js";
 
 /** A machine config is a small text file; anything larger is not one. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -81,7 +83,7 @@ export function loadMachineConfig(path?: string, env: NodeJS.ProcessEnv = proces
     // Only a regular file, opened non-blocking: a FIFO or a device must not hang `config check`.
     text = readRegularFileSync(file, MAX_CONFIG_BYTES);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === "ENOENT" || code === "ENOTDIR") {
       if (path === undefined) return defaultMachineConfig();
       throw new DiagnosticError(
@@ -96,7 +98,7 @@ export function loadMachineConfig(path?: string, env: NodeJS.ProcessEnv = proces
     throw new DiagnosticError(
       errorAt(
         "config-unreadable",
-        `machine config ${file} cannot be read (${code === "ENOTREG" || code === "EFBIG" || code === "EILSEQ" ? `it ${(err as Error).message}` : (code ?? (err as Error).message)})`,
+        `machine config ${file} cannot be read (${code === "ENOTREG" || code === "EFBIG" || code === "EILSEQ" ? `it ${messageOf(err)}` : (code ?? messageOf(err))})`,
         undefined,
         "make it a readable TOML file",
       ),
@@ -265,7 +267,7 @@ class Validator {
     let preset: PresetName = "generic";
     const p = this.string(body, [...path, "preset"]);
     if (p !== undefined) {
-      if ((PRESET_NAMES as readonly string[]).includes(p)) preset = p as PresetName;
+      if (isOneOf(PRESET_NAMES, p)) preset = p;
       else {
         const near = nearestName(p, PRESET_NAMES);
         this.error(
@@ -435,7 +437,7 @@ class Validator {
     if (this.required(body, path, "kind", `one of ${PROVIDER_KINDS.join(", ")}`)) {
       const k = this.string(body, at("kind"));
       if (k !== undefined) {
-        if ((PROVIDER_KINDS as readonly string[]).includes(k)) kind = k as ProviderKind;
+        if (isOneOf(PROVIDER_KINDS, k)) kind = k;
         else {
           const near = nearestName(k, PROVIDER_KINDS);
           this.error(

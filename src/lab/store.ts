@@ -24,6 +24,7 @@ import type { PairSink, ShadowPair } from "../decide/pair.js";
 import { pairLine } from "./pair-line.js";
 import { CodedError } from "../shared/coded-error.js";
 import { StorageFault } from "../run/storage-fault.js";
+import { errnoCode } from "../shared/thrown.js";
 
 export interface LabInfo {
   id: string;
@@ -78,7 +79,7 @@ function createLabFolder(stateDir: string, note: string): LabInfo {
     try {
       mkdirSync(dir); // not recursive: fails if the id is taken, and we mint another
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EEXIST") continue;
+      if (errnoCode(err) === "EEXIST") continue;
       throw err;
     }
     writeFileSync(join(dir, "lab.json"), JSON.stringify(info, null, 2) + "\n");
@@ -201,7 +202,7 @@ function ensureCurrentLab(stateDir: string): string {
     linkSync(tmp, currentPath(stateDir));
     return info.id;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    if (errnoCode(err) !== "EEXIST") throw err;
   } finally {
     rmSync(tmp, { force: true });
   }

@@ -584,7 +584,8 @@ function numCompare(a: bigint | number, b: bigint | number): number {
     return a < b ? -1 : a > b ? 1 : 0;
   }
   // mixed: compare exactly
-  const [i, f, sign] = typeof a === "bigint" ? [a, b as number, 1] : [b as bigint, a as number, -1];
+  const [i, f, sign] =
+    typeof a === "bigint" && typeof b === "number" ? [a, b, 1] : typeof b === "bigint" && typeof a === "number" ? [b, a, -1] : [0n, NaN, 1];
   if (Number.isNaN(f)) return -sign;
   if (f === Infinity) return -sign;
   if (f === -Infinity) return sign;
@@ -598,12 +599,9 @@ function numCompare(a: bigint | number, b: bigint | number): number {
 
 /** Ordering for <, <=, sorted, min, max. Throws for values of unlike or unordered types. */
 export function compare(a: Value, b: Value): number {
-  const ta = typeof a;
-  const tb = typeof b;
-  if ((ta === "bigint" || ta === "number") && (tb === "bigint" || tb === "number"))
-    return numCompare(a as bigint | number, b as bigint | number);
-  if (ta === "string" && tb === "string") return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
-  if (ta === "boolean" && tb === "boolean") return a === b ? 0 : a ? 1 : -1;
+  if ((typeof a === "bigint" || typeof a === "number") && (typeof b === "bigint" || typeof b === "number")) return numCompare(a, b);
+  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === "boolean" && typeof b === "boolean") return a === b ? 0 : a ? 1 : -1;
   if (a instanceof StarList && b instanceof StarList) return seqCompare(a.elems, b.elems);
   if (a instanceof Tuple && b instanceof Tuple) return seqCompare(a.elems, b.elems);
   throw new StarError("type-error", `unsupported comparison: ${typeName(a)} vs ${typeName(b)}`, {

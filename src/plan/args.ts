@@ -9,6 +9,7 @@ import { CodedError } from "../shared/coded-error.js";
 import { itemAt } from "../shared/checked-index.js";
 import { parseDurationSeconds } from "../shared/primitives.js";
 import { FieldRefValue, holds, isBroken, TaskValue } from "./values.js";
+import { isOneOf } from "../shared/primitives.js";
 
 export interface Args {
   values: Record<string, Value>;
@@ -193,7 +194,7 @@ export class Reader {
   oneOf<T extends string>(name: string, allowed: readonly T[], def: T): T {
     const s = this.string(name);
     if (s === undefined) return def;
-    if (!(allowed as readonly string[]).includes(s)) {
+    if (!isOneOf(allowed, s)) {
       const near = nearestName(s, allowed);
       this.invalid(
         name,

@@ -9,6 +9,7 @@ import type { CompileContext } from "./context.js";
 import { DEFAULT_SETTINGS, type DeclQuestion, type DeclSettings, type DeclTask, type DeclWhen } from "./declared.js";
 import { FIELD_TYPES, type Effort, type FieldType, type Join, type QuestionKind, type TaskKind } from "./plan.js";
 import { FieldRefValue, InertValue, QuestionValue, TaskValue } from "./values.js";
+import { isOneOf } from "../shared/primitives.js";
 
 export { CompileContext } from "./context.js";
 
@@ -136,7 +137,7 @@ function readCommon(r: Reader, t: DeclTask): void {
           );
           continue;
         }
-        if (typeof x !== "string" || !(FIELD_TYPES as readonly string[]).includes(x)) {
+        if (typeof x !== "string" || !isOneOf(FIELD_TYPES, x)) {
           const near = typeof x === "string" ? nearestName(x, FIELD_TYPES) : undefined;
           r.ctx.report(
             "invalid-field-type",

@@ -15,6 +15,7 @@ import { COMPILER_VERSION } from "./version.js";
 import { planCode } from "./codes.js";
 import { wholeReadWarnings } from "./whole-reads.js";
 import { BROKEN_TYPE, BrokenValue, FieldRefValue, holds, TaskValue } from "./values.js";
+import { messageOf } from "../shared/thrown.js";
 
 export interface CompileResult {
   plan?: Plan;
@@ -43,7 +44,7 @@ export function compilePath(path: string, opts: CompileOptions = {}): CompileRes
     const code = (e as NodeJS.ErrnoException | undefined)?.code;
     if (typeof code !== "string" || !/^E[A-Z]+$/.test(code)) throw e;
     return {
-      diagnostics: [errorAt("pack-not-found", `cannot read ${path}: ${(e as Error).message}`, undefined)],
+      diagnostics: [errorAt("pack-not-found", `cannot read ${path}: ${messageOf(e)}`, undefined)],
       sources: new Map(),
       packRoot: "",
     };

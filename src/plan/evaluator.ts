@@ -10,6 +10,7 @@ import { inertBuiltins } from "./builtins.js";
 import { inputValue } from "./shared-input.js";
 import { resolveLoadPath } from "./pack.js";
 import type { Plan, TaskPlan } from "./plan.js";
+import { messageOf } from "../shared/thrown.js";
 
 export interface EvaluatorOptions {
   /** Step budget per call (L-14); default 10 million. */
@@ -99,7 +100,7 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
     try {
       arg = inputValue(input);
     } catch (e) {
-      return fail(`evaluate task '${t.name}': its input is not JSON: ${(e as Error).message}`);
+      return fail(`evaluate task '${t.name}': its input is not JSON: ${messageOf(e)}`);
     }
     let result;
     try {

@@ -20,6 +20,7 @@ import {
   type TaskSpec,
   type WhenPlan,
 } from "./plan.js";
+import { isOneOf } from "../shared/primitives.js";
 
 type Table = Record<string, unknown>;
 
@@ -144,7 +145,7 @@ class Reader {
   }
   oneOf<T extends string>(t: Table, key: string, path: string, allowed: readonly T[]): T {
     const v = this.str(t, key, path);
-    if (!(allowed as readonly string[]).includes(v))
+    if (!isOneOf(allowed, v))
       this.fail(`${path}.${key}`, `expected one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}, got ${JSON.stringify(v)}`);
     return v as T;
   }
@@ -215,7 +216,7 @@ function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
   const emitsTable = rd.table(t.emits, `${p}.emits`);
   const emits: Record<string, FieldType> = {};
   for (const [k, x] of Object.entries(emitsTable)) {
-    if (typeof x !== "string" || !(FIELD_TYPES as readonly string[]).includes(x))
+    if (typeof x !== "string" || !isOneOf(FIELD_TYPES, x))
       rd.fail(`${p}.emits.${k}`, `expected one of ${FIELD_TYPES.join(", ")}, got ${describe(x)}`);
     emits[k] = x as FieldType;
   }

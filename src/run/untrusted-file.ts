@@ -30,6 +30,7 @@ import type { Stats } from "node:fs";
 import { lstat, open, readlink, realpath } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { CodedError } from "../shared/coded-error.js";
+import { errnoCode } from "../shared/thrown.js";
 
 /** The default limit on one file read from an instance (and on a provider's reply): 16 MB. */
 export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -97,7 +98,7 @@ export async function workspaceReplaced(root: WorkspaceRoot): Promise<string | u
   try {
     st = await lstat(root.path);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     return code === "ENOENT" ? undefined : `cannot be looked at (${code})`;
   }
   if (st.isSymbolicLink()) return `was replaced by a symbolic link to ${await readlink(root.path).catch(() => "an unreadable target")}`;
@@ -145,7 +146,7 @@ export async function readUntrustedFile(path: string, o: UntrustedRead): Promise
   try {
     st = await lstat(path);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw reject(`cannot be read (${code})`, "leave a readable regular file");
   }
@@ -168,7 +169,7 @@ export async function readUntrustedFile(path: string, o: UntrustedRead): Promise
     // a symlink swapped in for the resolved path.
     fh = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === "ENOENT") return undefined;
     throw reject(`cannot be opened (${code})`, "leave a readable regular file");
   }

@@ -20,6 +20,7 @@ import type { Provider, ProviderRequest, ProviderResponse, RawAnswer } from "../
 import { runWithInput } from "./command.js";
 import { atTerminal } from "./terminal-turns.js";
 import { CodedError } from "../../shared/coded-error.js";
+import { messageOf } from "../../shared/thrown.js";
 
 export interface HostOptions {
   /** An agent runner (D-40) answers: the prompt on its stdin, its reply on stdout. */
@@ -268,7 +269,7 @@ export class HostProvider implements Provider {
     } catch (e) {
       throw new DecisionFailure(
         "host-failed",
-        `D-20: the host is tty but ${path} cannot be opened (${(e as Error).message}); run switchyard at a terminal or set [decisions] host to an agent runner`,
+        `D-20: the host is tty but ${path} cannot be opened (${messageOf(e)}); run switchyard at a terminal or set [decisions] host to an agent runner`,
       );
     }
     try {

@@ -9,6 +9,7 @@
 import { isPlainObject } from "../values.js";
 import type { Usage } from "../judge.js";
 import { count, failedByTool, stderrErrorObject, toolError, type ToolOutput, type TurnReading } from "./tool-report.js";
+import { messageOf } from "../../shared/thrown.js";
 
 export function readQwenCode({ stdout, stderr }: ToolOutput): TurnReading {
   const t = stdout.trim();
@@ -26,7 +27,7 @@ export function readQwenCode({ stdout, stderr }: ToolOutput): TurnReading {
   try {
     messages = JSON.parse(t);
   } catch (err) {
-    return { ok: false, error: `printed output that is not valid JSON (${(err as Error).message}); it may have been cut short` };
+    return { ok: false, error: `printed output that is not valid JSON (${messageOf(err)}); it may have been cut short` };
   }
   if (!Array.isArray(messages)) return { ok: false, error: "printed JSON that is not an array of messages" };
   const r: unknown = messages[messages.length - 1];

@@ -4,6 +4,7 @@
 
 import { isPlainObject } from "../values.js";
 import type { Usage } from "../judge.js";
+import { messageOf } from "../../shared/thrown.js";
 
 export interface TurnReport {
   reply: string;
@@ -48,7 +49,7 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
   try {
     return { ok: true, value: JSON.parse(t) };
   } catch (err) {
-    return { ok: false, error: `printed output that is not valid JSON (${(err as Error).message}); it may have been cut short` };
+    return { ok: false, error: `printed output that is not valid JSON (${messageOf(err)}); it may have been cut short` };
   }
 }
 

@@ -22,6 +22,7 @@ import { git, gitLocked, refComponent, type GitOptions, type GitScope } from "..
 import { pinWorkspace, workspaceReplaced } from "../untrusted-file.js";
 import { turnEnds, turnStarts, type RepositorySnapshot } from "../repository-guard.js";
 import type { RunRepository } from "../events.js";
+import { errnoCode } from "../../shared/thrown.js";
 
 /**
  * Per repository and run, this process's sweep of leftover worktrees: every attempt awaits the
@@ -174,7 +175,7 @@ function restoreGitFile(dotGit: string, text: string): void {
     rmSync(dotGit, { recursive: true, force: true });
     writeFileSync(dotGit, text, { flag: "wx" });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    if (errnoCode(err) !== "ENOENT") throw err;
   }
 }
 

@@ -19,6 +19,7 @@ import {
 } from "../untrusted-file.js";
 import { parseUntrustedJson } from "../untrusted-json.js";
 import { folderFault } from "../storage-fault.js";
+import { errnoCode } from "../../shared/thrown.js";
 
 export interface AttemptFiles {
   workspace: string;
@@ -73,7 +74,7 @@ function prepareAttemptFiles(stem: string, input: InstanceInput): AttemptFiles {
   try {
     mkdirSync(stem);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === "ENOENT") {
       // The parent was removed after it was remembered: create it again.
       mkdirSync(parent, { recursive: true });

@@ -7,6 +7,7 @@ import { workerData, type MessagePort } from "node:worker_threads";
 import pg from "pg";
 import { inlinedTransaction } from "./inlined-transaction.js";
 import { CodedError } from "../../shared/coded-error.js";
+import { errnoCode, messageOf } from "../../shared/thrown.js";
 
 // Counts and epoch milliseconds come back as bigint (int8); every one we store fits a double.
 pg.types.setTypeParser(20, (v: string) => Number(v));
@@ -42,7 +43,7 @@ async function connection(): Promise<pg.Client> {
   try {
     await c.connect();
   } catch (err) {
-    lost = err as Error;
+    lost = err instanceof Error ? err : new CodedError("store-unreachable", messageOf(err));
     throw err;
   }
   client = c;
@@ -92,10 +93,9 @@ function connectionError(code: string | undefined, message: string): boolean {
 port.on("message", (req: Request) => {
   answer(req)
     .catch((err: unknown): Reply => {
-      const e = err as { message?: string; code?: unknown };
-      const code = typeof e.code === "string" ? e.code : undefined;
-      const message = String(e.message ?? err);
-      if (connectionError(code, message)) lost ??= err as Error;
+      const code = errnoCode(err);
+      const message = messageOf(err);
+      if (connectionError(code, message)) lost ??= err instanceof Error ? err : new CodedError("store-unreachable", message);
       return { ok: false, error: { message, code, connection: lost !== null } };
     })
     .then((reply) => {

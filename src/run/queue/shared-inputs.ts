@@ -11,6 +11,7 @@ import type { Pool } from "pg";
 import type { InstanceInput } from "../kinds/context.js";
 import { ident } from "./names.js";
 import { CodedError } from "../../shared/coded-error.js";
+import { parseJson } from "../../shared/primitives.js";
 
 /** Outputs whose JSON is at least this long travel by hash; smaller ones ride in the job. */
 export const SHARED_INPUT_BYTES = 2048;
@@ -102,7 +103,7 @@ export class InputJoiner {
       .then((r) => {
         const row = r.rows[0];
         if (!row) throw new CodedError("state-corrupt", `the store holds no input ${hash.slice(0, 12)} for run ${run}`);
-        return JSON.parse(row.body) as unknown;
+        return parseJson(row.body);
       });
     this.cache.set(k, v);
     v.catch(() => this.cache.delete(k)); // the database restarting: the job's next delivery reads again
