@@ -252,10 +252,10 @@ function roundLog(stem: string, spec: string, attempt: number, flags: LogFlags):
   const rounds = roundsWithLogs(stem);
   const part = flags.reviewer ? "review" : "body";
   const whose = flags.reviewer ? "reviewer" : "body";
-  if (rounds.length === 0) throw new UsageError("usage", `${spec} attempt ${attempt} has no round logs: no round of its body has started`);
+  const latest = rounds.at(-1);
+  if (latest === undefined) throw new UsageError("usage", `${spec} attempt ${attempt} has no round logs: no round of its body has started`);
   const listed = `rounds with logs: ${rounds.join(", ")}`;
   if (flags.round === undefined) {
-    const latest = rounds[rounds.length - 1]!;
     return {
       ...chosenRound(stem, latest, part, spec, attempt, flags.reviewer === true),
       note: `${spec} attempt ${attempt}: round ${latest}'s ${whose} log (${listed}; choose one with --round N)`,

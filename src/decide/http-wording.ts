@@ -18,7 +18,7 @@ function looksLikeHtml(text: string): boolean {
 
 function htmlTitle(text: string): string {
   const m = /<title[^>]*>([^<]*)<\/title>/i.exec(text);
-  return m ? `titled '${excerpt(m[1]!, 80)}'` : `beginning '${excerpt(text, 80)}'`;
+  return m?.[1] !== undefined ? `titled '${excerpt(m[1], 80)}'` : `beginning '${excerpt(text, 80)}'`;
 }
 
 /**
@@ -95,5 +95,6 @@ export function describeConnectionCause(err: unknown): string {
     if (typeof message === "string" && message && message !== "fetch failed" && !/^Connection error/.test(message)) parts.push(message);
     e = (e as { cause?: unknown }).cause;
   }
-  return parts.length > 0 ? excerpt(parts[parts.length - 1]!, 120) : "connection failed";
+  const last = parts.at(-1);
+  return last !== undefined ? excerpt(last, 120) : "connection failed";
 }

@@ -39,7 +39,8 @@ export function parseDurationMs(text: string): number | undefined {
     part.lastIndex = at;
     const m = part.exec(text);
     if (!m) return undefined;
-    total += Number(m[1]) * DURATION_UNIT_MS[m[2]!]!;
+    const [, amount, unit = ""] = m;
+    total += Number(amount) * (DURATION_UNIT_MS[unit] ?? NaN);
   }
   const ms = Math.round(total);
   return ms > 0 && Number.isSafeInteger(ms) ? ms : undefined;

@@ -189,7 +189,7 @@ export function createUiServer(opts: UiServerOptions): { server: Server; close: 
           return;
         }
         const events = reader.eventsAfter(id, after, intParam(ctx.url, "limit", 1000, 1, 10000));
-        sendJson(ctx.res, { run: id, events, last_seq: events.length ? events[events.length - 1]!.seq : after });
+        sendJson(ctx.res, { run: id, events, last_seq: events.at(-1)?.seq ?? after });
       },
     ],
     [

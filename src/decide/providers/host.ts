@@ -104,8 +104,9 @@ export function parseHostReply(reply: string, labels: string[], numbers = false)
   const whole = exact(reply);
   if (whole) return whole;
   const lines = reply.split(/\r?\n/).filter((l) => l.trim() !== "");
-  if (lines.length > 1) {
-    const last = exact(lines[lines.length - 1]!);
+  const lastLine = lines.at(-1);
+  if (lines.length > 1 && lastLine !== undefined) {
+    const last = exact(lastLine);
     if (last) return last;
   }
   const found = new Set<string>();

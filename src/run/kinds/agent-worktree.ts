@@ -89,9 +89,9 @@ function scopeOf(workspace: string, commonDir: string): (GitScope & { gitFile: s
   } catch {
     return undefined;
   }
-  const m = /^gitdir: (.+)$/m.exec(text);
-  if (!m) return undefined;
-  const gitDir = resolve(workspace, m[1]!.trim());
+  const [, gitDirText] = /^gitdir: (.+)$/m.exec(text) ?? [];
+  if (gitDirText === undefined) return undefined;
+  const gitDir = resolve(workspace, gitDirText.trim());
   const rel = relative(join(commonDir, "worktrees"), gitDir);
   if (rel === "" || rel.startsWith("..") || isAbsolute(rel) || rel.includes(sep)) return undefined;
   return { gitDir, commonDir, workTree: workspace, gitFile: text };
