@@ -29,7 +29,7 @@ export type {
   Settings,
   FoldSummary,
 } from "./events.js";
-export { decodeEvent, dispatch } from "./events.js";
+export { decodeEvent, dispatch, eventTask } from "./events.js";
 export type { EvaluatorFactory, InstanceInput } from "./kinds/context.js";
 export { instanceUsage, showRun, type ShowJson } from "./show.js";
 export type { Usage } from "./judge.js";
