@@ -25,8 +25,7 @@ import {
   type Receipt,
   type ResolvedQuestion,
   type Usage,
-} from "../run/judge.js";
-import { CodedError } from "../shared/coded-error.js";
+} from "../run/kinds/index.js";
 import { nearestName } from "../lang/diagnostic.js";
 import { answerFor, resolveAnswer, type ResolvedAnswer } from "./answer.js";
 import { auditSampled } from "./audit.js";
@@ -38,6 +37,7 @@ import { formatMode, modeFor } from "./mode.js";
 import { stateDigest, type PairSink, type ShadowPair } from "./pair.js";
 import type { Provider, ProviderResponse } from "./provider.js";
 import { windowProblem } from "./window.js";
+import { CodedError } from "../shared/coded-error.js";
 
 export interface JudgeOptions {
   config: MachineConfig;

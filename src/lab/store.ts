@@ -23,7 +23,7 @@ import { nearestName } from "../lang/diagnostic.js";
 import type { PairSink, ShadowPair } from "../decide/pair.js";
 import { pairLine } from "./pair-line.js";
 import { CodedError } from "../shared/coded-error.js";
-import { StorageFault } from "../run/storage-fault.js";
+import { StorageFault } from "../run/store/index.js";
 import { errnoCode } from "../shared/thrown.js";
 
 export interface LabInfo {

@@ -6,7 +6,7 @@
 
 import type { Pool, PoolClient } from "pg";
 import { ident, QUEUE_SCHEMA, queueNames, SWEEP_INTERVAL_MS, UNREGISTERED_LOCK_GRACE_SECONDS, WORKER_LOCK_SPACE } from "./names.js";
-import { RunRefused } from "../run-refused.js";
+import { RunRefused } from "../store/index.js";
 
 /** Takes a worker's liveness lock on `db` (a connection kept for the worker's whole life). */
 export async function holdWorkerLock(db: PoolClient | import("pg").Client, id: string): Promise<void> {
