@@ -83,4 +83,24 @@ export default tseslint.config(
       "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },
+  // One error root (src/shared/coded-error.ts): every error src/ throws on purpose carries a code
+  // and a message for people, so no bare Error, TypeError or RangeError is thrown or handed on,
+  // and no error class starts a second root beside CodedError.
+  {
+    files: ["src/**/*.ts"],
+    ignores: ["src/shared/coded-error.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "NewExpression[callee.name=/^(Error|TypeError|RangeError|SyntaxError)$/]",
+          message: "Throw a CodedError (src/shared/coded-error.ts) or one of its subclasses: a code, and a message for people.",
+        },
+        {
+          selector: "ClassDeclaration[superClass.name=/^(Error|TypeError|RangeError|SyntaxError)$/]",
+          message: "Extend CodedError (src/shared/coded-error.ts): it is the one error root.",
+        },
+      ],
+    },
+  },
 );

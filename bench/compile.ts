@@ -71,7 +71,7 @@ try {
   }
   const best = Math.min(...times);
   console.log(
-    `compile: ${tasks} tasks, first ${times[0].toFixed(0)} ms, best of 5 ${best.toFixed(0)} ms (target < 1000 ms); plan ${(bytes / 1024).toFixed(0)} KiB of TOML`,
+    `compile: ${tasks} tasks, first ${times[0]!.toFixed(0)} ms, best of 5 ${best.toFixed(0)} ms (target < 1000 ms); plan ${(bytes / 1024).toFixed(0)} KiB of TOML`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

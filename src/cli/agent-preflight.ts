@@ -88,44 +88,16 @@ function executableProblem(argv0: string, env: NodeJS.ProcessEnv): string | unde
   return `"${argv0}" is not on PATH`;
 }
 
-/** Checks a pack's agent work before anything is asked or run: runners defined and found, the host's terminal, worktree repositories, budgets and tool versions. */
-export function agentPreflight(plans: Plan[], config: MachineConfig, opts: AgentPreflightOptions): AgentPreflight {
-  const env = opts.env ?? process.env;
-  const problems: string[] = [];
-  const local: string[] = [];
-  const warnings: string[] = [];
-  const used = new Map<string, AgentRunnerConfig>();
-  const names = Object.keys(config.agents);
-  let worktreeTask: string | undefined;
-  for (const plan of plans) {
-    for (const t of agentTasks(plan)) {
-      const spec = t.agent!;
-      if (spec.workspace === "worktree") worktreeTask ??= t.name;
-      const runner = Object.hasOwn(config.agents, spec.runner) ? config.agents[spec.runner] : undefined;
-      if (!runner) {
-        const near = nearestName(spec.runner, names);
-        problems.push(
-          `agent task ${t.name} uses runner "${spec.runner}", which the machine config does not define${near ? ` (did you mean "${near}"?)` : ""}; add [agents.${spec.runner}] with preset = "claude-code" (or "codex", "gemini", "aider") or command = [...]${names.length ? `, or use one of: ${names.join(", ")}` : ""}`,
-        );
-      } else used.set(runner.name, runner);
-    }
-  }
-
-  const types = new Set<string>();
-  for (const plan of plans)
-    for (const t of plan.tasks) if (t.route?.decide === "model") for (const q of t.route.questions) types.add(q.type);
-  const hostAsked = [...types].filter((ty) => opts.modeOf(ty).kind !== "model").sort();
-  const host = config.decisions.host;
-  if (types.size > 0 && host !== "tty" && Object.hasOwn(config.agents, host)) used.set(host, config.agents[host]);
-  if (hostAsked.length > 0 && host === "tty" && opts.checkTerminal !== false && !(opts.hasTerminal ?? terminalOpens)()) {
-    const list = hostAsked.slice(0, 3).join(", ") + (hostAsked.length > 3 ? `, … (${hostAsked.length} types)` : "");
-    local.push(
-      `the host answers judgement type${hostAsked.length > 1 ? "s" : ""} ${list} (host or shadow mode), and the host is "tty", but switchyard has no terminal to ask at; set [decisions] host = "NAME" to an [agents.NAME] runner, or route the type to a model (--decide TYPE=PROVIDER/MODEL)`,
-    );
-  }
-
+/** Each runner the pack uses: found and runnable, its tool's version in range, its cost reportable under a budget. Returns the versions read. */
+function checkRunners(
+  runners: Iterable<AgentRunnerConfig>,
+  env: NodeJS.ProcessEnv,
+  opts: AgentPreflightOptions,
+  local: string[],
+  warnings: string[],
+): Record<string, string> {
   const versions: Record<string, string> = {};
-  for (const runner of used.values()) {
+  for (const runner of runners) {
     const why = executableProblem(runner.command[0]!, env);
     if (!why && opts.readVersions !== false && presetOf(runner).versions) {
       const read = readToolVersion(runner, env);
@@ -154,6 +126,47 @@ export function agentPreflight(plans: Plan[], config: MachineConfig, opts: Agent
       );
     }
   }
+  return versions;
+}
+
+/** Checks a pack's agent work before anything is asked or run: runners defined and found, the host's terminal, worktree repositories, budgets and tool versions. */
+export function agentPreflight(plans: Plan[], config: MachineConfig, opts: AgentPreflightOptions): AgentPreflight {
+  const env = opts.env ?? process.env;
+  const problems: string[] = [];
+  const local: string[] = [];
+  const warnings: string[] = [];
+  const used = new Map<string, AgentRunnerConfig>();
+  const names = Object.keys(config.agents);
+  let worktreeTask: string | undefined;
+  for (const plan of plans) {
+    for (const t of agentTasks(plan)) {
+      const spec = t.agent!;
+      if (spec.workspace === "worktree") worktreeTask ??= t.name;
+      const runner = Object.hasOwn(config.agents, spec.runner) ? config.agents[spec.runner] : undefined;
+      if (!runner) {
+        const near = nearestName(spec.runner, names);
+        problems.push(
+          `agent task ${t.name} uses runner "${spec.runner}", which the machine config does not define${near ? ` (did you mean "${near}"?)` : ""}; add [agents.${spec.runner}] with preset = "claude-code" (or "codex", "gemini", "aider") or command = [...]${names.length ? `, or use one of: ${names.join(", ")}` : ""}`,
+        );
+      } else used.set(runner.name, runner);
+    }
+  }
+
+  const types = new Set<string>();
+  for (const plan of plans)
+    for (const t of plan.tasks) if (t.route?.decide === "model") for (const q of t.route.questions) types.add(q.type);
+  const hostAsked = [...types].filter((ty) => opts.modeOf(ty).kind !== "model").sort();
+  const host = config.decisions.host;
+  const hostRunner = host !== "tty" && Object.hasOwn(config.agents, host) ? config.agents[host] : undefined;
+  if (types.size > 0 && hostRunner !== undefined) used.set(host, hostRunner);
+  if (hostAsked.length > 0 && host === "tty" && opts.checkTerminal !== false && !(opts.hasTerminal ?? terminalOpens)()) {
+    const list = hostAsked.slice(0, 3).join(", ") + (hostAsked.length > 3 ? `, … (${hostAsked.length} types)` : "");
+    local.push(
+      `the host answers judgement type${hostAsked.length > 1 ? "s" : ""} ${list} (host or shadow mode), and the host is "tty", but switchyard has no terminal to ask at; set [decisions] host = "NAME" to an [agents.NAME] runner, or route the type to a model (--decide TYPE=PROVIDER/MODEL)`,
+    );
+  }
+
+  const versions = checkRunners(used.values(), env, opts, local, warnings);
 
   let repo: RunRepository | undefined;
   if (worktreeTask !== undefined && opts.recorded) {

@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { CommandFailed, examples } from "./common.js";
 import { checkOwner, claimRun, currentIdentity, requestCancel, runOwner, stopOrphanedGroups } from "../run/index.js";
-import { findRun, noRuns, openForReading } from "./run-lookup.js";
+import { findRun, foundRun, noRuns, openForReading } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
 
 /** What the run records as its cause (shown by status, show and the run's own summary). */
@@ -36,7 +36,7 @@ export function register(program: Command): void {
       if (!store) throw noRuns(flags.stateDir);
       try {
         const run = findRun(store, id);
-        const r = store.run(run)!;
+        const r = foundRun(store, run);
         if (r.status !== "running") {
           process.stdout.write(`run ${run} is not running (${r.status}); nothing to cancel\n`);
           return;
@@ -54,9 +54,9 @@ export function register(program: Command): void {
           const t0 = Date.now();
           while (Date.now() - t0 < 15000) {
             await new Promise((res) => setTimeout(res, 100));
-            if (store.run(run)!.status !== "running") break;
+            if (foundRun(store, run).status !== "running") break;
           }
-          const status = store.run(run)!.status;
+          const status = foundRun(store, run).status;
           if (status === "running" && !here) {
             process.stdout.write(
               `run ${run}: asked its process on ${owner.owner.host} to cancel; it is still stopping its running instances (see: switchyard status ${run})\n`,

@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { compilePath, writePlanToml } from "../plan/index.js";
 import { summaryLine } from "./check.js";
 import { compileFailureExit, formatForPeople, setExitCode, UsageError, examples } from "./common.js";
+import { messageOf } from "../shared/thrown.js";
 
 /** Adds `switchyard compile`: writes a pack's or playbook's plan as TOML. */
 export function register(program: Command): void {
@@ -31,7 +32,7 @@ export function register(program: Command): void {
         try {
           writeFileSync(opts.output, text);
         } catch (e) {
-          throw new UsageError("usage", `cannot write ${opts.output}: ${(e as Error).message}`);
+          throw new UsageError("usage", `cannot write ${opts.output}: ${messageOf(e)}`);
         }
         process.stderr.write(`wrote ${opts.output} (playbook '${result.plan.playbook}', ${result.plan.tasks.length} tasks)\n`);
       } else process.stdout.write(text);

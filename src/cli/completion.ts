@@ -4,6 +4,7 @@
 
 import type { Command, Option } from "commander";
 import { UsageError } from "./common.js";
+import { isOneOf } from "../shared/primitives.js";
 
 const SHELLS = ["bash", "zsh", "fish"] as const;
 type Shell = (typeof SHELLS)[number];
@@ -126,7 +127,7 @@ Examples:
   switchyard completion fish > ~/.config/fish/completions/switchyard.fish`,
     )
     .action((shell: string) => {
-      if (!(SHELLS as readonly string[]).includes(shell))
+      if (!isOneOf(SHELLS, shell))
         throw new UsageError("usage", `no completion for the shell ${JSON.stringify(shell)}`, {
           hint: `choose one of ${SHELLS.join(", ")}`,
         });

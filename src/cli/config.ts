@@ -150,7 +150,7 @@ function checkConfig(pack: string | undefined, opts: CheckOptions): { report: Ch
       });
       continue;
     }
-    const keyEnv = config.providers[mode.provider].api_key_env;
+    const keyEnv = config.providers[mode.provider]?.api_key_env;
     if (keyEnv !== undefined && !process.env[keyEnv]) {
       report.warnings.push({
         severity: "warning",

@@ -7,6 +7,7 @@ import { dirname, join, normalize } from "node:path";
 import type { Command } from "commander";
 import { DiagnosticError, StarError, Thread, execFile, type LoadResult, type Value } from "../lang/index.js";
 import { EXIT_FAILED, UsageError, printDiagnostics, setExitCode, examples } from "./common.js";
+import { errnoCode } from "../shared/thrown.js";
 
 /** Adds `switchyard eval`: runs a plain Starlark file, without the playbook built-ins. */
 export function register(program: Command): void {
@@ -39,7 +40,7 @@ function evalStarFile(file: string, stepBudget: number, allocBudget?: number): b
   try {
     source = readFileSync(file, "utf8");
   } catch (e) {
-    throw new UsageError("usage", `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw new UsageError("usage", `cannot read ${file}: ${errnoCode(e) ?? String(e)}`);
   }
   const sources = new Map<string, string>([[file, source]]);
   const thread = new Thread({ stepBudget, allocBudget, print: (msg) => process.stdout.write(msg + "\n") });

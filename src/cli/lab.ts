@@ -18,6 +18,8 @@ import { appliedCalibrations, defaultCalibrationFile, readCalibrations } from ".
 import { parseSince, type PairFilters } from "../lab/pair-filter.js";
 import { renderText, table } from "../lab/report-text.js";
 import { renderHtml } from "../lab/report-html.js";
+import { errnoCode } from "../shared/thrown.js";
+import { isOneOf } from "../shared/primitives.js";
 
 function labFailure(err: unknown): never {
   // A LabError (no lab, an unknown lab) and a PairsFileError reach the person as they are (exit-codes.ts).
@@ -27,11 +29,7 @@ function labFailure(err: unknown): never {
 
 /** A file-system failure (permissions, a missing folder, a full disk): the person's to fix. */
 function isFsError(err: unknown): err is NodeJS.ErrnoException {
-  return (
-    err instanceof Error &&
-    typeof (err as NodeJS.ErrnoException).code === "string" &&
-    typeof (err as NodeJS.ErrnoException).syscall === "string"
-  );
+  return err instanceof Error && typeof errnoCode(err) === "string" && "syscall" in err && typeof err.syscall === "string";
 }
 
 /** Runs a step, turning file-system errors into plain messages instead of stack traces. */
@@ -209,7 +207,7 @@ function registerCalibrate(lab: Command): void {
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .option("--store <url>", LAB_STORE_HELP)
     .action(async (labArg: string | undefined, opts: CalibrateFlags) => {
-      if (!(CALIBRATION_METHODS as readonly string[]).includes(opts.method)) {
+      if (!isOneOf(CALIBRATION_METHODS, opts.method)) {
         throw new UsageError("usage", `--method must be isotonic, platt or temperature, not '${opts.method}'`, {
           hint: "platt suits a few hundred pairs; isotonic needs more",
         });

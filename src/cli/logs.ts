@@ -19,6 +19,7 @@ import type { Store } from "../run/index.js";
 import { CommandFailed, UsageError } from "./common.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
+import { errnoCode } from "../shared/thrown.js";
 
 const POLL_MS = 200;
 
@@ -78,7 +79,7 @@ function openLog(path: string, runDir: string, task: string, what: string): numb
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === "ELOOP") {
       let target = "";
       try {
@@ -253,10 +254,10 @@ function roundLog(stem: string, spec: string, attempt: number, flags: LogFlags):
   const rounds = roundsWithLogs(stem);
   const part = flags.reviewer ? "review" : "body";
   const whose = flags.reviewer ? "reviewer" : "body";
-  if (rounds.length === 0) throw new UsageError("usage", `${spec} attempt ${attempt} has no round logs: no round of its body has started`);
+  const latest = rounds.at(-1);
+  if (latest === undefined) throw new UsageError("usage", `${spec} attempt ${attempt} has no round logs: no round of its body has started`);
   const listed = `rounds with logs: ${rounds.join(", ")}`;
   if (flags.round === undefined) {
-    const latest = rounds[rounds.length - 1]!;
     return {
       ...chosenRound(stem, latest, part, spec, attempt, flags.reviewer === true),
       note: `${spec} attempt ${attempt}: round ${latest}'s ${whose} log (${listed}; choose one with --round N)`,

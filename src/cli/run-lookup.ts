@@ -22,7 +22,8 @@ export function findRun(store: Store, id: string | undefined): string {
   const known = store.runs().map((r) => r.run);
   // A unique prefix names a run, as git takes a short commit id.
   const prefixed = known.filter((r) => r.startsWith(id));
-  if (prefixed.length === 1) return prefixed[0]!;
+  const [only] = prefixed;
+  if (prefixed.length === 1 && only !== undefined) return only;
   if (prefixed.length > 1) {
     throw new UsageError("usage", `the run id prefix ${id} is ambiguous: ${prefixed.length} runs start with it`, {
       hint: `say more of the id: ${prefixed.slice(-5).join(", ")}${prefixed.length > 5 ? ", …" : ""}`,
@@ -32,6 +33,13 @@ export function findRun(store: Store, id: string | undefined): string {
   throw new UsageError("unknown-run", `no run ${id} in ${store.stateDir}`, {
     hint: near ? `did you mean ${near}?` : known.length ? "list runs with `switchyard runs`" : "start one with `switchyard run PATH`",
   });
+}
+
+/** The record of a run `findRun` found (it exists: findRun checked); its row is read again each time. */
+export function foundRun(store: Store, run: string): NonNullable<ReturnType<Store["run"]>> {
+  const row = store.run(run);
+  if (row === undefined) throw new UsageError("unknown-run", `no run ${run} in ${store.stateDir}`);
+  return row;
 }
 
 /** A duration for people: 4.2s, 3m07s, or hours and minutes. */

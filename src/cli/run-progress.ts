@@ -50,6 +50,7 @@ export class Progress {
   private last = 0;
   private paused = false;
   private readonly colors: Colors;
+  /** The redrawn block: there exactly in "tty" mode. */
   private readonly live: ReturnType<typeof createLogUpdate> | null;
   constructor(
     private readonly mode: ProgressMode,
@@ -76,7 +77,7 @@ export class Progress {
     } else if (this.mode === "plain") {
       this.line(plainLine(e));
     } else if (this.mode === "tty") {
-      if (this.opts.verbose && !this.paused) this.live!.persist(this.fit(plainLine(e)));
+      if (this.opts.verbose && !this.paused) this.live?.persist(this.fit(plainLine(e)));
       const now = Date.now();
       if (now - this.last >= REDRAW_MS) this.redraw();
       else if (!this.timer) this.timer = setTimeout(() => this.redraw(), REDRAW_MS - (now - this.last));
@@ -100,7 +101,7 @@ export class Progress {
   pause(): void {
     if (this.mode !== "tty" || this.paused) return;
     this.paused = true;
-    this.live!.clear();
+    this.live?.clear();
   }
 
   /** The question was answered: draw again. */
@@ -123,7 +124,7 @@ export class Progress {
       ? [c.bold(`run ${f.run}`) + c.dim(`  ${formatElapsed(f.elapsedMs())}  $${f.spentUsd().toFixed(4)}  (Ctrl-C cancels; resume later)`)]
       : [];
     const rows = progressRows(this.snapshot(), c);
-    this.live!([...head, ...rows].map((l) => this.fit(l)).join("\n"));
+    this.live?.([...head, ...rows].map((l) => this.fit(l)).join("\n"));
   }
 
   finish(outcome: RunOutcome, tasks: TaskProgress[], honest?: { lines: string[]; json: object }): void {
@@ -133,7 +134,7 @@ export class Progress {
     if (this.mode === "tty") {
       this.paused = false;
       this.redraw();
-      this.live!.done();
+      this.live?.done();
     }
     if (this.mode === "json") {
       this.out.write(
@@ -252,10 +253,11 @@ function summaryTable(tasks: TaskProgress[]): string {
 
 /** Rows as a text table with left-aligned columns as wide as their widest cell. */
 export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  // A row shorter than the header has empty cells at its end.
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (r: string[]) =>
     r
-      .map((c, i) => (i >= 3 && /^\d/.test(c) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .map((c, i) => (i >= 3 && /^\d/.test(c) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
       .join("  ")
       .trimEnd();
   return [line(header), ...rows.map(line)].join("\n");

@@ -5,7 +5,7 @@
 // model did none of the work it was turned on for.
 
 import type { Plan } from "../plan/index.js";
-import type { RunEvent, TaskProgress } from "../run/index.js";
+import { eventTask, type RunEvent, type TaskProgress } from "../run/index.js";
 import { formatElapsed } from "./run-lookup.js";
 
 const SLOWEST = 3;
@@ -84,24 +84,24 @@ export class RunTally {
     switch (e.type) {
       case "instance_started":
         this.started.set(`${e.task}\u0000${e.key ?? ""}`, Date.parse(e.time));
-        this.turnStarted(e.task!, e.key);
+        this.turnStarted(eventTask(e), e.key);
         break;
       case "instance_retried":
         this.retries += 1;
         if (e.payload.rate_limited) this.rateLimited(e.payload.rate_limited);
         this.ended(e);
-        this.loopEnded(e.task!, e.key, false);
+        this.loopEnded(eventTask(e), e.key, false);
         break;
       case "instance_interrupted":
         // A ceiling stops a loop only between rounds; a cancel kills the body that runs.
-        this.loopEnded(e.task!, e.key, !this.cancelAsked);
+        this.loopEnded(eventTask(e), e.key, !this.cancelAsked);
         break;
       case "instance_finished":
         this.ended(e);
-        this.loopEnded(e.task!, e.key, e.payload.status !== "failed");
+        this.loopEnded(eventTask(e), e.key, e.payload.status !== "failed");
         break;
       case "revise_round": {
-        const t = this.takers.get(e.task!);
+        const t = this.takers.get(eventTask(e));
         const loop = this.loops.get(`${e.task}\u0000${e.key ?? ""}`);
         if (!t || !loop) break;
         loop.lastRound = e.payload.round;
@@ -174,7 +174,7 @@ export class RunTally {
     this.started.delete(id);
     const ms = Date.parse(e.time) - t0;
     if (this.slowest.length === SLOWEST && ms <= this.slowest[SLOWEST - 1]!.ms) return;
-    this.slowest.push({ task: e.task!, key: e.key, ms });
+    this.slowest.push({ task: eventTask(e), key: e.key, ms });
     this.slowest.sort((a, b) => b.ms - a.ms);
     this.slowest.length = Math.min(this.slowest.length, SLOWEST);
   }

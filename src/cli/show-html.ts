@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import type { Store } from "../run/index.js";
 import { CommandFailed } from "./common.js";
 import { assetsBuilt, runHtml } from "../ui/index.js";
+import { messageOf } from "../shared/thrown.js";
 
 /** Writes a run's page as one self-contained HTML file (`show --html`). */
 export function writeHtml(store: Store, run: string, file: string): void {
@@ -15,7 +16,7 @@ export function writeHtml(store: Store, run: string, file: string): void {
   try {
     writeFileSync(file, html);
   } catch (err) {
-    throw new CommandFailed("failed", `cannot write ${file}: ${(err as Error).message}`);
+    throw new CommandFailed("failed", `cannot write ${file}: ${messageOf(err)}`);
   }
   process.stderr.write(`wrote ${resolve(file)} (${(html.length / 1024).toFixed(0)} KiB)\n`);
 }

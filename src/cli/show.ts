@@ -42,7 +42,8 @@ function onlyKey(shown: ShowJson, key: string): void {
   for (const t of Object.values(shown.tasks)) {
     if (!t.instances) continue;
     for (const k of Object.keys(t.instances)) keys.add(k);
-    t.instances = Object.hasOwn(t.instances, key) ? { [key]: t.instances[key] } : {};
+    const only = Object.hasOwn(t.instances, key) ? t.instances[key] : undefined;
+    t.instances = only !== undefined ? { [key]: only } : {};
   }
   if (!keys.has(key)) {
     const near = nearestName(key, [...keys]);

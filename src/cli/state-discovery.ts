@@ -11,6 +11,7 @@ import { accessSync, constants, existsSync, mkdirSync, realpathSync, statSync, w
 import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { CodedError } from "../shared/coded-error.js";
+import { errnoCode } from "../shared/thrown.js";
 
 /** The name of the state folder a run creates or looks for. */
 export const STATE_FOLDER = ".switchyard";
@@ -133,7 +134,7 @@ function makeFolder(dir: string): void {
     try {
       mkdirSync(m);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = errnoCode(err);
       if (code === "EEXIST") continue;
       throw new StateFolderError(
         "state-folder",

@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { ownerGone, type Store } from "../run/index.js";
 import { EXIT_FAILED, setExitCode } from "./common.js";
-import { findRun, noRuns, openForReading, formatElapsed } from "./run-lookup.js";
+import { findRun, foundRun, noRuns, openForReading, formatElapsed } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
 import { table } from "./run-progress.js";
 import { rateLimitState } from "../run/agents/index.js";
@@ -15,7 +15,7 @@ const WATCH_MS = 500;
 type Counts = { pending: number; running: number; passed: number; failed: number; not_taken: number; blocked: number };
 
 function report(store: Store, run: string): { status: string; json: unknown; text: string } {
-  const r = store.run(run)!;
+  const r = foundRun(store, run);
   const tasks = store.tasks(run);
   const counts = new Map<string, Counts>();
   for (const i of store.instances(run)) {
@@ -114,7 +114,7 @@ Examples:
               lines = out.split("\n").length - 1;
               shown = out;
             }
-            const row = store.run(run)!;
+            const row = foundRun(store, run);
             if (flags.watch && r.status === "running" && ownerGone(store, run)) {
               process.stderr.write(
                 `switchyard: the process executing run ${run} (${row.pid}) is gone; continue it with \`switchyard resume ${run}\`\n`,

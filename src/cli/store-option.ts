@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { openStore, type Store } from "../run/index.js";
 import { parseStoreSpec, type StoreSpec } from "../run/store/index.js";
 import { UsageError } from "./common.js";
+import { messageOf } from "../shared/thrown.js";
 
 /** The help of `--store`. */
 export const STORE_HELP =
@@ -25,7 +26,7 @@ export function namedStore(flag: string | undefined, stateDir: string): StoreSpe
   try {
     return parseStoreSpec(spec, stateDir);
   } catch (err) {
-    throw new UsageError("store-url", (err as Error).message, {
+    throw new UsageError("store-url", messageOf(err), {
       hint: "see `switchyard explain store-url`; $SWITCHYARD_STORE takes the same values as --store",
     });
   }

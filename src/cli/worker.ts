@@ -89,7 +89,7 @@ export function register(program: Command): void {
         process.stderr.write(
           lost !== undefined
             ? `switchyard worker ${worker.id}: error[store-unreachable]: lost the store ${where} (${lost}); stopping (its jobs go to other workers)\n`
-            : `switchyard worker ${worker.id}: error[internal]: ${(err as Error)?.stack ?? String(err)}\n`,
+            : `switchyard worker ${worker.id}: error[internal]: ${(err instanceof Error ? err.stack : undefined) ?? String(err)}\n`,
         );
         process.exit(lost !== undefined ? 1 : 70);
       };

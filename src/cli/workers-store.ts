@@ -4,6 +4,7 @@
 import { parsePgUrl } from "../run/store/index.js";
 import { StorageFault } from "../run/store/index.js";
 import { UsageError } from "./common.js";
+import { errnoCode, messageOf } from "../shared/thrown.js";
 
 /** The PostgreSQL store a worker command works on (--store, else $SWITCHYARD_STORE); any other store is a usage error. */
 export function workersStore(flag: string | undefined, command: string): { url: string; where: string } {
@@ -15,7 +16,7 @@ export function workersStore(flag: string | undefined, command: string): { url: 
   try {
     return { url: spec, where: parsePgUrl(spec).where };
   } catch (err) {
-    throw new UsageError("store-url", (err as Error).message, { hint: "see `switchyard explain store-url`" });
+    throw new UsageError("store-url", messageOf(err), { hint: "see `switchyard explain store-url`" });
   }
 }
 
@@ -32,12 +33,16 @@ export async function reachable<T>(where: string, f: () => Promise<T>): Promise<
   try {
     return await f();
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code && /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EHOSTUNREACH|ECONNRESET|57P0[123]|28P01|28000|3D000)$/.test(e.code))
-      throw new StorageFault("store-unreachable", `cannot reach the store ${where}: ${e.message.replace(/:\/\/[^@\s]*@/g, "://***@")}`, {
-        systemCode: e.code,
-        hint: "check that the server runs and the connection string (user, host, port, database) is right",
-      });
+    const code = errnoCode(err);
+    if (code && /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EHOSTUNREACH|ECONNRESET|57P0[123]|28P01|28000|3D000)$/.test(code))
+      throw new StorageFault(
+        "store-unreachable",
+        `cannot reach the store ${where}: ${messageOf(err).replace(/:\/\/[^@\s]*@/g, "://***@")}`,
+        {
+          systemCode: code,
+          hint: "check that the server runs and the connection string (user, host, port, database) is right",
+        },
+      );
     throw err;
   }
 }

@@ -26,8 +26,8 @@ function table(workers: WorkerInfo[], now: number): string {
       ago(w.heartbeat, now),
       w.jobs.map((j) => j.job).join(" ") || "-",
     ]);
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
+  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ")).join("\n") + "\n";
 }
 
 /** Adds `switchyard workers`: the live workers of a shared store, their jobs and last heartbeat. */

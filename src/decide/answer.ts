@@ -79,21 +79,25 @@ export function resolveAnswer(question: ResolvedQuestion, raw: RawAnswer): Resol
     fail(question, `label${missing.length > 1 ? "s" : ""} ${missing.map((l) => `'${l}'`).join(", ")} missing from its probabilities`);
   }
   let sum = 0;
+  const checked: Array<[string, number]> = [];
   for (const label of labels) {
-    const problem = probabilityProblem(given[label]);
-    if (problem) fail(question, `the probability of '${label}' ${problem}`);
-    sum += given[label]!;
+    const p = given[label];
+    const problem = probabilityProblem(p);
+    if (problem !== undefined || typeof p !== "number") fail(question, `the probability of '${label}' ${problem}`);
+    checked.push([label, p]);
+    sum += p;
   }
   if (sum <= 0) fail(question, "its probabilities sum to 0");
   // Stryker disable next-line EqualityOperator: no sum of probabilities is exactly 1e-3 from 1 (sum − 1 is a multiple of 2^-53, 1e-3's double is not), so `>=` is the same test (`<=` is killed)
   const normalise = Math.abs(sum - 1) > SUM_TOLERANCE;
-  const probabilities: Record<string, number> = {};
-  for (const label of labels) probabilities[label] = normalise ? given[label]! / sum : given[label]!;
+  const resolved = checked.map(([label, p]): [string, number] => [label, normalise ? p / sum : p]);
+  const probabilities: Record<string, number> = Object.fromEntries(resolved);
 
   // Argmax in declared order: only a strictly greater probability displaces an earlier label.
-  let best = labels[0]!;
-  for (const label of labels) if (probabilities[label]! > probabilities[best]!) best = label;
-  const confidence = probabilities[best]!;
+  const [first, ...rest] = resolved;
+  if (first === undefined) fail(question, "its question has no labels");
+  let [best, confidence] = first;
+  for (const [label, p] of rest) if (p > confidence) [best, confidence] = [label, p];
   const answer: ResolvedAnswer = {
     label: confidence < question.min_confidence ? UNCERTAIN : best,
     probabilities,
@@ -101,7 +105,7 @@ export function resolveAnswer(question: ResolvedQuestion, raw: RawAnswer): Resol
     refused: false,
   };
   if (question.kind === "score") {
-    answer.expected_level = labels.reduce((acc, label, i) => acc + i * probabilities[label]!, 0);
+    answer.expected_level = resolved.reduce((acc, [, p], i) => acc + i * p, 0);
   }
   return answer;
 }

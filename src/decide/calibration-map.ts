@@ -4,6 +4,8 @@
 // the decision layer never fits one (fitting lives in the lab, above it).
 
 import { createHash } from "node:crypto";
+import { itemAt } from "../shared/checked-index.js";
+import { isPlainObject } from "../shared/primitives.js";
 
 /** The version of the calibration file format; a file of another version is refused. */
 export const CALIBRATION_VERSION = 1;
@@ -73,19 +75,21 @@ export function applyMap(map: CalibrationMap, c: number): number {
     case "temperature":
       return sigmoid(logit(c) / map.t);
     case "isotonic": {
+      // A checked map has x and y of the same, non-zero length (mapProblem), so every index below is in range.
       const { x, y } = map;
-      if (c <= x[0]) return y[0];
+      if (c <= itemAt(x, 0)) return itemAt(y, 0);
       const last = x.length - 1;
-      if (c >= x[last]) return y[last];
+      if (c >= itemAt(x, last)) return itemAt(y, last);
       let lo = 0;
       let hi = last;
       while (hi - lo > 1) {
         const mid = (lo + hi) >> 1;
-        if (x[mid] <= c) lo = mid;
+        if (itemAt(x, mid) <= c) lo = mid;
         else hi = mid;
       }
-      const span = x[hi] - x[lo];
-      return span > 0 ? y[lo] + ((c - x[lo]) / span) * (y[hi] - y[lo]) : y[hi];
+      const [xLo, xHi, yLo, yHi] = [itemAt(x, lo), itemAt(x, hi), itemAt(y, lo), itemAt(y, hi)];
+      const span = xHi - xLo;
+      return span > 0 ? yLo + ((c - xLo) / span) * (yHi - yLo) : yHi;
     }
   }
 }
@@ -100,37 +104,42 @@ const num = (x: unknown): x is number => typeof x === "number" && Number.isFinit
 
 function mapProblem(m: unknown): string | null {
   if (typeof m !== "object" || m === null) return "its map is missing";
-  const map = m as Record<string, unknown>;
+  const map: Partial<Record<string, unknown>> = { ...m };
   if (map.kind === "platt") return num(map.a) && num(map.b) && map.a >= 0 ? null : "its platt map needs numbers a ≥ 0 and b";
   if (map.kind === "temperature") return num(map.t) && map.t > 0 ? null : "its temperature map needs a number t > 0";
   if (map.kind === "isotonic") {
-    const x = map.x as unknown[];
-    const y = map.y as unknown[];
+    const { x, y } = map;
     if (!Array.isArray(x) || !Array.isArray(y) || x.length === 0 || x.length !== y.length)
       return "its isotonic map needs lists x and y of the same, non-zero length";
-    for (let i = 0; i < x.length; i++) {
-      if (!num(x[i]) || !num(y[i]) || (y[i] as number) < 0 || (y[i] as number) > 1) return `its isotonic map has a bad point ${i}`;
-      if (i > 0 && ((x[i] as number) < (x[i - 1] as number) || (y[i] as number) < (y[i - 1] as number)))
-        return "its isotonic map is not monotone";
+    let before: { x: number; y: number } | undefined;
+    for (const [i, xi] of x.entries()) {
+      const yi: unknown = y[i];
+      if (!num(xi) || !num(yi) || yi < 0 || yi > 1) return `its isotonic map has a bad point ${i}`;
+      if (before && (xi < before.x || yi < before.y)) return "its isotonic map is not monotone";
+      before = { x: xi, y: yi };
     }
     return null;
   }
   return `its map kind ${JSON.stringify(map.kind)} is not isotonic, platt or temperature`;
 }
 
+/** What is wrong with the parsed text of a calibration file, in a sentence; null when nothing. */
+function fileProblem(value: unknown): string | null {
+  if (!isPlainObject(value)) return "it is not a JSON object";
+  if (value.version !== CALIBRATION_VERSION)
+    return `its version is ${JSON.stringify(value.version)}, this switchyard reads version ${CALIBRATION_VERSION}`;
+  if (typeof value.types !== "object" || value.types === null) return "it has no 'types'";
+  for (const [type, e] of Object.entries(value.types)) {
+    if (!isPlainObject(e) || typeof e.id !== "string" || typeof e.model !== "string") return `the entry for "${type}" has no id or model`;
+    const problem = mapProblem(e.map);
+    if (problem) return `the entry for "${type}": ${problem}`;
+  }
+  return null;
+}
+
 /** Checks the parsed text of a calibration file; a sentence saying what is wrong, or the file. */
 export function checkCalibrationFile(value: unknown): CalibrationFile | { error: string } {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { error: "it is not a JSON object" };
-  const f = value as Record<string, unknown>;
-  if (f.version !== CALIBRATION_VERSION)
-    return { error: `its version is ${JSON.stringify(f.version)}, this switchyard reads version ${CALIBRATION_VERSION}` };
-  if (typeof f.types !== "object" || f.types === null) return { error: "it has no 'types'" };
-  for (const [type, entry] of Object.entries(f.types as Record<string, unknown>)) {
-    const e = entry as Record<string, unknown>;
-    if (typeof e !== "object" || e === null || typeof e.id !== "string" || typeof e.model !== "string")
-      return { error: `the entry for "${type}" has no id or model` };
-    const problem = mapProblem(e.map);
-    if (problem) return { error: `the entry for "${type}": ${problem}` };
-  }
-  return value as CalibrationFile;
+  const problem = fileProblem(value);
+  // Every field a reader uses was checked just above: the one place the file's type is asserted.
+  return problem === null ? (value as CalibrationFile) : { error: problem };
 }

@@ -19,6 +19,9 @@ import { formatMode, MODE_FORMS, parseMode } from "./mode.js";
 import { locateKeys, type KeyPositions } from "./toml-positions.js";
 import { typeEntry } from "./type-entry.js";
 import { readRegularFileSync } from "../run/process/index.js";
+import { itemAt } from "../shared/checked-index.js";
+import { messageOf, errnoCode } from "../shared/thrown.js";
+import { isOneOf } from "../shared/primitives.js";
 
 /** A machine config is a small text file; anything larger is not one. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -83,7 +86,7 @@ export function loadMachineConfig(path?: string, env: NodeJS.ProcessEnv = proces
     // Only a regular file, opened non-blocking: a FIFO or a device must not hang `config check`.
     text = readRegularFileSync(file, MAX_CONFIG_BYTES);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === "ENOENT" || code === "ENOTDIR") {
       if (path === undefined) return defaultMachineConfig();
       throw new DiagnosticError(
@@ -98,7 +101,7 @@ export function loadMachineConfig(path?: string, env: NodeJS.ProcessEnv = proces
     throw new DiagnosticError(
       errorAt(
         "config-unreadable",
-        `machine config ${file} cannot be read (${code === "ENOTREG" || code === "EFBIG" || code === "EILSEQ" ? `it ${(err as Error).message}` : (code ?? (err as Error).message)})`,
+        `machine config ${file} cannot be read (${code === "ENOTREG" || code === "EFBIG" || code === "EILSEQ" ? `it ${messageOf(err)}` : (code ?? messageOf(err))})`,
         undefined,
         "make it a readable TOML file",
       ),
@@ -197,7 +200,7 @@ class Validator {
   }
 
   private table(parent: Table, path: readonly string[]): Table | undefined {
-    const value = parent[path[path.length - 1]];
+    const value = parent[itemAt(path, path.length - 1)];
     if (value === undefined) return undefined;
     if (!isTable(value)) {
       this.wrongType(path, value, "a table");
@@ -207,7 +210,7 @@ class Validator {
   }
 
   private string(parent: Table, path: readonly string[]): string | undefined {
-    const value = parent[path[path.length - 1]];
+    const value = parent[itemAt(path, path.length - 1)];
     if (value === undefined) return undefined;
     if (typeof value !== "string") {
       this.wrongType(path, value, "a string");
@@ -217,7 +220,7 @@ class Validator {
   }
 
   private strings(parent: Table, path: readonly string[]): string[] | undefined {
-    const value = parent[path[path.length - 1]];
+    const value = parent[itemAt(path, path.length - 1)];
     if (value === undefined) return undefined;
     if (!Array.isArray(value) || value.some((x) => typeof x !== "string")) {
       const bad = Array.isArray(value) ? value.find((x) => typeof x !== "string") : value;
@@ -268,7 +271,7 @@ class Validator {
     let preset: PresetName = "generic";
     const p = this.string(body, [...path, "preset"]);
     if (p !== undefined) {
-      if ((PRESET_NAMES as readonly string[]).includes(p)) preset = p as PresetName;
+      if (isOneOf(PRESET_NAMES, p)) preset = p;
       else {
         const near = nearestName(p, PRESET_NAMES);
         this.error(
@@ -289,7 +292,7 @@ class Validator {
         'the argv of the agent runner, e.g. command = ["my-agent", "--print"], or a preset = "claude-code" | "codex" | "gemini" | "aider"',
       );
     const command = this.strings(body, [...path, "command"]);
-    if (command !== undefined && (command.length === 0 || command[0].length === 0)) {
+    if (command !== undefined && !command[0]) {
       this.error(
         "config-bad-value",
         [...path, "command"],
@@ -438,7 +441,7 @@ class Validator {
     if (this.required(body, path, "kind", `one of ${PROVIDER_KINDS.join(", ")}`)) {
       const k = this.string(body, at("kind"));
       if (k !== undefined) {
-        if ((PROVIDER_KINDS as readonly string[]).includes(k)) kind = k as ProviderKind;
+        if (isOneOf(PROVIDER_KINDS, k)) kind = k;
         else {
           const near = nearestName(k, PROVIDER_KINDS);
           this.error(
@@ -551,7 +554,7 @@ class Validator {
 
   private providerCommand(name: string, body: Table, at: At): string[] | undefined {
     const command = this.strings(body, at("command"));
-    if (command !== undefined && (command.length === 0 || command[0].length === 0)) {
+    if (command !== undefined && !command[0]) {
       this.error(
         "config-bad-value",
         at("command"),

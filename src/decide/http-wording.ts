@@ -4,6 +4,7 @@
 
 import { ProviderError } from "./provider.js";
 import { TransportError } from "./http.js";
+import { isPlainObject } from "../shared/primitives.js";
 
 /** A short, single-line excerpt of a body or stderr for messages. */
 export function excerpt(text: string, max = 160): string {
@@ -17,7 +18,7 @@ function looksLikeHtml(text: string): boolean {
 
 function htmlTitle(text: string): string {
   const m = /<title[^>]*>([^<]*)<\/title>/i.exec(text);
-  return m ? `titled '${excerpt(m[1]!, 80)}'` : `beginning '${excerpt(text, 80)}'`;
+  return m?.[1] !== undefined ? `titled '${excerpt(m[1], 80)}'` : `beginning '${excerpt(text, 80)}'`;
 }
 
 /**
@@ -56,26 +57,22 @@ export function describeStatusBody(status: number, body: unknown): string {
     if (looksLikeHtml(body)) return `HTTP ${status} with an HTML page (${htmlTitle(body)})`;
     return `HTTP ${status}: ${excerpt(body)}`;
   }
-  if (typeof body === "object") {
-    const b = body as Record<string, unknown>;
+  if (isPlainObject(body)) {
+    const b = body;
     const detail = b.detail;
     const error = b.error;
     if (typeof detail === "string") return `HTTP ${status}: ${excerpt(detail)}`;
-    if (detail && typeof detail === "object" && !Array.isArray(detail) && typeof (detail as Record<string, unknown>).message === "string") {
-      return `HTTP ${status}: ${excerpt((detail as Record<string, unknown>).message as string)}`;
-    }
+    if (isPlainObject(detail) && typeof detail.message === "string") return `HTTP ${status}: ${excerpt(detail.message)}`;
     if (Array.isArray(detail)) {
       const parts = detail.map((d) => {
-        const e = d as { loc?: unknown; msg?: unknown };
+        const e: Record<string, unknown> = isPlainObject(d) ? d : {};
         const loc = Array.isArray(e.loc) ? e.loc.filter((x) => x !== "body").join(".") : "";
         return `${loc ? `${loc}: ` : ""}${typeof e.msg === "string" ? e.msg : JSON.stringify(d)}`;
       });
       return `HTTP ${status}: ${excerpt(parts.join("; "))}`;
     }
     if (typeof error === "string") return `HTTP ${status}: ${excerpt(error)}`;
-    if (error && typeof error === "object" && typeof (error as Record<string, unknown>).message === "string") {
-      return `HTTP ${status}: ${excerpt((error as Record<string, unknown>).message as string)}`;
-    }
+    if (isPlainObject(error) && typeof error.message === "string") return `HTTP ${status}: ${excerpt(error.message)}`;
     if (typeof b.message === "string") return `HTTP ${status}: ${excerpt(b.message)}`;
   }
   return `HTTP ${status}: ${excerpt(JSON.stringify(body))}`;
@@ -98,5 +95,6 @@ export function describeConnectionCause(err: unknown): string {
     if (typeof message === "string" && message && message !== "fetch failed" && !/^Connection error/.test(message)) parts.push(message);
     e = (e as { cause?: unknown }).cause;
   }
-  return parts.length > 0 ? excerpt(parts[parts.length - 1]!, 120) : "connection failed";
+  const last = parts.at(-1);
+  return last !== undefined ? excerpt(last, 120) : "connection failed";
 }

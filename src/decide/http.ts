@@ -13,6 +13,7 @@ import { authorize } from "./provider-key.js";
 import { isRetryableStatus } from "./retry-policy.js";
 import type { ProviderConfig } from "./config-types.js";
 import { CodedError } from "../shared/coded-error.js";
+import { messageOf } from "../shared/thrown.js";
 
 /**
  * The API root without a trailing slash or `/v1`: the providers append `/v1/...` themselves, and
@@ -169,7 +170,7 @@ function nodeSend(agents: { http: HttpAgent; https: HttpsAgent }): Send {
           try {
             payload = decode(Buffer.concat(chunks), res.headers["content-encoding"] as string | undefined);
           } catch (e) {
-            return done(() => reject(new TransportError("EDECODE", `the response body could not be decoded (${(e as Error).message})`)));
+            return done(() => reject(new TransportError("EDECODE", `the response body could not be decoded (${messageOf(e)})`)));
           }
           const status = res.statusCode ?? 0;
           if (status < 200 || status > 599)

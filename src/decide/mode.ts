@@ -91,7 +91,7 @@ export function modeFor(
   decisions: { default: JudgementMode; types: Record<string, JudgementMode> },
   overrides: Record<string, JudgementMode> = {},
 ): JudgementMode {
-  if (Object.hasOwn(overrides, type)) return overrides[type];
-  if (Object.hasOwn(decisions.types, type)) return decisions.types[type];
-  return decisions.default;
+  const override = Object.hasOwn(overrides, type) ? overrides[type] : undefined;
+  const typed = Object.hasOwn(decisions.types, type) ? decisions.types[type] : undefined;
+  return override ?? typed ?? decisions.default;
 }

@@ -6,6 +6,7 @@
 // carry no position.
 
 import type { Position } from "../lang/diagnostic.js";
+import { CodedError } from "../shared/coded-error.js";
 
 /** Where each key of a TOML file is written, so that config errors point at FILE:LINE:COL. */
 export interface KeyPositions {
@@ -47,14 +48,14 @@ export function locateKeys(text: string, file: string): KeyPositions {
 
   // A string starting at i (basic, literal, or their multi-line forms); returns its rough value.
   const readString = (): string => {
-    const q = text[i];
+    const q = text.charAt(i);
     const multi = text.startsWith(q.repeat(3), i);
     const close = multi ? q.repeat(3) : q;
     const startContent = i + close.length;
     for (let k = 0; k < close.length; k++) advance();
     while (i < text.length && !text.startsWith(close, i)) {
       if (q === '"' && text[i] === "\\") advance();
-      if (!multi && text[i] === "\n") throw new Error("unterminated string");
+      if (!multi && text[i] === "\n") throw new CodedError("config-syntax", "unterminated string");
       advance();
     }
     const raw = text.slice(startContent, i);
@@ -79,8 +80,8 @@ export function locateKeys(text: string, file: string): KeyPositions {
       if (text[i] === '"' || text[i] === "'") part = readString();
       else {
         const s = i;
-        while (i < text.length && BARE.test(text[i])) advance();
-        if (i === s) throw new Error("expected a key");
+        while (i < text.length && BARE.test(text.charAt(i))) advance();
+        if (i === s) throw new CodedError("config-syntax", "expected a key");
         part = text.slice(s, i);
       }
       parts.push(part);
@@ -108,7 +109,7 @@ export function locateKeys(text: string, file: string): KeyPositions {
         readValue([...path, String(index++)]);
         skipBlank(true);
         if (text[i] === ",") advance();
-        else if (text[i] !== "]") throw new Error("bad array");
+        else if (text[i] !== "]") throw new CodedError("config-syntax", "bad array");
       }
       advance();
     } else if (c === "{") {
@@ -118,17 +119,17 @@ export function locateKeys(text: string, file: string): KeyPositions {
         if (text[i] === "}") break;
         const k = readKey(path);
         skipBlank(false);
-        if (text[i] !== "=") throw new Error("expected =");
+        if (text[i] !== "=") throw new CodedError("config-syntax", "expected =");
         advance();
         readValue([...path, ...k]);
         skipBlank(false);
         if (text[i] === ",") advance();
-        else if (text[i] !== "}") throw new Error("bad inline table");
+        else if (text[i] !== "}") throw new CodedError("config-syntax", "bad inline table");
       }
       advance();
     } else {
       // A bare scalar: number, boolean, date. Ends at the first delimiter.
-      while (i < text.length && !/[,\]}\n#]/.test(text[i])) advance();
+      while (i < text.length && !/[,\]}\n#]/.test(text.charAt(i))) advance();
     }
   };
 
@@ -148,7 +149,7 @@ export function locateKeys(text: string, file: string): KeyPositions {
       } else {
         const k = readKey(table);
         skipBlank(false);
-        if (text[i] !== "=") throw new Error("expected =");
+        if (text[i] !== "=") throw new CodedError("config-syntax", "expected =");
         advance();
         readValue([...table, ...k]);
       }

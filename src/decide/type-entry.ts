@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { checkCalibrationFile } from "./calibration-map.js";
 import type { JudgementMode, TypeSettings } from "./config-types.js";
 import { formatMode } from "./mode.js";
+import { messageOf, errnoCode } from "../shared/thrown.js";
 
 const TYPE_ENTRY_KEYS = ["mode", "calibration", "min_confidence", "audit"];
 
@@ -113,13 +114,13 @@ export function typeEntry(
     try {
       value = JSON.parse(readFileSync(file, "utf8"));
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = errnoCode(err);
       if (code === "ENOENT")
         return bad(
           `${file} does not exist`,
           "fit one with `switchyard lab calibrate -o FILE`; a relative path is relative to this config file",
         );
-      return bad(`${file} cannot be read as JSON (${code ?? (err as Error).message})`, "write it with `switchyard lab calibrate -o FILE`");
+      return bad(`${file} cannot be read as JSON (${code ?? messageOf(err)})`, "write it with `switchyard lab calibrate -o FILE`");
     }
     const checked = checkCalibrationFile(value);
     if ("error" in checked)

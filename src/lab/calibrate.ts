@@ -16,6 +16,7 @@ import { crossValidate, fit } from "./fit.js";
 import { modelLabel } from "./harvest.js";
 import { pairFilter, pairKind, pairModel, type PairFilters } from "./pair-filter.js";
 import { scanPairs } from "./pairs-reader.js";
+import { itemAt } from "../shared/checked-index.js";
 
 /** Fewer labelled answers than this and no map is fitted (nor a verdict given by harvest). */
 export const MIN_PAIRS = 30;
@@ -45,11 +46,18 @@ export interface CalibrateResult {
   warnings: string[];
 }
 
+/** One model's pairs of one type: confidence, agreement and sort key per answer. */
+interface ModelPairs {
+  c: number[];
+  y: number[];
+  order: string[];
+  answered: number;
+  agree: number;
+  digest: ReturnType<typeof createHash>;
+}
+
 interface Collected {
-  models: Map<
-    string,
-    { c: number[]; y: number[]; order: string[]; answered: number; agree: number; digest: ReturnType<typeof createHash> }
-  >;
+  models: Map<string, ModelPairs>;
 }
 
 /**
@@ -109,11 +117,12 @@ export async function calibrate(pairsFile: string, options: CalibrateOptions = {
   });
   const outcomes: TypeOutcome[] = [];
   const types: Record<string, TypeCalibration> = {};
-  for (const type of [...byType.keys()].sort()) {
-    const models = byType.get(type) as Collected;
+  for (const [type, models] of [...byType].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     let who: string;
+    let m: ModelPairs;
     if (options.model !== undefined) {
-      if (!models.models.has(options.model)) {
+      const chosen = models.models.get(options.model);
+      if (chosen === undefined) {
         outcomes.push({
           type,
           fitted: false,
@@ -123,12 +132,16 @@ export async function calibrate(pairsFile: string, options: CalibrateOptions = {
         continue;
       }
       who = options.model;
-    } else if (models.models.size > 1) {
-      const list = [...models.models].map(([m, v]) => `${m} (${v.c.length})`).join(", ");
-      outcomes.push({ type, fitted: false, pairs: 0, reason: `its pairs mix models: ${list}; choose one with --model PROVIDER/MODEL` });
-      continue;
-    } else who = [...models.models.keys()][0];
-    const m = models.models.get(who)!;
+      m = chosen;
+    } else {
+      const [only, ...more] = models.models;
+      if (only === undefined || more.length > 0) {
+        const list = [...models.models].map(([model, v]) => `${model} (${v.c.length})`).join(", ");
+        outcomes.push({ type, fitted: false, pairs: 0, reason: `its pairs mix models: ${list}; choose one with --model PROVIDER/MODEL` });
+        continue;
+      }
+      [who, m] = only;
+    }
     const n = m.c.length;
     if (n < MIN_PAIRS) {
       outcomes.push({
@@ -150,8 +163,10 @@ export async function calibrate(pairsFile: string, options: CalibrateOptions = {
       });
       continue;
     }
-    const sorted = [...m.c.keys()].sort((i, j) => (m.order[i] < m.order[j] ? -1 : m.order[i] > m.order[j] ? 1 : m.c[i] - m.c[j]));
-    const obs = { c: Float64Array.from(sorted, (i) => m.c[i]), y: Uint8Array.from(sorted, (i) => m.y[i]) };
+    const points = m.c
+      .map((c, i) => ({ c, y: itemAt(m.y, i), order: itemAt(m.order, i) }))
+      .sort((p, q) => (p.order < q.order ? -1 : p.order > q.order ? 1 : p.c - q.c));
+    const obs = { c: Float64Array.from(points, (p) => p.c), y: Uint8Array.from(points, (p) => p.y) };
     const cv = crossValidate(method, obs, Math.min(folds, n));
     const entry: Omit<TypeCalibration, "id"> = {
       type,
@@ -199,7 +214,8 @@ function roundMap(map: TypeCalibration["map"]): TypeCalibration["map"] {
   const p = (x: number): number => Number(x.toPrecision(9));
   if (map.kind === "platt") return { kind: "platt", a: p(map.a), b: p(map.b) };
   if (map.kind === "temperature") return { kind: "temperature", t: p(map.t) };
-  const y = map.y.map(p);
-  for (let i = 1; i < y.length; i++) if (y[i] < y[i - 1]) y[i] = y[i - 1];
+  // Rounding must not make the map decrease: each y is at least the one before it.
+  let floor = -Infinity;
+  const y = map.y.map((v) => (floor = Math.max(floor, p(v))));
   return { kind: "isotonic", x: map.x, y };
 }

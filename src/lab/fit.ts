@@ -6,6 +6,7 @@
 
 import { applyMap, logit, type CalibrationMap, type CalibrationMethod } from "../decide/calibration-map.js";
 import { BANDS } from "./harvest.js";
+import { itemAt } from "../shared/checked-index.js";
 
 /** The answers a map is fitted on: the model's confidence and whether the host agreed, one entry per answer. */
 export interface Observations {
@@ -19,65 +20,57 @@ const EPS = 1e-9;
 
 /** Expected calibration error over the six bands of H-2 (the harvest's definition). */
 export function ece(pred: ArrayLike<number>, y: ArrayLike<number>): number {
-  const n = BANDS.map(() => 0);
-  const agree = BANDS.map(() => 0);
-  const conf = BANDS.map(() => 0);
+  const tally = BANDS.map((band) => ({ band, n: 0, agree: 0, conf: 0 }));
   for (let i = 0; i < pred.length; i++) {
-    const k = Math.min(100, Math.max(0, Math.floor(pred[i] * 100 + EPS)));
-    const b = BANDS.findIndex((band) => k >= band.lo && k < band.hi);
-    n[b]++;
-    agree[b] += y[i];
-    conf[b] += pred[i];
+    const p = itemAt(pred, i);
+    const k = Math.min(100, Math.max(0, Math.floor(p * 100 + EPS)));
+    const t = tally.find(({ band }) => k >= band.lo && k < band.hi);
+    if (t === undefined) continue; // the bands cover 0 … 100: never taken
+    t.n++;
+    t.agree += itemAt(y, i);
+    t.conf += p;
   }
   let sum = 0;
-  for (let b = 0; b < BANDS.length; b++) if (n[b] > 0) sum += (n[b] / pred.length) * Math.abs(conf[b] / n[b] - agree[b] / n[b]);
+  for (const t of tally) if (t.n > 0) sum += (t.n / pred.length) * Math.abs(t.conf / t.n - t.agree / t.n);
   return sum;
 }
 
 /** The Brier score: the mean squared difference between predicted probabilities and outcomes (0 is perfect). */
 export function brier(pred: ArrayLike<number>, y: ArrayLike<number>): number {
   let sum = 0;
-  for (let i = 0; i < pred.length; i++) sum += (pred[i] - y[i]) ** 2;
+  for (let i = 0; i < pred.length; i++) sum += (itemAt(pred, i) - itemAt(y, i)) ** 2;
   return sum / pred.length;
 }
 
 /** Pool-adjacent-violators on the points sorted by confidence; ties are pooled first. */
 function fitIsotonic(obs: Observations): CalibrationMap {
-  const order = [...obs.c.keys()].sort((a, b) => obs.c[a] - obs.c[b]);
-  // Blocks: [x_min, x_max, weight, sum of y]; a new block merges backwards while it violates.
-  const lo: number[] = [];
-  const hi: number[] = [];
-  const w: number[] = [];
-  const s: number[] = [];
-  for (const i of order) {
-    const x = obs.c[i];
-    if (lo.length > 0 && hi[hi.length - 1] === x) {
-      w[w.length - 1]++;
-      s[s.length - 1] += obs.y[i];
-    } else {
-      lo.push(x);
-      hi.push(x);
-      w.push(1);
-      s.push(obs.y[i]);
-    }
-    while (lo.length > 1 && s[s.length - 2] / w[w.length - 2] >= s[s.length - 1] / w[w.length - 1]) {
-      const ww = w.pop() as number;
-      const ss = s.pop() as number;
-      const h = hi.pop() as number;
-      lo.pop();
-      w[w.length - 1] += ww;
-      s[s.length - 1] += ss;
-      hi[hi.length - 1] = h;
+  const points = Array.from(obs.c, (c, i) => ({ c, y: itemAt(obs.y, i) })).sort((a, b) => a.c - b.c);
+  // Blocks: x from lo to hi, weight w, sum of y s; a new block merges backwards while it violates.
+  const blocks: Array<{ lo: number; hi: number; w: number; s: number }> = [];
+  for (const point of points) {
+    const last = blocks.at(-1);
+    if (last !== undefined && last.hi === point.c) {
+      last.w++;
+      last.s += point.y;
+    } else blocks.push({ lo: point.c, hi: point.c, w: 1, s: point.y });
+    for (;;) {
+      const top = blocks.at(-1);
+      const below = blocks.at(-2);
+      if (top === undefined || below === undefined || below.s / below.w < top.s / top.w) break;
+      blocks.pop();
+      below.w += top.w;
+      below.s += top.s;
+      below.hi = top.hi;
     }
   }
   const x: number[] = [];
   const y: number[] = [];
-  for (let b = 0; b < lo.length; b++) {
-    const v = s[b] / w[b];
-    x.push(lo[b]);
+  for (const block of blocks) {
+    const v = block.s / block.w;
+    x.push(block.lo);
     y.push(v);
-    if (hi[b] > lo[b]) {
-      x.push(hi[b]);
+    if (block.hi > block.lo) {
+      x.push(block.hi);
       y.push(v);
     }
   }
@@ -94,16 +87,16 @@ function fitLogistic(obs: Observations, withOffset: boolean): { a: number; b: nu
   const n = obs.c.length;
   const z = Float64Array.from(obs.c, logit);
   let pos = 0;
-  for (let i = 0; i < n; i++) pos += obs.y[i];
+  for (const v of obs.y) pos += v;
   const hiT = (pos + 1) / (pos + 2);
   const loT = 1 / (n - pos + 2);
   const t = Float64Array.from(obs.y, (v) => (v ? hiT : loT));
   const loss = (a: number, b: number): number => {
     let l = 0;
     for (let i = 0; i < n; i++) {
-      const u = a * z[i] + b;
+      const u = a * itemAt(z, i) + b;
       // -[t log σ(u) + (1-t) log(1-σ(u))] = log(1 + e^u) - t·u, computed stably.
-      l += (u > 0 ? u + Math.log1p(Math.exp(-u)) : Math.log1p(Math.exp(u))) - t[i] * u;
+      l += (u > 0 ? u + Math.log1p(Math.exp(-u)) : Math.log1p(Math.exp(u))) - itemAt(t, i) * u;
     }
     return l;
   };
@@ -119,14 +112,15 @@ function fitLogistic(obs: Observations, withOffset: boolean): { a: number; b: nu
       let hab = 0;
       let hbb = 1e-9;
       for (let i = 0; i < n; i++) {
-        const u = a * z[i] + b;
+        const zi = itemAt(z, i);
+        const u = a * zi + b;
         const p = u >= 0 ? 1 / (1 + Math.exp(-u)) : Math.exp(u) / (1 + Math.exp(u));
-        const r = p - t[i];
+        const r = p - itemAt(t, i);
         const v = p * (1 - p);
-        ga += r * z[i];
+        ga += r * zi;
         gb += r;
-        haa += v * z[i] * z[i];
-        hab += v * z[i];
+        haa += v * zi * zi;
+        hab += v * zi;
         hbb += v;
       }
       let da: number;
@@ -187,8 +181,8 @@ export function crossValidate(method: CalibrationMethod, obs: Observations, fold
     const test: number[] = [];
     for (let i = 0; i < n; i++) (i % folds === f ? test : train).push(i);
     if (test.length === 0) continue;
-    const map = fit(method, { c: Float64Array.from(train, (i) => obs.c[i]), y: Uint8Array.from(train, (i) => obs.y[i]) });
-    for (const i of test) pred[i] = applyMap(map, obs.c[i]);
+    const map = fit(method, { c: Float64Array.from(train, (i) => itemAt(obs.c, i)), y: Uint8Array.from(train, (i) => itemAt(obs.y, i)) });
+    for (const i of test) pred[i] = applyMap(map, itemAt(obs.c, i));
   }
   return {
     folds,

@@ -7,10 +7,12 @@ import { createHash } from "node:crypto";
 import { applyMap, type TypeCalibration } from "../decide/calibration-map.js";
 import type { ShadowPair } from "../decide/pair.js";
 import type { QuestionKind } from "../plan/plan.js";
+import { itemAt } from "../shared/checked-index.js";
 import { UNCERTAIN } from "../shared/primitives.js";
 import { pairFilter, pairKind, pairModel, type PairFilters } from "./pair-filter.js";
 import { scanPairs } from "./pairs-reader.js";
 import { meanLevelDistance, newcombe, quadraticKappa, wilson } from "./stats.js";
+import { CodedError } from "../shared/coded-error.js";
 
 /**
  * Below this many pairs a figure is flagged as a small sample, no verdict is `ready`, and
@@ -131,9 +133,9 @@ class Tally {
     }
     const c = pair.model.confidence;
     const k = bucketOf(c);
-    this.n[k]++;
-    this.nAgree[k] += agrees;
-    this.confSum[k] += c;
+    addAt(this.n, k, 1);
+    addAt(this.nAgree, k, agrees);
+    addAt(this.confSum, k, c);
     this.brierSum += (c - agrees) * (c - agrees);
     this.count(host, this.label(label));
   }
@@ -157,9 +159,9 @@ class Tally {
     this.gatedUncertainAgree += o.gatedUncertainAgree;
     this.brierSum += o.brierSum;
     for (let k = 0; k < BUCKETS; k++) {
-      this.n[k] += o.n[k];
-      this.nAgree[k] += o.nAgree[k];
-      this.confSum[k] += o.confSum[k];
+      addAt(this.n, k, itemAt(o.n, k));
+      addAt(this.nAgree, k, itemAt(o.nAgree, k));
+      addAt(this.confSum, k, itemAt(o.confSum, k));
     }
     for (const l of o.labels) this.label(l);
     for (const [h, row] of o.confusion) {
@@ -174,6 +176,11 @@ class Tally {
   }
 }
 
+/** Adds to bucket k of a tally of BUCKETS buckets (k from bucketOf, or a loop below BUCKETS). */
+function addAt(buckets: Float64Array, k: number, by: number): void {
+  buckets[k] = itemAt(buckets, k) + by;
+}
+
 function bump(map: Map<string, number>, key: string, cap: number, by = 1): void {
   const k = map.has(key) || map.size < cap ? key : OTHER;
   map.set(k, (map.get(k) ?? 0) + by);
@@ -181,7 +188,7 @@ function bump(map: Map<string, number>, key: string, cap: number, by = 1): void 
 
 /** "error: HTTP 500 …" → "error": the reason's class, so counts stay few and free of details. */
 function reasonClass(reason: string): string {
-  const head = reason.split(":")[0].trim().slice(0, 40);
+  const head = (reason.split(":")[0] ?? "").trim().slice(0, 40);
   return head === "" ? "unknown" : head;
 }
 
@@ -327,9 +334,9 @@ function report(type: string, t: Tally, target: number): TypeReport {
     let agree = 0;
     let conf = 0;
     for (let k = b.lo; k < b.hi; k++) {
-      n += t.n[k];
-      agree += t.nAgree[k];
-      conf += t.confSum[k];
+      n += itemAt(t.n, k);
+      agree += itemAt(t.nAgree, k);
+      conf += itemAt(t.confSum, k);
     }
     return { b, n, agree, conf };
   });
@@ -354,8 +361,8 @@ function report(type: string, t: Tally, target: number): TypeReport {
   let covered = 0;
   let agreeAbove = 0;
   for (let k = BUCKETS - 1; k >= 0; k--) {
-    covered += t.n[k];
-    agreeAbove += t.nAgree[k];
+    covered += itemAt(t.n, k);
+    agreeAbove += itemAt(t.nAgree, k);
     thresholds.push({ t: k / 100, covered, coverage: rate(covered, t.answered), agree: agreeAbove, agreement: rate(agreeAbove, covered) });
   }
   thresholds.reverse();
@@ -446,7 +453,7 @@ class TypeState {
 // eslint-disable-next-line max-lines-per-function -- not split yet: reading, filtering and reporting pairs; to be split into those steps
 export async function harvest(pairsFile: string, options: HarvestOptions = {}): Promise<HarvestReport> {
   const target = options.target ?? 0.95;
-  if (!(target > 0 && target <= 1)) throw new RangeError(`target must be in (0, 1], got ${target}`);
+  if (!(target > 0 && target <= 1)) throw new CodedError("internal-error", `target must be in (0, 1], got ${target}`);
   const listed = options.listed ?? DEFAULT_LISTED;
   const selection = pairFilter(options);
   const states = new Map<string, TypeState>();

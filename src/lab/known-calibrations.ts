@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { checkCalibrationFile } from "../decide/calibration-map.js";
 import type { MachineConfig } from "../decide/config-types.js";
 import type { KnownCalibration } from "./harvest.js";
+import { messageOf, errnoCode } from "../shared/thrown.js";
 
 const CALIBRATION_FILE = "calibration.json";
 
@@ -29,8 +30,8 @@ export function readCalibrations(
   try {
     value = JSON.parse(readFileSync(file, "utf8"));
   } catch (err) {
-    if (!required && (err as NodeJS.ErrnoException).code === "ENOENT") return { calibrations: {} };
-    return { error: `cannot read the calibration file ${file}: ${(err as Error).message}` };
+    if (!required && errnoCode(err) === "ENOENT") return { calibrations: {} };
+    return { error: `cannot read the calibration file ${file}: ${messageOf(err)}` };
   }
   const checked = checkCalibrationFile(value);
   if ("error" in checked) return { error: `${file} is not a calibration file: ${checked.error}` };

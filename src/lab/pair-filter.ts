@@ -6,6 +6,7 @@
 
 import { createHash } from "node:crypto";
 import type { ShadowPair } from "../decide/pair.js";
+import { itemAt } from "../shared/checked-index.js";
 
 /** Which pairs a lab command reads: by run, judgement type and time, with or without duplicates. */
 export interface PairFilters {
@@ -57,7 +58,7 @@ class HashSet64 {
     this.lo = new Uint32Array(used.length * 2);
     this.used = new Uint8Array(used.length * 2);
     this.size = 0;
-    for (let i = 0; i < used.length; i++) if (used[i]) this.add(hi[i], lo[i]);
+    for (let i = 0; i < used.length; i++) if (used[i]) this.add(itemAt(hi, i), itemAt(lo, i));
   }
 }
 

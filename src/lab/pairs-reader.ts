@@ -8,6 +8,7 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { ShadowPair } from "../decide/pair.js";
 import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
+import { messageOf } from "../shared/thrown.js";
 
 /** Every pair line starts with this (pair-line.ts writes `lab` first): where a pair begins. */
 const PAIR_START = '{"lab":';
@@ -92,7 +93,7 @@ export async function scanPairs(file: string, visit: (pair: ShadowPair, line: nu
         value = JSON.parse(text);
         problem = pairProblem(value);
       } catch (err) {
-        problem = `not JSON: ${(err as Error).message}`;
+        problem = `not JSON: ${messageOf(err)}`;
       }
       if (problem !== null) {
         const recovered = pairAfterFragment(text);

@@ -5,6 +5,7 @@
 
 import type { BandReport, HarvestReport, TypeReport } from "./harvest.js";
 import { auditSentence, calibrationSentence, summaryRows } from "./report-text.js";
+import { itemAt } from "../shared/checked-index.js";
 
 /** Text made safe to place in HTML text or a quoted attribute. */
 export function escapeHtml(s: string): string {
@@ -105,8 +106,8 @@ function disagreements(r: TypeReport): string {
 }
 
 function summary(report: HarvestReport): string {
-  const [head, ...rows] = summaryRows(report);
-  const lines = report.types.filter((t) => t.config_line).map((t) => `<code>${escapeHtml(t.config_line as string)}</code>`);
+  const [head = [], ...rows] = summaryRows(report);
+  const lines = report.types.flatMap((t) => (t.config_line ? [`<code>${escapeHtml(t.config_line)}</code>`] : []));
   return `<table class="summary"><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr>${rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("")}</table>
 <p class="meta">* fewer than 30 pairs behind this figure.</p>${lines.length > 0 ? `<p>To turn a type on, paste its line into [decisions.types]:<br>${lines.join("<br>")}</p>` : ""}`;
 }
@@ -132,7 +133,9 @@ function section(r: TypeReport, target: number): string {
       c.host_labels
         .map(
           (h, i) =>
-            `<tr><th>${escapeHtml(h)}</th>${c.counts[i].map((n, j) => `<td class="${c.model_labels[j] === h ? "diag" : ""}">${n}</td>`).join("")}</tr>`,
+            `<tr><th>${escapeHtml(h)}</th>${itemAt(c.counts, i)
+              .map((n, j) => `<td class="${c.model_labels[j] === h ? "diag" : ""}">${n}</td>`)
+              .join("")}</tr>`,
         )
         .join("") +
       `</table>`;

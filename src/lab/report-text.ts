@@ -8,6 +8,7 @@ import {
   type ThresholdPoint,
   type TypeReport,
 } from "./harvest.js";
+import { itemAt } from "../shared/checked-index.js";
 
 const fmt = (x: number | null, digits = 3): string => (x === null ? "–" : x.toFixed(digits));
 const pct = (x: number | null): string => (x === null ? "–" : `${(x * 100).toFixed(1)}%`);
@@ -22,7 +23,7 @@ export function table(rows: string[][], indent = "  ", left: number[] = [0]): st
       indent +
       row
         .map((cell, i) => {
-          const pad = " ".repeat(widths[i] - [...cell].length);
+          const pad = " ".repeat(itemAt(widths, i) - [...cell].length);
           return left.includes(i) ? cell + pad : pad + cell;
         })
         .join("  ")
@@ -120,7 +121,9 @@ function figures(r: TypeReport): string[] {
   const c = r.confusion;
   if (c) {
     out.push("  confusion (rows: host label, columns: model label)");
-    out.push(...table([["host \\ model", ...c.model_labels], ...c.host_labels.map((h, i) => [h, ...c.counts[i].map(String)])], "    "));
+    out.push(
+      ...table([["host \\ model", ...c.model_labels], ...c.host_labels.map((h, i) => [h, ...itemAt(c.counts, i).map(String)])], "    "),
+    );
   }
   return out;
 }

@@ -3,6 +3,8 @@
 // Wilson intervals) for the drift check, and for score questions the mean absolute level
 // distance and the quadratic-weighted kappa.
 
+import { itemAt } from "../shared/checked-index.js";
+
 /** z for a two-sided 95 % interval. */
 const Z95 = 1.959964;
 
@@ -39,7 +41,7 @@ export function quadraticKappa(counts: number[][]): number | null {
   if (k < 2) return null;
   // Stryker disable next-line ArithmeticOperator: rows are only used as rows[i] / total, total being their sum, so negating every row sum changes nothing
   const rows = counts.map((r) => r.reduce((a, b) => a + b, 0));
-  const cols = counts[0].map((_, j) => counts.reduce((a, r) => a + r[j], 0));
+  const cols = itemAt(counts, 0).map((_, j) => counts.reduce((a, r) => a + itemAt(r, j), 0));
   const total = rows.reduce((a, b) => a + b, 0);
   if (total === 0) return null;
   let observed = 0;
@@ -48,8 +50,8 @@ export function quadraticKappa(counts: number[][]): number | null {
     for (let j = 0; j < k; j++) {
       // Stryker disable next-line ArithmeticOperator: any positive scale of w cancels in observed / expected, so `* (k − 1)²` and `/ (k + 1)²` are the same kappa (this also skips `(i + j)²`, which the known answers kill)
       const w = (i - j) ** 2 / (k - 1) ** 2;
-      observed += w * counts[i][j];
-      expected += (w * rows[i] * cols[j]) / total;
+      observed += w * itemAt(itemAt(counts, i), j);
+      expected += (w * itemAt(rows, i) * itemAt(cols, j)) / total;
     }
   }
   return expected === 0 ? null : 1 - observed / expected;

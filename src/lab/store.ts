@@ -23,6 +23,8 @@ import { nearestName } from "../lang/diagnostic.js";
 import type { PairSink, ShadowPair } from "../decide/pair.js";
 import { pairLine } from "./pair-line.js";
 import { CodedError } from "../shared/coded-error.js";
+import { StorageFault } from "../run/store/index.js";
+import { errnoCode } from "../shared/thrown.js";
 
 /** A lab as its lab.json records it. */
 export interface LabInfo {
@@ -81,7 +83,7 @@ function createLabFolder(stateDir: string, note: string): LabInfo {
     try {
       mkdirSync(dir); // not recursive: fails if the id is taken, and we mint another
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EEXIST") continue;
+      if (errnoCode(err) === "EEXIST") continue;
       throw err;
     }
     writeFileSync(join(dir, "lab.json"), JSON.stringify(info, null, 2) + "\n");
@@ -204,7 +206,7 @@ function ensureCurrentLab(stateDir: string): string {
     linkSync(tmp, currentPath(stateDir));
     return info.id;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    if (errnoCode(err) !== "EEXIST") throw err;
   } finally {
     rmSync(tmp, { force: true });
   }
@@ -248,7 +250,11 @@ export function openLabSink(stateDir: string): LabSink {
       const buf = Buffer.from(pairLine({ ...pair, lab: lab as string }) + "\n", "utf8");
       const written = writeSync(handle, buf, 0, buf.length);
       if (written !== buf.length) {
-        throw new Error(`short write to ${pairsPath(stateDir, lab as string)}: ${written} of ${buf.length} bytes (disk full?)`);
+        throw new StorageFault(
+          "state-unwritable",
+          `the lab's pairs file ${pairsPath(stateDir, lab as string)} took ${written} of ${buf.length} bytes (is the disk full?)`,
+          { systemCode: "short-write" },
+        );
       }
     },
     labId: () => lab,

@@ -2,6 +2,7 @@
 // float bool list dict tuple range enumerate zip sorted reversed min max any all hasattr getattr
 // dir type print fail struct, plus abs, hash and set from the Starlark spec.
 
+import { itemAt } from "../shared/checked-index.js";
 import { callValue } from "./eval.js";
 import { attrNames, getAttr, hasAttr, pairsOf } from "./methods.js";
 import { iterableToArray, seqLength, toFloat, toIndex } from "./ops.js";
@@ -22,6 +23,7 @@ import {
   truth,
   typeName,
   unpackArgs,
+  type ArgValues,
   type CallContext,
   type Value,
 } from "./values.js";
@@ -30,7 +32,13 @@ function typeError(msg: string, hint?: string): StarError {
   return new StarError("type-error", msg, { hint });
 }
 
-function args(call: CallContext, name: string, a: Value[], k: Array<[string, Value]>, params: string[]): Record<string, Value> {
+function args<const P extends readonly string[]>(
+  call: CallContext,
+  name: string,
+  a: Value[],
+  k: Array<[string, Value]>,
+  params: P,
+): ArgValues<P> {
   return unpackArgs(call, name, a, k, params).values;
 }
 
@@ -88,15 +96,17 @@ function minMax(call: CallContext, name: "min" | "max", a: Value[], k: Array<[st
     key = v;
   }
   if (a.length === 0) throw new StarError("missing-argument", `${name}() requires at least one argument`);
-  const items = a.length === 1 ? iterableToArray(a[0], call.thread) : a;
-  if (items.length === 0) throw new StarError("runtime-error", `${name}() of an empty sequence`);
-  let best = items[0];
+  const [only] = a;
+  const items = a.length === 1 && only !== undefined ? iterableToArray(only, call.thread) : a;
+  const [first, ...rest] = items;
+  if (first === undefined) throw new StarError("runtime-error", `${name}() of an empty sequence`);
+  let best = first;
   let bestKey = key === null ? best : callKey(call, key, best);
-  for (let i = 1; i < items.length; i++) {
-    const kv = key === null ? items[i] : callKey(call, key, items[i]);
+  for (const item of rest) {
+    const kv = key === null ? item : callKey(call, key, item);
     const c = compare(kv, bestKey);
     if (name === "min" ? c < 0 : c > 0) {
-      best = items[i];
+      best = item;
       bestKey = kv;
     }
   }
@@ -132,12 +142,12 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   any: (c, a, k) => iterableToArray(args(c, "any", a, k, ["x"]).x, c.thread).some(truth),
   bool: (c, a, k) => {
     const x = args(c, "bool", a, k, ["x?"]);
-    return "x" in x ? truth(x.x) : false;
+    return x.x !== undefined ? truth(x.x) : false;
   },
   dict: (c, a, k) => {
     if (a.length > 1) throw new StarError("too-many-arguments", `dict() accepts at most 1 positional argument (${a.length} given)`);
     const d = new Dict();
-    const pairs = a.length === 1 ? pairsOf(a[0], "dict", c) : [];
+    const pairs = a[0] !== undefined ? pairsOf(a[0], "dict", c) : [];
     c.thread.alloc(DICT_ENTRY_COST * (pairs.length + k.length));
     for (const [key, v] of pairs) d.setFresh(key, v);
     for (const [key, v] of k) d.setFresh(key, v);
@@ -160,8 +170,8 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   },
   float: (c, a, k) => {
     const x = args(c, "float", a, k, ["x?"]);
-    if (!("x" in x)) return 0;
     const v = x.x;
+    if (v === undefined) return 0;
     if (typeof v === "number") return v;
     if (typeof v === "bigint") return toFloat(v);
     if (typeof v === "boolean") return v ? 1 : 0;
@@ -181,7 +191,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   getattr: (c, a, k) => {
     const x = args(c, "getattr", a, k, ["x", "name", "default?"]);
     if (typeof x.name !== "string") throw typeError(`getattr: name must be a string, not ${typeName(x.name)}`);
-    if ("default" in x && !hasAttr(x.x, x.name, c.pos)) return x.default;
+    if (x.default !== undefined && !hasAttr(x.x, x.name, c.pos)) return x.default;
     return getAttr(x.x, x.name, c.pos);
   },
   hasattr: (c, a, k) => {
@@ -233,7 +243,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   },
   list: (c, a, k) => {
     const x = args(c, "list", a, k, ["x?"]);
-    return new StarList("x" in x ? copied(c, iterableToArray(x.x, c.thread)) : []);
+    return new StarList(x.x !== undefined ? copied(c, iterableToArray(x.x, c.thread)) : []);
   },
   max: (c, a, k) => minMax(c, "max", a, k),
   min: (c, a, k) => minMax(c, "min", a, k),
@@ -254,7 +264,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   reversed: (c, a, k) => new StarList(copied(c, iterableToArray(args(c, "reversed", a, k, ["x"]).x, c.thread)).reverse()),
   set: (c, a, k) => {
     const x = args(c, "set", a, k, ["x?"]);
-    return new StarSet("x" in x ? copied(c, iterableToArray(x.x, c.thread)) : []);
+    return new StarSet(x.x !== undefined ? copied(c, iterableToArray(x.x, c.thread)) : []);
   },
   sorted: (c, a, k) => {
     // key and reverse are named parameters only (the spec's "optional named parameter").
@@ -266,12 +276,11 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     const x = args(c, "sorted", a, k, ["x", "key?", "reverse?"]);
     const items = copied(c, iterableToArray(x.x, c.thread));
     const key = x.key ?? null;
-    const keys = key === null ? items : items.map((v) => callKey(c, key, v));
-    const idx = items.map((_, i) => i);
+    const keyed = items.map((v) => ({ key: key === null ? v : callKey(c, key, v), v }));
     const rev = truth(x.reverse ?? false);
     c.thread.charge(items.length);
-    idx.sort((i, j) => (rev ? compare(keys[j], keys[i]) : compare(keys[i], keys[j])));
-    return new StarList(idx.map((i) => items[i]));
+    keyed.sort((p, q) => (rev ? compare(q.key, p.key) : compare(p.key, q.key)));
+    return new StarList(keyed.map((p) => p.v));
   },
   str: (c, a, k) => charged(c, str(args(c, "str", a, k, ["x"]).x)),
   struct: (c, a, k) => {
@@ -282,7 +291,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   },
   tuple: (c, a, k) => {
     const x = args(c, "tuple", a, k, ["x?"]);
-    if (!("x" in x)) return new Tuple([]);
+    if (x.x === undefined) return new Tuple([]);
     return x.x instanceof Tuple ? x.x : new Tuple(copied(c, iterableToArray(x.x, c.thread)));
   },
   type: (c, a, k) => typeName(args(c, "type", a, k, ["x"]).x),
@@ -292,7 +301,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     const n = seqs.length ? Math.min(...seqs.map((s) => s.length)) : 0;
     c.thread.alloc(n * (seqs.length + 1));
     const out: Value[] = [];
-    for (let i = 0; i < n; i++) out.push(new Tuple(seqs.map((s) => s[i])));
+    for (let i = 0; i < n; i++) out.push(new Tuple(seqs.map((s) => itemAt(s, i))));
     return new StarList(out);
   },
 };

@@ -3,6 +3,8 @@
 // charged to the thread's step budget (L-14); recursion is refused (L-11); runtime errors get the
 // position of the failing expression and a snapshot of the call stack (L-15).
 
+import { CodedError } from "../shared/coded-error.js";
+import { itemAt } from "../shared/checked-index.js";
 import { nearestName, type Position, type StackFrame } from "./diagnostic.js";
 import type { Arg, CallExpr, Comprehension, Expr, FileAST, FuncInfo, Stmt } from "./ast.js";
 import { binaryOp, checkSequenceSize, index, iterableToArray, setIndex, setOp, slice, unaryOp } from "./ops.js";
@@ -76,7 +78,8 @@ function annotate(e: unknown, fr: Frame, at: { line: number; col: number }): unk
     if (!e.pos) e.pos = posOf(fr, at.line, at.col);
     if (!e.stack_) {
       const stack = fr.thread.callStack.map((f) => ({ name: f.name, pos: f.pos }));
-      if (stack.length > 0) stack[stack.length - 1] = { name: stack[stack.length - 1].name, pos: e.pos };
+      const top = stack.at(-1);
+      if (top !== undefined) stack[stack.length - 1] = { name: top.name, pos: e.pos };
       e.stack_ = stack;
     }
   } else if (e instanceof RangeError) {
@@ -95,12 +98,12 @@ function step(thread: Thread): void {
 // Statements
 
 function execBlock(stmts: Stmt[], fr: Frame): number {
-  for (let i = 0; i < stmts.length; i++) {
+  for (const stmt of stmts) {
     let c: number;
     try {
-      c = execStmt(stmts[i], fr);
+      c = execStmt(stmt, fr);
     } catch (e) {
-      throw annotate(e, fr, stmts[i]);
+      throw annotate(e, fr, stmt);
     }
     if (c !== NORMAL) return c;
   }
@@ -194,9 +197,9 @@ function execFor(s: Extract<Stmt, { kind: "for" }>, fr: Frame): number {
   }
   if (lockable) lockable.iterating++;
   try {
-    for (let i = 0; i < elems.length; i++) {
+    for (const elem of elems) {
       step(thread);
-      assign(s.vars, elems[i], fr);
+      assign(s.vars, elem, fr);
       const c = execBlock(s.body, fr);
       if (c === BREAK) break;
       if (c === RETURN) return c;
@@ -219,7 +222,7 @@ function assign(lhs: Expr, v: Value, fr: Frame): void {
           (fr.locals[b.index] as Cell).v = v;
           return;
         case "free":
-          fr.fn!.freevars[b.index].v = v;
+          freeCell(fr, b.index).v = v;
           return;
         case "global":
           fr.module.globals[b.index] = v;
@@ -250,7 +253,7 @@ function assign(lhs: Expr, v: Value, fr: Frame): void {
           fr,
           lhs,
         );
-      for (let i = 0; i < elems.length; i++) assign(lhs.elems[i], elems[i], fr);
+      for (let i = 0; i < elems.length; i++) assign(itemAt(lhs.elems, i), itemAt(elems, i), fr);
       return;
     }
     case "index": {
@@ -399,13 +402,13 @@ function evalExpr(x: Expr, fr: Frame): Value {
     case "list": {
       allocAt(fr, x, x.elems.length);
       const out: Value[] = new Array(x.elems.length);
-      for (let i = 0; i < x.elems.length; i++) out[i] = evalExpr(x.elems[i], fr);
+      for (let i = 0; i < x.elems.length; i++) out[i] = evalExpr(itemAt(x.elems, i), fr);
       return new StarList(out);
     }
     case "tuple": {
       allocAt(fr, x, x.elems.length);
       const out: Value[] = new Array(x.elems.length);
-      for (let i = 0; i < x.elems.length; i++) out[i] = evalExpr(x.elems[i], fr);
+      for (let i = 0; i < x.elems.length; i++) out[i] = evalExpr(itemAt(x.elems, i), fr);
       return new Tuple(out);
     }
     case "dict": {
@@ -454,7 +457,7 @@ function lookup(x: Extract<Expr, { kind: "ident" }>, fr: Frame): Value {
       v = (fr.locals[b.index] as Cell).v;
       break;
     case "free":
-      v = fr.fn!.freevars[b.index].v;
+      v = freeCell(fr, b.index).v;
       break;
     case "global":
       v = fr.module.globals[b.index];
@@ -467,8 +470,12 @@ function lookup(x: Extract<Expr, { kind: "ident" }>, fr: Frame): Value {
           x,
         );
       return v;
-    case "predeclared":
-      return fr.module.predeclared[x.name];
+    case "predeclared": {
+      // The resolver binds a name as predeclared only when the module's predeclared table has it.
+      const p = fr.module.predeclared[x.name];
+      if (p === undefined) throw annotate(new StarError("undefined-name", `undefined name '${x.name}'`), fr, x);
+      return p;
+    }
     case "universal":
       return fr.module.universe.get(x.name)!;
     case "unresolved":
@@ -523,7 +530,7 @@ function compLoop(c: Comprehension, i: number, fr: Frame, emit: (fr: Frame) => v
     emit(fr);
     return;
   }
-  const cl = c.clauses[i];
+  const cl = itemAt(c.clauses, i);
   if (cl.kind === "if") {
     if (truth(evalExpr(cl.cond, fr))) compLoop(c, i + 1, fr, emit);
     return;
@@ -548,14 +555,21 @@ function compLoop(c: Comprehension, i: number, fr: Frame, emit: (fr: Frame) => v
   const lockable = it instanceof StarList || it instanceof Dict || it instanceof StarSet ? it : undefined;
   if (lockable) lockable.iterating++;
   try {
-    for (let k = 0; k < elems.length; k++) {
+    for (const elem of elems) {
       step(thread);
-      assign(cl.vars, elems[k], fr);
+      assign(cl.vars, elem, fr);
       compLoop(c, i + 1, fr, emit);
     }
   } finally {
     if (lockable) lockable.iterating--;
   }
+}
+
+/** The captured cell of a free variable: the resolver gives every free binding a slot among the enclosing function's cells. */
+function freeCell(fr: Frame, index: number): Cell {
+  const cell = fr.fn?.freevars[index];
+  if (cell === undefined) throw new CodedError("internal-error", `free variable slot ${index} has no captured cell`);
+  return cell;
 }
 
 function makeFunction(info: FuncInfo, fr: Frame): StarFunction {
@@ -564,7 +578,7 @@ function makeFunction(info: FuncInfo, fr: Frame): StarFunction {
     if (p.default) defaults[info.paramNames.indexOf(p.name)] = evalExpr(p.default, fr);
   }
   const free: Cell[] = info.freevars.map((b) =>
-    b.kind === "cell" ? (fr.locals[b.index] as Cell) : fr.fn!.freevars[(b as { index: number }).index],
+    b.kind === "cell" ? (fr.locals[b.index] as Cell) : freeCell(fr, "index" in b ? b.index : -1),
   );
   return new StarFunction(info, defaults as Value[], free, fr.module);
 }
@@ -738,8 +752,7 @@ export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<
     extra = new Dict();
     locals[code.kwargsSlot] = extra;
   }
-  for (let k = 0; k < kwargs.length; k++) {
-    const [key, v] = kwargs[k];
+  for (const [key, v] of kwargs) {
     const idx = code.paramNames.indexOf(key);
     if (idx >= 0) {
       if (locals[idx] !== undefined)
@@ -774,7 +787,7 @@ export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<
     }
   }
   const cells = code.cellSlots;
-  for (let i = 0; i < cells.length; i++) locals[cells[i]] = { v: locals[cells[i]] as Value | undefined };
+  for (const slot of cells) locals[slot] = { v: locals[slot] as Value | undefined };
   const fr: Frame = { locals, fn, module: fn.module, thread, ret: null };
   const frameInfo: StackFrame = { name: fn.isLambda ? "lambda" : name, pos: fn.pos };
   thread.callStack.push(frameInfo);

@@ -2,6 +2,7 @@
 // spec. Methods are looked up by the receiver's type; `x.m(...)` calls them without allocating a
 // bound method, while `f = x.m` yields a Builtin bound to x.
 
+import { itemAt } from "../shared/checked-index.js";
 import { nearestName, type Position } from "./diagnostic.js";
 import { checkSequenceSize, iterableToArray, toIndex } from "./ops.js";
 import { SET_METHODS } from "./set-methods.js";
@@ -22,6 +23,7 @@ import {
   truth,
   typeName,
   unpackArgs,
+  type ArgValues,
   type CallContext,
   type Value,
 } from "./values.js";
@@ -33,7 +35,13 @@ function typeError(msg: string, hint?: string): StarError {
 }
 
 /** Unpacks method arguments (positional or by name), with the method's qualified name in errors. */
-function margs(call: CallContext, name: string, args: Value[], kwargs: Array<[string, Value]>, params: string[]): Record<string, Value> {
+function margs<const P extends readonly string[]>(
+  call: CallContext,
+  name: string,
+  args: Value[],
+  kwargs: Array<[string, Value]>,
+  params: P,
+): ArgValues<P> {
   return unpackArgs(call, name, args, kwargs, params).values;
 }
 
@@ -69,14 +77,14 @@ function splitWhitespace(s: string, maxsplit: number, fromRight: boolean): strin
   if (!fromRight) {
     let i = 0;
     while (i < s.length) {
-      while (i < s.length && WS.test(s[i])) i++;
+      while (i < s.length && WS.test(s.charAt(i))) i++;
       if (i >= s.length) break;
       if (maxsplit >= 0 && words.length === maxsplit) {
         words.push(s.slice(i));
         return words;
       }
       let j = i;
-      while (j < s.length && !WS.test(s[j])) j++;
+      while (j < s.length && !WS.test(s.charAt(j))) j++;
       words.push(s.slice(i, j));
       i = j;
     }
@@ -84,14 +92,14 @@ function splitWhitespace(s: string, maxsplit: number, fromRight: boolean): strin
   }
   let j = s.length;
   while (j > 0) {
-    while (j > 0 && WS.test(s[j - 1])) j--;
+    while (j > 0 && WS.test(s.charAt(j - 1))) j--;
     if (j <= 0) break;
     if (maxsplit >= 0 && words.length === maxsplit) {
       words.unshift(s.slice(0, j));
       return words;
     }
     let i = j;
-    while (i > 0 && !WS.test(s[i - 1])) i--;
+    while (i > 0 && !WS.test(s.charAt(i - 1))) i--;
     words.unshift(s.slice(i, j));
     j = i;
   }
@@ -128,15 +136,15 @@ function stripChars(s: string, chars: Value | undefined, left: boolean, right: b
   if (chars === undefined || chars === null) {
     let a = 0;
     let b = s.length;
-    if (left) while (a < b && WS.test(s[a])) a++;
-    if (right) while (b > a && WS.test(s[b - 1])) b--;
+    if (left) while (a < b && WS.test(s.charAt(a))) a++;
+    if (right) while (b > a && WS.test(s.charAt(b - 1))) b--;
     return s.slice(a, b);
   }
   const set = wantString(chars, "strip characters");
   let a = 0;
   let b = s.length;
-  if (left) while (a < b && set.includes(s[a])) a++;
-  if (right) while (b > a && set.includes(s[b - 1])) b--;
+  if (left) while (a < b && set.includes(s.charAt(a))) a++;
+  if (right) while (b > a && set.includes(s.charAt(b - 1))) b--;
   return s.slice(a, b);
 }
 
@@ -229,7 +237,7 @@ function findOrFail(s: string, call: CallContext, name: string, args: Value[], k
 }
 
 const STRING_METHODS: Record<string, Method<string>> = {
-  capitalize: (c, s, a, k) => (noArgs(c, "capitalize", a, k), s.length ? s[0].toUpperCase() + s.slice(1).toLowerCase() : s),
+  capitalize: (c, s, a, k) => (noArgs(c, "capitalize", a, k), s.charAt(0).toUpperCase() + s.slice(1).toLowerCase()),
   count: (c, s, a, k) => {
     const x = margs(c, "count", a, k, ["sub", "start?", "end?"]);
     const sub = wantString(x.sub, "count argument");
@@ -267,8 +275,7 @@ const STRING_METHODS: Record<string, Method<string>> = {
     const x = margs(c, "join", a, k, ["iterable"]);
     const parts = iterableToArray(x.iterable, c.thread);
     let size = s.length * Math.max(parts.length - 1, 0);
-    for (let i = 0; i < parts.length; i++) {
-      const p = parts[i];
+    for (const [i, p] of parts.entries()) {
       if (typeof p !== "string")
         throw typeError(`join: element ${i} is a ${typeName(p)}, not a string`, "convert elements with str() first");
       size += p.length;
@@ -376,7 +383,7 @@ const STRING_METHODS: Record<string, Method<string>> = {
 
 const LIST_METHODS: Record<string, Method<StarList>> = {
   append: (c, l, a, k) => {
-    const x = a.length === 1 && k.length === 0 ? a[0] : margs(c, "append", a, k, ["x"]).x;
+    const x = a.length === 1 && k.length === 0 && a[0] !== undefined ? a[0] : margs(c, "append", a, k, ["x"]).x;
     l.checkMutable("append to");
     c.thread.alloc(1);
     l.elems.push(x);
@@ -404,7 +411,7 @@ const LIST_METHODS: Record<string, Method<StarList>> = {
     const norm = (v: number | undefined, d: number) => (v === undefined ? d : Math.min(Math.max(v < 0 ? v + n : v, 0), n));
     const lo = norm(optInt(x.start, "start"), 0);
     const hi = norm(optInt(x.end, "end"), n);
-    for (let i = lo; i < hi; i++) if (equals(l.elems[i], x.x)) return BigInt(i);
+    for (let i = lo; i < hi; i++) if (equals(itemAt(l.elems, i), x.x)) return BigInt(i);
     throw new StarError("runtime-error", `index: value ${repr(x.x)} not in list`);
   },
   insert: (c, l, a, k) => {
@@ -427,7 +434,8 @@ const LIST_METHODS: Record<string, Method<StarList>> = {
     if (i < 0) i += n;
     if (i < 0 || i >= n)
       throw new StarError("index-error", n === 0 ? "pop from empty list" : `pop index ${orig} out of range: list has ${n} elements`);
-    return l.elems.splice(i, 1)[0];
+    const [popped] = l.elems.splice(i, 1);
+    return popped ?? null;
   },
   remove: (c, l, a, k) => {
     const x = margs(c, "remove", a, k, ["x"]);
@@ -443,7 +451,8 @@ const DICT_METHODS: Record<string, Method<Dict>> = {
   clear: (c, d, a, k) => (noArgs(c, "clear", a, k), d.clear(), null),
   get: (c, d, a, k) => {
     // The common one-argument call skips unpacking; every other form goes through it by name.
-    const x = a.length === 1 && k.length === 0 ? { key: a[0] } : margs(c, "get", a, k, ["key", "default?"]);
+    const x: { key: Value; default?: Value } =
+      a.length === 1 && k.length === 0 && a[0] !== undefined ? { key: a[0] } : margs(c, "get", a, k, ["key", "default?"]);
     const v = d.get(x.key);
     return v === undefined ? (x.default ?? null) : v;
   },
@@ -459,7 +468,7 @@ const DICT_METHODS: Record<string, Method<Dict>> = {
     d.checkMutable("pop from");
     const v = d.delete(x.key);
     if (v !== undefined) return v;
-    if ("default" in x) return x.default;
+    if (x.default !== undefined) return x.default;
     throw new StarError("key-error", `pop: key ${repr(x.key)} not in dict`);
   },
   popitem: (c, d, a, k) => {
@@ -474,7 +483,7 @@ const DICT_METHODS: Record<string, Method<Dict>> = {
     const x = margs(c, "setdefault", a, k, ["key", "default?"]);
     const v = d.get(x.key);
     if (v !== undefined) return v;
-    const dv = "default" in x ? x.default : null;
+    const dv = x.default ?? null;
     c.thread.alloc(DICT_ENTRY_COST);
     d.set(x.key, dv);
     return dv;
@@ -482,7 +491,7 @@ const DICT_METHODS: Record<string, Method<Dict>> = {
   update: (c, d, a, k) => {
     if (a.length > 1) margs(c, "update", a, [], ["pairs?"]);
     d.checkMutable("update");
-    const pairs = a.length === 1 && a[0] !== null ? pairsOf(a[0], "update", c) : [];
+    const pairs = a.length === 1 && a[0] !== undefined && a[0] !== null ? pairsOf(a[0], "update", c) : [];
     c.thread.alloc(DICT_ENTRY_COST * (pairs.length + k.length));
     for (const [key, v] of pairs) d.set(key, v);
     for (const [key, v] of k) d.set(key, v);
@@ -497,8 +506,10 @@ export function pairsOf(x: Value, fn: string, c: CallContext): Array<[Value, Val
   return items.map((item, i) => {
     if (!(item instanceof Tuple || item instanceof StarList))
       throw typeError(`${fn}: element ${i} is a ${typeName(item)}, not a pair`, "pass a dict or a list of (key, value) pairs");
-    if (item.elems.length !== 2) throw typeError(`${fn}: element ${i} has length ${item.elems.length}, want 2`);
-    return [item.elems[0], item.elems[1]];
+    const [key, value] = item.elems;
+    if (item.elems.length !== 2 || key === undefined || value === undefined)
+      throw typeError(`${fn}: element ${i} has length ${item.elems.length}, want 2`);
+    return [key, value];
   });
 }
 

@@ -4,7 +4,7 @@
 /** Shortest round-tripping digits and decimal exponent of a finite, non-negative float. */
 function shortestDigits(x: number): { digits: string; exp: number } {
   const s = x.toExponential(); // shortest digits that round-trip, e.g. "1.2345e+2"
-  const [mant, e] = s.split("e");
+  const [mant = "", e = ""] = s.split("e");
   return { digits: mant.replace(".", ""), exp: Number(e) };
 }
 
@@ -41,7 +41,7 @@ export function formatExp(x: number, prec = 6, upper = false): string {
   if (sp) return upper ? sp.toUpperCase() : sp;
   // toExponential and toFixed drop the sign of -0.0; Starlark keeps it ("-0.000000").
   const s = (Object.is(x, -0) ? "-" : "") + x.toExponential(Math.min(prec, 100));
-  const [mant, e] = s.split("e");
+  const [mant = "", e = ""] = s.split("e");
   const sign = e[0] === "-" ? "-" : "+";
   const out = mant + "e" + sign + e.slice(1).padStart(2, "0");
   return upper ? out.toUpperCase() : out;

@@ -2,6 +2,7 @@
 // arithmetic, sequence repetition and concatenation, `in`, comparisons, dict union, indexing and
 // slicing (negative steps included). Errors are StarErrors without a position; the evaluator adds it.
 
+import { itemAt } from "../shared/checked-index.js";
 import type { BinaryOp } from "./ast.js";
 import { formatString } from "./strfmt.js";
 import {
@@ -359,8 +360,8 @@ export function index(x: Value, key: Value): Value {
   if (i < 0) i += n;
   if (i < 0 || i >= n)
     throw new StarError("index-error", `index ${orig} out of range: ${typeName(x)} has ${n} element${n === 1 ? "" : "s"}`);
-  if (typeof x === "string") return x[i];
-  return (x as StarList | Tuple).elems[i];
+  if (typeof x === "string") return x.charAt(i);
+  return itemAt((x as StarList | Tuple).elems, i);
 }
 
 /** `x[key] = v` on a dict or a list; a frozen value, or one being iterated, is an error (L-14). */
@@ -420,12 +421,12 @@ export function slice(x: Value, lo: Value, hi: Value, step: Value): Value {
   if (typeof x === "string") {
     if (r.step === 1) return x.slice(r.start, r.start + r.count);
     let s = "";
-    for (let k = 0, i = r.start; k < r.count; k++, i += r.step) s += x[i];
+    for (let k = 0, i = r.start; k < r.count; k++, i += r.step) s += x.charAt(i);
     return s;
   }
   const elems = (x as StarList | Tuple).elems;
   const out: Value[] = [];
-  for (let k = 0, i = r.start; k < r.count; k++, i += r.step) out.push(elems[i]);
+  for (let k = 0, i = r.start; k < r.count; k++, i += r.step) out.push(itemAt(elems, i));
   return x instanceof StarList ? new StarList(out) : new Tuple(out);
 }
 

@@ -2,6 +2,7 @@
 // diagnostic, skips the rest of the statement (and any block it opened), and carries on, so all
 // independent syntax errors of a file are reported together (L-15).
 
+import { itemAt } from "../shared/checked-index.js";
 import { errorAt, type Diagnostic } from "./diagnostic.js";
 import type { Arg, BinaryOp, Clause, Comprehension, Expr, FuncInfo, Ident, LoadStmt, Node, Param, Stmt } from "./ast.js";
 import { RESERVED_WORDS, scan, type Token } from "./scanner.js";
@@ -94,17 +95,17 @@ class Parser {
 
   // --- token helpers ---
   private get tok(): Token {
-    return this.toks[this.pos];
+    return itemAt(this.toks, this.pos);
   }
   /** The current token's kind (a call, so TypeScript does not narrow it across next()). */
   private kind(): Token["kind"] {
-    return this.toks[this.pos].kind;
+    return itemAt(this.toks, this.pos).kind;
   }
   private peek(k = 1): Token {
-    return this.toks[Math.min(this.pos + k, this.toks.length - 1)];
+    return itemAt(this.toks, Math.min(this.pos + k, this.toks.length - 1));
   }
   private next(): Token {
-    const t = this.toks[this.pos];
+    const t = itemAt(this.toks, this.pos);
     if (this.pos < this.toks.length - 1) this.pos++;
     return t;
   }
@@ -187,7 +188,7 @@ class Parser {
 
   /** Skips to the end of the failed statement and any block it opened. */
   private recover(start: number): void {
-    for (let k = start; k < this.pos; k++) if (this.toks[k].kind === "ident") this.recoveredNames.add(this.toks[k].text);
+    for (const t of this.toks.slice(start, this.pos)) if (t.kind === "ident") this.recoveredNames.add(t.text);
     while (this.tok.kind !== "newline" && this.tok.kind !== "eof") {
       if (this.tok.kind === "ident") this.recoveredNames.add(this.tok.text);
       if (this.tok.kind === "indent" || this.tok.kind === "dedent") break;
@@ -379,7 +380,8 @@ class Parser {
       if (this.isOp("=")) this.fail("chained assignment (a = b = c) is not supported in Starlark");
       return { kind: "assign", lhs: x, rhs, line: eq.line, col: eq.col };
     }
-    if (this.tok.kind === "op" && this.tok.text in AUG_OPS) {
+    const augOp = this.tok.kind === "op" ? AUG_OPS[this.tok.text] : undefined;
+    if (augOp !== undefined) {
       const opTok = this.next();
       // Parentheses only group: `(a) += 1` updates a, as the spec's grammar allows.
       let lhs = x;
@@ -387,7 +389,7 @@ class Parser {
       if (lhs.kind !== "ident" && lhs.kind !== "index" && lhs.kind !== "dot")
         this.fail(`cannot use ${opTok.text} on ${exprWhat(lhs)}`, opTok);
       const rhs = this.parseExpression();
-      return { kind: "augassign", op: AUG_OPS[opTok.text], lhs, rhs, line: opTok.line, col: opTok.col };
+      return { kind: "augassign", op: augOp, lhs, rhs, line: opTok.line, col: opTok.col };
     }
     if (this.isOp("**=")) this.fail("the ** operator is not supported in Starlark");
     return { kind: "expr", x, line: x.line, col: x.col };
@@ -582,7 +584,7 @@ class Parser {
   private parseBinary(level: number): Expr {
     if (level >= Parser.LEVELS.length) return this.parseUnary();
     let x = this.parseBinary(level + 1);
-    const ops = Parser.LEVELS[level];
+    const ops = itemAt(Parser.LEVELS, level);
     while (this.tok.kind === "op" && ops.includes(this.tok.text)) {
       const op = this.next();
       const y = this.parseBinary(level + 1);

@@ -360,14 +360,14 @@ class Scanner {
     const src = this.src;
     const start = this.i;
     if (src[this.i] === "0" && /[xXoObB]/.test(src[this.i + 1] ?? "")) {
-      const base = src[this.i + 1].toLowerCase();
+      const base = src.charAt(this.i + 1).toLowerCase();
       this.i += 2;
       const digitRe = base === "x" ? /[0-9a-fA-F]/ : base === "o" ? /[0-7]/ : /[01]/;
       const ds = this.i;
-      while (this.i < src.length && digitRe.test(src[this.i])) this.i++;
+      while (this.i < src.length && digitRe.test(src.charAt(this.i))) this.i++;
       const text = src.slice(start, this.i);
       const end = this.i;
-      if (!this.keywordAt(this.i)) while (this.i < src.length && isIdentPart(src[this.i])) this.i++;
+      if (!this.keywordAt(this.i)) while (this.i < src.length && isIdentPart(src.charAt(this.i))) this.i++;
       if (this.i > end || end === ds) {
         this.err(
           `invalid ${base === "x" ? "hex" : base === "o" ? "octal" : "binary"} literal ${JSON.stringify(src.slice(start, this.i))}`,
@@ -380,12 +380,12 @@ class Scanner {
       this.push("int", text, l, c, BigInt("0" + base + text.slice(2)));
       return;
     }
-    while (this.i < src.length && isDigit(src[this.i])) this.i++;
+    while (this.i < src.length && isDigit(src.charAt(this.i))) this.i++;
     let isFloat = false;
     if (src[this.i] === ".") {
       isFloat = true;
       this.i++;
-      while (this.i < src.length && isDigit(src[this.i])) this.i++;
+      while (this.i < src.length && isDigit(src.charAt(this.i))) this.i++;
     }
     if (src[this.i] === "e" || src[this.i] === "E") {
       const save = this.i;
@@ -393,13 +393,13 @@ class Scanner {
       if (src[this.i] === "+" || src[this.i] === "-") this.i++;
       if (isDigit(src[this.i] ?? "")) {
         isFloat = true;
-        while (this.i < src.length && isDigit(src[this.i])) this.i++;
+        while (this.i < src.length && isDigit(src.charAt(this.i))) this.i++;
       } else this.i = save;
     }
     const text = src.slice(start, this.i);
-    if (this.i < src.length && isIdentStart(src[this.i]) && !this.keywordAt(this.i)) {
+    if (this.i < src.length && isIdentStart(src.charAt(this.i)) && !this.keywordAt(this.i)) {
       let j = this.i;
-      while (j < src.length && isIdentPart(src[j])) j++;
+      while (j < src.length && isIdentPart(src.charAt(j))) j++;
       this.err(`invalid number literal ${JSON.stringify(src.slice(start, j))}`, l, c);
       this.i = j;
       this.push("int", text, l, c, 0n);
@@ -429,7 +429,7 @@ class Scanner {
   // eslint-disable-next-line max-lines-per-function -- a scanner: one loop over a string literal's characters and escapes
   private string(raw: boolean, l: number, c: number): void {
     const src = this.src;
-    const q = src[this.i];
+    const q = src.charAt(this.i);
     const triple = src.startsWith(q + q + q, this.i);
     const start = this.i;
     this.i += triple ? 3 : 1;
@@ -554,7 +554,7 @@ class Scanner {
           if (n >= "0" && n <= "7") {
             let j = this.i - 1;
             let k = 0;
-            while (k < 3 && src[j] >= "0" && src[j] <= "7") {
+            while (k < 3 && src.charAt(j) >= "0" && src.charAt(j) <= "7") {
               j++;
               k++;
             }

@@ -30,7 +30,7 @@ export function formatString(format: string, operand: Value): string {
       i = close + 1;
       if (i >= format.length) throw fmtError("incomplete format after %(" + key + ")");
     }
-    const conv = format[i];
+    const conv = format.charAt(i);
     if (conv === "%" && key === undefined) {
       out += "%";
       continue;
@@ -43,8 +43,9 @@ export function formatString(format: string, operand: Value): string {
       arg = v;
       usedMapping = true;
     } else {
-      if (argIndex >= args.length) throw fmtError("not enough arguments for format string");
-      arg = args[argIndex++];
+      const next = args[argIndex++];
+      if (next === undefined) throw fmtError("not enough arguments for format string");
+      arg = next;
     }
     out += convert(conv, arg);
   }
@@ -152,15 +153,18 @@ export function strFormat(format: string, args: readonly Value[], kwargs: Readon
     if (field === "") {
       if (mode === "manual") throw fmtError("cannot switch from manual field numbering to automatic");
       mode = "auto";
-      if (auto >= args.length)
+      const next = args[auto];
+      if (next === undefined)
         throw new StarError("index-error", `format: not enough positional arguments for {} #${auto + 1} (${args.length} given)`);
-      arg = args[auto++];
+      auto++;
+      arg = next;
     } else if (/^\d+$/.test(field)) {
       if (mode === "auto") throw fmtError("cannot switch from automatic field numbering to manual");
       mode = "manual";
       const n = Number(field);
-      if (n >= args.length) throw new StarError("index-error", `format: index ${n} out of range (${args.length} positional arguments)`);
-      arg = args[n];
+      const nth = args[n];
+      if (nth === undefined) throw new StarError("index-error", `format: index ${n} out of range (${args.length} positional arguments)`);
+      arg = nth;
     } else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) {
       const kv = kwargs.find(([k]) => k === field);
       if (!kv)

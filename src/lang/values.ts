@@ -7,6 +7,7 @@ import type { FuncInfo } from "./ast.js";
 import { formatFloat } from "./numfmt.js";
 import { randomUUID } from "node:crypto";
 import { CodedError } from "../shared/coded-error.js";
+import { itemAt } from "../shared/checked-index.js";
 
 /** A Starlark value: None, bool, int (bigint), float, string, or one of the classes below. */
 export type Value =
@@ -579,7 +580,7 @@ export function equals(a: Value, b: Value): boolean {
 
 function seqEquals(a: readonly Value[], b: readonly Value[]): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i])) return false;
+  for (let i = 0; i < a.length; i++) if (!equals(itemAt(a, i), itemAt(b, i))) return false;
   return true;
 }
 
@@ -595,7 +596,8 @@ function numCompare(a: bigint | number, b: bigint | number): number {
     return a < b ? -1 : a > b ? 1 : 0;
   }
   // mixed: compare exactly
-  const [i, f, sign] = typeof a === "bigint" ? [a, b as number, 1] : [b as bigint, a as number, -1];
+  const [i, f, sign] =
+    typeof a === "bigint" && typeof b === "number" ? [a, b, 1] : typeof b === "bigint" && typeof a === "number" ? [b, a, -1] : [0n, NaN, 1];
   if (Number.isNaN(f)) return -sign;
   if (f === Infinity) return -sign;
   if (f === -Infinity) return sign;
@@ -609,12 +611,9 @@ function numCompare(a: bigint | number, b: bigint | number): number {
 
 /** Ordering for <, <=, sorted, min, max. Throws for values of unlike or unordered types. */
 export function compare(a: Value, b: Value): number {
-  const ta = typeof a;
-  const tb = typeof b;
-  if ((ta === "bigint" || ta === "number") && (tb === "bigint" || tb === "number"))
-    return numCompare(a as bigint | number, b as bigint | number);
-  if (ta === "string" && tb === "string") return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
-  if (ta === "boolean" && tb === "boolean") return a === b ? 0 : a ? 1 : -1;
+  if ((typeof a === "bigint" || typeof a === "number") && (typeof b === "bigint" || typeof b === "number")) return numCompare(a, b);
+  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === "boolean" && typeof b === "boolean") return a === b ? 0 : a ? 1 : -1;
   if (a instanceof StarList && b instanceof StarList) return seqCompare(a.elems, b.elems);
   if (a instanceof Tuple && b instanceof Tuple) return seqCompare(a.elems, b.elems);
   throw new StarError("type-error", `unsupported comparison: ${typeName(a)} vs ${typeName(b)}`, {
@@ -628,7 +627,9 @@ export function compare(a: Value, b: Value): number {
 function seqCompare(a: readonly Value[], b: readonly Value[]): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    if (!equals(a[i], b[i])) return compare(a[i], b[i]);
+    const x = itemAt(a, i);
+    const y = itemAt(b, i);
+    if (!equals(x, y)) return compare(x, y);
   }
   return a.length - b.length;
 }
@@ -790,14 +791,22 @@ export function fromJSON(x: unknown): Value {
 // ---------------------------------------------------------------------------------------------
 // Argument unpacking for built-ins
 
+/**
+ * The values of a built-in's parameters by name: a required name (no "?") is always present once
+ * unpackArgs has returned, an optional one ("name?") may be absent.
+ */
+export type ArgValues<P extends readonly string[]> = { [K in P[number] as K extends `${string}?` ? never : K]: Value } & {
+  [K in P[number] as K extends `${infer N}?` ? N : never]?: Value;
+};
+
 /** Strict argument unpacking: see /tmp/lang-api.md. params: names in order, suffix "?" = optional. */
-export function unpackArgs(
+export function unpackArgs<const P extends readonly string[]>(
   call: CallContext,
   fnName: string,
-  args: Value[],
-  kwargs: Array<[string, Value]>,
-  params: string[],
-): { values: Record<string, Value>; positions: Record<string, Position> } {
+  args: readonly Value[],
+  kwargs: ReadonlyArray<readonly [string, Value]>,
+  params: P,
+): { values: ArgValues<P>; positions: Record<string, Position> } {
   const values: Record<string, Value> = {};
   const positions: Record<string, Position> = {};
   const n = params.length;
@@ -813,17 +822,15 @@ export function unpackArgs(
       },
     );
   }
-  for (let i = 0; i < args.length; i++) {
-    const name = paramName(params[i]);
-    values[name] = args[i];
+  for (const [i, v] of args.entries()) {
+    const name = paramName(params[i] ?? "");
+    values[name] = v;
     positions[name] = call.argPositions[i] ?? call.pos;
   }
-  for (let k = 0; k < kwargs.length; k++) {
-    const [key, v] = kwargs[k];
+  for (const [key, v] of kwargs) {
     const kpos = call.kwargPositions[key] ?? call.pos;
     let found = false;
-    for (let i = 0; i < n; i++) {
-      const p = params[i];
+    for (const p of params) {
       if (p === key || (p.length === key.length + 1 && p.charCodeAt(key.length) === 63 && p.startsWith(key))) {
         found = true;
         break;
@@ -846,19 +853,20 @@ export function unpackArgs(
     values[key] = v;
     positions[key] = kpos;
   }
-  for (let i = args.length; i < n; i++) {
-    const p = params[i];
+  for (const p of params.slice(args.length)) {
     if (p.charCodeAt(p.length - 1) !== 63 && !(p in values)) {
       throw new StarError("missing-argument", `${fnName}() missing required argument '${p}'`, { pos: call.pos });
     }
   }
-  return { values, positions };
+  // The loop above checked every required name is present: the one place that promise is made.
+  return { values: values as ArgValues<P>, positions };
 }
 
 /** For built-ins whose arguments are positional only (range, zip, the set methods taking *others). */
 export function rejectKwargs(call: CallContext, fnName: string, kwargs: Array<[string, Value]>): void {
-  if (kwargs.length === 0) return;
-  const [key] = kwargs[0];
+  const first = kwargs[0];
+  if (first === undefined) return;
+  const [key] = first;
   throw new StarError("unknown-argument", `${fnName}() got an unexpected keyword argument '${key}'; its arguments are positional only`, {
     pos: call.kwargPositions[key] ?? call.pos,
     hint: `pass the value without '${key} ='`,
@@ -869,6 +877,6 @@ function paramName(p: string): string {
   return p.charCodeAt(p.length - 1) === 63 ? p.slice(0, -1) : p;
 }
 
-function paramNames(params: string[]): string[] {
+function paramNames(params: readonly string[]): string[] {
   return params.map(paramName);
 }

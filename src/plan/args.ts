@@ -5,8 +5,11 @@ import { nearestName, type Position } from "../lang/diagnostic.js";
 import { Dict, StarError, StarList, Tuple, typeName, unpackArgs, type CallContext, type Value } from "../lang/values.js";
 import type { CompileContext } from "./context.js";
 import type { DeclRef, DeclTask } from "./declared.js";
+import { CodedError } from "../shared/coded-error.js";
+import { itemAt } from "../shared/checked-index.js";
 import { parseDurationSeconds } from "../shared/primitives.js";
 import { FieldRefValue, holds, isBroken, TaskValue } from "./values.js";
+import { isOneOf } from "../shared/primitives.js";
 
 /** A built-in's arguments by name, with where each was written, as the argument readers consume them. */
 export interface Args {
@@ -60,7 +63,7 @@ export function unpack(
       ctx.report(e.code, e.message, e.pos ?? call.pos, e.hint);
       if (e.code === "missing-argument") {
         const m = /'([^']+)'/.exec(e.message);
-        if (m) broken.add(m[1]);
+        if (m?.[1] !== undefined) broken.add(m[1]);
         ps = ps.map((p) => (p.endsWith("?") ? p : p + "?"));
       } else if (e.code === "too-many-arguments") {
         for (const v of pos.slice(ps.length).filter(mayBeGate)) {
@@ -73,7 +76,7 @@ export function unpack(
         const idx = kw.findIndex(([k]) => samePos(call.kwargPositions[k], e.pos));
         const at = idx >= 0 ? idx : kw.findIndex(([k]) => e.message.includes(`'${k}'`));
         if (at < 0) break;
-        const [name, value] = kw[at];
+        const [name, value] = itemAt(kw, at);
         // The argument it was probably meant to be is unknown now: skip rules that need it. With
         // no close name, the task's other arguments are still good; only a field reference could
         // have been a gate, and only then is the coverage of gates unknown (G-8).
@@ -110,7 +113,7 @@ function leaveOutUnknown(
   if (!args.some((a) => holds(a, isBroken)) && !kwargs.some(([, v]) => holds(v, isBroken))) return { pos: args, kw: kwargs };
   const names = params.map((p) => p.replace("?", ""));
   // Positional arguments become keywords, so that an unknown one can be left out.
-  const given: Array<[string, Value]> = [...args.slice(0, names.length).map((v, i): [string, Value] => [names[i], v]), ...kwargs];
+  const given: Array<[string, Value]> = [...args.slice(0, names.length).map((v, i): [string, Value] => [itemAt(names, i), v]), ...kwargs];
   const kw: Array<[string, Value]> = [];
   for (const [name, v] of given) {
     if (!names.includes(name) || !holds(v, isBroken)) kw.push([name, v]);
@@ -161,6 +164,12 @@ export class Reader {
   has(name: string): boolean {
     return name in this.a.values;
   }
+  /** The value of an argument the caller knows was given (after `has(name)`). */
+  value(name: string): Value {
+    const v = this.a.values[name];
+    if (v === undefined) throw new CodedError("internal-error", `${this.fn}() argument '${name}' was read before checking it was given`);
+    return v;
+  }
   pos(name: string): Position {
     return this.a.positions[name] ?? this.callPos;
   }
@@ -175,8 +184,8 @@ export class Reader {
     return undefined;
   }
   string(name: string): string | undefined {
-    if (!this.has(name)) return undefined;
     const v = this.a.values[name];
+    if (v === undefined) return undefined;
     return typeof v === "string" ? v : this.wrong(name, "a string", v);
   }
   optString(name: string): string | undefined {
@@ -186,7 +195,7 @@ export class Reader {
   oneOf<T extends string>(name: string, allowed: readonly T[], def: T): T {
     const s = this.string(name);
     if (s === undefined) return def;
-    if (!(allowed as readonly string[]).includes(s)) {
+    if (!isOneOf(allowed, s)) {
       const near = nearestName(s, allowed);
       this.invalid(
         name,
@@ -198,49 +207,49 @@ export class Reader {
     return s as T;
   }
   int(name: string, def: number, min: number, max: number): number {
-    if (!this.has(name)) return def;
     const v = this.a.values[name];
+    if (v === undefined) return def;
     if (typeof v !== "bigint") return this.wrong(name, "an int", v) ?? def;
     if (v < BigInt(min) || v > BigInt(max)) return this.invalid(name, `${v} is outside ${min} … ${max}`) ?? def;
     return Number(v);
   }
   /** An int kept as written, so range errors come from the rule that owns the range. */
   rawInt(name: string): number | undefined {
-    if (!this.has(name)) return undefined;
     const v = this.a.values[name];
+    if (v === undefined) return undefined;
     if (typeof v !== "bigint") return this.wrong(name, "an int", v);
     return v > 1_000_000_000n ? 1_000_000_001 : v < -1_000_000_000n ? -1_000_000_001 : Number(v);
   }
   number(name: string): number | undefined {
-    if (!this.has(name)) return undefined;
     const v = this.a.values[name];
+    if (v === undefined) return undefined;
     if (v === null) return undefined;
     if (typeof v === "bigint") return Number(v);
     if (typeof v === "number") return v;
     return this.wrong(name, "a number", v);
   }
   bool(name: string, def: boolean): boolean {
-    if (!this.has(name)) return def;
     const v = this.a.values[name];
+    if (v === undefined) return def;
     return typeof v === "boolean" ? v : (this.wrong(name, "True or False", v) ?? def);
   }
   stringList(name: string): string[] | undefined {
-    if (!this.has(name)) return undefined;
     const v = this.a.values[name];
+    if (v === undefined) return undefined;
     const items = listItems(v);
     if (!items || items.some((x) => typeof x !== "string")) return this.wrong(name, "a list of strings", v);
     return items as string[];
   }
   /** A string or a list of strings (answers, drop). */
   labels(name: string): string[] | undefined {
-    if (!this.has(name)) return undefined;
     const v = this.a.values[name];
+    if (v === undefined) return undefined;
     if (typeof v === "string") return [v];
     return this.stringList(name);
   }
   stringDict(name: string): Record<string, string> | undefined {
-    if (!this.has(name)) return undefined;
     const v = this.a.values[name];
+    if (v === undefined) return undefined;
     if (!(v instanceof Dict)) return this.wrong(name, "a dict of strings", v);
     const out: Record<string, string> = {};
     for (const [k, x] of v.entries()) {
@@ -266,7 +275,8 @@ export class Reader {
     return secs;
   }
   /** A field reference; an erroneous reference (already reported) marks the argument broken. */
-  ref(name: string, v: Value = this.a.values[name]): DeclRef | undefined {
+  ref(name: string, v: Value | undefined = this.a.values[name]): DeclRef | undefined {
+    if (v === undefined) return undefined;
     if (v instanceof FieldRefValue) {
       if (!v.ref) this.broken.add(name);
       return v.ref ? { ...v.ref } : undefined;

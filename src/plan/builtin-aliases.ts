@@ -25,7 +25,8 @@ const ALIASES: Record<string, { name: string; why: string }> = {
 export function suggestBuiltin(d: Diagnostic): Diagnostic {
   if (d.code !== "undefined-name" || /did you mean/.test(d.message)) return d;
   const m = /^undefined name '([^']+)'$/.exec(d.message);
-  const alias = m && Object.hasOwn(ALIASES, m[1]!) ? ALIASES[m[1]!] : undefined;
+  const name = m?.[1];
+  const alias = name !== undefined && Object.hasOwn(ALIASES, name) ? ALIASES[name] : undefined;
   if (!alias) return d;
   return { ...d, message: `${d.message} (did you mean '${alias.name}'?)`, hint: d.hint ?? alias.why };
 }

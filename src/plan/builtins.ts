@@ -9,6 +9,7 @@ import type { CompileContext } from "./context.js";
 import { DEFAULT_SETTINGS, type DeclQuestion, type DeclSettings, type DeclTask, type DeclWhen } from "./declared.js";
 import { FIELD_TYPES, type Effort, type FieldType, type Join, type QuestionKind, type TaskKind } from "./plan.js";
 import { FieldRefValue, InertValue, QuestionValue, TaskValue } from "./values.js";
+import { isOneOf } from "../shared/primitives.js";
 
 export { CompileContext } from "./context.js";
 
@@ -61,7 +62,7 @@ function readCommon(r: Reader, t: DeclTask): void {
     r.broken.add("name");
   }
   if (r.has("depends_on")) {
-    const v = r.a.values.depends_on;
+    const v = r.value("depends_on");
     const items = listItems(v);
     if (!items) r.wrong("depends_on", "a list of tasks", v);
     else {
@@ -79,7 +80,7 @@ function readCommon(r: Reader, t: DeclTask): void {
   const fan = r.rawInt("max_fanout");
   if (fan !== undefined) t.max_fanout = { value: fan, pos: r.pos("max_fanout") };
   if (r.has("keyed")) {
-    const v = r.a.values.keyed;
+    const v = r.value("keyed");
     const items = listItems(v);
     if (!items)
       r.wrong("keyed", "a list of field references", v, v instanceof FieldRefValue ? "write keyed = [producer.field]" : undefined);
@@ -119,7 +120,7 @@ function readCommon(r: Reader, t: DeclTask): void {
   t.timeout_seconds = r.duration("timeout", 1800);
   t.retries = r.int("retries", 0, 0, 100);
   if (r.has("emits")) {
-    const v = r.a.values.emits;
+    const v = r.value("emits");
     t.emitsPos = r.pos("emits");
     if (!(v instanceof Dict)) r.wrong("emits", 'a dict of field name → type ("string", "number", "bool", "list", "object", "any")', v);
     else {
@@ -137,7 +138,7 @@ function readCommon(r: Reader, t: DeclTask): void {
           );
           continue;
         }
-        if (typeof x !== "string" || !(FIELD_TYPES as readonly string[]).includes(x)) {
+        if (typeof x !== "string" || !isOneOf(FIELD_TYPES, x)) {
           const near = typeof x === "string" ? nearestName(x, FIELD_TYPES) : undefined;
           r.ctx.report(
             "invalid-field-type",
@@ -210,7 +211,7 @@ const agentImpl: Impl = (_ctx, r, t) => {
 const routeImpl: Impl = (ctx, r, t) => {
   const questions: DeclQuestion[] = [];
   if (r.has("questions")) {
-    const v = r.a.values.questions;
+    const v = r.value("questions");
     if (!(v instanceof Dict)) r.wrong("questions", "a dict of question name → choice(...) / noul(...) / score(...)", v);
     else {
       for (const [k, x] of v.entries()) {
@@ -249,7 +250,7 @@ const routeImpl: Impl = (ctx, r, t) => {
 
 const evaluateImpl: Impl = (ctx, r, t) => {
   if (!r.has("fn")) return;
-  const fn = r.a.values.fn;
+  const fn = r.value("fn");
   if (!(fn instanceof StarFunction)) {
     r.wrong("fn", "a function defined with def", fn);
     return;
@@ -270,7 +271,7 @@ const evaluateImpl: Impl = (ctx, r, t) => {
 const reviseImpl: Impl = (ctx, r, t) => {
   const take = (name: "body" | "reviewer"): DeclTask | undefined => {
     if (!r.has(name)) return undefined;
-    const v = r.a.values[name];
+    const v = r.value(name);
     if (!(v instanceof TaskValue))
       return r.wrong(name, "a task declared inline (agent(...), command(...)" + (name === "reviewer" ? " or evaluate(...))" : ")"), v);
     if (v.decl.inlineIn) {
@@ -346,7 +347,7 @@ function questionBuiltin(
 }
 
 function readLabelDict(r: Reader, name: string, q: Omit<DeclQuestion, "name">): void {
-  const v = r.a.values[name];
+  const v = r.value(name);
   if (!(v instanceof Dict)) {
     r.wrong(name, "a dict of label → description", v);
     return;
@@ -434,7 +435,7 @@ export function playbookBuiltins(ctx: CompileContext): Record<string, Value> {
     revise: taskBuiltin(ctx, "revise", ["body", "reviewer", "max_rounds?"], reviseImpl),
     choice: questionBuiltin(ctx, "choice", ["options"], (r, q) => {
       if (!r.has("options")) return;
-      const v = r.a.values.options;
+      const v = r.value("options");
       if (v instanceof FieldRefValue) {
         const ref = r.ref("options", v);
         if (ref) q.dynamic = ref;

@@ -16,6 +16,7 @@ import { UNCERTAIN, type TaskPlan } from "./plan.js";
 import { PLACEHOLDER } from "./placeholders.js";
 import { hasType, isIdentifier, isLabel, refText, sameField, type Report } from "./refs.js";
 import { toTaskPlan } from "./to-plan.js";
+import { itemAt } from "../shared/checked-index.js";
 
 export { isIdentifier, isLabel } from "./refs.js";
 
@@ -218,7 +219,7 @@ function checkTask(t: DeclTask, ancestors: Set<DeclTask> | undefined, err: Repor
     err(
       "keyed-unmapped",
       `keyed on '${t.name}', which is not mapped (no over)`,
-      t.keyed[0].pos,
+      itemAt(t.keyed, 0).pos,
       "keyed narrows a field to the instance's element; add over, or read the whole field",
     );
   for (const r of t.keyed) {
@@ -321,7 +322,7 @@ function namesUnknown(deps: DeclTask[]): boolean {
 function checkPrompt(t: DeclTask, prompt: string, pos: Position, scope: PlaceholderScope, err: Report): void {
   const byName = new Map(scope.deps.map((d) => [d.name, d]));
   for (const m of prompt.matchAll(PLACEHOLDER)) {
-    const inner = m[1].trim();
+    const inner = itemAt(m, 1).trim();
     if (inner === "key") {
       if (!scope.mapped)
         err(
@@ -355,28 +356,30 @@ function checkPrompt(t: DeclTask, prompt: string, pos: Position, scope: Placehol
       );
       continue;
     }
-    const dep = byName.get(parts[1]);
+    const depName = itemAt(parts, 1);
+    const field = parts[2];
+    const dep = byName.get(depName);
     if (!dep && scope.depsUnknown) continue;
     if (!dep) {
-      const near = nearestName(parts[1], byName.keys());
+      const near = nearestName(depName, byName.keys());
       err(
         "unknown-placeholder",
-        `{{${inner}}}: '${parts[1]}' is not a dependency of '${t.name}'` +
+        `{{${inner}}}: '${depName}' is not a dependency of '${t.name}'` +
           (byName.size ? ` (dependencies: ${[...byName.keys()].join(", ")})` : " (it has no dependencies)"),
         pos,
-        near ? `did you mean {{inputs.${near}${parts[2] ? "." + parts[2] : ""}}}?` : `add ${parts[1]} to depends_on`,
+        near ? `did you mean {{inputs.${near}${field ? "." + field : ""}}}?` : `add ${depName} to depends_on`,
       );
       continue;
     }
     const fieldsKnown = !["emits", "questions", "body", "all"].some((a) => dep.broken.has(a));
-    if (parts.length === 3 && fieldsKnown && !(parts[2] in dep.emits)) {
+    if (field !== undefined && fieldsKnown && !(field in dep.emits)) {
       const fields = Object.keys(dep.emits);
-      const near = nearestName(parts[2], fields);
+      const near = nearestName(field, fields);
       err(
         "unknown-placeholder",
-        `{{${inner}}}: '${dep.name}' declares no field '${parts[2]}' (declared: ${fields.length ? fields.join(", ") : "none"})`,
+        `{{${inner}}}: '${dep.name}' declares no field '${field}' (declared: ${fields.length ? fields.join(", ") : "none"})`,
         pos,
-        near ? `did you mean {{inputs.${dep.name}.${near}}}?` : `declare ${parts[2]} in ${dep.name}'s emits`,
+        near ? `did you mean {{inputs.${dep.name}.${near}}}?` : `declare ${field} in ${dep.name}'s emits`,
       );
     }
   }

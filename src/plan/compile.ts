@@ -15,6 +15,7 @@ import { COMPILER_VERSION } from "./version.js";
 import { planCode } from "./codes.js";
 import { wholeReadWarnings } from "./whole-reads.js";
 import { BROKEN_TYPE, BrokenValue, FieldRefValue, holds, TaskValue } from "./values.js";
+import { messageOf } from "../shared/thrown.js";
 
 /** A compilation's plan, present only when it has no error, and every diagnostic, sorted. */
 export interface CompileResult {
@@ -45,7 +46,7 @@ export function compilePath(path: string, opts: CompileOptions = {}): CompileRes
     const code = (e as NodeJS.ErrnoException | undefined)?.code;
     if (typeof code !== "string" || !/^E[A-Z]+$/.test(code)) throw e;
     return {
-      diagnostics: [errorAt("pack-not-found", `cannot read ${path}: ${(e as Error).message}`, undefined)],
+      diagnostics: [errorAt("pack-not-found", `cannot read ${path}: ${messageOf(e)}`, undefined)],
       sources: new Map(),
       packRoot: "",
     };
@@ -103,7 +104,8 @@ export function compilePlaybook(
   // A failed load is reported once, where the problem is; the loading file goes on with stand-ins
   // for the module's names, so the rest of the playbook is still checked.
   const failed = (rel: string): LoadResult => {
-    if (loading.length > 0) tainted.add(loading[loading.length - 1]);
+    const loader = loading.at(-1);
+    if (loader !== undefined) tainted.add(loader);
     ctx.unknownValues = true;
     // A helper called with tasks (or with a playbook function, which sees every task) may declare
     // tasks gated on them.

@@ -10,6 +10,7 @@ import { inertBuiltins } from "./builtins.js";
 import { inputValue } from "./shared-input.js";
 import { resolveLoadPath } from "./pack.js";
 import type { Plan, TaskPlan } from "./plan.js";
+import { messageOf } from "../shared/thrown.js";
 
 /** How an `evaluate` function runs inside the engine: its step budget and where its `print` goes. */
 export interface EvaluatorOptions {
@@ -102,7 +103,7 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
     try {
       arg = inputValue(input);
     } catch (e) {
-      return fail(`evaluate task '${t.name}': its input is not JSON: ${(e as Error).message}`);
+      return fail(`evaluate task '${t.name}': its input is not JSON: ${messageOf(e)}`);
     }
     let result;
     try {

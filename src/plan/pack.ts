@@ -43,7 +43,8 @@ export function resolveTarget(path: string, playbook?: string): { target?: PackT
   const st = statSync(abs);
   if (st.isDirectory()) {
     const books = playbooksIn(abs);
-    if (books.length === 0)
+    const [only, ...others] = books;
+    if (only === undefined)
       return {
         diagnostics: [
           errorAt(
@@ -56,18 +57,18 @@ export function resolveTarget(path: string, playbook?: string): { target?: PackT
       };
     let name = playbook;
     if (name === undefined) {
-      if (books.length > 1)
+      if (others.length > 0)
         return {
           diagnostics: [
             errorAt(
               "ambiguous-playbook",
               `${path} has several playbooks: ${books.join(", ")}`,
               undefined,
-              `choose one with --playbook NAME, e.g. --playbook ${books[0]}`,
+              `choose one with --playbook NAME, e.g. --playbook ${only}`,
             ),
           ],
         };
-      name = books[0];
+      name = only;
     }
     const stem = name.endsWith(".star") ? name.slice(0, -5) : name;
     if (!books.includes(stem)) {

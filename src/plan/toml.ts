@@ -20,6 +20,7 @@ import {
   type TaskSpec,
   type WhenPlan,
 } from "./plan.js";
+import { isOneOf } from "../shared/primitives.js";
 
 type Table = Record<string, unknown>;
 
@@ -145,7 +146,7 @@ class Reader {
   }
   oneOf<T extends string>(t: Table, key: string, path: string, allowed: readonly T[]): T {
     const v = this.str(t, key, path);
-    if (!(allowed as readonly string[]).includes(v))
+    if (!isOneOf(allowed, v))
       this.fail(`${path}.${key}`, `expected one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}, got ${JSON.stringify(v)}`);
     return v as T;
   }
@@ -165,9 +166,9 @@ class Reader {
     return out;
   }
   ref(s: string, path: string): FieldRef {
-    const m = /^([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(s);
-    if (!m) this.fail(path, `expected a field reference "task.field", got ${JSON.stringify(s)}`);
-    return { task: m[1], field: m[2] };
+    const [, task, field] = /^([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(s) ?? [];
+    if (task === undefined || field === undefined) this.fail(path, `expected a field reference "task.field", got ${JSON.stringify(s)}`);
+    return { task, field };
   }
   known(t: Table, path: string, keys: string[]): void {
     for (const k of Object.keys(t)) if (!keys.includes(k)) this.fail(`${path}.${k}`, `unknown key (expected: ${keys.join(", ")})`);
@@ -211,12 +212,13 @@ function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
   const p = `${path}(${name})`;
   const kind = rd.oneOf(t, "kind", p, ["command", "agent", "route", "evaluate", "revise"] as const);
   const at = rd.str(t, "declared_at", p);
-  const m = /^(.*):(\d+):(\d+)$/.exec(at);
-  if (!m) rd.fail(`${p}.declared_at`, `expected "file:line:col", got ${JSON.stringify(at)}`);
+  const [, file, line, col] = /^(.*):(\d+):(\d+)$/.exec(at) ?? [];
+  if (file === undefined || line === undefined || col === undefined)
+    rd.fail(`${p}.declared_at`, `expected "file:line:col", got ${JSON.stringify(at)}`);
   const emitsTable = rd.table(t.emits, `${p}.emits`);
   const emits: Record<string, FieldType> = {};
   for (const [k, x] of Object.entries(emitsTable)) {
-    if (typeof x !== "string" || !(FIELD_TYPES as readonly string[]).includes(x))
+    if (typeof x !== "string" || !isOneOf(FIELD_TYPES, x))
       rd.fail(`${p}.emits.${k}`, `expected one of ${FIELD_TYPES.join(", ")}, got ${describe(x)}`);
     emits[k] = x as FieldType;
   }
@@ -230,7 +232,7 @@ function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
     timeout_seconds: rd.positive(t, "timeout_seconds", p),
     retries: rd.int(t, "retries", p, 0),
     emits,
-    declared_at: { file: m[1], line: Number(m[2]), col: Number(m[3]) },
+    declared_at: { file, line: Number(line), col: Number(col) },
   };
   if (t.over !== undefined) out.over = rd.ref(rd.str(t, "over", p), `${p}.over`);
   if (t.max_fanout !== undefined) out.max_fanout = rd.int(t, "max_fanout", p, 1, 10000);

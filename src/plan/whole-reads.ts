@@ -10,6 +10,7 @@
 import type { Diagnostic } from "../lang/diagnostic.js";
 import type { TaskPlan } from "./plan.js";
 import { PLACEHOLDER } from "./placeholders.js";
+import { itemAt } from "../shared/checked-index.js";
 
 function promptsOf(t: TaskPlan): string[] {
   const agents = [t.agent, t.revise?.body.agent, t.revise?.reviewer.agent];
@@ -23,7 +24,7 @@ function wholeFields(t: TaskPlan, producer: TaskPlan, prompt: string): string[] 
     .map(([f]) => f);
   const out: string[] = [];
   for (const m of prompt.matchAll(PLACEHOLDER)) {
-    const parts = m[1]!.split(".");
+    const parts = itemAt(m, 1).split(".");
     if (parts[0] !== "inputs" || parts[1] !== producer.name) continue;
     for (const f of parts.length === 2 ? unkeyed : unkeyed.filter((f) => f === parts[2])) if (!out.includes(f)) out.push(f);
   }

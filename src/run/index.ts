@@ -29,7 +29,7 @@ export type {
   Settings,
   FoldSummary,
 } from "./store/index.js";
-export { decodeEvent, dispatch } from "./store/index.js";
+export { decodeEvent, dispatch, eventTask } from "./store/index.js";
 export type { EvaluatorFactory, InstanceInput } from "./kinds/index.js";
 export { instanceUsage, showRun, type ShowJson } from "./store/index.js";
 export type { Usage } from "./kinds/index.js";

@@ -6,6 +6,16 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** Whether `x` is one of `allowed` (a list of literal strings), narrowing it to their type. */
+export function isOneOf<T extends string>(allowed: readonly T[], x: string): x is T {
+  return (allowed as readonly string[]).includes(x);
+}
+
+/** JSON.parse typed as what it is: a value still to be checked. */
+export function parseJson(text: string): unknown {
+  return JSON.parse(text);
+}
+
 /**
  * The implicit label of every model-decided question (Q-11): the answer when the model is not
  * confident enough or refuses. Reserved: no question may declare it.
@@ -29,7 +39,8 @@ export function parseDurationMs(text: string): number | undefined {
     part.lastIndex = at;
     const m = part.exec(text);
     if (!m) return undefined;
-    total += Number(m[1]) * DURATION_UNIT_MS[m[2]!]!;
+    const [, amount, unit = ""] = m;
+    total += Number(amount) * (DURATION_UNIT_MS[unit] ?? NaN);
   }
   const ms = Math.round(total);
   return ms > 0 && Number.isSafeInteger(ms) ? ms : undefined;

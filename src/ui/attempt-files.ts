@@ -11,6 +11,7 @@ import { basename, dirname } from "node:path";
 import { keyDirName } from "../run/engine/index.js";
 import { openBeneathSync, readFolderBeneathSync } from "../run/process/index.js";
 import type { CellAttempt, CellFile } from "./api-types.js";
+import { parseJson } from "../shared/primitives.js";
 
 const LOG_TAIL = 16 * 1024;
 const SMALL_FILE = 256 * 1024;
@@ -68,7 +69,7 @@ function readJson(base: string, parts: string[]): unknown {
   const r = readBounded(base, parts, SMALL_FILE);
   if (!r || r.truncated) return r ? `(${r.bytes} bytes, too large to show)` : null;
   try {
-    return JSON.parse(r.text) as unknown;
+    return parseJson(r.text);
   } catch {
     return r.text;
   }

@@ -52,4 +52,10 @@ export const UI_CODES: CodeEntry[] = [
     explain:
       "A bug in switchyard, not in the request (500): the terminal running `switchyard ui` shows the trace. Please report it with that trace.",
   },
+  {
+    code: "ui-not-built",
+    summary: "the web view's browser code is missing from this installation",
+    explain:
+      "`switchyard ui` and `switchyard show --html` serve a bundle built from src/ui/client. A checkout of the source must be built first (`npm run build`); an installed package always includes it.",
+  },
 ];

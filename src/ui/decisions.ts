@@ -34,6 +34,7 @@ export function decisionsOf(output: unknown): CellDecision[] {
 export function routeCell(output: unknown): { label: string | null; confidence: number | null } {
   const ds = decisionsOf(output);
   if (ds.length === 0) return { label: null, confidence: null };
-  if (ds.length === 1) return { label: ds[0]!.label, confidence: ds[0]!.confidence };
+  const [only] = ds;
+  if (ds.length === 1 && only !== undefined) return { label: only.label, confidence: only.confidence };
   return { label: ds.map((d) => `${d.question}=${d.label}`).join(" "), confidence: Math.min(...ds.map((d) => d.confidence)) };
 }

@@ -103,8 +103,9 @@ export class LiveHub {
     l.behind = false;
     for (;;) {
       const events = reader.eventsAfter(l.run, l.after, PAGE);
-      if (events.length === 0) return;
-      l.after = events[events.length - 1]!.seq;
+      const last = events.at(-1);
+      if (last === undefined) return;
+      l.after = last.seq;
       l.res.write(`id: ${l.after}\nevent: events\ndata: ${JSON.stringify(events)}\n\n`);
       sent += events.length;
       if (events.length < PAGE) return;

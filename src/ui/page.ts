@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { EmbeddedRun } from "./api-types.js";
 import { escapeHtml } from "../lab/report-html.js";
+import { CodedError } from "../shared/coded-error.js";
 
 const ASSETS = fileURLToPath(new URL("../../ui-assets/", import.meta.url));
 
@@ -23,7 +24,7 @@ export function loadAssets(): Assets {
   const js = `${ASSETS}app.js`;
   const css = `${ASSETS}app.css`;
   if (!existsSync(js) || !existsSync(css)) {
-    throw new Error(`the web view's browser code is not built (${js} is missing): run \`npm run build\``);
+    throw new CodedError("ui-not-built", `the web view's browser code is not built (${js} is missing)`, { hint: "run `npm run build`" });
   }
   cached = { js: readFileSync(js, "utf8"), css: readFileSync(css, "utf8") };
   return cached;

@@ -17,6 +17,7 @@ import {
   type RunListItem,
   type StatusName,
 } from "./api-types.js";
+import { parseJson } from "../shared/primitives.js";
 
 // The queries, in both stores' dialects (PostgreSQL's where it is not SQLite's with numbered parameters).
 const Q = {
@@ -253,13 +254,13 @@ export class RunReader {
     const row = this.one(Q.instance, [run, taskName, key ?? ""]) as
       { status: string; attempts: number; output: string | null; error: string | null; label: string | null } | undefined;
     if (!row) return undefined;
-    const output = row.output === null ? null : (JSON.parse(row.output) as unknown);
+    const output = row.output === null ? null : parseJson(row.output);
     const code = (this.one(Q.code, [run, taskName, key]) as { code: string | null } | undefined)?.code ?? null;
     const events = (this.store.select(Q.cellEvents, [run, taskName, key]) as RawEvent[]).map((e) => ({
       seq: e.seq,
       time: e.time,
       type: e.type,
-      payload: JSON.parse(e.payload) as unknown,
+      payload: parseJson(e.payload),
     }));
     return {
       run,
@@ -330,7 +331,7 @@ export class RunReader {
         task: r.task,
         key: r.key === "" ? null : r.key,
         status: r.status,
-        output: r.output === null ? null : (JSON.parse(r.output) as unknown),
+        output: r.output === null ? null : parseJson(r.output),
         error: r.error,
         attempts: r.attempts,
         ...(r.status === "not_taken" && r.label !== null ? { label: r.label } : {}),

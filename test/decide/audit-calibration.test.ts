@@ -73,11 +73,11 @@ test("D-33: a map applied in a turned-on run changes exactly the decisions it sh
     const raw = confidenceOf(key);
     const cal = applyMap(calibration.map, raw);
     const expected = cal < 0.6 ? "uncertain" : "yes";
-    assert.equal(d.label, expected, `${key}: raw ${raw}, calibrated ${cal}`);
-    assert.equal(d.raw_confidence, raw, `${key}: the model's own confidence`);
-    assert.ok(Math.abs(d.confidence - cal) < 1e-12, `${key}: the calibrated confidence`);
-    assert.equal(d.calibration, calibration.id);
-    assert.equal(d.mode, "model");
+    assert.equal(d!.label, expected, `${key}: raw ${raw}, calibrated ${cal}`);
+    assert.equal(d!.raw_confidence, raw, `${key}: the model's own confidence`);
+    assert.ok(Math.abs(d!.confidence - cal) < 1e-12, `${key}: the calibrated confidence`);
+    assert.equal(d!.calibration, calibration.id);
+    assert.equal(d!.mode, "model");
     if (raw >= 0.6 !== cal >= 0.6) changed++;
   }
   assert.ok(changed > 20, `the map moved ${changed} decisions across the threshold`);
@@ -92,8 +92,8 @@ test("D-33: a map applied in a turned-on run changes exactly the decisions it sh
     pairs: new MemorySink(),
   });
   const s = (await overridden.judge(request([q], "k10"))).ok;
-  assert.equal(s.mode, "shadow");
-  assert.equal(s.calibration, undefined);
+  assert.equal(s!.mode, "shadow");
+  assert.equal(s!.calibration, undefined);
 });
 
 test("D-34: audit sampling is deterministic for a seed and close to the fraction over 10,000 decisions", () => {
@@ -132,8 +132,8 @@ test("D-34: the host is asked exactly for the sampled keys; the model still gate
     const key = `k${n}`;
     if (auditSampled(0.2, "run-1", "gate", key, "ok")) expected.push(key);
     const d = (await judge.judge(request([noul("ok", TYPE)], key))).ok;
-    assert.equal(d.label, "yes", "the model's answer gates, whatever the host says");
-    assert.equal(d.audit?.host_label, expected.at(-1) === key ? "no" : undefined);
+    assert.equal(d!.label, "yes", "the model's answer gates, whatever the host says");
+    assert.equal(d!.audit?.host_label, expected.at(-1) === key ? "no" : undefined);
   }
   assert.deepEqual(
     host.requests.map((r) => r.context.key),
@@ -162,11 +162,11 @@ test("D-34: an audited question that falls back takes the audit answer: the host
     pairs: sink,
   });
   const d = (await judge.judge(request([noul("ok", TYPE)], "k1"))).ok;
-  assert.equal(d.label, "no");
-  assert.match(d.receipt?.reason ?? "", /^error: /);
+  assert.equal(d!.label, "no");
+  assert.match(d!.receipt?.reason ?? "", /^error: /);
   assert.equal(host.requests.length, 1);
-  assert.equal(sink.pairs[0].kind, "audit");
-  assert.ok(sink.pairs[0].skipped);
+  assert.equal(sink.pairs[0]!.kind, "audit");
+  assert.ok(sink.pairs[0]!.skipped);
 });
 
 async function labWith(degraded: boolean): Promise<string> {
@@ -206,7 +206,7 @@ test("D-34: `lab harvest --check` flags drift when the model degrades, and not w
         drift: string[];
         types: Array<{ type: string; audit: { agreement: { rate: number }; baseline: { rate: number; source: string }; drift: boolean } }>;
       };
-      const a = rep.types[0].audit;
+      const a = rep.types[0]!.audit;
       assert.equal(a.baseline.source, "shadow");
       assert.equal(a.baseline.rate, 0.9);
       assert.equal(a.agreement.rate, degraded ? 0.5 : 0.9);

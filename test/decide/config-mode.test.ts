@@ -30,18 +30,18 @@ test("D-10: --decide TYPE=MODE flags parse; later flags win; mistakes are config
   });
   assert.throws(
     () => parseModeOverride("triage.gate.exploitable"),
-    (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === "config-bad-override",
+    (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0]!.code === "config-bad-override",
   );
   assert.throws(
     () => parseModeOverride("=host"),
-    (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === "config-bad-override",
+    (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0]!.code === "config-bad-override",
   );
   assert.throws(
     () => parseModeOverride("a.b=shadow"),
     (e: unknown) => {
       assert.ok(e instanceof DiagnosticError);
-      assert.equal(e.diagnostics[0].code, "config-bad-mode");
-      assert.match(e.diagnostics[0].message, /--decide a\.b: "shadow" is not a mode/);
+      assert.equal(e.diagnostics[0]!.code, "config-bad-mode");
+      assert.match(e.diagnostics[0]!.message, /--decide a\.b: "shadow" is not a mode/);
       return true;
     },
   );

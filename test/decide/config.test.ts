@@ -45,7 +45,7 @@ function only(text: string, code: string): Diagnostic {
     [code],
     list.map((d) => formatDiagnostic(d)).join("\n"),
   );
-  return list[0];
+  return list[0]!;
 }
 
 const PROVIDER = `
@@ -110,10 +110,10 @@ host = "claude"
     timeout_ms: 90_000,
     max_retries: 5,
   });
-  assert.equal(c.providers.oai.timeout_ms, 30_000);
-  assert.equal(c.providers.oai.max_retries, 3);
-  assert.deepEqual(c.providers.oai.logprob_models, ["gpt-4o-mini"]);
-  assert.deepEqual(c.providers.mine.command, [join(dir, "decide.sh"), "--fast"]); // ./ is relative to the config file
+  assert.equal(c.providers.oai!.timeout_ms, 30_000);
+  assert.equal(c.providers.oai!.max_retries, 3);
+  assert.deepEqual(c.providers.oai!.logprob_models, ["gpt-4o-mini"]);
+  assert.deepEqual(c.providers.mine!.command, [join(dir, "decide.sh"), "--fast"]); // ./ is relative to the config file
   assert.deepEqual(c.decisions, {
     default: { kind: "shadow", provider: "local", model: "decider-2b" },
     types: {
@@ -149,14 +149,14 @@ test("D-50: a missing --config file is an error (config-not-found)", () => {
     () => loadMachineConfig(join(dir, "nope.toml"), {}),
     (err: unknown) => {
       assert.ok(err instanceof DiagnosticError);
-      assert.equal(err.diagnostics[0].code, "config-not-found");
-      assert.match(err.diagnostics[0].message, /nope\.toml does not exist/);
+      assert.equal(err.diagnostics[0]!.code, "config-not-found");
+      assert.match(err.diagnostics[0]!.message, /nope\.toml does not exist/);
       return true;
     },
   );
   assert.throws(
     () => loadMachineConfig(dir, {}),
-    (err: unknown) => err instanceof DiagnosticError && err.diagnostics[0].code === "config-unreadable",
+    (err: unknown) => err instanceof DiagnosticError && err.diagnostics[0]!.code === "config-unreadable",
   );
 });
 
@@ -328,7 +328,7 @@ test("D-50: every code the config, mode, router (its preflight) and config-check
     const text = readFileSync(f, "utf8");
     const emitted = [...text.matchAll(/"(config-[a-z-]+)"/g), ...text.matchAll(/DecisionFailure\([^;]*?"([a-z-]+)"\)/g)].map((m) => m[1]);
     assert.ok(emitted.length > 0, `${f} emits codes`);
-    for (const code of emitted) assert.ok(known.has(code), `${f} emits ${code}, which is not in src/decide/codes.ts`);
+    for (const code of emitted) assert.ok(known.has(code!), `${f} emits ${code}, which is not in src/decide/codes.ts`);
   }
   for (const c of DECIDE_CODES) assert.ok(c.explain.length > 40 && c.summary.length > 10, `${c.code} is explained`);
 });
@@ -338,7 +338,7 @@ test("D-50: the complete example machine config of docs/decisions.md loads", asy
   const doc = readFileSync("docs/decisions.md", "utf8");
   const example = /### A complete example\n\n```toml\n([\s\S]*?)```/.exec(doc);
   assert.ok(example, "docs/decisions.md has the example");
-  const c = loadMachineConfig(write(example[1]), {});
+  const c = loadMachineConfig(write(example[1]!), {});
   assert.deepEqual(Object.keys(c.providers), ["typesafe", "oai", "local", "inhouse"]);
   assert.equal(c.decisions.host, "claude");
   assert.deepEqual(c.decisions.types["triage.judge.supported"], {
@@ -346,7 +346,7 @@ test("D-50: the complete example machine config of docs/decisions.md loads", asy
     provider: "local",
     model: "meta-llama/Llama-3.1-8B-Instruct",
   });
-  assert.equal(c.providers.inhouse.max_retries, 0);
+  assert.equal(c.providers.inhouse!.max_retries, 0);
 });
 
 test("D-50: ./ and ../ arguments of command arrays are relative to the config file, others are kept", () => {
@@ -359,6 +359,6 @@ test("D-50: ./ and ../ arguments of command arrays are relative to the config fi
       `[providers.p]\nkind = "command"\nvendor = "v"\nmodels = ["m"]\ncommand = ["./decide"]\n`,
   );
   const config = loadMachineConfig(file, {});
-  assert.deepEqual(config.agents.a.command, ["node", join(sub, "agents/a.mjs"), "--flag", join(dir, "up.mjs"), "plain/x"]);
-  assert.deepEqual(config.providers.p.command, [join(sub, "decide")]);
+  assert.deepEqual(config.agents.a!.command, ["node", join(sub, "agents/a.mjs"), "--flag", join(dir, "up.mjs"), "plain/x"]);
+  assert.deepEqual(config.providers.p!.command, [join(sub, "decide")]);
 });

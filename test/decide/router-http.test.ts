@@ -112,16 +112,16 @@ test("D-10/H-1 over HTTP: shadow uses the host runner's label and writes one pai
   sink.close();
   await judge.close();
   assert.deepEqual(
-    [a.exploitable.label, a.exploitable.mode, a.exploitable.provider, a.exploitable.model],
+    [a.exploitable!.label, a.exploitable!.mode, a.exploitable!.provider, a.exploitable!.model],
     ["yes", "shadow", "host", "scripted"],
   );
-  assert.equal(b.exploitable.label, "yes");
+  assert.equal(b.exploitable!.label, "yes");
   assert.equal(server.count("/v1/systemone") - before, 2);
   assert.equal(hostCalls() - calls, 2);
   assert.equal(server.requests.at(-1)!.headers.authorization, `Bearer ${SECRET}`, "the key is read from api_key_env");
 
   const lab = readdirSync(labsDir(stateDir)).filter((f) => f !== "current")[0];
-  const text = readFileSync(join(labsDir(stateDir), lab, "pairs.jsonl"), "utf8");
+  const text = readFileSync(join(labsDir(stateDir), lab!, "pairs.jsonl"), "utf8");
   const pairs = text
     .trim()
     .split("\n")
@@ -136,7 +136,7 @@ test("D-10/H-1 over HTTP: shadow uses the host runner's label and writes one pai
       ["CVE-2", "yes", "no", "s1", "jev-1"],
     ],
   );
-  assert.ok(Math.abs(pairs[0].model.confidence - 0.8) < 1e-9);
+  assert.ok(Math.abs(pairs[0]!.model.confidence - 0.8) < 1e-9);
   assert.ok(!text.includes(SECRET), "no secret in the pairs file");
   assert.ok(!text.includes("private state text"), "no state in the pairs file, only its digest");
   assert.ok(!JSON.stringify([a, b]).includes(SECRET));
@@ -151,7 +151,7 @@ test("D-10/D-31 over HTTP: turned on asks the host nothing, and falls back with 
 
   const answered = await judge.judge(request("CVE-1"));
   assert.deepEqual(
-    [answered.exploitable.label, answered.exploitable.provider, answered.exploitable.model, answered.exploitable.receipt],
+    [answered.exploitable!.label, answered.exploitable!.provider, answered.exploitable!.model, answered.exploitable!.receipt],
     ["no", "s1", "jev-1", undefined],
   );
   assert.equal(hostCalls(), calls, "the host is not asked when the model answers");
@@ -162,9 +162,9 @@ test("D-10/D-31 over HTTP: turned on asks the host nothing, and falls back with 
   sent = server.count("/v1/systemone");
   const failed = await judge.judge(request("CVE-2"));
   assert.equal(server.count("/v1/systemone") - sent, 2);
-  assert.deepEqual([failed.exploitable.label, failed.exploitable.provider], ["yes", "host"]);
+  assert.deepEqual([failed.exploitable!.label, failed.exploitable!.provider], ["yes", "host"]);
   assert.equal(hostCalls(), calls + 1);
-  const receipt = failed.exploitable.receipt!;
+  const receipt = failed.exploitable!.receipt!;
   assert.deepEqual([receipt.type, receipt.key, receipt.provider, receipt.model], [T, "CVE-2", "s1", "jev-1"]);
   assert.match(receipt.reason, /^error: .*500/);
   assert.ok(!Number.isNaN(Date.parse(receipt.time)));
@@ -172,8 +172,8 @@ test("D-10/D-31 over HTTP: turned on asks the host nothing, and falls back with 
   sent = server.count("/v1/systemone");
   const big = await judge.judge(request("CVE-3", { ticket: "CVE-3", facts: "x".repeat(10_000) }));
   assert.equal(server.count("/v1/systemone"), sent, "an over-window request is never sent");
-  assert.match(big.exploitable.receipt!.reason, /^window: the request is estimated at \d+ tokens, over the context window of 2000/);
-  assert.equal(big.exploitable.label, "yes");
+  assert.match(big.exploitable!.receipt!.reason, /^window: the request is estimated at \d+ tokens, over the context window of 2000/);
+  assert.equal(big.exploitable!.label, "yes");
   await judge.close();
 
   // The resolver: a --decide override to an unlisted model, and a denied vendor.
@@ -186,20 +186,20 @@ test("D-10/D-31 over HTTP: turned on asks the host nothing, and falls back with 
   });
   assert.deepEqual(unlisted.preflight([T]), [], "reported at start (D-30), not refused: D-31 falls back");
   assert.match(
-    warned[0],
+    warned[0]!,
     /judgement type "triage\.gate\.exploitable" is routed to s1\/jev-9 \(by --decide\), but model "jev-9" is not in providers\.s1\.models/,
   );
   const r1 = await unlisted.judge(request("CVE-4"));
-  assert.match(r1.exploitable.receipt!.reason, /^resolver: D-30: model "jev-9"/);
+  assert.match(r1.exploitable!.receipt!.reason, /^resolver: D-30: model "jev-9"/);
   const denied = createJudge({
     config: loadMachineConfig(configFile("deny.toml", `"${T}" = "s1/jev-1"`, `deny_vendors = ["typesafe"]`), {}),
     stateDir: join(dir, "state-on"),
     warn: (m) => warned.push(m),
   });
   assert.deepEqual(denied.preflight([T]), []);
-  assert.match(warned[1], /vendor "typesafe", which \[decisions\] deny_vendors denies/);
+  assert.match(warned[1]!, /vendor "typesafe", which \[decisions\] deny_vendors denies/);
   const r2 = await denied.judge(request("CVE-5"));
-  assert.match(r2.exploitable.receipt!.reason, /^resolver: D-30: provider "s1" is of vendor "typesafe"/);
+  assert.match(r2.exploitable!.receipt!.reason, /^resolver: D-30: provider "s1" is of vendor "typesafe"/);
   assert.equal(server.count("/v1/systemone"), sent, "resolver violations are never sent");
   assert.equal(hostCalls(), calls + 4);
   assert.ok(!JSON.stringify([answered, failed, big, r1, r2]).includes(SECRET), "no secret in any record or receipt");

@@ -80,15 +80,15 @@ host = "scripted"
     const gate = (key: string) => show.tasks.gate!.instances![key]!.output as Record<string, Q>;
     // Shadow: the host's "yes" gates, whatever the model said.
     assert.deepEqual(statuses(show, "fix"), { "ok-1": "passed", "ok-2": "passed", "broken-3": "passed" });
-    assert.equal(gate("ok-1").exploitable.mode, "shadow");
+    assert.equal(gate("ok-1").exploitable!.mode, "shadow");
     // Turned on: the model's "deep" for the good elements; the host's "quick" (its first label) with a receipt for the broken one.
     assert.deepEqual(statuses(show, "deep"), { "ok-1": "passed", "ok-2": "passed", "broken-3": "not_taken" });
-    assert.deepEqual([gate("ok-1").depth.label, gate("ok-1").depth.provider, gate("ok-1").depth.receipt], ["deep", "s1", undefined]);
+    assert.deepEqual([gate("ok-1").depth!.label, gate("ok-1").depth!.provider, gate("ok-1").depth!.receipt], ["deep", "s1", undefined]);
     assert.deepEqual(
-      [gate("broken-3").depth.label, gate("broken-3").depth.provider, gate("broken-3").depth.receipt?.key],
+      [gate("broken-3").depth!.label, gate("broken-3").depth!.provider, gate("broken-3").depth!.receipt?.key],
       ["quick", "host", "broken-3"],
     );
-    assert.match(gate("broken-3").depth.receipt!.reason, /^error: .*500/);
+    assert.match(gate("broken-3").depth!.receipt!.reason, /^error: .*500/);
 
     const lab = readdirSync(labsDir(h.state)).filter((f) => f !== "current")[0]!;
     const lines = readFileSync(join(labsDir(h.state), lab, "pairs.jsonl"), "utf8")
@@ -97,8 +97,8 @@ host = "scripted"
       .map((l) => JSON.parse(l) as { key: string; host_label: string; model?: { label: string }; skipped?: { reason: string } });
     const byKey = Object.fromEntries(lines.map((l) => [l.key, l]));
     assert.equal(lines.length, 3, "one pair per shadow decision");
-    assert.deepEqual([byKey["ok-1"].host_label, byKey["ok-1"].model?.label], ["yes", "no"]);
-    assert.match(byKey["broken-3"].skipped!.reason, /^error: .*500/);
+    assert.deepEqual([byKey["ok-1"]!.host_label, byKey["ok-1"]!.model?.label], ["yes", "no"]);
+    assert.match(byKey["broken-3"]!.skipped!.reason, /^error: .*500/);
 
     // The key reached the server, and nowhere else: not the state folder (store, logs, labs).
     assert.ok(server.requests.every((r) => r.headers.authorization === `Bearer ${SECRET}`));

@@ -79,11 +79,11 @@ test("D-10: a type's mode comes from --decide, then [decisions.types], then [dec
   assert.deepEqual(judge.modeOf(T2), { kind: "host" });
   assert.deepEqual(judge.modeOf("other.type"), on("remote", "m2"));
   const rec = await judge.judge(request([noul("a", T), noul("b", T2), noul("c", "other.type")]));
-  assert.deepEqual([rec.a.provider, rec.b.provider, rec.c.provider], ["local", "host", "remote"]);
-  assert.deepEqual([rec.a.mode, rec.b.mode, rec.c.mode], ["model", "host", "model"]);
+  assert.deepEqual([rec.a!.provider, rec.b!.provider, rec.c!.provider], ["local", "host", "remote"]);
+  assert.deepEqual([rec.a!.mode, rec.b!.mode, rec.c!.mode], ["model", "host", "model"]);
   assert.deepEqual([model.requests.length, host.requests.length, other.requests.length], [1, 1, 1]);
   assert.deepEqual(
-    host.requests[0].questions.map((q) => q.id),
+    host.requests[0]!.questions.map((q) => q.id),
     ["b"],
   );
 });
@@ -91,8 +91,8 @@ test("D-10: a type's mode comes from --decide, then [decisions.types], then [dec
 test("D-10: with no config every type is answered by the host", async () => {
   const { judge, model, host } = setup(machine({}));
   const rec = await judge.judge(request([noul("a", T)]));
-  assert.equal(rec.a.label, "yes");
-  assert.deepEqual([rec.a.mode, rec.a.provider, rec.a.model, rec.a.confidence], ["host", "host", "scripted", 1]);
+  assert.equal(rec.a!.label, "yes");
+  assert.deepEqual([rec.a!.mode, rec.a!.provider, rec.a!.model, rec.a!.confidence], ["host", "host", "scripted", 1]);
   assert.equal(model.requests.length, 0);
   assert.equal(host.requests.length, 1);
 });
@@ -117,8 +117,8 @@ test("D-11: questions of one instance sharing a target go in one request; two ta
   // A second instance is a second request, with its own state.
   await judge.judge(request([noul("a", "t.a"), noul("b", "t.b")], "CVE-2", { title: "other" }));
   assert.equal(model.requests.length, 3);
-  assert.equal(model.requests[2].state_text, JSON.stringify({ title: "other" }));
-  assert.deepEqual(model.requests[2].context, { run: "run-1", task: "gate", key: "CVE-2" });
+  assert.equal(model.requests[2]!.state_text, JSON.stringify({ title: "other" }));
+  assert.deepEqual(model.requests[2]!.context, { run: "run-1", task: "gate", key: "CVE-2" });
 });
 
 test("D-11: the host answers all its questions of an instance in one request", async () => {
@@ -127,10 +127,10 @@ test("D-11: the host answers all its questions of an instance in one request", a
   await judge.judge(request([noul("a", "t.h1"), noul("b", "t.h2"), noul("c", "t.s")]));
   assert.equal(host.requests.length, 1);
   assert.deepEqual(
-    host.requests[0].questions.map((q) => q.id),
+    host.requests[0]!.questions.map((q) => q.id),
     ["a", "b", "c"],
   );
-  assert.equal(host.requests[0].model, "scripted");
+  assert.equal(host.requests[0]!.model, "scripted");
   assert.equal(model.requests.length, 1);
 });
 
@@ -138,7 +138,7 @@ test("D-10/H-1: shadow uses the host's label and appends one pair per question, 
   const config = machine({ providers: [provider("local", ["m1"])], default: shadow("local", "m1") });
   const model = new ScriptedProvider(
     "local",
-    answering((q) => (q.kind === "noul" ? "no" : q.labels[0]), 0.8),
+    answering((q) => (q.kind === "noul" ? "no" : q.labels[0])!, 0.8),
   );
   // The host answers only once the model has been asked: a router that asked them one after the
   // other would never finish.
@@ -151,14 +151,14 @@ test("D-10/H-1: shadow uses the host's label and appends one pair per question, 
       }),
     ]);
     clearTimeout(timer);
-    return hostAnswering((q) => (q.kind === "noul" ? "yes" : q.labels[1]))(req, n);
+    return hostAnswering((q) => (q.kind === "noul" ? "yes" : q.labels[1])!)(req, n);
   });
   const { judge, pairs } = setup(config, { model, host });
   const req = request([noul("a", T), choice("b", T2)], "CVE-9", { secret_looking: "state contents" });
   const rec = await judge.judge(req);
-  assert.deepEqual([rec.a.label, rec.b.label], ["yes", "high"], "the host's labels are used");
-  assert.deepEqual([rec.a.mode, rec.a.provider, rec.a.model], ["shadow", "host", "scripted"]);
-  assert.equal(model.requests[0].state_text, req.state_text);
+  assert.deepEqual([rec.a!.label, rec.b!.label], ["yes", "high"], "the host's labels are used");
+  assert.deepEqual([rec.a!.mode, rec.a!.provider, rec.a!.model], ["shadow", "host", "scripted"]);
+  assert.equal(model.requests[0]!.state_text, req.state_text);
   assert.equal(pairs.pairs.length, 2);
   const digest = `sha256:${createHash("sha256").update(req.state_text).digest("hex")}`;
   assert.deepEqual(pairs.pairs[0], {
@@ -181,9 +181,9 @@ test("D-10/H-1: shadow uses the host's label and appends one pair per question, 
       usage: { input_tokens: 100, output_tokens: 5 },
     },
   });
-  assert.equal(pairs.pairs[1].host_label, "high");
-  assert.equal(pairs.pairs[1].model?.label, "low");
-  assert.equal(pairs.pairs[1].model?.usage, null, "a batch's usage is counted once, on its first question");
+  assert.equal(pairs.pairs[1]!.host_label, "high");
+  assert.equal(pairs.pairs[1]!.model?.label, "low");
+  assert.equal(pairs.pairs[1]!.model?.usage, null, "a batch's usage is counted once, on its first question");
   assert.ok(!JSON.stringify(pairs.pairs).includes("state contents"), "pairs carry a digest, never the state");
 });
 
@@ -238,7 +238,7 @@ test("D-10: turned on, the model answers and the host is asked nothing (Q-20 rec
   const config = machine({ providers: [provider("local", ["m1"])], default: on("local", "m1") });
   const model = new ScriptedProvider(
     "local",
-    answering((q) => q.labels[q.labels.length - 1], 0.7),
+    answering((q) => q.labels[q.labels.length - 1]!, 0.7),
   );
   const { judge, host, pairs } = setup(config, { model });
   const dyn = {
@@ -264,11 +264,11 @@ test("D-10: turned on, the model answers and the host is asked nothing (Q-20 rec
     latency_ms: 7,
     usage: { input_tokens: 100, output_tokens: 5 },
   });
-  assert.deepEqual(rec.c.options, dyn.resolved_options);
-  assert.equal(rec.c.label, "beta");
-  assert.equal(rec.s.label, "lots");
-  assert.ok(Math.abs(rec.s.expected_level! - (0.15 + 2 * 0.7)) < 1e-9);
-  assert.equal(rec.s.usage, null);
+  assert.deepEqual(rec.c!.options, dyn.resolved_options);
+  assert.equal(rec.c!.label, "beta");
+  assert.equal(rec.s!.label, "lots");
+  assert.ok(Math.abs(rec.s!.expected_level! - (0.15 + 2 * 0.7)) < 1e-9);
+  assert.equal(rec.s!.usage, null);
 });
 
 test("D-31: turned on falls back to the host with a receipt when the call fails after retries", async () => {
@@ -277,11 +277,11 @@ test("D-31: turned on falls back to the host with a receipt when the call fails 
   const rec = await judge.judge(request([noul("a", T), noul("b", T2)], "CVE-7"));
   assert.equal(host.requests.length, 1, "the fallback questions go to the host in one request");
   assert.deepEqual(
-    host.requests[0].questions.map((q) => q.id),
+    host.requests[0]!.questions.map((q) => q.id),
     ["a", "b"],
   );
-  assert.deepEqual([rec.a.label, rec.a.mode, rec.a.provider, rec.a.model], ["yes", "model", "host", "scripted"]);
-  assert.deepEqual(rec.a.receipt, {
+  assert.deepEqual([rec.a!.label, rec.a!.mode, rec.a!.provider, rec.a!.model], ["yes", "model", "host", "scripted"]);
+  assert.deepEqual(rec.a!.receipt, {
     type: T,
     key: "CVE-7",
     provider: "local",
@@ -289,20 +289,20 @@ test("D-31: turned on falls back to the host with a receipt when the call fails 
     reason: "error: HTTP 503 after 3 retries",
     time: NOW.toISOString(),
   });
-  assert.equal(rec.b.receipt?.type, T2);
+  assert.equal(rec.b!.receipt?.type, T2);
 });
 
 test("D-32: turned on falls back with a receipt when the request exceeds the window, without sending it", async () => {
   const config = machine({ providers: [provider("local", ["m1"], { context_window: { m1: 1000 } })], default: on("local", "m1") });
   const { judge, model, host } = setup(config);
   const small = await judge.judge(request([noul("a", T)], "small", { text: "x".repeat(2000) }));
-  assert.equal(small.a.receipt, undefined);
+  assert.equal(small.a!.receipt, undefined);
   assert.equal(model.requests.length, 1);
   const big = await judge.judge(request([noul("a", T)], "big", { text: "x".repeat(5000) }));
   assert.equal(model.requests.length, 1, "the over-window request is not sent");
   assert.equal(host.requests.length, 1);
   assert.match(
-    big.a.receipt!.reason,
+    big.a!.receipt!.reason,
     /^window: the request is estimated at 1344 tokens, over the context window of 1000 declared for m1 \(D-32\)$/,
   );
 });
@@ -317,9 +317,9 @@ test("D-30: turned on falls back with a receipt for an unlisted model or a denie
   const rec = await judge.judge(request([noul("u", "t.unlisted"), noul("d", "t.denied"), noul("n", "t.missing")]));
   assert.equal(model.requests.length + other.requests.length, 0);
   assert.equal(host.requests.length, 1);
-  assert.match(rec.u.receipt!.reason, /^resolver: D-30: model "m9" is not in providers\.local\.models/);
-  assert.match(rec.d.receipt!.reason, /^resolver: D-30: provider "remote" is of vendor "acme", which \[decisions\] deny_vendors denies/);
-  assert.match(rec.n.receipt!.reason, /^resolver: D-30: no provider "nowhere" is configured/);
+  assert.match(rec.u!.receipt!.reason, /^resolver: D-30: model "m9" is not in providers\.local\.models/);
+  assert.match(rec.d!.receipt!.reason, /^resolver: D-30: provider "remote" is of vendor "acme", which \[decisions\] deny_vendors denies/);
+  assert.match(rec.n!.receipt!.reason, /^resolver: D-30: no provider "nowhere" is configured/);
   assert.deepEqual(
     Object.values(rec).map((d) => d.label),
     ["yes", "yes", "yes"],
@@ -336,13 +336,13 @@ test("D-31: a refusal falls back only with fallback_on_refusal; otherwise it is 
   const base = { providers: [provider("local", ["m1"])], default: on("local", "m1") };
   const without = setup(machine(base), { model: refusing() });
   const rec = await without.judge.judge(request([noul("a", T)]));
-  assert.deepEqual([rec.a.label, rec.a.refused, rec.a.receipt], ["uncertain", true, undefined]);
+  assert.deepEqual([rec.a!.label, rec.a!.refused, rec.a!.receipt], ["uncertain", true, undefined]);
   assert.equal(without.host.requests.length, 0);
 
   const withFallback = setup(machine({ ...base, fallback_on_refusal: true }), { model: refusing() });
   const rec2 = await withFallback.judge.judge(request([noul("a", T)]));
-  assert.deepEqual([rec2.a.label, rec2.a.refused, rec2.a.provider], ["yes", false, "host"]);
-  assert.match(rec2.a.receipt!.reason, /^refusal/);
+  assert.deepEqual([rec2.a!.label, rec2.a!.refused, rec2.a!.provider], ["yes", false, "host"]);
+  assert.match(rec2.a!.receipt!.reason, /^refusal/);
 });
 
 test("D-22/D-31: an invalid or missing answer falls back for that question only", async () => {
@@ -354,11 +354,11 @@ test("D-22/D-31: an invalid or missing answer falls back for that question only"
   }));
   const { judge, host } = setup(config, { model });
   const rec = await judge.judge(request([noul("a", T), noul("b", T), noul("c", T)]));
-  assert.deepEqual([rec.a.provider, rec.a.receipt], ["local", undefined]);
-  assert.match(rec.b.receipt!.reason, /^error: Q-10: .*'yes' is -1, negative/);
-  assert.match(rec.c.receipt!.reason, /^error: D-22: the response has no answer for question 'c'/);
+  assert.deepEqual([rec.a!.provider, rec.a!.receipt], ["local", undefined]);
+  assert.match(rec.b!.receipt!.reason, /^error: Q-10: .*'yes' is -1, negative/);
+  assert.match(rec.c!.receipt!.reason, /^error: D-22: the response has no answer for question 'c'/);
   assert.deepEqual(
-    host.requests[0].questions.map((q) => q.id),
+    host.requests[0]!.questions.map((q) => q.id),
     ["b", "c"],
   );
 });
@@ -416,8 +416,8 @@ test("H-1: a pair that cannot be written is a warning, never a failed element", 
   });
   const warnings: string[] = [];
   const rec = await judge.judge(request([noul("a", T)]));
-  assert.equal(rec.a.label, "yes");
-  assert.match(warnings[0], /could not record the shadow pair of gate\[CVE-1\] question 'a': disk full/);
+  assert.equal(rec.a!.label, "yes");
+  assert.match(warnings[0]!, /could not record the shadow pair of gate\[CVE-1\] question 'a': disk full/);
 });
 
 test("D-30: preflight warns about an unlisted model or a denied vendor (D-31 falls back), and refuses unknown providers and --decide typos", () => {

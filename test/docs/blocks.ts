@@ -15,14 +15,14 @@ export function fencedBlocks(file: string, markdown: string): CodeBlock[] {
   const out: CodeBlock[] = [];
   const lines = markdown.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    const open = /^(\s*)(`{3,}|~{3,})\s*([A-Za-z0-9_+-]*)/.exec(lines[i]);
+    const open = /^(\s*)(`{3,}|~{3,})\s*([A-Za-z0-9_+-]*)/.exec(lines[i]!);
     if (!open) continue;
     const fence = open[2];
     const body: string[] = [];
     let j = i + 1;
-    for (; j < lines.length && !lines[j].trimStart().startsWith(fence); j++)
-      body.push(lines[j].slice(Math.min(open[1].length, lines[j].length - lines[j].trimStart().length)));
-    out.push({ file, line: i + 1, lang: open[3].toLowerCase(), text: body.join("\n") + "\n" });
+    for (; j < lines.length && !lines[j]!.trimStart().startsWith(fence!); j++)
+      body.push(lines[j]!.slice(Math.min(open[1]!.length, lines[j]!.length - lines[j]!.trimStart().length)));
+    out.push({ file, line: i + 1, lang: open[3]!.toLowerCase(), text: body.join("\n") + "\n" });
     i = j;
   }
   return out;
@@ -37,7 +37,7 @@ export function isPlaybookBlock(b: CodeBlock): boolean {
 
 /** `# expect: CODE` on the first line marks a deliberately broken example. */
 export function expectedCode(b: CodeBlock): string | undefined {
-  return /^#\s*expect:\s*([a-z]+(?:-[a-z]+)*)\s*$/.exec(b.text.split("\n")[0])?.[1];
+  return /^#\s*expect:\s*([a-z]+(?:-[a-z]+)*)\s*$/.exec(b.text.split("\n")[0]!)?.[1];
 }
 
 /** docs/*.md and README.md, relative to the repository root. */

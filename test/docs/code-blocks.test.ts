@@ -33,7 +33,7 @@ test("docs: the block extractor finds fenced playbooks and their expect line", (
       ["starlark", 9],
     ],
   );
-  assert.equal(expectedCode(blocks[0]), "uncovered-label");
+  assert.equal(expectedCode(blocks[0]!), "uncovered-label");
   assert.deepEqual(blocks.map(isPlaybookBlock), [true, false, false]);
 });
 

@@ -37,7 +37,7 @@ function emittedCodes(): Map<string, string[]> {
   const found = new Map<string, string[]>();
   for (const file of sourceFiles("src")) {
     const text = readFileSync(file, "utf8");
-    for (const re of EMITTED) for (const m of text.matchAll(re)) found.set(m[1], [...(found.get(m[1]) ?? []), file]);
+    for (const re of EMITTED) for (const m of text.matchAll(re)) found.set(m[1]!, [...(found.get(m[1]!) ?? []), file]);
   }
   return found;
 }

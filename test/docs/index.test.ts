@@ -41,7 +41,7 @@ test("every relative link in docs/*.md resolves to a page and heading", () => {
         continue;
       }
       if (m[2] !== undefined) {
-        const headings = [...readFileSync(file, "utf8").matchAll(/^#+ (.*)$/gm)].map((h) => anchor(h[1]));
+        const headings = [...readFileSync(file, "utf8").matchAll(/^#+ (.*)$/gm)].map((h) => anchor(h[1]!));
         if (!headings.includes(m[2])) broken.push(`${page}: ${m[0]} (no heading #${m[2]} in ${target})`);
       }
     }

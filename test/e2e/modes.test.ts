@@ -70,7 +70,7 @@ test(
       const d = (
         show.tasks.gate!.instances!.T3!.output as Record<string, { mode: string; provider: string; model: string; confidence: number }>
       ).depth;
-      assert.deepEqual([d.mode, d.provider, d.model, d.confidence], ["shadow", "host", "default", 1]);
+      assert.deepEqual([d!.mode, d!.provider, d!.model, d!.confidence], ["shadow", "host", "default", 1]);
       assert.match(
         (await e.sy(["show", "latest", "--task", "gate"])).out,
         /\n {2}gate\[T3\] {2}passed {2}depth=deep 1\.00 shadow host\/default\n/,

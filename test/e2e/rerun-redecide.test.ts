@@ -43,7 +43,7 @@ test(
       const t1 = show.tasks.match!.instances!.T1!;
       assert.equal(t1.earlier?.length, 1);
       assert.equal(
-        (t1.earlier![0]!.output as Record<string, { label: string }>).package.label,
+        (t1.earlier![0]!.output as Record<string, { label: string }>).package!.label,
         "p1",
         "the earlier answer beside the new one",
       );

@@ -30,8 +30,8 @@ test("init: a new pack checks (exit 0) and runs to passed with its gated rows no
     const show = JSON.parse(sy(dir, "show", "latest", "--json").stdout) as {
       tasks: Record<string, { instances?: Record<string, { status: string; label?: string }> }>;
     };
-    const small = show.tasks.small.instances!;
-    const large = show.tasks.large.instances!;
+    const small = show.tasks.small!.instances!;
+    const large = show.tasks.large!.instances!;
     assert.deepEqual(Object.fromEntries(Object.entries(small).map(([k, i]) => [k, i.status])), {
       alpha: "passed",
       beta: "not_taken",
@@ -44,7 +44,7 @@ test("init: a new pack checks (exit 0) and runs to passed with its gated rows no
       gamma: "not_taken",
       delta: "not_taken",
     });
-    assert.equal(large.gamma.label, "skip", "gamma's answer was dropped");
+    assert.equal(large.gamma!.label, "skip", "gamma's answer was dropped");
     const helper = sy(join(dir, "mypack"), "eval", "lib/helpers_test.star");
     assert.equal(helper.status, 0, helper.stderr);
     // The judgement type is namespaced by the pack's name, and the comment names the real one.

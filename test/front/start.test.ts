@@ -60,41 +60,41 @@ test("`npm start` on a fresh clone runs the CVE triage example to `passed`, gati
     const shown = JSON.parse(show.stdout) as Shown;
     assert.equal(shown.run, id);
     assert.equal(shown.status, "passed");
-    const status = (task: string, key: string) => shown.tasks[task].instances![key];
+    const status = (task: string, key: string) => shown.tasks[task]!.instances![key];
 
     // Settled by its facts: two decisions (match, gate), no agent turn; untaken to the leaves (G-5, G-6).
     const settled = "CVE-2023-45283";
-    assert.equal(status("match", settled).status, "passed");
-    assert.equal(status("match", settled).output!.package.mode, "model", "match is turned on");
-    assert.equal(status("gate", settled).output!.depth.label, "settled");
+    assert.equal(status("match", settled)!.status, "passed");
+    assert.equal(status("match", settled)!.output!.package!.mode, "model", "match is turned on");
+    assert.equal(status("gate", settled)!.output!.depth!.label, "settled");
     assert.equal(
-      status("gate", settled).output!.depth.mode,
+      status("gate", settled)!.output!.depth!.mode,
       "model",
       "gate is turned on, with the calibration fitted from the example's lab",
     );
     for (const task of ["review", "quick", "deep", "judge", "recheck"])
-      assert.equal(status(task, settled).status, "not_taken", `${task}[${settled}]`);
+      assert.equal(status(task, settled)!.status, "not_taken", `${task}[${settled}]`);
     for (const task of ["quick", "deep", "judge", "recheck"])
-      assert.equal(status(task, settled).label, "settled", `${task}[${settled}] closed by "settled"`);
+      assert.equal(status(task, settled)!.label, "settled", `${task}[${settled}] closed by "settled"`);
 
     // A quick look: quick runs, deep is not taken, the host judge says the evidence does not hold, recheck runs.
     const quick = "CVE-2023-26125";
     assert.deepEqual(
-      ["review", "quick", "deep", "judge", "recheck"].map((t) => status(t, quick).status),
+      ["review", "quick", "deep", "judge", "recheck"].map((t) => status(t, quick)!.status),
       ["not_taken", "passed", "not_taken", "passed", "passed"],
     );
-    assert.equal(status("judge", quick).output!.supported.mode, "shadow", "judge runs in shadow: the host decides");
+    assert.equal(status("judge", quick)!.output!.supported!.mode, "shadow", "judge runs in shadow: the host decides");
 
     // An uncertain match: only the hand review runs; everything below the gate is not taken.
     const unsure = "CVE-2023-45853";
-    assert.equal(status("match", unsure).output!.package.label, "uncertain");
+    assert.equal(status("match", unsure)!.output!.package!.label, "uncertain");
     assert.deepEqual(
-      ["review", "gate", "quick", "deep", "judge", "recheck"].map((t) => status(t, unsure).status),
+      ["review", "gate", "quick", "deep", "judge", "recheck"].map((t) => status(t, unsure)!.status),
       ["passed", "not_taken", "not_taken", "not_taken", "not_taken", "not_taken"],
     );
 
     for (const t of ["review", "quick", "deep", "judge", "recheck"])
-      assert.ok(shown.tasks[t].summary!.not_taken > 0, `${t} has not-taken tickets`);
+      assert.ok(shown.tasks[t]!.summary!.not_taken > 0, `${t} has not-taken tickets`);
 
     // A reader that stops early (`| head`) is not an error: no EPIPE stack trace.
     const piped = spawnSync(

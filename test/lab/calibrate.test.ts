@@ -78,24 +78,24 @@ test("isotonic, Platt and temperature maps bring held-out ECE on a known miscali
     for (const method of ["isotonic", "platt"] as const) {
       const r = await calibrate(file, { method, folds: 5 });
       const o = r.outcomes[0];
-      assert.ok(o.fitted, `${method} fitted`);
-      const cv = o.calibration.cv;
+      assert.ok(o!.fitted, `${method} fitted`);
+      const cv = o!.calibration.cv;
       assert.ok(cv.ece_before > 0.06, `${method}: the raw confidences are miscalibrated (ECE ${cv.ece_before})`);
       assert.ok(cv.ece_after < 0.03, `${method}: held-out ECE after ${cv.ece_after} < 0.03`);
       assert.ok(cv.brier_after < cv.brier_before, `${method}: Brier improves`);
-      assert.ok(monotone(o.calibration.map), `${method}: the map never decreases`);
+      assert.ok(monotone(o!.calibration.map), `${method}: the map never decreases`);
       // The true relation: c = 1 − 2(1 − p)², so p = 1 − √((1 − c)/2); at c = 0.875, p = 0.75.
       assert.ok(
-        Math.abs(applyMap(o.calibration.map, 0.875) - 0.75) < 0.06,
-        `${method}: map(0.875) ≈ 0.75, got ${applyMap(o.calibration.map, 0.875)}`,
+        Math.abs(applyMap(o!.calibration.map, 0.875) - 0.75) < 0.06,
+        `${method}: map(0.875) ≈ 0.75, got ${applyMap(o!.calibration.map, 0.875)}`,
       );
-      assert.equal(o.calibration.pairs.count, 3000);
-      assert.match(o.calibration.id, /^cal-[0-9a-f]{12}$/);
+      assert.equal(o!.calibration.pairs.count, 3000);
+      assert.match(o!.calibration.id, /^cal-[0-9a-f]{12}$/);
     }
     const t = await calibrate(file, { method: "temperature" });
-    assert.ok(t.outcomes[0].fitted && monotone(t.outcomes[0].calibration.map));
+    assert.ok(t.outcomes[0]!.fitted && monotone(t.outcomes[0]!.calibration.map));
     assert.ok(
-      t.outcomes[0].fitted && t.outcomes[0].calibration.cv.ece_after < t.outcomes[0].calibration.cv.ece_before,
+      t.outcomes[0]!.fitted && t.outcomes[0]!.calibration.cv.ece_after < t.outcomes[0]!.calibration.cv.ece_before,
       "temperature improves ECE",
     );
   } finally {
@@ -110,9 +110,9 @@ test("calibrate refuses a type below the minimum pair count, saying how many are
     writeFileSync(file, syntheticPairs(MIN_PAIRS - 1, 3));
     const r = await calibrate(file);
     const o = r.outcomes[0];
-    assert.equal(o.fitted, false);
-    assert.ok(!o.fitted && o.needed === MIN_PAIRS && o.pairs === MIN_PAIRS - 1);
-    assert.match(!o.fitted ? o.reason : "", /at least 30 \(1 more\)/);
+    assert.equal(o!.fitted, false);
+    assert.ok(!o!.fitted && o!.needed === MIN_PAIRS && o!.pairs === MIN_PAIRS - 1);
+    assert.match(!o!.fitted ? o!.reason : "", /at least 30 \(1 more\)/);
     const cli = spawnSync(process.execPath, [BIN, "lab", "calibrate", file], { encoding: "utf8" });
     assert.equal(cli.status, 1, cli.stderr);
     assert.match(cli.stdout, /no map: 29 labelled answers; a map needs at least 30/);
@@ -139,9 +139,9 @@ test("D-33: `lab calibrate -o` writes a versioned file the machine config accept
       `[providers.sys1]\nkind = "command"\nvendor = "v"\ncommand = ["x"]\nmodels = ["jev", "other"]\n[decisions.types]\n"t.gate.q" = { mode = "${mode}", calibration = "cal.json", min_confidence = 0.8, audit = 0.25${extra} }\n`;
     const ok = parseMachineConfig(config("sys1/jev"), join(dir, "config.toml"));
     const s = ok.decisions.settings!["t.gate.q"];
-    assert.equal(s.min_confidence, 0.8);
-    assert.equal(s.audit, 0.25);
-    assert.equal(s.calibration!.id, cal.types["t.gate.q"].id);
+    assert.equal(s!.min_confidence, 0.8);
+    assert.equal(s!.audit, 0.25);
+    assert.equal(s!.calibration!.id, cal.types["t.gate.q"].id);
     assert.deepEqual(ok.decisions.types["t.gate.q"], { kind: "model", provider: "sys1", model: "jev" });
     const codes = (text: string): string[] => {
       try {

@@ -58,8 +58,8 @@ test("§12/H-1: lab new, lab list and lab list --json", () => {
     assert.equal(list.code, 0);
     const rows = list.stdout.trim().split("\n");
     assert.equal(rows.length, 3);
-    assert.match(rows[1], new RegExp(`^ +${id} .*gate on jev$`));
-    assert.match(rows[2], new RegExp(`^\\* +${second} `));
+    assert.match(rows[1]!, new RegExp(`^ +${id} .*gate on jev$`));
+    assert.match(rows[2]!, new RegExp(`^\\* +${second} `));
     const json = JSON.parse(sy(["lab", "list", "--json"], { SWITCHYARD_HOME: dir }).stdout) as Array<{
       id: string;
       note: string;

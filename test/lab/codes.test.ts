@@ -11,7 +11,7 @@ test("H-1/H-2: every lab-* code used in src/lab and src/cli/lab.ts is in the cat
     (f) => f.endsWith(".ts") && !f.endsWith("codes.ts"),
   );
   const used = new Set<string>();
-  for (const f of files) for (const m of readFileSync(f, "utf8").matchAll(/["[](lab-[a-z]+(?:-[a-z]+)*)["\]]/g)) used.add(m[1]);
+  for (const f of files) for (const m of readFileSync(f, "utf8").matchAll(/["[](lab-[a-z]+(?:-[a-z]+)*)["\]]/g)) used.add(m[1]!);
   assert.ok(used.size >= 4, `found only ${[...used].join(", ")}`);
   for (const code of used) assert.ok(LAB_CODE_SET.has(code), `${code} is used but not in LAB_CODES`);
   for (const entry of LAB_CODES) {

@@ -165,15 +165,15 @@ test("score questions report the mean absolute level distance and the quadratic-
   counts.forEach((row, i) =>
     row.forEach((c, j) => {
       for (let k = 0; k < c; k++)
-        pairs.push(pair({ type: "t.score", kind: "score", labels: levels, key: `k${n++}`, host: levels[i], model: levels[j] }));
+        pairs.push(pair({ type: "t.score", kind: "score", labels: levels, key: `k${n++}`, host: levels[i]!, model: levels[j]! }));
     }),
   );
   await withFile(pairs, async (file) => {
     const r = await harvest(file);
     const s = r.types[0];
-    assert.deepEqual(s.score, { mean_abs_level_distance: 0.25, quadratic_kappa: 0.817143 });
+    assert.deepEqual(s!.score, { mean_abs_level_distance: 0.25, quadratic_kappa: 0.817143 });
     assert.deepEqual(
-      s.confusion?.counts.map((row) => row.slice(0, 3)),
+      s!.confusion?.counts.map((row) => row.slice(0, 3)),
       counts,
     );
     const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
@@ -193,13 +193,13 @@ test("the first table gives pairs, agreement with its Wilson interval, threshold
   await withFile(pairs, async (file) => {
     const r = await harvest(file);
     const by = Object.fromEntries(r.types.map((t) => [t.type, t]));
-    assert.deepEqual(by["t.ready"].verdict, { status: "ready", needed: null, text: "ready" });
-    assert.deepEqual(by["t.few"].verdict, { status: "more pairs needed", needed: 20, text: "more pairs needed (20)" });
-    assert.deepEqual(by["t.poor"].verdict, { status: "not reaching target", needed: null, text: "not reaching target" });
-    assert.equal(by["t.few"].agreement.small_sample, true);
-    assert.equal(by["t.ready"].agreement.small_sample, false);
-    assert.equal(by["t.ready"].config_line, '"t.ready" = { mode = "sys1/jev", min_confidence = 0.00, audit = 0.1 }');
-    assert.equal(by["t.poor"].config_line, null, "no line to paste when no threshold reaches the target");
+    assert.deepEqual(by["t.ready"]!.verdict, { status: "ready", needed: null, text: "ready" });
+    assert.deepEqual(by["t.few"]!.verdict, { status: "more pairs needed", needed: 20, text: "more pairs needed (20)" });
+    assert.deepEqual(by["t.poor"]!.verdict, { status: "not reaching target", needed: null, text: "not reaching target" });
+    assert.equal(by["t.few"]!.agreement.small_sample, true);
+    assert.equal(by["t.ready"]!.agreement.small_sample, false);
+    assert.equal(by["t.ready"]!.config_line, '"t.ready" = { mode = "sys1/jev", min_confidence = 0.00, audit = 0.1 }');
+    assert.equal(by["t.poor"]!.config_line, null, "no line to paste when no threshold reaches the target");
     const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
     const lines = text.split("\n");
     const head = lines.findIndex((l) =>
@@ -207,11 +207,11 @@ test("the first table gives pairs, agreement with its Wilson interval, threshold
     );
     assert.ok(head > 0, text);
     assert.match(
-      lines[head + 1],
+      lines[head + 1]!,
       /^\s+t\.few\s+10\*\s+100\.0% \(72\.2%–100\.0%\)\*\s+0\.00\s+100\.0%\*\s+none\s+–\s+more pairs needed \(20\)$/,
     );
-    assert.match(lines[head + 2], /^\s+t\.poor\s+40\s+50\.0% \(35\.2%–64\.8%\)\s+–\s+–\s+none\s+–\s+not reaching target$/);
-    assert.match(lines[head + 3], /^\s+t\.ready\s+60\s+100\.0% \(94\.0%–100\.0%\)\s+0\.00\s+100\.0%\s+none\s+–\s+ready$/);
+    assert.match(lines[head + 2]!, /^\s+t\.poor\s+40\s+50\.0% \(35\.2%–64\.8%\)\s+–\s+–\s+none\s+–\s+not reaching target$/);
+    assert.match(lines[head + 3]!, /^\s+t\.ready\s+60\s+100\.0% \(94\.0%–100\.0%\)\s+0\.00\s+100\.0%\s+none\s+–\s+ready$/);
     assert.match(
       text,
       /to turn a type on, paste its line into \[decisions\.types\] of your machine config:\n {2}"t\.few" = .*# more pairs needed \(20\)\n {2}"t\.ready" = \{ mode = "sys1\/jev", min_confidence = 0\.00, audit = 0\.1 \}\n/,

@@ -102,7 +102,7 @@ test("H-2: harvest figures match a hand-computed pairs file", async () => {
   try {
     const file = join(dir, "pairs.jsonl");
     // Interleave the types, as a real run would.
-    writePairs(file, [...ALPHA.slice(0, 5), BETA[0], ...ALPHA.slice(5), BETA[1], BETA[2]]);
+    writePairs(file, [...ALPHA.slice(0, 5), BETA[0]!, ...ALPHA.slice(5), BETA[1]!, BETA[2]!]);
     const rep = await harvest(file);
     assert.deepEqual(
       rep.types.map((t) => t.type),
@@ -110,47 +110,47 @@ test("H-2: harvest figures match a hand-computed pairs file", async () => {
     );
     const a = rep.types[0];
     // Counts: 10 pairs, 2 skipped (window, error), 8 answered, 1 refused, 7 with a label.
-    assert.equal(a.pairs, 10);
-    assert.deepEqual(a.skipped, { total: 2, by_reason: { error: 1, window: 1 } });
-    assert.equal(a.answered, 8);
-    assert.deepEqual(a.abstained, { total: 1, refused: 1, no_label: 0 });
-    assert.equal(a.calibrated, 7);
+    assert.equal(a!.pairs, 10);
+    assert.deepEqual(a!.skipped, { total: 2, by_reason: { error: 1, window: 1 } });
+    assert.equal(a!.answered, 8);
+    assert.deepEqual(a!.abstained, { total: 1, refused: 1, no_label: 0 });
+    assert.equal(a!.calibrated, 7);
     // Agreement: pairs 1, 2, 4, 6, 10 agree → 5 of 8 answered (the refusal counts as disagreement).
     // Wilson by hand, p = 5/8, z = 1.959964: centre (p + z²/16) / (1 + z²/8) = 0.584443,
     // half-width z/(1 + z²/8) · √(p(1−p)/8 + z²/256) = 0.278707.
-    assert.deepEqual(a.agreement, { agree: 5, rate: 0.625, wilson: { lo: 0.305742, hi: 0.863156 }, small_sample: true });
+    assert.deepEqual(a!.agreement, { agree: 5, rate: 0.625, wilson: { lo: 0.305742, hi: 0.863156 }, small_sample: true });
     // Bands: 0.5–0.7 holds 5, 6, 10 (0.60, 0.55, 0.52): 2 agree, mean confidence 1.67/3.
-    assert.equal(band(a, "<0.5").n, 0);
-    assert.equal(band(a, "<0.5").agreement, null);
-    assert.equal(band(a, "0.5–0.7").n, 3);
-    close(band(a, "0.5–0.7").agreement, 2 / 3, "0.5–0.7 agreement");
-    close(band(a, "0.5–0.7").mean_confidence, 1.67 / 3, "0.5–0.7 mean confidence");
-    assert.equal(band(a, "0.7–0.8").n, 0);
-    assert.equal(band(a, "0.8–0.9").n, 1);
-    close(band(a, "0.8–0.9").agreement, 1, "0.8–0.9");
-    assert.equal(band(a, "0.9–0.95").n, 2);
-    close(band(a, "0.9–0.95").agreement, 0.5, "0.9–0.95");
-    close(band(a, "0.9–0.95").mean_confidence, 0.915, "0.9–0.95 mean");
-    assert.equal(band(a, "≥0.95").n, 1);
-    close(band(a, "≥0.95").agreement, 1, "≥0.95");
+    assert.equal(band(a!, "<0.5").n, 0);
+    assert.equal(band(a!, "<0.5").agreement, null);
+    assert.equal(band(a!, "0.5–0.7").n, 3);
+    close(band(a!, "0.5–0.7").agreement, 2 / 3, "0.5–0.7 agreement");
+    close(band(a!, "0.5–0.7").mean_confidence, 1.67 / 3, "0.5–0.7 mean confidence");
+    assert.equal(band(a!, "0.7–0.8").n, 0);
+    assert.equal(band(a!, "0.8–0.9").n, 1);
+    close(band(a!, "0.8–0.9").agreement, 1, "0.8–0.9");
+    assert.equal(band(a!, "0.9–0.95").n, 2);
+    close(band(a!, "0.9–0.95").agreement, 0.5, "0.9–0.95");
+    close(band(a!, "0.9–0.95").mean_confidence, 0.915, "0.9–0.95 mean");
+    assert.equal(band(a!, "≥0.95").n, 1);
+    close(band(a!, "≥0.95").agreement, 1, "≥0.95");
     // ECE = (3·|0.55667−0.66667| + 1·|0.85−1| + 2·|0.915−0.5| + 1·|0.95−1|) / 7 = (0.33+0.15+0.83+0.05)/7 = 1.36/7
-    close(a.ece, 1.36 / 7, "ECE");
+    close(a!.ece, 1.36 / 7, "ECE");
     // Brier = (0.05² + 0.08² + 0.91² + 0.15² + 0.60² + 0.45² + 0.48²) / 7 = 1.6524 / 7
-    close(a.brier, 1.6524 / 7, "Brier");
+    close(a!.brier, 1.6524 / 7, "Brier");
     // Coverage is over the 8 answered; agreement over those covered.
-    assert.equal(a.thresholds.length, 101);
-    assert.deepEqual([at(a, 0).covered, at(a, 0).agree], [7, 5]);
-    close(at(a, 0).coverage, 7 / 8, "coverage at 0");
-    close(at(a, 0).agreement, 5 / 7, "agreement at 0");
-    assert.deepEqual([at(a, 0.56).covered, at(a, 0.56).agree], [5, 3]);
-    assert.deepEqual([at(a, 0.61).covered, at(a, 0.61).agree], [4, 3]);
-    assert.deepEqual([at(a, 0.91).covered, at(a, 0.91).agree], [3, 2]);
-    assert.deepEqual([at(a, 0.92).covered, at(a, 0.92).agree], [2, 2]);
-    assert.deepEqual([at(a, 0.96).covered, at(a, 0.96).coverage, at(a, 0.96).agreement], [0, 0, null]);
+    assert.equal(a!.thresholds.length, 101);
+    assert.deepEqual([at(a!, 0).covered, at(a!, 0).agree], [7, 5]);
+    close(at(a!, 0).coverage, 7 / 8, "coverage at 0");
+    close(at(a!, 0).agreement, 5 / 7, "agreement at 0");
+    assert.deepEqual([at(a!, 0.56).covered, at(a!, 0.56).agree], [5, 3]);
+    assert.deepEqual([at(a!, 0.61).covered, at(a!, 0.61).agree], [4, 3]);
+    assert.deepEqual([at(a!, 0.91).covered, at(a!, 0.91).agree], [3, 2]);
+    assert.deepEqual([at(a!, 0.92).covered, at(a!, 0.92).agree], [2, 2]);
+    assert.deepEqual([at(a!, 0.96).covered, at(a!, 0.96).coverage, at(a!, 0.96).agreement], [0, 0, null]);
     // Lowest threshold reaching 0.95: 0.92 (pairs 1 and 2, both agree), coverage 2/8.
-    assert.deepEqual(a.recommended, { threshold: 0.92, covered: 2, coverage: 0.25, agreement: 1, small_sample: true });
+    assert.deepEqual(a!.recommended, { threshold: 0.92, covered: 2, coverage: 0.25, agreement: 1, small_sample: true });
     // Confusion: rows host, columns model (+ uncertain).
-    assert.deepEqual(a.confusion, {
+    assert.deepEqual(a!.confusion, {
       host_labels: ["yes", "no"],
       model_labels: ["yes", "no", "uncertain"],
       counts: [
@@ -160,18 +160,18 @@ test("H-2: harvest figures match a hand-computed pairs file", async () => {
     });
 
     const b = rep.types[1];
-    assert.deepEqual([b.pairs, b.answered, b.agreement.agree], [3, 3, 2]);
-    close(b.agreement.rate, 2 / 3, "beta agreement");
+    assert.deepEqual([b!.pairs, b!.answered, b!.agreement.agree], [3, 3, 2]);
+    close(b!.agreement.rate, 2 / 3, "beta agreement");
     // ECE = (|0.45−0| + |0.70−1| + |0.99−1|)/3 = 0.76/3; Brier = (0.2025 + 0.09 + 0.0001)/3
-    close(b.ece, 0.76 / 3, "beta ECE");
-    close(b.brier, 0.2926 / 3, "beta Brier");
-    assert.equal(band(b, "0.7–0.8").n, 1, "0.70 falls in 0.7–0.8, not below it");
-    assert.deepEqual(b.confusion!.counts, [
+    close(b!.ece, 0.76 / 3, "beta ECE");
+    close(b!.brier, 0.2926 / 3, "beta Brier");
+    assert.equal(band(b!, "0.7–0.8").n, 1, "0.70 falls in 0.7–0.8, not below it");
+    assert.deepEqual(b!.confusion!.counts, [
       [1, 0, 0, 0],
       [0, 0, 1, 0],
       [0, 0, 1, 0],
     ]);
-    assert.deepEqual(b.recommended, { threshold: 0.46, covered: 2, coverage: 0.666667, agreement: 1, small_sample: true });
+    assert.deepEqual(b!.recommended, { threshold: 0.46, covered: 2, coverage: 0.666667, agreement: 1, small_sample: true });
 
     const o = rep.overall;
     assert.deepEqual([o.pairs, o.answered, o.agreement.agree, o.calibrated, o.skipped.total], [13, 11, 7, 10, 2]);
@@ -193,14 +193,14 @@ test("H-2: the recommended threshold follows --target", async () => {
     const file = join(dir, "pairs.jsonl");
     writePairs(file, ALPHA);
     // 0.7: already at t = 0 (5/7 ≈ 0.714). 0.75: 0.61 (pairs 1–4, three agree). 1 → 0.92.
-    assert.equal((await harvest(file, { target: 0.7 })).types[0].recommended?.threshold, 0);
-    const r75 = (await harvest(file, { target: 0.75 })).types[0].recommended;
+    assert.equal((await harvest(file, { target: 0.7 })).types[0]!.recommended?.threshold, 0);
+    const r75 = (await harvest(file, { target: 0.75 })).types[0]!.recommended;
     assert.deepEqual(r75, { threshold: 0.61, covered: 4, coverage: 0.5, agreement: 0.75, small_sample: true });
-    assert.equal((await harvest(file, { target: 1 })).types[0].recommended?.threshold, 0.92);
+    assert.equal((await harvest(file, { target: 1 })).types[0]!.recommended?.threshold, 0.92);
     // A type that never reaches the target has none.
     const only = join(dir, "beta.jsonl");
-    writePairs(only, [BETA[1]]);
-    assert.equal((await harvest(only)).types[0].recommended, null);
+    writePairs(only, [BETA[1]!]);
+    assert.equal((await harvest(only)).types[0]!.recommended, null);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -227,7 +227,7 @@ test("H-1: a torn last line is skipped with a warning", async () => {
     assert.equal(rep.overall.pairs, 3);
     assert.equal(rep.lines, 4);
     assert.equal(rep.warnings.length, 1);
-    assert.match(rep.warnings[0], /:4: skipped the torn last line/);
+    assert.match(rep.warnings[0]!, /:4: skipped the torn last line/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -263,7 +263,7 @@ test("H-1: a pair appended after a crash-torn write still counts; the fragment i
     // A crash tore the second pair's write; a later run appends onto the same line.
     appendFileSync(file, JSON.stringify(ALPHA[0]) + "\n" + JSON.stringify(ALPHA[1]).slice(0, 30));
     const sink = openLabSink(dir);
-    const { lab: _lab, ...rest } = BETA[0];
+    const { lab: _lab, ...rest } = BETA[0]!;
     sink.append(rest);
     sink.close();
     const text = readFileSync(file, "utf8");
@@ -271,7 +271,7 @@ test("H-1: a pair appended after a crash-torn write still counts; the fragment i
     const rep = await harvest(file);
     assert.equal(rep.overall.pairs, 2);
     assert.equal(rep.warnings.length, 1);
-    assert.match(rep.warnings[0], /:2: skipped a fragment torn by an interrupted write before the pair on that line/);
+    assert.match(rep.warnings[0]!, /:2: skipped a fragment torn by an interrupted write before the pair on that line/);
     // A line that is invalid and carries no whole pair after it is still an error.
     appendFileSync(file, "garbage\n" + JSON.stringify(ALPHA[0]) + "\n");
     await assert.rejects(harvest(file), PairsFileError);

@@ -102,7 +102,7 @@ test("H-3: a million-line pairs file is harvested by the CLI within 300 MB RSS",
     assert.equal(rep.overall.skipped.total, skipped);
     assert.equal(rep.overall.answered, LINES - skipped);
     assert.equal(rep.overall.agreement.agree, agree);
-    assert.equal(rep.overall.thresholds[0].covered, LINES - skipped);
+    assert.equal(rep.overall.thresholds[0]!.covered, LINES - skipped);
     assert.deepEqual(
       rep.types.map((t) => t.type),
       [...TYPES].sort(),

@@ -97,10 +97,10 @@ test("H-1: a shadow pair with no lab creates one and makes it current", () => {
     const lines = readFileSync(pairsPath(dir, id), "utf8").split("\n");
     assert.equal(lines.length, 3);
     assert.equal(lines[2], "");
-    const first = JSON.parse(lines[0]) as ShadowPair;
+    const first = JSON.parse(lines[0]!) as ShadowPair;
     assert.equal(first.lab, id);
     assert.deepEqual(Object.keys(first), ["lab", "time", "run", "type", "task", "key", "question", "state_digest", "host_label", "model"]);
-    assert.deepEqual(JSON.parse(lines[1]).skipped, { provider: "sys1", model: "jev", reason: "window" });
+    assert.deepEqual(JSON.parse(lines[1]!).skipped, { provider: "sys1", model: "jev", reason: "window" });
     // The next sink uses the same current lab.
     const again = openLabSink(dir);
     again.append(samplePair(3));
@@ -163,7 +163,7 @@ test("H-1: concurrent appenders in several processes write only whole lines, to 
     // They raced to create the first lab; exactly one survives and is current.
     const labs = listLabs(dir);
     assert.equal(labs.length, 1, `labs: ${readdirSync(labsDir(dir)).join(", ")}`);
-    const text = readFileSync(pairsPath(dir, labs[0].id), "utf8");
+    const text = readFileSync(pairsPath(dir, labs[0]!.id), "utf8");
     assert.ok(text.endsWith("\n"));
     const lines = text.slice(0, -1).split("\n");
     assert.equal(lines.length, writers.length * perWriter);
@@ -186,7 +186,7 @@ test("H-1: concurrent appenders in several processes write only whole lines, to 
     // They really ran at once: the writers' lines alternate many times in the file.
     let switches = 0;
     for (let n = 1; n < lines.length; n++)
-      if (lines[n].slice(0, 200).match(/"run":"run-(\w)"/)?.[1] !== lines[n - 1].slice(0, 200).match(/"run":"run-(\w)"/)?.[1]) switches++;
+      if (lines[n]!.slice(0, 200).match(/"run":"run-(\w)"/)?.[1] !== lines[n - 1]!.slice(0, 200).match(/"run":"run-(\w)"/)?.[1]) switches++;
     t.diagnostic(`writer switches in the file: ${switches}`);
     assert.ok(switches >= writers.length, `only ${switches} switches between writers: the appends did not overlap`);
   } finally {

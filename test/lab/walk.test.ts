@@ -84,8 +84,8 @@ test(
       assert.equal(fitted.lab, labId);
       assert.equal(fitted.pairs_file, "pairs.jsonl", "the pairs beside the file are named relative to it");
       const shipped = JSON.parse(readFileSync(resolve("examples/cve-triage/lab/calibration.json"), "utf8")) as CalibrationFile;
-      const { id: _a, pairs: pa, ...mine } = fitted.types[TYPE];
-      const { id: _b, pairs: pb, ...theirs } = shipped.types[TYPE];
+      const { id: _a, pairs: pa, ...mine } = fitted.types[TYPE]!;
+      const { id: _b, pairs: pb, ...theirs } = shipped.types[TYPE]!;
       assert.deepEqual(mine, theirs, "the example's calibration is what its own lab fits");
       assert.equal(pa.count, pb.count);
       // Harvest now knows the calibration: its threshold is on the calibrated scale, and the HTML has the after diagram.
@@ -99,7 +99,7 @@ test(
       };
       const gate2 = h2.types.find((t) => t.type === TYPE)!;
       assert.equal(gate2.calibration?.status, "fitted");
-      assert.equal(gate2.calibration?.id, fitted.types[TYPE].id);
+      assert.equal(gate2.calibration?.id, fitted.types[TYPE]!.id);
       assert.ok(gate2.config_line.includes(`calibration = ${JSON.stringify(join(labFolder, "calibration.json"))}`), gate2.config_line);
       assert.match(readFileSync(html, "utf8"), /<svg class="reliability after"/);
 
@@ -122,15 +122,15 @@ test(
       const onRun = sy("run", pack, "--config", config);
       assert.equal(onRun.code, 0, onRun.stderr);
       const shown = JSON.parse(sy("show", "latest", "--json").stdout) as Shown;
-      const map = fitted.types[TYPE].map;
+      const map = fitted.types[TYPE]!.map;
       let moved = 0;
       const decided: string[] = [];
-      for (const [key, inst] of Object.entries(shown.tasks.gate.instances!)) {
+      for (const [key, inst] of Object.entries(shown.tasks.gate!.instances!)) {
         const d = inst.output?.depth;
         if (!d) continue;
         decided.push(key);
         assert.equal(d.mode, "model", key);
-        assert.equal(d.calibration, fitted.types[TYPE].id, key);
+        assert.equal(d.calibration, fitted.types[TYPE]!.id, key);
         assert.ok(
           typeof d.raw_confidence === "number" && Math.abs(d.confidence - applyMap(map, d.raw_confidence)) < 1e-12,
           `${key}: calibrated confidence`,

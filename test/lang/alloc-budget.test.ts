@@ -15,7 +15,7 @@ function allocError(src: string, allocBudget: number): { code: string; at: strin
   const r = execFile("alloc.star", src, { thread });
   assert.equal(r.ok, false, src);
   const d = r.diagnostics[0];
-  return { code: d.code, at: `${d.pos?.line}:${d.pos?.col}`, allocated: thread.allocated };
+  return { code: d!.code, at: `${d!.pos?.line}:${d!.pos?.col}`, allocated: thread.allocated };
 }
 
 test("L-14: list and dict comprehensions of 10^8 items stop at the allocation budget, at the comprehension", () => {

@@ -75,11 +75,11 @@ test("embedder built-ins get the call position, each argument's position, and th
   const r = execFile("pb.star", src, { predeclared, thread });
   assert.ok(r.ok, JSON.stringify(r.diagnostics));
   assert.equal(calls.length, 2);
-  assert.deepEqual(calls[0].pos, { file: "pb.star", line: 2, col: 12 });
-  assert.deepEqual(calls[0].positions.name, { file: "pb.star", line: 2, col: 20 });
-  assert.deepEqual(calls[0].positions.run, { file: "pb.star", line: 2, col: 30 });
-  assert.deepEqual(calls[0].stack, ["<toplevel>", "mk"]);
-  assert.deepEqual(calls[1].positions.name, { file: "pb.star", line: 4, col: 13 });
+  assert.deepEqual(calls[0]!.pos, { file: "pb.star", line: 2, col: 12 });
+  assert.deepEqual(calls[0]!.positions.name, { file: "pb.star", line: 2, col: 20 });
+  assert.deepEqual(calls[0]!.positions.run, { file: "pb.star", line: 2, col: 30 });
+  assert.deepEqual(calls[0]!.stack, ["<toplevel>", "mk"]);
+  assert.deepEqual(calls[1]!.positions.name, { file: "pb.star", line: 4, col: 13 });
   assert.equal(thread.local.get("count"), 2);
   assert.equal(repr(r.globals.get("b")!), "<task b>");
 });
@@ -89,13 +89,13 @@ test("unpackArgs: unknown argument names what is accepted and the nearest name, 
   const r = execFile("pb.star", "x = command(\n    name = 'a',\n    dependson = [],\n)", { predeclared });
   assert.equal(r.ok, false);
   const d = r.diagnostics[0];
-  assert.equal(d.code, "unknown-argument");
+  assert.equal(d!.code, "unknown-argument");
   assert.equal(
-    d.message,
+    d!.message,
     "command() got an unexpected keyword argument 'dependson' (did you mean 'depends_on'?); it accepts: name, depends_on, run",
   );
-  assert.deepEqual([d.pos?.line, d.pos?.col], [3, 5]);
-  assert.ok(d.stack && d.stack.length === 1);
+  assert.deepEqual([d!.pos?.line, d!.pos?.col], [3, 5]);
+  assert.ok(d!.stack && d!.stack.length === 1);
 });
 
 test("unpackArgs: missing, duplicate and too many arguments", () => {
@@ -124,9 +124,9 @@ test("host objects: attribute access passes the name's position; missing fields 
   assert.equal(ok.globals.get("h"), false);
   assert.equal(repr(ok.globals.get("ds")!), '["name", "output"]');
   const bad = execFile("pb.star", "t = command(name = 'a')\nx = t.outptu", { predeclared });
-  assert.equal(bad.diagnostics[0].code, "attribute-error");
-  assert.equal(bad.diagnostics[0].message, "task has no field 'outptu' (did you mean 'output'?)");
-  assert.deepEqual([bad.diagnostics[0].pos?.line, bad.diagnostics[0].pos?.col], [2, 7]);
+  assert.equal(bad.diagnostics[0]!.code, "attribute-error");
+  assert.equal(bad.diagnostics[0]!.message, "task has no field 'outptu' (did you mean 'output'?)");
+  assert.deepEqual([bad.diagnostics[0]!.pos?.line, bad.diagnostics[0]!.pos?.col], [2, 7]);
 });
 
 test("StarFunction metadata: isTopLevel only for module-level defs; callFunction runs it later", () => {
@@ -158,13 +158,13 @@ test("StarFunction metadata: isTopLevel only for module-level defs; callFunction
     () => callFunction(r.globals.get("broken") as StarFunction, [new Dict()]),
     (e: unknown) =>
       e instanceof DiagnosticError &&
-      e.diagnostics[0].code === "key-error" &&
-      e.diagnostics[0].pos?.line === 10 &&
-      e.diagnostics[0].stack?.[0].name === "broken",
+      e.diagnostics[0]!.code === "key-error" &&
+      e.diagnostics[0]!.pos?.line === 10 &&
+      e.diagnostics[0]!.stack?.[0]!.name === "broken",
   );
   assert.throws(
     () => callFunction(summarize, []),
-    (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === "missing-argument",
+    (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0]!.code === "missing-argument",
   );
 });
 
@@ -191,22 +191,22 @@ test("a shared thread shares the step budget across files; a fresh one starts at
   assert.equal(execFile("a.star", loop, { thread }).ok, true);
   const second = execFile("b.star", loop, { thread });
   assert.equal(second.ok, false);
-  assert.equal(second.diagnostics[0].code, "step-budget");
+  assert.equal(second.diagnostics[0]!.code, "step-budget");
   assert.equal(execFile("c.star", loop, { stepBudget: 2_000 }).ok, true);
 });
 
 test("predeclared names cannot be reassigned at top level, but may be shadowed by locals", () => {
   const { predeclared } = embedder();
   const r = execFile("pb.star", "command = 1", { predeclared });
-  assert.equal(r.diagnostics[0].code, "reassign-builtin");
+  assert.equal(r.diagnostics[0]!.code, "reassign-builtin");
   assert.equal(execFile("pb.star", "def f():\n    command = 1\n    return command\nx = f()", { predeclared }).ok, true);
 });
 
 test("a builtin may call back into Starlark via sorted(key=...) and errors inside keep their stack", () => {
   const r = execFile("k.star", "def key(x):\n    return x['k']\ny = sorted([{'k': 2}, {'j': 1}], key = key)");
-  assert.equal(r.diagnostics[0].code, "key-error");
+  assert.equal(r.diagnostics[0]!.code, "key-error");
   assert.deepEqual(
-    r.diagnostics[0].stack?.map((f) => `${f.name}@${f.pos.line}`),
+    r.diagnostics[0]!.stack?.map((f) => `${f.name}@${f.pos.line}`),
     ["<toplevel>@3", "key@2"],
   );
 });
@@ -228,5 +228,5 @@ test("a host object with call() is callable, by name or as any expression; one w
   assert.deepEqual(f.seen, [[1n, "v"], [2n]]);
   const bad = execFile("pb.star", "x = t()\n", { predeclared: { t: new TaskValue("a") } });
   assert.equal(bad.ok, false);
-  assert.match(bad.diagnostics[0].message, /task value is not callable/);
+  assert.match(bad.diagnostics[0]!.message, /task value is not callable/);
 });

@@ -56,7 +56,7 @@ function parseCorpus(file: string, text: string): Chunk[] {
         if (m)
           expected.push({
             line: i + 1,
-            code: m[1],
+            code: m[1]!,
             col: m[2] ? Number(m[2]) : undefined,
             message: m[3] ? new RegExp(m[3].replace(/\\"/g, '"')) : undefined,
           });
@@ -84,7 +84,7 @@ const PRELUDE_LINES = PRELUDE.split("\n").length - 1;
 
 function describe(d: Diagnostic): string {
   // A failed assert_eq stops inside the prelude: name the chunk line that called it.
-  const pos = d.pos && d.pos.line <= PRELUDE_LINES && d.stack && d.stack.length > 1 ? d.stack[0].pos : d.pos;
+  const pos = d.pos && d.pos.line <= PRELUDE_LINES && d.stack && d.stack.length > 1 ? d.stack[0]!.pos : d.pos;
   return `${pos ? `${pos.line - PRELUDE_LINES}:${pos.col}` : "?"} ${d.code}: ${d.message}`;
 }
 
@@ -153,7 +153,7 @@ test("L-16: the corpus runs through `switchyard eval` (all error-free chunks tog
     const files = [...new Set(corpus.map((c) => c.file))];
     const sample = files
       .filter((_, i) => i % 3 === 0)
-      .map((f) => corpus.find((c) => c.file === f && c.expected.length === 1 && c.expected[0].col !== undefined))
+      .map((f) => corpus.find((c) => c.file === f && c.expected.length === 1 && c.expected[0]!.col !== undefined))
       .filter((c): c is Chunk => c !== undefined);
     assert.ok(sample.length >= 3, `${sample.length} sampled error chunks`);
     for (const failing of sample) {
@@ -163,7 +163,7 @@ test("L-16: the corpus runs through `switchyard eval` (all error-free chunks tog
       const want = failing.expected[0];
       assert.equal(e.status, 1, `${where(failing)}: ${e.stderr}`);
       assert.ok(
-        e.stderr.startsWith(`${errPath}:${want.line + PRELUDE_LINES}:${want.col}: error[${want.code}]: `),
+        e.stderr.startsWith(`${errPath}:${want!.line + PRELUDE_LINES}:${want!.col}: error[${want!.code}]: `),
         `${where(failing)}: ${e.stderr}`,
       );
     }
@@ -178,8 +178,8 @@ test("the corpus runner itself rejects a wrong expectation and a failed assert_e
     "x = 1 // 0 ### type-error\n---\nx = 1 ### runtime-error\n---\nassert_eq(1, 1.0)\n---\nx = [][0]\n",
   );
   const run = (c: Chunk) => check(c, execFile(c.file, PRELUDE + c.source, { print: () => {} }).diagnostics);
-  assert.deepEqual(run(wrongCode).length, 2); // the expected code missing, the actual one unexpected
-  assert.match(run(missed)[0], /expected runtime-error on line 1/);
-  assert.match(run(mismatch)[0], /unexpected 1:\d+ fail: assert_eq: got 1 want 1\.0/);
-  assert.match(run(extra)[0], /unexpected 1:\d+ index-error/);
+  assert.deepEqual(run(wrongCode!).length, 2); // the expected code missing, the actual one unexpected
+  assert.match(run(missed!)[0]!, /expected runtime-error on line 1/);
+  assert.match(run(mismatch!)[0]!, /unexpected 1:\d+ fail: assert_eq: got 1 want 1\.0/);
+  assert.match(run(extra!)[0]!, /unexpected 1:\d+ index-error/);
 });

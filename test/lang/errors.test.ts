@@ -27,8 +27,8 @@ test("L-15: every undefined name in a file is reported before execution, with di
     r.diagnostics.map((d) => `${d.code}@${d.pos?.line}:${d.pos?.col}`),
     ["undefined-name@4:12", "undefined-name@6:9", "undefined-name@7:7"],
   );
-  assert.match(r.diagnostics[0].message, /undefined name 'valu' \(did you mean 'value'\?\)/);
-  assert.match(r.diagnostics[1].message, /did you mean 'len'/);
+  assert.match(r.diagnostics[0]!.message, /undefined name 'valu' \(did you mean 'value'\?\)/);
+  assert.match(r.diagnostics[1]!.message, /did you mean 'len'/);
 });
 
 test("L-15: several independent syntax and lexical errors are all reported", () => {
@@ -53,7 +53,7 @@ test("L-11: while, class, import and other Python-only keywords are rejected wit
   const e = err("while True:\n    pass");
   assert.equal(e.code, "lex-error");
   assert.equal(e.at, "1:1");
-  assert.match(e.all[0].hint ?? "", /no while loops/);
+  assert.match(e.all[0]!.hint ?? "", /no while loops/);
   assert.equal(err("import os").code, "lex-error");
   assert.equal(err("x = 2 ** 3").code, "syntax-error");
 });
@@ -89,13 +89,13 @@ test("L-15: runtime errors carry the failing expression's position and a call st
   const r = run(src);
   assert.equal(r.ok, false);
   const d = r.diagnostics[0];
-  assert.equal(d.code, "key-error");
-  assert.deepEqual([d.pos?.line, d.pos?.col], [2, 13]);
+  assert.equal(d!.code, "key-error");
+  assert.deepEqual([d!.pos?.line, d!.pos?.col], [2, 13]);
   assert.deepEqual(
-    d.stack?.map((f) => `${f.name}@${f.pos.line}:${f.pos.col}`),
+    d!.stack?.map((f) => `${f.name}@${f.pos.line}:${f.pos.col}`),
     ["<toplevel>@5:5", "outer@4:12", "inner@2:13"],
   );
-  const text = formatDiagnostic(d, () => src);
+  const text = formatDiagnostic(d!, () => src);
   assert.equal(
     text,
     [

@@ -243,7 +243,7 @@ test("the generated programs reach the evaluator and its errors, not only the pa
     else if (r.diagnostics.some((d) => ["syntax-error", "lex-error", "undefined-name"].includes(d.code))) {
       syntaxErrors++;
       const d = r.diagnostics[0];
-      why.set(d.message, (why.get(d.message) ?? 0) + 1);
+      why.set(d!.message, (why.get(d!.message) ?? 0) + 1);
     } else runtimeErrors++;
   }
   // Most generated programs are well-formed, so the fuzzing exercises evaluation.

@@ -23,5 +23,5 @@ export function err(src: string): { code: string; at: string; message: string; a
   const r = run(src);
   if (r.ok) throw new Error(`expected an error from:\n${src}`);
   const d = r.diagnostics[0];
-  return { code: d.code, at: d.pos ? `${d.pos.line}:${d.pos.col}` : "", message: d.message, all: r.diagnostics };
+  return { code: d!.code, at: d!.pos ? `${d!.pos.line}:${d!.pos.col}` : "", message: d!.message, all: r.diagnostics };
 }

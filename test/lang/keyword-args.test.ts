@@ -116,7 +116,7 @@ function evaluate(src: string): { ok: true; value: string } | { ok: false; code:
   const r = execFile("kw.star", src, { print: () => {} });
   if (r.ok) return { ok: true, value: repr(r.globals.get("out")!) };
   const d = r.diagnostics[0];
-  return { ok: false, code: d.code, at: `${d.pos?.line}:${d.pos?.col}`, message: d.message };
+  return { ok: false, code: d!.code, at: `${d!.pos?.line}:${d!.pos?.col}`, message: d!.message };
 }
 
 /** `out = (result, receiver after the call)`, so mutating methods are compared on their effect too. */
@@ -166,13 +166,13 @@ test("L-13: an unknown keyword is an unknown-argument error at the keyword, nami
     assert.match(got.message, /'zzz'/, label(e));
     for (const [n] of e.params) assert.match(got.message, new RegExp(`\\b${n}\\b`), `${label(e)} does not list ${n}`);
     const line = src.split("\n").findIndex((l) => l.startsWith("out ="));
-    assert.equal(got.at, `${line + 1}:${src.split("\n")[line].indexOf("zzz") + 1}`, label(e));
+    assert.equal(got.at, `${line + 1}:${src.split("\n")[line]!.indexOf("zzz") + 1}`, label(e));
   }
 });
 
 test("L-13: a parameter passed twice, or a required one left out, is a named error", () => {
   for (const e of KEYWORD_CALLABLE) {
-    const [first, firstValue] = e.params[0];
+    const [first, firstValue] = e.params[0]!;
     const dup = evaluate(program(e, [firstValue, `${first} = ${firstValue}`]));
     assert.equal(dup.ok ? "ok" : dup.code, "duplicate-argument", label(e));
   }

@@ -527,8 +527,8 @@ test("L-14: values are frozen after their module finishes; mutation is a frozen-
   ] as const) {
     const r = run(src, { load });
     assert.equal(r.ok, false, src);
-    assert.equal(r.diagnostics[0].code, "frozen-value", src);
-    assert.match(r.diagnostics[0].message, new RegExp(what));
+    assert.equal(r.diagnostics[0]!.code, "frozen-value", src);
+    assert.match(r.diagnostics[0]!.message, new RegExp(what));
   }
   // a copy is mutable
   assert.deepEqual(run("load('lib.star', 'items')\nx = list(items)\nx.append(2)\nprint(x)", { load }).out, ["[1, 2]"]);
@@ -555,8 +555,8 @@ test("L-11: recursion, direct or indirect, is a runtime error with code recursio
 test("L-14: the step budget stops runaway loops with an error naming the budget", () => {
   const r = run("n = 0\nfor i in range(1000000):\n    for j in range(1000000):\n        n += 1", { stepBudget: 50_000 });
   assert.equal(r.ok, false);
-  assert.equal(r.diagnostics[0].code, "step-budget");
-  assert.match(r.diagnostics[0].message, /step budget of 50,000/);
+  assert.equal(r.diagnostics[0]!.code, "step-budget");
+  assert.match(r.diagnostics[0]!.message, /step budget of 50,000/);
 });
 
 test("L-14: equal ints and floats are the same dict key; unhashable keys are an error", () => {
@@ -585,7 +585,7 @@ test("L-11: load binds names from the embedder's hook, with aliases; names are n
   assert.equal(String(r.globals.get("out")), "20");
   assert.equal(r.globals.has("helper"), false);
   const miss = run("load('m.star', 'helpr')", { load: () => ({ globals: lib.globals }) });
-  assert.equal(miss.diagnostics[0].code, "load-error");
-  assert.match(miss.diagnostics[0].message, /did you mean 'helper'/);
+  assert.equal(miss.diagnostics[0]!.code, "load-error");
+  assert.match(miss.diagnostics[0]!.message, /did you mean 'helper'/);
   assert.equal(err("load('m.star', '_hidden')").code, "load-error");
 });

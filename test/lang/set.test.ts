@@ -75,5 +75,5 @@ test("set: a frozen set, or one being iterated, cannot change", () => {
     },
   });
   assert.equal(loaded.ok, false);
-  assert.equal(loaded.diagnostics[0].code, "frozen-value");
+  assert.equal(loaded.diagnostics[0]!.code, "frozen-value");
 });

@@ -164,8 +164,8 @@ test("spec: a default value is shared between calls until the function is frozen
   assert.equal(ev("r2", "r2 = [1, 2]"), "[1, 2]");
   assert.equal(String((lib.globals.get("r2") as { elems: unknown[] }).elems.length), "2");
   const r = run("load('a.star', 'f')\nf(3)", { load: () => ({ globals: lib.globals }) });
-  assert.equal(r.diagnostics[0].code, "frozen-value");
-  assert.match(r.diagnostics[0].message, /cannot append to frozen list/);
+  assert.equal(r.diagnostics[0]!.code, "frozen-value");
+  assert.match(r.diagnostics[0]!.message, /cannot append to frozen list/);
 });
 
 test("spec: dict union, |= updates in place, update(None), dict equality ignores order", () => {

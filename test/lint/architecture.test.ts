@@ -13,13 +13,13 @@ const eslint = new ESLint({ cwd: process.cwd() });
 async function problems(filePath: string, extraImport: string): Promise<string[]> {
   const source = `${extraImport}\n${readFileSync(filePath, "utf8")}`;
   const [result] = await eslint.lintText(source, { filePath });
-  return result.messages.filter((m) => m.severity === 2).map((m) => `${m.ruleId}: ${m.message}`);
+  return result!.messages.filter((m) => m.severity === 2).map((m) => `${m.ruleId}: ${m.message}`);
 }
 
 test("a lower layer importing an upper one is a lint error (src/lang → src/plan)", async () => {
   const found = await problems("src/lang/ops.ts", `import { PLAN_CODES } from "../plan/codes.js"; void PLAN_CODES;`);
   assert.equal(found.length, 1, found.join("\n"));
-  assert.match(found[0], /^import-x\/no-restricted-paths: .*src\/lang is below src\/plan/);
+  assert.match(found[0]!, /^import-x\/no-restricted-paths: .*src\/lang is below src\/plan/);
 });
 
 test("src/run importing src/cli is a lint error, src/run importing src/plan is not", async () => {
@@ -48,7 +48,7 @@ test("the tree as committed has no layering or cycle errors", async () => {
 test("a room of src/run is entered through its index only: engine importing a file inside store is a lint error, its door is not", async () => {
   const deep = await problems("src/run/engine/gating.ts", `import { chargedUsd } from "../store/events.js"; void chargedUsd;`);
   assert.equal(deep.length, 1, deep.join("\n"));
-  assert.match(deep[0], /^import-x\/no-restricted-paths: .*src\/run\/store\/index\.ts is the room's only door/);
+  assert.match(deep[0]!, /^import-x\/no-restricted-paths: .*src\/run\/store\/index\.ts is the room's only door/);
   const door = await problems("src/run/engine/gating.ts", `import { chargedUsd } from "../store/index.js"; void chargedUsd;`);
   assert.deepEqual(door, []);
 });
@@ -56,7 +56,7 @@ test("a room of src/run is entered through its index only: engine importing a fi
 test("an upper layer enters a room of src/run through its door too (src/cli reaching into src/run/store is a lint error)", async () => {
   const found = await problems("src/cli/show.ts", `import { decodeEvent as d } from "../run/store/events.js"; void d;`);
   assert.equal(found.length, 1, found.join("\n"));
-  assert.match(found[0], /src\/run\/store\/index\.ts is the room's only door/);
+  assert.match(found[0]!, /src\/run\/store\/index\.ts is the room's only door/);
 });
 
 test("rooms import downward only: store importing the engine's door is a lint error, kinds importing the store's is not", async () => {

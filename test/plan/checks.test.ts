@@ -39,7 +39,7 @@ test("C-3: a dependency cycle is reported once, naming the tasks on it", () => {
     r.diagnostics.map((d) => d.code),
     ["dependency-cycle"],
   );
-  assert.match(r.diagnostics[0].message, /a -> c -> b -> a|a -> b -> c -> a/);
+  assert.match(r.diagnostics[0]!.message, /a -> c -> b -> a|a -> b -> c -> a/);
 });
 
 test("G-2a/G-8: coverage is not checked when evaluation stopped early (no follow-on errors)", () => {
@@ -69,7 +69,7 @@ test("C-2: duplicate task names point at the first declaration", () => {
     r.diagnostics.map((d) => d.code),
     ["duplicate-task"],
   );
-  assert.match(r.diagnostics[0].message, /already declared at p\.star:\d+:1/);
+  assert.match(r.diagnostics[0]!.message, /already declared at p\.star:\d+:1/);
 });
 
 test("C-3, G-8: a cycle is reported beside an unrelated task whose arguments had errors, and coverage still runs", () => {

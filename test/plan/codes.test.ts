@@ -21,7 +21,7 @@ test("every code emitted by src/plan is in the plan or language catalog", () => 
   const emitted = new Set<string>();
   for (const f of readdirSync(dir).filter((f) => f.endsWith(".ts") && f !== "codes.ts")) {
     const text = readFileSync(`${dir}/${f}`, "utf8");
-    for (const m of text.matchAll(/(?:report|err|errorAt|StarError)\(\s*"([a-z-]+)"/g)) emitted.add(m[1]);
+    for (const m of text.matchAll(/(?:report|err|errorAt|StarError)\(\s*"([a-z-]+)"/g)) emitted.add(m[1]!);
   }
   assert.ok(emitted.size > 40, `found ${emitted.size} codes`);
   for (const c of emitted) assert.ok(planCode(c) || LANG_CODE_SET.has(c), `code ${c} is not catalogued`);

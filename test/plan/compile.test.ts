@@ -32,8 +32,8 @@ test("C-20: the SPEC appendix playbook compiles clean with every resolved field"
     ["prepare", "match", "review", "gate", "quick", "deep", "judge", "recheck", "report"],
   );
   const match = task(r, "match");
-  assert.deepEqual(match.route!.questions[0].dynamic, { task: "prepare", field: "packages" });
-  assert.equal(match.route!.questions[0].type, "triage.match.package");
+  assert.deepEqual(match.route!.questions[0]!.dynamic, { task: "prepare", field: "packages" });
+  assert.equal(match.route!.questions[0]!.type, "triage.match.package");
   assert.deepEqual(match.keyed, [{ task: "prepare", field: "facts" }]);
   assert.deepEqual(task(r, "review").when, {
     route: "match",
@@ -102,7 +102,7 @@ test("L-1/L-2: a pack with several playbooks needs --playbook; a wrong name gets
     assert.equal(compilePath(dir, { playbook: "beta" }).plan!.playbook, "beta");
     const r = compilePath(dir, { playbook: "alpa" });
     assert.deepEqual(codes(r), ["unknown-playbook"]);
-    assert.match(r.diagnostics[0].hint!, /did you mean --playbook alpha/);
+    assert.match(r.diagnostics[0]!.hint!, /did you mean --playbook alpha/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -138,23 +138,23 @@ test("L-3: load aliases work and a module may use the built-ins inside helper fu
 test("C-2: an unknown argument names it, suggests the near one and lists what is accepted", () => {
   const r = compileSource(PREP + 'a = command(name = "a", run = "x", emit = {})\n');
   assert.deepEqual(codes(r), ["unknown-argument"]);
-  assert.match(r.diagnostics[0].message, /'emit' \(did you mean 'emits'\?\); it accepts: name, run/);
-  assert.equal(r.diagnostics[0].pos!.line, 2);
+  assert.match(r.diagnostics[0]!.message, /'emit' \(did you mean 'emits'\?\); it accepts: name, run/);
+  assert.equal(r.diagnostics[0]!.pos!.line, 2);
 });
 
 test("C-2: a mistyped argument says what it accepts and what it got", () => {
   const r = compileSource(PREP + 'a = agent(name = "a", prompt = "p", depends_on = prep)\n');
   assert.deepEqual(codes(r), ["wrong-type"]);
-  assert.match(r.diagnostics[0].message, /agent\(\) argument 'depends_on' must be a list of tasks, got task 'prep'/);
+  assert.match(r.diagnostics[0]!.message, /agent\(\) argument 'depends_on' must be a list of tasks, got task 'prep'/);
   const r2 = compileSource(PREP + 'a = agent(name = "a", prompt = "p", depends_on = [prep.facts])\n');
-  assert.match(r2.diagnostics[0].hint!, /write prep, not prep.facts/);
+  assert.match(r2.diagnostics[0]!.hint!, /write prep, not prep.facts/);
 });
 
 test("T-10: an undeclared field lists the declared ones and suggests the near one", () => {
   const r = compileSource(PREP + 'a = agent(name = "a", depends_on = [prep], over = prep.member, max_fanout = 3, prompt = "p")\n');
   assert.deepEqual(codes(r), ["undeclared-field"]);
-  assert.match(r.diagnostics[0].message, /declared: members, facts, opts, per, n/);
-  assert.equal(r.diagnostics[0].hint, "did you mean prep.members?");
+  assert.match(r.diagnostics[0]!.message, /declared: members, facts, opts, per, n/);
+  assert.equal(r.diagnostics[0]!.hint, "did you mean prep.members?");
 });
 
 test("T-11: over may name a task upstream through others; keyed must name a direct dependency", () => {
@@ -204,7 +204,7 @@ test("G-8: every label including uncertain must lead somewhere; drop counts as l
     r.diagnostics.map((d) => d.message).join("\n"),
     /route 'gate', question 'depth': label "deep" leads nowhere[\s\S]*label "uncertain" leads nowhere/,
   );
-  assert.equal(r.diagnostics[0].pos!.line, 3);
+  assert.equal(r.diagnostics[0]!.pos!.line, 3);
 });
 
 test("G-8: an output-decided route needs no coverage and never answers uncertain", () => {
@@ -238,7 +238,7 @@ a = agent(name = "a", depends_on = [g], when = g.pkg, otherwise = True, prompt =
 `,
   );
   assert.deepEqual(task(r, "a").when, { route: "g", question: "pkg", otherwise: true, labels: [], any_option: true });
-  assert.deepEqual(task(r, "g").route!.questions[0].labels, []);
+  assert.deepEqual(task(r, "g").route!.questions[0]!.labels, []);
 });
 
 test("Q-5: a question's judgement type defaults to PLAYBOOK.ROUTE.QUESTION and can be set", () => {
@@ -327,7 +327,7 @@ d = command(name = "d", run = "x", timeout = "soon")
     r.diagnostics.map((d) => `${d.pos!.line}:${d.code}`),
     ["2:invalid-value", "3:undeclared-field", "5:invalid-duration"],
   );
-  assert.match(r.diagnostics[0].hint!, /did you mean "high"/);
+  assert.match(r.diagnostics[0]!.hint!, /did you mean "high"/);
 });
 
 test("docs/playbooks.md: every example compiles clean (or fails with its # expect: code)", async () => {
@@ -336,9 +336,9 @@ test("docs/playbooks.md: every example compiles clean (or fails with its # expec
   const blocks = [...doc.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]);
   assert.ok(blocks.length >= 4);
   for (const b of blocks) {
-    const r = compileSource(b);
+    const r = compileSource(b!);
     // A deliberately broken example says so on its first line and fails with exactly that code.
-    const want = /^# expect: ([a-z-]+)/.exec(b)?.[1];
+    const want = /^# expect: ([a-z-]+)/.exec(b!)?.[1];
     if (want) assert.deepEqual([...new Set(codes(r))], [want], b);
     else
       assert.deepEqual(
@@ -357,12 +357,12 @@ x = agent(name = "x", depends_on = [g], when = g.ok, answers = ["no", "uncertain
 `,
   );
   assert.deepEqual(codes(r), ["unknown-label"]);
-  assert.equal(r.diagnostics[0].hint, 'did you mean "yes"?');
+  assert.equal(r.diagnostics[0]!.hint, 'did you mean "yes"?');
 });
 
 test("L-15: diagnostics name files relative to the current directory", () => {
   const r = compilePath("test/fixtures/broken/unknown_label.star");
-  assert.equal(r.diagnostics[0].pos!.file, "test/fixtures/broken/unknown_label.star");
+  assert.equal(r.diagnostics[0]!.pos!.file, "test/fixtures/broken/unknown_label.star");
   assert.ok(r.sources.has("test/fixtures/broken/unknown_label.star"));
 });
 
@@ -399,7 +399,7 @@ x = agent(name = "x", depends_on = [g], when = g.ok, answers = [], prompt = "p")
 test("L-1: a malformed pack.toml is reported with its place", () => {
   const r = compileSource(PREP, { "pack.toml": "[pack]\nname = 3\n" });
   assert.deepEqual(codes(r), ["pack-toml"]);
-  assert.match(r.diagnostics[0].message, /pack\.name must be a string/);
+  assert.match(r.diagnostics[0]!.message, /pack\.name must be a string/);
   const bad = compileSource(PREP, { "pack.toml": "[pack\n" });
   assert.deepEqual(codes(bad), ["pack-toml"]);
 });
@@ -428,5 +428,5 @@ e = evaluate(name = "e", depends_on = [prep], fn = g)
 `,
   );
   assert.deepEqual(codes(r), ["evaluate-not-top-level"]);
-  assert.equal(r.diagnostics[0].pos!.line, 7);
+  assert.equal(r.diagnostics[0]!.pos!.line, 7);
 });

@@ -11,16 +11,16 @@ const DIR = "test/fixtures/broken";
 
 function expected(file: string, playbookDisplay: string, root: string): string[] {
   const first = readFileSync(file, "utf8").split("\n")[0];
-  const m = /^# expect: (.+)$/.exec(first);
+  const m = /^# expect: (.+)$/.exec(first!);
   assert.ok(m, `${file}: first line must be "# expect: CODE @ LINE"`);
-  return m[1]
+  return m[1]!
     .split(",")
     .map((s) => {
       const [code, where] = s.trim().split(/\s*@\s*/);
-      const loc = where.includes(":")
-        ? `${relative(process.cwd(), join(root, where.split(":")[0]))
+      const loc = where!.includes(":")
+        ? `${relative(process.cwd(), join(root, where!.split(":")[0]!))
             .split("\\")
-            .join("/")}:${where.split(":")[1]}`
+            .join("/")}:${where!.split(":")[1]}`
         : `${playbookDisplay}:${where}`;
       return `${code} @ ${loc}`;
     })
@@ -38,7 +38,7 @@ for (const name of entries) {
   const isPack = statSync(path).isDirectory();
   const main = isPack ? join(path, "main.star") : path;
   const header = readFileSync(main, "utf8").split("\n")[0];
-  const rules = [...new Set([...header.matchAll(/([a-z-]+) @/g)].map((m) => planCode(m[1])?.rule ?? "L-15"))].join(", ");
+  const rules = [...new Set([...header!.matchAll(/([a-z-]+) @/g)].map((m) => planCode(m[1]!)?.rule ?? "L-15"))].join(", ");
   test(`${rules}: broken corpus ${name} reports exactly its expected diagnostics`, () => {
     const r = compilePath(path);
     const display = relative(process.cwd(), main).split("\\").join("/");

@@ -47,11 +47,11 @@ test("L-15: an evaluate function's runtime error carries FILE:LINE:COL, the sour
       (e: unknown) => {
         assert.ok(e instanceof DiagnosticError);
         const d = e.diagnostics[0];
-        assert.equal(d.code, "key-error");
-        assert.deepEqual(d.pos, { file: "lib/f.star", line: 2, col: 13 });
+        assert.equal(d!.code, "key-error");
+        assert.deepEqual(d!.pos, { file: "lib/f.star", line: 2, col: 13 });
         // the call of helper points at the call in count (its column), not at column 1
         assert.deepEqual(
-          d.stack?.map((f) => `${f.name}@${f.pos.line}:${f.pos.col}`),
+          d!.stack?.map((f) => `${f.name}@${f.pos.line}:${f.pos.col}`),
           ["count@5:22", "helper@2:13"],
         );
         assert.deepEqual(e.message.split("\n").slice(0, EXPECTED.length), EXPECTED);

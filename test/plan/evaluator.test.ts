@@ -27,7 +27,7 @@ test("T-4: a function from a lib module, a non-dict result, and the step budget"
   try {
     const r = compilePath(dir);
     assert.deepEqual(r.diagnostics, []);
-    assert.deepEqual(r.plan!.tasks[1].evaluate, { module: "lib/f.star", function: "count" });
+    assert.deepEqual(r.plan!.tasks[1]!.evaluate, { module: "lib/f.star", function: "count" });
     assert.deepEqual(loadEvaluator(dir, r.plan!, "a")({ items: [1, 2, 3] }), { n: 3, half: 1.5 });
     assert.throws(
       () => loadEvaluator(dir, r.plan!, "b")({}),
@@ -35,7 +35,7 @@ test("T-4: a function from a lib module, a non-dict result, and the step budget"
     );
     assert.throws(
       () => loadEvaluator(dir, r.plan!, "c", { stepBudget: 100_000 })({}),
-      (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === "step-budget",
+      (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0]!.code === "step-budget",
     );
     assert.throws(() => loadEvaluator(dir, r.plan!, "prep"), /not evaluate/);
   } finally {

@@ -92,7 +92,7 @@ function apply(src: string, edits: Edit[]): string {
     else {
       const lines = s.split("\n");
       const i = at % lines.length;
-      lines.splice(i, 0, lines[i]);
+      lines.splice(i, 0, lines[i]!);
       s = lines.join("\n");
     }
   }
@@ -183,7 +183,7 @@ test("property: mutated plan files are read or rejected with malformed-plan, nev
         assert.equal(typeof plan.playbook, "string");
       } catch (e) {
         assert.ok(e instanceof DiagnosticError, `unexpected ${(e as Error).stack}`);
-        assert.equal(e.diagnostics[0].code, "malformed-plan");
+        assert.equal(e.diagnostics[0]!.code, "malformed-plan");
       }
     }),
     { numRuns: 300, seed: 42 },

@@ -162,8 +162,8 @@ function malformed(text: string, pattern: RegExp): void {
     () => readPlanToml(text, "bad.toml"),
     (e: unknown) => {
       assert.ok(e instanceof DiagnosticError);
-      assert.equal(e.diagnostics[0].code, "malformed-plan");
-      assert.match(e.diagnostics[0].message, pattern);
+      assert.equal(e.diagnostics[0]!.code, "malformed-plan");
+      assert.match(e.diagnostics[0]!.message, pattern);
       return true;
     },
   );
@@ -172,7 +172,7 @@ function malformed(text: string, pattern: RegExp): void {
 test("C-20: a plan file that is not TOML is rejected with its line", () => {
   assert.throws(
     () => readPlanToml("[plan\nx = 1", "bad.toml"),
-    (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === "malformed-plan" && e.diagnostics[0].pos?.line === 1,
+    (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0]!.code === "malformed-plan" && e.diagnostics[0]!.pos?.line === 1,
   );
 });
 

@@ -44,7 +44,7 @@ test("G-1: when on an unmapped route gates each task by its answers or otherwise
     assert.deepEqual(show.tasks.on_green!.output, { g: 1 });
     assert.equal(show.tasks.rest!.status, "not_taken");
     assert.equal(show.tasks.pick!.status, "passed");
-    assert.equal((show.tasks.pick!.output as Record<string, { label: string; mode: string }>).color.label, "green");
+    assert.equal((show.tasks.pick!.output as Record<string, { label: string; mode: string }>).color!.label, "green");
   } finally {
     h.store.close();
     h.dir.cleanup();
@@ -110,7 +110,7 @@ test("G-2a: otherwise takes the labels no other task lists; several tasks may ta
     assert.deepEqual(statuses(show, "review"), { a: "not_taken", b: "not_taken", c: "passed" });
     assert.deepEqual(statuses(show, "review2"), statuses(show, "review"));
     const rec = show.tasks.match!.instances!.b!.output as Record<string, { options: unknown }>;
-    assert.deepEqual(rec.pkg.options, [
+    assert.deepEqual(rec.pkg!.options, [
       { value: "p2", description: "two" },
       { value: "p3", description: "" },
     ]);

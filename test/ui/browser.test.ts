@@ -145,14 +145,14 @@ test("clicking a route cell shows its probabilities, mode and model", { skip, ti
     .evaluateAll((rows) => rows.map((r) => [(r as HTMLElement).dataset.label!, Number(r.querySelector(".pnum")!.textContent)]));
   assert.deepEqual(
     Object.fromEntries(shown),
-    Object.fromEntries(Object.entries(record.probabilities).map(([l, p]) => [l, Number(p.toFixed(3))])),
+    Object.fromEntries(Object.entries(record!.probabilities).map(([l, p]) => [l, Number(p.toFixed(3))])),
   );
   // The bars are drawn in proportion to the probabilities.
   const widths = await decision
     .locator("tr[data-label] .fill")
     .evaluateAll((els) => els.map((e) => (e as HTMLElement).getBoundingClientRect().width));
   assert.ok(widths[0]! > 0 && widths.every((w, i) => i === 0 || w <= widths[i - 1]! + 0.5), `bars sorted by probability: ${widths}`);
-  assert.match(await decision.innerText(), new RegExp(`mode ${record.mode} · ${record.provider}/${record.model}`));
+  assert.match(await decision.innerText(), new RegExp(`mode ${record!.mode} · ${record!.provider}/${record!.model}`));
   assert.match(page.url(), new RegExp(`#/runs/${t.run}/cell/match/${encodeURIComponent(key)}$`));
   assert.deepEqual(errors, []);
   await page.close();

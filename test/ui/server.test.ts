@@ -86,7 +86,7 @@ test("the grid and /instances agree with show --json for every key", async () =>
     grid.keys.forEach((k, i) => {
       assert.equal(grid.status[name]![i], letter[insts[k]!.status], `${name}[${k}]`);
       if (insts[k]!.status === "not_taken") assert.equal(grid.label[name]![i], insts[k]!.label);
-      if (name === "match") assert.equal(grid.label[name]![i], (insts[k]!.output as Record<string, { label: string }>).package.label);
+      if (name === "match") assert.equal(grid.label[name]![i], (insts[k]!.output as Record<string, { label: string }>).package!.label);
     });
   }
   const page = await json<InstancePage>(`/api/runs/${t.run}/instances?task=deep&status=passed&limit=3`);
@@ -118,8 +118,8 @@ test("a cell has its decision, and an agent cell its input, prompt, log and file
 
   const match = await json<CellDoc>(`/api/runs/${t.run}/cells/match?key=${encodeURIComponent(key)}`);
   const record = t.shown.tasks.match!.instances![key]!.output as Record<string, { probabilities: Record<string, number>; mode: string }>;
-  assert.deepEqual(match.decisions[0]!.probabilities, record.package.probabilities);
-  assert.equal(match.decisions[0]!.mode, record.package.mode);
+  assert.deepEqual(match.decisions[0]!.probabilities, record.package!.probabilities);
+  assert.equal(match.decisions[0]!.mode, record.package!.mode);
   assert.deepEqual(
     match.events.map((e) => e.type),
     ["instance_started", "decision_recorded"],

@@ -21,6 +21,8 @@ import { excerpt } from "../http-wording.js";
 import type { Provider, ProviderRequest, ProviderResponse, RawAnswer } from "../provider.js";
 import { runWithInput } from "./command.js";
 import { atTerminal } from "./terminal-turns.js";
+import { CodedError } from "../../shared/coded-error.js";
+import { messageOf } from "../../shared/thrown.js";
 
 /** Who the host is: an agent runner, or a person at the terminal. */
 export interface HostOptions {
@@ -105,8 +107,9 @@ export function parseHostReply(reply: string, labels: string[], numbers = false)
   const whole = exact(reply);
   if (whole) return whole;
   const lines = reply.split(/\r?\n/).filter((l) => l.trim() !== "");
-  if (lines.length > 1) {
-    const last = exact(lines[lines.length - 1]!);
+  const lastLine = lines.at(-1);
+  if (lines.length > 1 && lastLine !== undefined) {
+    const last = exact(lastLine);
     if (last) return last;
   }
   const found = new Set<string>();
@@ -186,7 +189,7 @@ export class HostProvider implements Provider {
   readonly name: string;
 
   constructor(private readonly options: HostOptions) {
-    if (!options.runner && !options.tty) throw new Error("createHostProvider needs a runner or tty: true");
+    if (!options.runner && !options.tty) throw new CodedError("internal-error", "createHostProvider needs a runner or tty: true");
     this.name = options.runner ? `host:${options.runner.name}` : "host:tty";
   }
 
@@ -309,7 +312,7 @@ export class HostProvider implements Provider {
     } catch (e) {
       throw new DecisionFailure(
         "host-failed",
-        `D-20: the host is tty but ${path} cannot be opened (${(e as Error).message}); run switchyard at a terminal or set [decisions] host to an agent runner`,
+        `D-20: the host is tty but ${path} cannot be opened (${messageOf(e)}); run switchyard at a terminal or set [decisions] host to an agent runner`,
       );
     }
     try {

@@ -21,6 +21,7 @@ import type { ProviderConfig } from "../config-types.js";
 import { isRetryableStatus, MAX_RETRY_AFTER_MS } from "../retry-policy.js";
 import { authorize } from "../provider-key.js";
 import { type Exchange, type Send } from "../http.js";
+import { errnoCode } from "../../shared/thrown.js";
 
 /** What the official client sent on its first request: where, and which headers. */
 export interface WireTemplate {
@@ -70,7 +71,7 @@ export async function directAttempt(
     x = await send(template.url, "POST", authorize(config, { ...template.headers }), Buffer.from(body), signal, config.timeout_ms);
   } catch (err) {
     if (signal.aborted) return { ok: false, error: new APIUserAbortError(undefined, { cause: err }), retryable: false };
-    if ((err as { code?: string }).code === "ETIMEDOUT")
+    if (errnoCode(err) === "ETIMEDOUT")
       return { ok: false, error: new APITimeoutError(config.timeout_ms, { cause: err }), retryable: true };
     const message = err instanceof Error ? `Connection error: ${err.message}` : undefined;
     return { ok: false, error: new APIConnectionError(message, { cause: err }), retryable: true };

@@ -74,7 +74,7 @@ export async function askModel(
   const problem = routeProblem(config, target, true);
   if (problem) return all("resolver", `D-30: ${problem.message}`);
   const providerConfig = config.providers[target.provider];
-  const tooBig = windowProblem(req.state_text, target.questions, target.model, providerConfig.context_window[target.model]);
+  const tooBig = windowProblem(req.state_text, target.questions, target.model, providerConfig?.context_window[target.model]);
   if (tooBig) return all("window", tooBig);
 
   let response: ProviderResponse;

@@ -52,7 +52,7 @@ export function preflight(ctx: PreflightContext, types: string[]): string[] {
       }
       continue;
     }
-    const keyEnv = config.providers[mode.provider].api_key_env;
+    const keyEnv = config.providers[mode.provider]?.api_key_env;
     if (keyEnv !== undefined && !ctx.providers?.[mode.provider] && !ctx.env[keyEnv]) {
       problems.push(
         `D-21: judgement type "${type}" is routed to ${formatMode(mode)}, but provider "${mode.provider}" reads its key from $${keyEnv}, which is not set`,

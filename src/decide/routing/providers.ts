@@ -2,6 +2,7 @@
 // types all stay with the host never loads the HTTP clients (the openai package alone is slow to
 // import).
 
+import { CodedError } from "../../shared/coded-error.js";
 import type { MachineConfig } from "../config-types.js";
 import { secretEnvNames } from "../config.js";
 import type { Provider } from "../provider.js";
@@ -32,7 +33,10 @@ export function providerCache(
       let p = built.get(name);
       if (!p) {
         const { createProvider } = await import("../providers/index.js");
-        p = built.get(name) ?? createProvider(config.providers[name], {}, secretEnvNames(config));
+        const providerConfig = config.providers[name];
+        // The config check (D-30) refuses a route to an unknown provider before any question is asked.
+        if (providerConfig === undefined) throw new CodedError("internal-error", `no provider named '${name}' is configured`);
+        p = built.get(name) ?? createProvider(providerConfig, {}, secretEnvNames(config));
         built.set(name, p);
       }
       return p;

@@ -46,7 +46,8 @@ export interface Targets {
 export function settingsFor(config: MachineConfig, overrides: Record<string, JudgementMode>, type: string): TypeSettings | undefined {
   const s = config.decisions.settings?.[type];
   if (!s) return undefined;
-  return Object.hasOwn(overrides, type) && formatMode(overrides[type]) !== formatMode(s.mode) ? undefined : s;
+  const override = Object.hasOwn(overrides, type) ? overrides[type] : undefined;
+  return override !== undefined && formatMode(override) !== formatMode(s.mode) ? undefined : s;
 }
 
 /** Which questions go to the host, to which model, and which are audited or calibrated. */

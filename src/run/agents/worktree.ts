@@ -101,7 +101,7 @@ function filterOverrides(configList: GitResult): string[] | { refused: string } 
   const drivers = new Set<string>();
   for (const key of configList.stdout.split("\0")) {
     const m = /^filter\.([\s\S]*)\.(clean|smudge|process|required)$/.exec(key.trim());
-    if (m) drivers.add(m[1]!);
+    if (m?.[1] !== undefined) drivers.add(m[1]);
   }
   for (const d of [...drivers].sort()) {
     if (/[=\n]/.test(d))

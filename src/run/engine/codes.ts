@@ -268,4 +268,22 @@ export const RUN_CODES: CodeEntry[] = [
     explain:
       "List runs with `switchyard runs`; a unique prefix of an id is enough. The state folder is --state-dir, else $SWITCHYARD_HOME, else the nearest `.switchyard/` in the working directory or a parent, else the per-user folder ($XDG_STATE_HOME/switchyard, else ~/.local/state/switchyard).",
   },
+  {
+    code: "worker-id-taken",
+    summary: "another worker connected to the same store already uses this worker id",
+    explain:
+      "Each worker of a store holds its id for as long as it runs (a PostgreSQL advisory lock), so that two processes never answer for the same worker. Give each worker its own `--id`, or stop the worker that holds it; a worker that died lets go of its id when its connection closes.",
+  },
+  {
+    code: "worker-stopped",
+    summary: "a worker was stopped (SIGTERM past its grace period) before the instance it was running finished",
+    explain:
+      "Not a failure of the instance: the job goes back to the queue and another worker runs it again from the start. It shows only in the queue's record of the job's attempts.",
+  },
+  {
+    code: "sql-error",
+    summary: "PostgreSQL refused a statement of the store",
+    explain:
+      "The message carries PostgreSQL's own words and its SQLSTATE. A store that cannot be written (a full disk, a read-only server, lost permissions) is reported as state-unwritable instead; any other refusal is a bug in switchyard or a schema changed behind its back: please report it with the message.",
+  },
 ];

@@ -41,7 +41,7 @@ import {
   type KindEnv,
   type Outcome,
 } from "../kinds/index.js";
-import { codedText } from "../../shared/coded-error.js";
+import { CodedError, codedText } from "../../shared/coded-error.js";
 import { prepareAttempt, type AttemptFiles } from "../kinds/index.js";
 import { runEvaluate } from "../kinds/index.js";
 import { localExecutor, type AttemptRequest, type InstanceExecutor } from "./executor.js";
@@ -292,7 +292,7 @@ export class RunEngine {
       evaluatorFor: (task) => {
         let fn = this.evaluatorCache.get(task);
         if (!fn) {
-          if (!factory) throw new Error(`no evaluator was given to the engine for ${task.name}`);
+          if (!factory) throw new CodedError("internal", `no evaluator was given to the engine for ${task.name}`);
           fn = factory(task);
           this.evaluatorCache.set(task, fn);
         }
@@ -469,7 +469,7 @@ export class RunEngine {
     if (queued > 0) return;
     if (this.settledTasks < this.order.length) {
       const stuck = this.order.filter((t) => !t.settled).map((t) => t.name);
-      this.fail(new Error(`internal: the scheduler has nothing to run but tasks are unsettled: ${stuck.join(", ")}`));
+      this.fail(new CodedError("internal", `the scheduler has nothing to run but tasks are unsettled: ${stuck.join(", ")}`));
       return;
     }
     this.finished = true;

@@ -3,7 +3,7 @@
 // earlier invocations and the cost agents reported.
 
 import type { Plan } from "../../plan/plan.js";
-import { chargedUsd, dispatch, type EventHandlers, type RunEvent, type RunRepository, type Settings } from "../store/index.js";
+import { chargedUsd, dispatch, eventTask, type EventHandlers, type RunEvent, type RunRepository, type Settings } from "../store/index.js";
 import { RunNotFound } from "../store/index.js";
 import type { Store } from "../store/index.js";
 import { UNMAPPED, type Recorded, type TaskRecord } from "./task-state.js";
@@ -40,8 +40,8 @@ class Fold {
 
   /** The record of an event's instance, created pending on first mention. */
   rec(e: RunEvent): Recorded {
-    let m = this.recorded.get(e.task!);
-    if (!m) this.recorded.set(e.task!, (m = new Map()));
+    let m = this.recorded.get(eventTask(e));
+    if (!m) this.recorded.set(eventTask(e), (m = new Map()));
     const k = e.key ?? UNMAPPED;
     let r = m.get(k);
     if (!r) m.set(k, (r = { status: "pending", attempts: 0, rounds: [] }));
@@ -50,8 +50,8 @@ class Fold {
 
   /** The record of an event's task. */
   task(e: RunEvent): TaskRecord {
-    let x = this.taskRecords.get(e.task!);
-    if (!x) this.taskRecords.set(e.task!, (x = {}));
+    let x = this.taskRecords.get(eventTask(e));
+    if (!x) this.taskRecords.set(eventTask(e), (x = {}));
     return x;
   }
 }

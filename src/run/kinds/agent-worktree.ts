@@ -22,6 +22,7 @@ import { git, gitLocked, refComponent, type GitOptions, type GitScope } from "..
 import { pinWorkspace, workspaceReplaced } from "../process/index.js";
 import { turnEnds, turnStarts, type RepositorySnapshot } from "../process/index.js";
 import type { RunRepository } from "../store/index.js";
+import { errnoCode } from "../../shared/thrown.js";
 
 /**
  * Per repository and run, this process's sweep of leftover worktrees: every attempt awaits the
@@ -88,9 +89,9 @@ function scopeOf(workspace: string, commonDir: string): (GitScope & { gitFile: s
   } catch {
     return undefined;
   }
-  const m = /^gitdir: (.+)$/m.exec(text);
-  if (!m) return undefined;
-  const gitDir = resolve(workspace, m[1]!.trim());
+  const [, gitDirText] = /^gitdir: (.+)$/m.exec(text) ?? [];
+  if (gitDirText === undefined) return undefined;
+  const gitDir = resolve(workspace, gitDirText.trim());
   const rel = relative(join(commonDir, "worktrees"), gitDir);
   if (rel === "" || rel.startsWith("..") || isAbsolute(rel) || rel.includes(sep)) return undefined;
   return { gitDir, commonDir, workTree: workspace, gitFile: text };
@@ -175,7 +176,7 @@ function restoreGitFile(dotGit: string, text: string): void {
     rmSync(dotGit, { recursive: true, force: true });
     writeFileSync(dotGit, text, { flag: "wx" });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    if (errnoCode(err) !== "ENOENT") throw err;
   }
 }
 

@@ -19,6 +19,7 @@ import {
 } from "../process/index.js";
 import { parseUntrustedJson } from "../process/index.js";
 import { folderFault } from "../store/index.js";
+import { errnoCode } from "../../shared/thrown.js";
 
 /** The files of an attempt: its workspace, its input and output files, and its log. */
 export interface AttemptFiles {
@@ -74,7 +75,7 @@ function prepareAttemptFiles(stem: string, input: InstanceInput): AttemptFiles {
   try {
     mkdirSync(stem);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === "ENOENT") {
       // The parent was removed after it was remembered: create it again.
       mkdirSync(parent, { recursive: true });

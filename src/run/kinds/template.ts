@@ -42,7 +42,7 @@ export function renderPrompt(
     for (const p of parts.slice(1)) {
       v = isPlainObject(v) ? v[p] : undefined;
     }
-    if (parts.length === 3 && routes.has(parts[1]) && isPlainObject(v) && typeof v.label === "string") return v.label;
+    if (parts.length === 3 && routes.has(parts[1] ?? "") && isPlainObject(v) && typeof v.label === "string") return v.label;
     return show(v);
   });
 }

@@ -17,12 +17,14 @@
 // (A bash launcher with job control, `set -m` and `wait -f`, would save the `setsid` exec per
 // command, but bash 5.2's `wait -f` can spin forever on a job already reaped: not used.)
 
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import { constants } from "node:os";
 import { resolve } from "node:path";
 import type { ProcessResult, ProcessSpec } from "./process.js";
 import { signalGroup } from "./signal-group.js";
 import { GO_LINE, PERL_LAUNCHER, setsidSyscall } from "./launcher-perl.js";
+import { CodedError } from "../../shared/coded-error.js";
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const KILL_GRACE_MS = 1000;
@@ -121,7 +123,7 @@ interface Job {
 }
 
 class LauncherShell {
-  readonly proc: ChildProcess;
+  readonly proc: ChildProcessByStdio<Writable, Readable, null>;
   private buf = "";
   job: Job | null = null;
   dead = false;
@@ -131,8 +133,8 @@ class LauncherShell {
     onExit: (s: LauncherShell) => void,
   ) {
     this.proc = spawn(program.file, program.args, { stdio: ["pipe", "pipe", "ignore"], env });
-    this.proc.stdout!.setEncoding("utf8");
-    this.proc.stdout!.on("data", (d: string) => this.data(d));
+    this.proc.stdout.setEncoding("utf8");
+    this.proc.stdout.on("data", (d: string) => this.data(d));
     this.proc.on("exit", () => {
       this.dead = true;
       onExit(this);
@@ -143,10 +145,10 @@ class LauncherShell {
     this.proc.on("error", () => {
       this.dead = true;
     });
-    this.proc.stdin!.on("error", () => {
+    this.proc.stdin.on("error", () => {
       this.dead = true;
     });
-    if (program.preamble !== undefined) this.proc.stdin!.write(program.preamble);
+    if (program.preamble !== undefined) this.proc.stdin.write(program.preamble);
   }
 
   private data(d: string): void {
@@ -164,9 +166,10 @@ class LauncherShell {
         this.job = null;
         const [statusText, outputText] = line.slice(2).split(" ");
         const status = Number(statusText);
+        const signal = status > 128 ? SIGNAL_NAMES.get(status - 128) : undefined;
         const r: ProcessResult =
-          status > 128 && SIGNAL_NAMES.has(status - 128)
-            ? { code: null, signal: SIGNAL_NAMES.get(status - 128)!, timedOut: false, aborted: false }
+          signal !== undefined
+            ? { code: null, signal, timedOut: false, aborted: false }
             : { code: status, signal: null, timedOut: false, aborted: false };
         if (job.spec.outputFile !== undefined) r.outputExists = outputText === "1";
         job.resolve(r);
@@ -176,12 +179,12 @@ class LauncherShell {
 
   start(job: Job): void {
     this.job = job;
-    this.proc.stdin!.write(this.program.job(job.spec));
+    this.proc.stdin.write(this.program.job(job.spec));
   }
 
   /** Lets the job's child run its command (its group is recorded by now). */
   go(): void {
-    this.proc.stdin!.write(GO_LINE);
+    this.proc.stdin.write(GO_LINE);
   }
 }
 
@@ -223,7 +226,7 @@ export class Launcher {
   run(spec: LaunchSpec): Promise<ProcessResult> {
     if (!this.program || !this.accepts(spec.extraEnv ?? {}, spec.argv))
       return Promise.reject(
-        new Error(`internal: the launcher cannot pass these environment variables: ${Object.keys(spec.extraEnv ?? {}).join(", ")}`),
+        new CodedError("internal", `the launcher cannot pass these environment variables: ${Object.keys(spec.extraEnv ?? {}).join(", ")}`),
       );
     let shell = this.idle.pop();
     while (shell && shell.dead) shell = this.idle.pop();
@@ -293,7 +296,7 @@ export class Launcher {
 
   /** Ends every launcher shell (their stdin closes; they exit once their job is done). */
   close(): void {
-    for (const s of this.all) s.proc.stdin!.end();
+    for (const s of this.all) s.proc.stdin.end();
     this.all.clear();
     this.idle = [];
   }

@@ -3,6 +3,8 @@
 // (the test runner, the CI job) and kill(-1) every process we may signal. Only an id that can
 // name another process's group (an integer above 1) is ever signalled.
 
+import { errnoCode } from "../../shared/thrown.js";
+
 /** Sends `sig` to the process group `pgid`; false when the id is not one or the group is gone. */
 export function signalGroup(pgid: number, sig: NodeJS.Signals | 0): boolean {
   if (!Number.isInteger(pgid) || pgid <= 1) return false;
@@ -11,6 +13,6 @@ export function signalGroup(pgid: number, sig: NodeJS.Signals | 0): boolean {
     return true;
   } catch (err) {
     // EPERM: the group exists but is not ours to signal.
-    return (err as NodeJS.ErrnoException).code === "EPERM" && sig === 0;
+    return errnoCode(err) === "EPERM" && sig === 0;
   }
 }

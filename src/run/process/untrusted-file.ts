@@ -30,6 +30,7 @@ import type { Stats } from "node:fs";
 import { lstat, open, readlink, realpath } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { CodedError } from "../../shared/coded-error.js";
+import { errnoCode } from "../../shared/thrown.js";
 
 /** The default limit on one file read from an instance (and on a provider's reply): 16 MB. */
 export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -97,7 +98,7 @@ export async function workspaceReplaced(root: WorkspaceRoot): Promise<string | u
   try {
     st = await lstat(root.path);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     return code === "ENOENT" ? undefined : `cannot be looked at (${code})`;
   }
   if (st.isSymbolicLink()) return `was replaced by a symbolic link to ${await readlink(root.path).catch(() => "an unreadable target")}`;
@@ -146,7 +147,7 @@ export async function readUntrustedFile(path: string, o: UntrustedRead): Promise
   try {
     st = await lstat(path);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw reject(`cannot be read (${code})`, "leave a readable regular file");
   }
@@ -169,7 +170,7 @@ export async function readUntrustedFile(path: string, o: UntrustedRead): Promise
     // a symlink swapped in for the resolved path.
     fh = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === "ENOENT") return undefined;
     throw reject(`cannot be opened (${code})`, "leave a readable regular file");
   }
@@ -304,9 +305,9 @@ export function readRegularFileSync(path: string, limit: number): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const st = fstatSync(fd);
-    if (st.isDirectory()) throw Object.assign(new Error("is a folder"), { code: "EISDIR" });
-    if (!st.isFile()) throw Object.assign(new Error(`is ${kindOf(st)}`), { code: "ENOTREG" });
-    if (st.size > limit) throw Object.assign(new Error(`is larger than ${megabytes(limit)}`), { code: "EFBIG" });
+    if (st.isDirectory()) throw new CodedError("EISDIR", "is a folder");
+    if (!st.isFile()) throw new CodedError("ENOTREG", `is ${kindOf(st)}`);
+    if (st.size > limit) throw new CodedError("EFBIG", `is larger than ${megabytes(limit)}`);
     const buf = Buffer.allocUnsafe(st.size + 1);
     let n = 0;
     while (n < buf.length) {
@@ -314,11 +315,11 @@ export function readRegularFileSync(path: string, limit: number): string {
       if (r === 0) break;
       n += r;
     }
-    if (n > limit) throw Object.assign(new Error(`is larger than ${megabytes(limit)}`), { code: "EFBIG" });
+    if (n > limit) throw new CodedError("EFBIG", `is larger than ${megabytes(limit)}`);
     try {
       return decoder.decode(buf.subarray(0, n));
     } catch {
-      throw Object.assign(new Error("is not valid UTF-8 text"), { code: "EILSEQ" });
+      throw new CodedError("EILSEQ", "is not valid UTF-8 text");
     }
   } finally {
     closeSync(fd);

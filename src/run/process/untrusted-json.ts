@@ -14,6 +14,7 @@
 // to 1e21 (written as a bare integer), which is the rule's own case.
 
 import { UntrustedFileError } from "./untrusted-file.js";
+import { messageOf } from "../../shared/thrown.js";
 
 /** The deepest nesting of arrays and objects accepted in an instance's JSON. */
 const MAX_JSON_DEPTH = 256;
@@ -102,6 +103,6 @@ export function parseUntrustedJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw invalid(`${what} is not valid JSON: ${(err as Error).message}`);
+    throw invalid(`${what} is not valid JSON: ${messageOf(err)}`);
   }
 }

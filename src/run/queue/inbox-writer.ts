@@ -53,10 +53,12 @@ class Group<T> {
       const batch = this.waiting;
       this.waiting = [];
       try {
-        if (batch.length === 1) await this.sendOne(batch[0]!);
+        const [only] = batch;
+        if (batch.length === 1 && only !== undefined) await this.sendOne(only);
         else await this.sendAll(batch);
       } catch (err) {
-        if (batch.length === 1) this.failItem(batch[0]!, err);
+        const [only] = batch;
+        if (batch.length === 1 && only !== undefined) this.failItem(only, err);
         else
           for (const item of batch) {
             // One after another, in the order asked (rare: only after a refused group).

@@ -7,6 +7,7 @@ import type { Pool } from "pg";
 import type { Plan } from "../../plan/plan.js";
 import type { RunRepository } from "../store/index.js";
 import { ident } from "./names.js";
+import { CodedError } from "../../shared/coded-error.js";
 
 /** Writes run `run`'s pack snapshot into the empty folder `dest` (the store's copy). */
 export type PackSource = (run: string, dest: string) => Promise<void>;
@@ -49,7 +50,7 @@ export class RunCache {
       [run],
     );
     const row = r.rows[0];
-    if (!row) throw new Error(`the store has no queue record for run ${run}`);
+    if (!row) throw new CodedError("state-corrupt", `the store has no queue record for run ${run}`);
     const packDir = join(this.runDir(run), "pack");
     if (!existsSync(packDir)) {
       // Fetched beside, then renamed: a worker killed mid-fetch never leaves half a pack.

@@ -10,6 +10,8 @@ import { createHash } from "node:crypto";
 import type { Pool } from "pg";
 import type { InstanceInput } from "../kinds/index.js";
 import { ident } from "./names.js";
+import { CodedError } from "../../shared/coded-error.js";
+import { parseJson } from "../../shared/primitives.js";
 
 /** Outputs whose JSON is at least this long travel by hash; smaller ones ride in the job. */
 export const SHARED_INPUT_BYTES = 2048;
@@ -101,8 +103,8 @@ export class InputJoiner {
       .query<{ body: string }>(`select body from ${ident(this.schema)}.queue_inputs where run = $1 and hash = $2`, [run, hash])
       .then((r) => {
         const row = r.rows[0];
-        if (!row) throw new Error(`the store holds no input ${hash.slice(0, 12)} for run ${run}`);
-        return JSON.parse(row.body) as unknown;
+        if (!row) throw new CodedError("state-corrupt", `the store holds no input ${hash.slice(0, 12)} for run ${run}`);
+        return parseJson(row.body);
       });
     this.cache.set(k, v);
     v.catch(() => this.cache.delete(k)); // the database restarting: the job's next delivery reads again

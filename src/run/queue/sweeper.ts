@@ -6,11 +6,15 @@
 
 import type { Pool, PoolClient } from "pg";
 import { ident, QUEUE_SCHEMA, queueNames, SWEEP_INTERVAL_MS, UNREGISTERED_LOCK_GRACE_SECONDS, WORKER_LOCK_SPACE } from "./names.js";
+import { RunRefused } from "../store/index.js";
 
 /** Takes a worker's liveness lock on `db` (a connection kept for the worker's whole life). */
 export async function holdWorkerLock(db: PoolClient | import("pg").Client, id: string): Promise<void> {
   const r = await db.query<{ ok: boolean }>("select pg_try_advisory_lock($1, hashtext($2)) as ok", [WORKER_LOCK_SPACE, id]);
-  if (!r.rows[0]?.ok) throw new Error(`another worker already holds the id ${id}`);
+  if (!r.rows[0]?.ok)
+    throw new RunRefused("worker-id-taken", `another worker already holds the id ${id}`, {
+      hint: "give each worker its own --id, or stop the worker that has it",
+    });
 }
 
 /** Whether the worker `id` still lives: its lock is held (taking it, to check, gives it back at once). */

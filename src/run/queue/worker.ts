@@ -28,6 +28,8 @@ import { holdWorkerLock, startSweeper } from "./sweeper.js";
 import { RunCache, type PackSource } from "./run-cache.js";
 import { InputJoiner } from "./shared-inputs.js";
 import type { JobPayload } from "./job-payload.js";
+import { CodedError } from "../../shared/coded-error.js";
+import { SnapshotError } from "../engine/index.js";
 
 /** How to run a worker: the shared store, its state folder, concurrency and tags, and what attempts may use. */
 export interface WorkerOptions {
@@ -118,7 +120,7 @@ function storePacks(pool: pg.Pool, schema: string): PackSource {
   return async (run, dest) => {
     const r = await pool.query<{ archive: Buffer }>(`select archive from ${ident(schema)}.packs where run = $1`, [run]);
     const archive = r.rows[0]?.archive;
-    if (!archive) throw new Error(`the store holds no pack snapshot for run ${run}`);
+    if (!archive) throw new SnapshotError("snapshot-missing", `the store holds no pack snapshot for run ${run}`);
     extractPack(archive, dest);
   };
 }
@@ -165,7 +167,7 @@ function attemptEnv(d: HandlerDeps, run: string, facts: Awaited<ReturnType<RunCa
     maxFileBytes: d.limit,
     launcher: d.launcher,
     evaluatorFor: (task) => {
-      if (!opts.evaluators) throw new Error(`no evaluator was given to the worker for ${task.name}`);
+      if (!opts.evaluators) throw new CodedError("internal", `no evaluator was given to the worker for ${task.name}`);
       return opts.evaluators(facts.packDir, facts.plan)(task);
     },
   };
@@ -231,7 +233,7 @@ function jobHandler(d: HandlerDeps): Task {
     await rounds;
     if (out.status === "interrupted" && !entry.cancelled) {
       // Drained (SIGTERM past its grace period): not a result; the queue gives the job to another worker.
-      throw new Error(`worker ${d.id} stopped before ${key} finished`);
+      throw new CodedError("worker-stopped", `worker ${d.id} stopped before ${key} finished`);
     }
     const tail = logTail(`${dir}.log`);
     const finished: FinishedReport = { outcome: capped(out, d.limit), ...(tail !== undefined ? { log_tail: tail } : {}) };

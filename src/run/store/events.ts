@@ -4,6 +4,7 @@
 
 import type { Plan } from "../../plan/plan.js";
 import type { DecisionRecord, Usage } from "./decision-record.js";
+import { CodedError } from "../../shared/coded-error.js";
 
 /** An instance's status in the event log and the projections. */
 export type InstanceStatus = "pending" | "running" | "passed" | "failed" | "not_taken" | "blocked";
@@ -182,6 +183,15 @@ export function dispatch<T extends EventType, Args extends unknown[], R>(
 ): R {
   const handler: (e: RunEvent<T>, ...args: Args) => R = handlers[e.type];
   return handler(e, ...args);
+}
+
+/**
+ * The task an instance- or task-level event is about. Every such event names one when it is
+ * written, so an event without one means the log was changed behind switchyard's back.
+ */
+export function eventTask(e: RunEvent): string {
+  if (e.task === null) throw new CodedError("state-corrupt", `event ${e.seq} (${e.type}) of run ${e.run} names no task`);
+  return e.task;
 }
 
 /** An events-table row as stored, its payload still JSON text. */

@@ -31,6 +31,7 @@ export {
   type SnapshotInfo,
   type StoredEvent,
   type TerminalStatus,
+  eventTask,
 } from "./events.js";
 export { describeStore, openStore, parseStoreSpec, type StoreSpec } from "./open-store.js";
 export {

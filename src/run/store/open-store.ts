@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { SqliteStore } from "./store-sqlite.js";
 import { parsePgUrl, PostgresStore } from "./store-postgres.js";
 import { sqlitePath, type Store } from "./store.js";
+import { CodedError } from "../../shared/coded-error.js";
 
 /** The store a --store value names: a SQLite file or a PostgreSQL database. */
 export type StoreSpec = { kind: "sqlite"; file: string } | { kind: "postgres"; url: string };
@@ -19,7 +20,7 @@ export function parseStoreSpec(spec: string | undefined, stateDir: string): Stor
     parsePgUrl(spec);
     return { kind: "postgres", url: spec };
   }
-  throw new Error("a store is `sqlite:PATH` or a postgres://USER@HOST:PORT/DATABASE connection string");
+  throw new CodedError("store-url", "a store is `sqlite:PATH` or a postgres://USER@HOST:PORT/DATABASE connection string");
 }
 
 /** A store's location for messages: the file, or the connection string without its password. */

@@ -28,6 +28,7 @@ import type { Sql, Store } from "./store.js";
 import type { PostgresStore } from "./store-postgres.js";
 import type { SqliteStore } from "./store-sqlite.js";
 import { RunRefused } from "./run-refused.js";
+import { errnoCode } from "../../shared/thrown.js";
 
 /** Which process owns a run: its pid, start time and boot, its host, and the token it holds. */
 export interface OwnerIdentity {
@@ -92,7 +93,7 @@ export function pidExists(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    return errnoCode(err) === "EPERM";
   }
 }
 
@@ -246,7 +247,7 @@ export function claimRun(store: Store, run: string, opts: { force?: boolean } = 
   try {
     (store as SqliteStore).immediate(claim);
   } catch (err) {
-    if ((err as { code?: string }).code === "SQLITE_BUSY") {
+    if (errnoCode(err) === "SQLITE_BUSY") {
       throw new RunRefused("run-busy", `the state database ${store.stateDir} stayed locked by another process; try again in a moment`);
     }
     throw err;

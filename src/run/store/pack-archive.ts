@@ -6,6 +6,7 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, normalize, relative, sep } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
+import { StorageFault } from "./storage-fault.js";
 
 function files(root: string, dir: string, out: string[]): void {
   for (const name of readdirSync(dir).sort()) {
@@ -39,7 +40,7 @@ export function extractPack(archive: Buffer, dest: string): void {
   const buf = gunzipSync(archive);
   let at = 0;
   while (at < buf.length) {
-    if (at + 12 > buf.length) throw new Error("the pack archive is truncated");
+    if (at + 12 > buf.length) throw new StorageFault("state-corrupt", "the pack archive is truncated", { systemCode: "pack-archive" });
     const nameLen = buf.readUInt32BE(at);
     const mode = buf.readUInt32BE(at + 4);
     const size = buf.readUInt32BE(at + 8);
@@ -48,10 +49,10 @@ export function extractPack(archive: Buffer, dest: string): void {
     at += nameLen;
     const body = buf.subarray(at, at + size);
     at += size;
-    if (body.length !== size) throw new Error("the pack archive is truncated");
+    if (body.length !== size) throw new StorageFault("state-corrupt", "the pack archive is truncated", { systemCode: "pack-archive" });
     const clean = normalize(rel);
     if (clean.startsWith("..") || clean.startsWith("/") || clean.includes("\0"))
-      throw new Error(`the pack archive holds a path outside the pack: ${rel}`);
+      throw new StorageFault("state-corrupt", `the pack archive holds a path outside the pack: ${rel}`, { systemCode: "pack-archive" });
     const target = join(dest, clean);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, body);

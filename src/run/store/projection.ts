@@ -4,7 +4,7 @@
 // store only says how one row write is carried out (ProjectionOps: a prepared SQLite statement,
 // or a PostgreSQL statement added to the batch's transaction).
 
-import { chargedUsd, dispatch, type EventHandlers, type EventType, type RunEvent } from "./events.js";
+import { chargedUsd, dispatch, eventTask, type EventHandlers, type EventType, type RunEvent } from "./events.js";
 
 /** What a buffered event carries besides the event itself. */
 export interface RowExtras {
@@ -146,7 +146,11 @@ class Projection {
 const taskId = (e: RunEvent): string => `${e.run}\u0000${e.task}`;
 
 /** An instance event's task and key (UNMAPPED for an unmapped task's instance). */
-const instanceOf = (e: RunEvent): { run: string; task: string; key: string } => ({ run: e.run, task: e.task!, key: e.key ?? UNMAPPED });
+const instanceOf = (e: RunEvent): { run: string; task: string; key: string } => ({
+  run: e.run,
+  task: eventTask(e),
+  key: e.key ?? UNMAPPED,
+});
 
 /** How each event changes the runs/tasks/instances rows (the projection of R-3); spend is charged by Projection.apply. */
 const PROJECT: EventHandlers<[Projection, RowExtras]> = {
@@ -165,7 +169,7 @@ const PROJECT: EventHandlers<[Projection, RowExtras]> = {
   },
   instance_started: (e, p) => {
     p.upsert({ ...instanceOf(e), status: "running", attempts: e.payload.attempt, output: null, error: null, label: null });
-    p.taskRunning(e.run, e.task!);
+    p.taskRunning(e.run, eventTask(e));
   },
   instance_finished: (e, p, r) => {
     const output = e.payload.output === undefined ? null : (r.outputText ?? JSON.stringify(e.payload.output));

@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { CodedError } from "../../shared/coded-error.js";
+import { errnoCode } from "../../shared/thrown.js";
 
 /** The SQLite driver cannot be loaded: no native build for this Node, or one for another Node. */
 export class SqliteDriverMissing extends CodedError {}
@@ -22,7 +23,7 @@ function installFolder(): string {
 /** The SqliteDriverMissing an error from opening a database stands for, or undefined if it is none. */
 export function driverFault(err: unknown): SqliteDriverMissing | undefined {
   if (!(err instanceof Error)) return undefined;
-  const code = (err as NodeJS.ErrnoException).code;
+  const code = errnoCode(err);
   // `bindings` (better-sqlite3's loader) throws this when no build exists; Node throws
   // ERR_DLOPEN_FAILED for a build it cannot load (another Node's ABI, another platform, a broken file).
   const unbuilt = err.message.startsWith("Could not locate the bindings file");

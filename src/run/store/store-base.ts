@@ -121,8 +121,9 @@ export abstract class BufferedStore implements Store {
     for (let after = 0; ;) {
       const page = this.eventsAfter(run, after, PAGE);
       for (const r of page) yield decodeEvent(run, r);
-      if (page.length < PAGE) return;
-      after = page[page.length - 1]!.seq;
+      const last = page.at(-1);
+      if (page.length < PAGE || last === undefined) return;
+      after = last.seq;
     }
   }
 
@@ -144,11 +145,12 @@ export abstract class BufferedStore implements Store {
       // write while a statement still iterates over it).
       for (let after = 0; ;) {
         const page = this.eventsAfter(r, after, PAGE);
-        if (page.length === 0) break;
+        const last = page.at(-1);
+        if (last === undefined) break;
         const batch = page.map((e): PendingRow => ({ ...decodeEvent(r, e), text: "", ms: Date.parse(e.time) }));
         this.commitRows(batch, false);
         n += batch.length;
-        after = page[page.length - 1]!.seq;
+        after = last.seq;
       }
       // The live projection touched inv_last once per committed batch; rebuilding in other
       // batches gives the same value because only the latest event time counts.

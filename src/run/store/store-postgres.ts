@@ -29,6 +29,7 @@ import { LOG_SQL, PROJECTION_SQL } from "./store-sql.js";
 import { StorageFault } from "./storage-fault.js";
 import { numberedParams, type Sql } from "./store.js";
 import type { EventPayloads, EventType, RunEvent } from "./events.js";
+import { CodedError } from "../../shared/coded-error.js";
 
 const DEFAULT_SCHEMA = "switchyard";
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -113,13 +114,16 @@ export function parsePgUrl(spec: string): PgLocation {
   try {
     u = new URL(spec);
   } catch {
-    throw new Error("the store's connection string is not a URL (expected postgres://USER@HOST:PORT/DATABASE)");
+    throw new CodedError("store-url", "the store's connection string is not a URL (expected postgres://USER@HOST:PORT/DATABASE)");
   }
   if (u.protocol !== "postgres:" && u.protocol !== "postgresql:")
-    throw new Error(`the store's connection string must start with postgres:// or postgresql://, got ${u.protocol}//`);
+    throw new CodedError("store-url", `the store's connection string must start with postgres:// or postgresql://, got ${u.protocol}//`);
   const schema = u.searchParams.get("schema") ?? DEFAULT_SCHEMA;
   if (!SCHEMA_NAME.test(schema))
-    throw new Error(`the store's ?schema= must be a lower-case SQL name (letters, digits, _), got ${JSON.stringify(schema)}`);
+    throw new CodedError(
+      "store-url",
+      `the store's ?schema= must be a lower-case SQL name (letters, digits, _), got ${JSON.stringify(schema)}`,
+    );
   u.searchParams.delete("schema");
   const url = u.toString();
   const shown = new URL(url);
@@ -241,13 +245,14 @@ export class PostgresStore extends BufferedStore {
 
   protected fault(err: unknown): StorageFault | undefined {
     if (err instanceof StorageFault) return err;
-    if (!(err instanceof SqlError) || !err.code) return undefined;
-    const why = CANNOT_WRITE[err.code] ?? (err.code.startsWith("53") ? "the server lacks resources" : undefined);
+    if (!(err instanceof SqlError) || !err.sqlState) return undefined;
+    const state = err.sqlState;
+    const why = CANNOT_WRITE[state] ?? (state.startsWith("53") ? "the server lacks resources" : undefined);
     if (!why) return undefined;
     return new StorageFault(
       "state-unwritable",
-      `the PostgreSQL store ${this.location} cannot be written: ${why} (SQLSTATE ${err.code}: ${err.message})`,
-      { systemCode: err.code },
+      `the PostgreSQL store ${this.location} cannot be written: ${why} (SQLSTATE ${state}: ${err.message})`,
+      { systemCode: state },
     );
   }
 

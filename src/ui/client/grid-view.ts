@@ -4,6 +4,7 @@
 
 import { h, clear } from "./dom.js";
 import type { Column, GridModel } from "./grid-model.js";
+import { itemAt } from "../../shared/checked-index.js";
 
 const ROW = 26;
 const OVERSCAN = 10;
@@ -18,6 +19,11 @@ export const STATUS_NAME: Record<string, string> = {
   b: "blocked",
   "-": "not reached",
 };
+
+/** A status letter's name; an unknown letter is shown as itself. */
+function statusName(s: string): string {
+  return STATUS_NAME[s] ?? s;
+}
 
 type SortBy = "key" | "key-desc" | "conf" | "conf-desc" | "status";
 
@@ -66,7 +72,7 @@ export class GridView {
       "select",
       { class: "f-status", "aria-label": "status", onchange: (e: Event) => this.set({ status: (e.target as HTMLSelectElement).value }) },
       h("option", { value: "" }, "any status"),
-      ...["P", "F", "n", "b", "r", "p", "-"].map((s) => h("option", { value: s }, STATUS_NAME[s]!)),
+      ...["P", "F", "n", "b", "r", "p", "-"].map((s) => h("option", { value: s }, statusName(s))),
     );
     this.labelSelect = h("select", {
       class: "f-label",
@@ -129,8 +135,10 @@ export class GridView {
     head.style.setProperty("--cols", String(model.columns.length));
     this.el = h("section", { class: "grid", "aria-label": "grid" }, toolbar, h("div", { class: "grid-frame" }, head, this.body));
     this.rows.addEventListener("click", (e) => {
-      const cell = (e.target as HTMLElement).closest<HTMLElement>(".cell[data-task]");
-      if (cell) this.onCell(cell.dataset.task!, this.model.keys[Number(cell.parentElement!.dataset.row)]!);
+      const cell = e.target instanceof Element ? e.target.closest<HTMLElement>(".cell[data-task]") : null;
+      const task = cell?.dataset.task;
+      const key = this.model.keys[Number(cell?.parentElement?.dataset.row)];
+      if (task !== undefined && key !== undefined) this.onCell(task, key);
     });
     // The first draw may happen before the grid is on the page (no height yet): redraw on resize.
     new ResizeObserver(() => this.schedule()).observe(this.body);
@@ -171,7 +179,10 @@ export class GridView {
 
   private sortRows(rows: number[], col: Column | undefined): void {
     const keys = this.model.keys;
-    const byKey = (a: number, b: number) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0);
+    const byKey = (a: number, b: number) => {
+      const [ka, kb] = [itemAt(keys, a), itemAt(keys, b)];
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    };
     const sortCol = col ?? this.model.columns.find((c) => c.kind === "route");
     switch (this.filter.sort) {
       case "key":
@@ -221,13 +232,13 @@ export class GridView {
     const first = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
     const last = Math.min(this.order.length, Math.ceil((top + height) / ROW) + OVERSCAN);
     const frag = document.createDocumentFragment();
-    for (let r = first; r < last; r++) frag.appendChild(this.rowEl(this.order[r]!, r));
+    for (let r = first; r < last; r++) frag.appendChild(this.rowEl(itemAt(this.order, r), r));
     clear(this.rows);
     this.rows.appendChild(frag);
   }
 
   private rowEl(i: number, position: number): HTMLElement {
-    const key = this.model.keys[i]!;
+    const key = itemAt(this.model.keys, i);
     const row = h("div", { class: "grid-row", "data-row": i, "data-key": key }, h("div", { class: "cell key", title: key }, key));
     row.style.top = `${position * ROW}px`;
     for (const c of this.model.columns) row.appendChild(cellEl(c, i));
@@ -240,9 +251,9 @@ function cellEl(c: Column, i: number): HTMLElement {
   const label = c.label[i];
   const conf = c.confidence[i];
   const el = h("div", {
-    class: `cell s-${STATUS_NAME[s]!.replace(" ", "-")}`,
+    class: `cell s-${statusName(s).replace(" ", "-")}`,
     "data-task": c.name,
-    "data-status": STATUS_NAME[s]!,
+    "data-status": statusName(s),
     role: "button",
     tabindex: -1,
   });
@@ -259,7 +270,7 @@ function cellEl(c: Column, i: number): HTMLElement {
     el.append(h("span", { class: "label" }, label ? `– ${label}` : "–"));
   } else {
     el.title = `${c.name}: ${STATUS_NAME[s]}`;
-    el.append(h("span", { class: "label" }, s === "-" ? "" : STATUS_NAME[s]!));
+    el.append(h("span", { class: "label" }, s === "-" ? "" : statusName(s)));
   }
   return el;
 }

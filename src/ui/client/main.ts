@@ -7,6 +7,7 @@ import { h, clear } from "./dom.js";
 import { EmbeddedSource, HttpSource, embedded, type Source } from "./source.js";
 import { runPage, type CellRef } from "./run-page.js";
 import { runsPage } from "./runs-page.js";
+import { messageOf } from "../../shared/thrown.js";
 
 const data = embedded();
 const source: Source = data ? new EmbeddedSource(data) : new HttpSource();
@@ -43,7 +44,7 @@ async function route(): Promise<void> {
   } catch (err) {
     stop = () => {};
     clear(root);
-    root.append(h("p", { class: "error" }, String((err as Error).message)), h("a", { href: "#/" }, "← runs"));
+    root.append(h("p", { class: "error" }, String(messageOf(err))), h("a", { href: "#/" }, "← runs"));
   }
   document.body.dataset.ready = "true";
 }

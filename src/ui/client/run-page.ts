@@ -10,6 +10,7 @@ import { GridModel } from "./grid-model.js";
 import { GridView } from "./grid-view.js";
 import { graphView } from "./graph-view.js";
 import { cellView } from "./cell-view.js";
+import { messageOf } from "../../shared/thrown.js";
 
 /** An instance named by its task and key (null for an unmapped task). */
 export interface CellRef {
@@ -129,10 +130,7 @@ export async function runPage(root: HTMLElement, source: Source, run: string, ce
       panel.hidden = false;
     } catch (err) {
       clear(panel);
-      panel.append(
-        h("button", { class: "close", onclick: () => go(null) }, "×"),
-        h("p", { class: "error" }, String((err as Error).message)),
-      );
+      panel.append(h("button", { class: "close", onclick: () => go(null) }, "×"), h("p", { class: "error" }, String(messageOf(err))));
       panel.hidden = false;
     }
   };

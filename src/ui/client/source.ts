@@ -2,6 +2,7 @@
 // or the documents embedded in a `show --html` file (which has no server and no live updates).
 
 import type { ApiEvent, CellDoc, EmbeddedRun, GridDoc, LabItem, RunDoc, RunListItem } from "../api-types.js";
+import { CodedError } from "../../shared/coded-error.js";
 
 /** Where the browser code gets its documents: the server's API, or the data embedded in a `show --html` file. */
 export interface Source {
@@ -20,8 +21,8 @@ export interface Source {
 
 async function getJson<T>(path: string): Promise<T> {
   const r = await fetch(path, { headers: { accept: "application/json" } });
-  const body = (await r.json()) as T & { error?: { message: string } };
-  if (!r.ok) throw new Error(body.error?.message ?? `${r.status} ${r.statusText}`);
+  const body = (await r.json()) as T & { error?: { code: string; message: string } };
+  if (!r.ok) throw new CodedError(body.error?.code ?? "internal", body.error?.message ?? `${r.status} ${r.statusText}`);
   return body;
 }
 
@@ -68,7 +69,7 @@ export class EmbeddedSource implements Source {
     return [];
   }
   async run(id: string): Promise<RunDoc> {
-    if (id !== this.data.run.run) throw new Error(`this file holds run ${this.data.run.run} only`);
+    if (id !== this.data.run.run) throw new CodedError("ui-not-found", `this file holds run ${this.data.run.run} only`);
     return this.data.run;
   }
   async grid(): Promise<GridDoc> {
@@ -76,7 +77,7 @@ export class EmbeddedSource implements Source {
   }
   async cell(_id: string, task: string, key: string | null): Promise<CellDoc> {
     const c = this.data.cells[task]?.[key ?? ""];
-    if (!c) throw new Error(`no instance ${task}${key === null ? "" : `[${key}]`} in this file`);
+    if (!c) throw new CodedError("ui-not-found", `no instance ${task}${key === null ? "" : `[${key}]`} in this file`);
     return c;
   }
   followRun(): () => void {

@@ -3,6 +3,7 @@
 // "type" is a clear failure naming the line (a cut-short output usually ends in one).
 
 import { isPlainObject } from "../../values/index.js";
+import { messageOf } from "../../../shared/thrown.js";
 
 /** One event of a tool's JSON-lines output. */
 export type JsonEvent = Record<string, unknown> & { type: string };
@@ -17,7 +18,7 @@ export function jsonEventLines(stdout: string): { ok: true; events: JsonEvent[] 
     try {
       e = JSON.parse(line);
     } catch (err) {
-      return { ok: false, error: `printed line ${i + 1} that is not a JSON event (${(err as Error).message}); it may have been cut short` };
+      return { ok: false, error: `printed line ${i + 1} that is not a JSON event (${messageOf(err)}); it may have been cut short` };
     }
     if (!isPlainObject(e) || typeof e.type !== "string")
       return { ok: false, error: `printed line ${i + 1} that is not an event with a "type"` };

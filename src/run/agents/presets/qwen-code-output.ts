@@ -9,6 +9,7 @@
 import { isPlainObject } from "../../values/index.js";
 import type { Usage } from "../../store/index.js";
 import { count, failedByTool, stderrErrorObject, toolError, type ToolOutput, type TurnReading } from "./tool-report.js";
+import { messageOf } from "../../../shared/thrown.js";
 
 /** Reads a Qwen Code turn from its JSON output (and stderr, where it reports errors before a result). */
 export function readQwenCode({ stdout, stderr }: ToolOutput): TurnReading {
@@ -27,7 +28,7 @@ export function readQwenCode({ stdout, stderr }: ToolOutput): TurnReading {
   try {
     messages = JSON.parse(t);
   } catch (err) {
-    return { ok: false, error: `printed output that is not valid JSON (${(err as Error).message}); it may have been cut short` };
+    return { ok: false, error: `printed output that is not valid JSON (${messageOf(err)}); it may have been cut short` };
   }
   if (!Array.isArray(messages)) return { ok: false, error: "printed JSON that is not an array of messages" };
   const r: unknown = messages[messages.length - 1];

@@ -22,6 +22,7 @@ import {
 } from "./tool-report.js";
 import { readOpencode } from "./opencode-output.js";
 import { readQwenCode } from "./qwen-code-output.js";
+import { itemAt } from "../../../shared/checked-index.js";
 
 /**
  * `claude -p --output-format json`: one result object. Claude Code 2.1 exits 1 on every error
@@ -163,9 +164,10 @@ function readGemini({ stdout, stderr }: ToolOutput): TurnReading {
 
 /** "12k" → 12000, "1.5M" → 1500000. */
 function tokenNumber(text: string): number {
-  const m = /^([\d.,]+)([kKmM]?)$/.exec(text)!;
-  const n = Number(m[1]!.replace(/,/g, ""));
-  return Math.round(n * (m[2] === "" ? 1 : m[2]!.toLowerCase() === "k" ? 1e3 : 1e6));
+  // The callers' patterns only capture text of this shape; anything else counts as no tokens.
+  const [, digits = "", unit = ""] = /^([\d.,]+)([kKmM]?)$/.exec(text) ?? [];
+  const n = Number(digits.replace(/,/g, ""));
+  return Math.round(n * (unit === "" ? 1 : unit.toLowerCase() === "k" ? 1e3 : 1e6));
 }
 
 const AIDER_TOKENS = /^Tokens:\s+(.*)$/;
@@ -196,11 +198,11 @@ function readAider({ stdout }: ToolOutput): TurnReading {
     let cached = 0;
     for (const part of parts) {
       let m: RegExpExecArray | null;
-      if ((m = AIDER_SENT.exec(part))) sent = tokenNumber(m[1]!);
+      if ((m = AIDER_SENT.exec(part))) sent = tokenNumber(itemAt(m, 1));
       else if ((m = AIDER_CACHE.exec(part))) {
-        if (m[2] === "hit") cached += tokenNumber(m[1]!);
+        if (m[2] === "hit") cached += tokenNumber(itemAt(m, 1));
       } else if ((m = AIDER_RECEIVED.exec(part))) {
-        received = tokenNumber(m[1]!);
+        received = tokenNumber(itemAt(m, 1));
         if (m[2] !== undefined) cost = Number(m[2]);
       }
     }

@@ -4,6 +4,7 @@
 
 import { isPlainObject } from "../../values/index.js";
 import type { Usage } from "../../store/index.js";
+import { messageOf } from "../../../shared/thrown.js";
 
 /** What an agent turn reported: its reply, turns, usage and cost. */
 export interface TurnReport {
@@ -53,7 +54,7 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
   try {
     return { ok: true, value: JSON.parse(t) };
   } catch (err) {
-    return { ok: false, error: `printed output that is not valid JSON (${(err as Error).message}); it may have been cut short` };
+    return { ok: false, error: `printed output that is not valid JSON (${messageOf(err)}); it may have been cut short` };
   }
 }
 

@@ -6,6 +6,7 @@
 // concatenation of theirs in order, so a commit costs a round trip per kind, not per item.
 
 import type { Statement } from "./sync-pg-worker.js";
+import { CodedError } from "../../../shared/coded-error.js";
 
 /** A statement of a commit; with `merge`, every value is an array and the text reads them as such (`unnest($1::text[])`). */
 export interface MergeableStatement extends Statement {
@@ -22,11 +23,12 @@ export function mergeStatements(statements: readonly MergeableStatement[]): Stat
       continue;
     }
     const values = s.values ?? [];
-    if (!values.every(Array.isArray)) throw new TypeError(`a merged statement takes only array parameters: ${s.text.slice(0, 80)}`);
+    if (!values.every(Array.isArray))
+      throw new CodedError("internal", `a merged statement takes only array parameters: ${s.text.slice(0, 80)}`);
     const group = groups.get(s.text);
     if (group) {
       if (group.length !== values.length)
-        throw new TypeError(`merged statements differ in their number of parameters: ${s.text.slice(0, 80)}`);
+        throw new CodedError("internal", `merged statements differ in their number of parameters: ${s.text.slice(0, 80)}`);
       values.forEach((v, i) => group[i]!.push(...(v as unknown[])));
       continue;
     }

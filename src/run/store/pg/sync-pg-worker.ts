@@ -6,6 +6,8 @@
 import { workerData, type MessagePort } from "node:worker_threads";
 import pg from "pg";
 import { inlinedTransaction, type Statement } from "./inlined-transaction.js";
+import { CodedError } from "../../../shared/coded-error.js";
+import { errnoCode, messageOf } from "../../../shared/thrown.js";
 
 export type { Statement };
 
@@ -40,7 +42,7 @@ async function connection(): Promise<pg.Client> {
   try {
     await c.connect();
   } catch (err) {
-    lost = err as Error;
+    lost = err instanceof Error ? err : new CodedError("store-unreachable", messageOf(err));
     throw err;
   }
   client = c;
@@ -51,7 +53,7 @@ async function answer(req: Request): Promise<Reply> {
   if (req.op === "close") {
     await client?.end().catch(() => {});
     client = null;
-    lost = new Error("the connection was closed");
+    lost = new CodedError("store-unreachable", "the connection was closed");
     return { ok: true };
   }
   const c = await connection();
@@ -90,10 +92,9 @@ function connectionError(code: string | undefined, message: string): boolean {
 port.on("message", (req: Request) => {
   answer(req)
     .catch((err: unknown): Reply => {
-      const e = err as { message?: string; code?: unknown };
-      const code = typeof e.code === "string" ? e.code : undefined;
-      const message = String(e.message ?? err);
-      if (connectionError(code, message)) lost ??= err as Error;
+      const code = errnoCode(err);
+      const message = messageOf(err);
+      if (connectionError(code, message)) lost ??= err instanceof Error ? err : new CodedError("store-unreachable", message);
       return { ok: false, error: { message, code, connection: lost !== null } };
     })
     .then((reply) => {

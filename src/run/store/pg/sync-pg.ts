@@ -15,16 +15,17 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import { StorageFault } from "../storage-fault.js";
 import type { Reply, Request, Statement } from "./sync-pg-worker.js";
+import { CodedError } from "../../../shared/coded-error.js";
 
 export type { Statement } from "./sync-pg-worker.js";
 
-/** An error PostgreSQL reported for a statement, with its SQLSTATE code. */
-export class SqlError extends Error {
+/** An error PostgreSQL reported for a statement, with its SQLSTATE code (`sqlState`). */
+export class SqlError extends CodedError {
   constructor(
     message: string,
-    readonly code: string | undefined,
+    readonly sqlState: string | undefined,
   ) {
-    super(message);
+    super("sql-error", message);
   }
 }
 
@@ -100,7 +101,7 @@ export class SyncPg {
       }
     }
     const reply = receiveMessageOnPort(this.port)?.message as Reply | undefined;
-    if (!reply) throw new Error("internal: the PostgreSQL thread raised its flag without an answer");
+    if (!reply) throw new CodedError("internal", "the PostgreSQL thread raised its flag without an answer");
     if (reply.ok) return reply;
     const message = this.redact(reply.error.message);
     if (reply.error.connection) {
