@@ -173,11 +173,11 @@ test("H-4: types come out in name order; a requested type without pairs is named
 });
 
 // The folds: test/fixtures/calibrate/make-reference.py (plain Python from docs/lab.md's rules) orders
-// the 34 pairs of pairs.jsonl by the SHA-256 of task, key and question, then state digest, then
+// the 36 pairs of pairs.jsonl by the SHA-256 of task, key and question, then state digest, then
 // host label, then confidence, puts pair i in fold i mod k, fits pool-adjacent-violators on the
-// other folds and scores the held-out predictions. Two of its elements sit at the order's edges: one
+// other folds and scores the held-out predictions. Three of its elements sit at the order's edges: one
 // asked in states "sha256:s1" and "sha256:s10" (the space before the host label puts s1 first), and
-// one asked twice in the same state (the lower confidence first).
+// two asked twice in the same state (the lower confidence first).
 test("H-4: cross-validation figures, the folds in the documented order, match an independent computation", async () => {
   const ref = JSON.parse(readFileSync("test/fixtures/calibrate/reference.json", "utf8")) as {
     cv5: Record<string, number>;
@@ -192,7 +192,7 @@ test("H-4: cross-validation figures, the folds in the documented order, match an
     const result = await calibrate(file, { method: "isotonic", folds, all: true, now: NOW });
     const o = result.outcomes[0]!;
     assert.ok(o.fitted);
-    assert.equal(o.calibration.pairs.count, 34);
+    assert.equal(o.calibration.pairs.count, 36);
     assert.deepEqual(o.calibration.cv, expected, `${folds} folds`);
     // The map is fitted on every pair, whatever their order; its values to 9 significant digits.
     assert.deepEqual(o.calibration.map, {
