@@ -6,7 +6,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { attemptFiles, workspaceFile } from "../../src/ui/attempt-files.js";
@@ -92,19 +92,20 @@ test("the workspace is listed breadth first in name order, files only, no link f
   });
 });
 
+// The folder "0sub" sorts before the files, so it is queued before the 200th file is listed.
 test("at most 200 workspace files are listed: 200 and 201 in one folder, 199 and a folder of 2", () => {
   const names = (n: number) => Array.from({ length: n }, (_, i) => `f${String(i).padStart(3, "0")}`);
   for (const [inRoot, inSub, expected] of [
     [200, 0, names(200)],
     [201, 0, names(200)],
     [200, 1, names(200)],
-    [199, 2, [...names(199), "sub/s1"]],
+    [199, 2, [...names(199), "0sub/s1"]],
   ] as const) {
     withRun((runDir, work) => {
       const ws = join(work, "k1.a2");
       for (const n of names(inRoot)) writeFileSync(join(ws, n), "");
-      if (inSub > 0) mkdirSync(join(ws, "sub"));
-      for (let i = 1; i <= inSub; i++) writeFileSync(join(ws, "sub", `s${i}`), "");
+      if (inSub > 0) mkdirSync(join(ws, "0sub"));
+      for (let i = 1; i <= inSub; i++) writeFileSync(join(ws, "0sub", `s${i}`), "");
       assert.deepEqual(
         attemptFiles(runDir, "t", "k1", 2).files.map((f) => f.path),
         expected,
@@ -130,6 +131,8 @@ test("a workspace file named by a path that leaves the workspace, passes a link 
     mkdirSync(join(ws, "sub"));
     writeFileSync(join(ws, "sub", "f.txt"), "inside");
     writeFileSync(join(ws, "back\\slash"), "a backslash in a name");
+    mkdirSync(join(ws, "back\\folder"));
+    writeFileSync(join(ws, "back\\folder", "f.txt"), "in a folder with a backslash in its name");
     writeFileSync(join(work, "k1.a2.input.json"), "{}");
     symlinkSync(join(ws, "sub"), join(ws, "via"));
     symlinkSync(join(ws, "sub", "f.txt"), join(ws, "f-link"));
@@ -145,6 +148,7 @@ test("a workspace file named by a path that leaves the workspace, passes a link 
       "sub/../../k1.a2.input.json",
       "back\\slash",
       "sub\\f.txt",
+      "back\\folder/f.txt",
       "sub/f.txt\0",
       "via/f.txt",
       "f-link",
@@ -152,5 +156,20 @@ test("a workspace file named by a path that leaves the workspace, passes a link 
       "absent",
     ])
       assert.equal(workspaceFile(runDir, "t", "k1", 2, rel), null, JSON.stringify(rel));
+  });
+});
+
+test("reading an attempt's files leaves no file open", { skip: !existsSync("/proc/self/fd") && "needs /proc" }, () => {
+  withRun((runDir, work) => {
+    writeFileSync(join(work, "k1.a2.input.json"), "{}");
+    writeFileSync(join(work, "k1.a2.log"), "log");
+    writeFileSync(join(work, "k1.a2", "f.txt"), "f");
+    const open = () => readdirSync("/proc/self/fd").length;
+    const before = open();
+    for (let i = 0; i < 5; i++) {
+      attemptFiles(runDir, "t", "k1", 2);
+      workspaceFile(runDir, "t", "k1", 2, "f.txt");
+    }
+    assert.equal(open(), before);
   });
 });
