@@ -14,7 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { fencedBlocks } from "./blocks.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
 import { SqliteStore, showRun } from "../../src/run/index.js";
-import { foldEvents } from "../../src/run/fold-events.js";
+import { foldEvents } from "../../src/run/engine/fold-events.js";
 
 const BIN = resolve("bin/switchyard.js");
 const EXAMPLE = "examples/fix-in-worktree";
