@@ -6,7 +6,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseUntrustedJson } from "../../src/run/untrusted-json.js";
+import { parseUntrustedJson } from "../../src/run/process/untrusted-json.js";
 
 const read = (text: string) => JSON.stringify(parseUntrustedJson(text, "the output"));
 const refusal = (text: string): string => {
