@@ -60,6 +60,7 @@ const Q = {
   },
 } satisfies Record<string, Sql>;
 
+/** Which instances GET /api/runs/ID/instances returns: by task, status and key substring. */
 export interface InstanceFilter {
   task?: string;
   status?: string;
@@ -98,6 +99,7 @@ function graphOf(plan: Plan): GraphTask[] {
   }));
 }
 
+/** Reads the web view's documents from a store, one run at a time; never writes. */
 export class RunReader {
   private readonly plans = new Map<string, Plan>();
 

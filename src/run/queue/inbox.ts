@@ -1,4 +1,4 @@
-// The inbox (issue 17 item 2): what workers report about the attempts they run. A worker writes
+// The inbox: what workers report about the attempts they run. A worker writes
 // `started`, one `round` per finished revise round and one `finished` with the outcome; the
 // coordinator folds the rows into the run's events and marks them folded in the same transaction
 // that appends those events — never by an id watermark, which loses a row whose smaller id
@@ -14,6 +14,7 @@ import type { Outcome } from "../kinds/index.js";
 import type { ReviseRound } from "../kinds/index.js";
 import { ident, queueNames } from "./names.js";
 
+/** The kinds of row a worker reports into the inbox: an attempt started, a revise round, an attempt finished. */
 export type InboxKind = "started" | "round" | "finished";
 
 /** What a `finished` row carries: the outcome, and the tail of the attempt's log. */
@@ -22,11 +23,13 @@ export interface FinishedReport {
   log_tail?: string;
 }
 
+/** A revise round a worker reports as it ends. */
 export interface RoundReport {
   round: ReviseRound;
   usage?: Usage;
 }
 
+/** One row of the inbox, as the coordinator reads it. */
 export interface InboxRow {
   id: string;
   task: string;
@@ -38,6 +41,7 @@ export interface InboxRow {
   worker: string;
 }
 
+/** Which attempt an inbox row is about. */
 export interface InboxAddress {
   run: string;
   task: string;

@@ -1,4 +1,4 @@
-// The tables the queue adds beside the store's (issue 17 items 2–3): the inbox workers report
+// The tables the queue adds beside the store's: the inbox workers report
 // into, the live workers, and the per-run facts workers need (the plan); plus graphile-worker's
 // own migrations, in its own schema of the same database.
 

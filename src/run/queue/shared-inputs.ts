@@ -1,4 +1,4 @@
-// Dependency outputs that many jobs share travel once (issue 17, performance). An instance's
+// Dependency outputs that many jobs share travel once (performance). An instance's
 // input holds every dependency's output (R-20): for a task mapped over a list, each instance
 // carries the whole producer, list included, so N jobs carried N copies — 23 KB per job at
 // 3,000 elements, 78 KB at 10,000: quadratic bytes through the queue, the coordinator's commits
@@ -23,6 +23,7 @@ export function storeInputsSql(schema: string): string {
     select r, h, b from unnest($1::text[], $2::text[], $3::text[]) as u(r, h, b) on conflict do nothing`;
 }
 
+/** An instance's input with the large shared outputs taken out, sent once per run instead of per job. */
 export interface SplitInput {
   /** The input with each shared output replaced by null (its key keeps its place). */
   input: InstanceInput;
