@@ -49,7 +49,15 @@ for (const name of list) {
     rows.push({ name, seconds, error: `stryker exited with ${run.status ?? run.signal}` });
     continue;
   }
-  rows.push({ name, seconds, status: run.status, ...score(JSON.parse(readFileSync(reportFile, "utf8"))) });
+  const result = score(JSON.parse(readFileSync(reportFile, "utf8")));
+  // No mutant that ran (every one failed to compile, or was ignored) is not a score of 100 %: a
+  // broken sandbox build looks like this.
+  if (result.Killed + result.Timeout + result.Survived + result.NoCoverage === 0) {
+    failed = true;
+    rows.push({ name, seconds, error: `no mutant ran (${result.CompileError} compile errors, ${result.Ignored} ignored)` });
+    continue;
+  }
+  rows.push({ name, seconds, status: run.status, ...result });
 }
 const table = [
   "| module | score | killed | timeout | survived | no coverage | ignored (equivalent) | compile errors | time |",

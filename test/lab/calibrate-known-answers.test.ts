@@ -6,7 +6,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { calibrate, type CalibrateOptions } from "../../src/lab/calibrate.js";
@@ -170,4 +170,35 @@ test("H-4: types come out in name order; a requested type without pairs is named
   const t = result.file.types["a.t"]!.map;
   assert.equal(t.kind, "temperature");
   if (t.kind === "temperature") assert.equal(Number(t.t.toPrecision(9)), t.t);
+});
+
+// The folds: test/fixtures/calibrate/make-reference.py (plain Python from docs/lab.md's rules) orders
+// the 36 pairs of pairs.jsonl by the SHA-256 of task, key and question, then state digest, then
+// host label, then confidence, puts pair i in fold i mod k, fits pool-adjacent-violators on the
+// other folds and scores the held-out predictions. Three of its elements sit at the order's edges: one
+// asked in states "sha256:s1" and "sha256:s10" (the space before the host label puts s1 first), and
+// two asked twice in the same state (the lower confidence first).
+test("H-4: cross-validation figures, the folds in the documented order, match an independent computation", async () => {
+  const ref = JSON.parse(readFileSync("test/fixtures/calibrate/reference.json", "utf8")) as {
+    cv5: Record<string, number>;
+    cv7: Record<string, number>;
+    map: [number, number][];
+  };
+  const file = "test/fixtures/calibrate/pairs.jsonl";
+  for (const [folds, expected] of [
+    [5, ref.cv5],
+    [7, ref.cv7],
+  ] as const) {
+    const result = await calibrate(file, { method: "isotonic", folds, all: true, now: NOW });
+    const o = result.outcomes[0]!;
+    assert.ok(o.fitted);
+    assert.equal(o.calibration.pairs.count, 36);
+    assert.deepEqual(o.calibration.cv, expected, `${folds} folds`);
+    // The map is fitted on every pair, whatever their order; its values to 9 significant digits.
+    assert.deepEqual(o.calibration.map, {
+      kind: "isotonic",
+      x: ref.map.map(([x]) => x),
+      y: ref.map.map(([, y]) => Number(y.toPrecision(9))),
+    });
+  }
 });
