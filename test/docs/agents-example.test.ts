@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fencedBlocks } from "./blocks.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { SqliteStore, showRun } from "../../src/run/index.js";
 import { foldEvents } from "../../src/run/fold-events.js";
 
@@ -42,7 +43,7 @@ function ticketRepo(name: string): { repo: string; base: string; tickets: Array<
   return { repo, base: git(repo, "rev-parse", "HEAD").trim(), tickets };
 }
 
-test("issue 12: every machine config block of docs/agents/*.md passes `config check examples/fix-in-worktree`", () => {
+test("issue 12: every machine config block of docs/agents/*.md passes `config check examples/fix-in-worktree`", async () => {
   const { repo } = ticketRepo("check-repo");
   const pages = readdirSync("docs/agents").filter((f) => f.endsWith(".md"));
   assert.ok(pages.length >= 6, `a page per tool: ${pages.join(", ")}`);
@@ -52,8 +53,8 @@ test("issue 12: every machine config block of docs/agents/*.md passes `config ch
     for (const b of fencedBlocks(path, readFileSync(path, "utf8")).filter((x) => x.lang === "toml")) {
       const file = join(dir, `${page}-${b.line}.toml`);
       writeFileSync(file, b.text);
-      const r = spawnSync(process.execPath, [BIN, "config", "check", EXAMPLE, "--config", file, "--repo", repo], { env, encoding: "utf8" });
-      assert.equal(r.status, 0, `${path}:${b.line}: ${r.stdout}${r.stderr}`);
+      const r = await runCliInProcess(["config", "check", EXAMPLE, "--config", file, "--repo", repo], { env });
+      assert.equal(r.code, 0, `${path}:${b.line}: ${r.stdout}${r.stderr}`);
       assert.doesNotMatch(r.stderr, /error\[|warning\[/, `${path}:${b.line}: ${r.stderr}`);
       checked++;
     }
