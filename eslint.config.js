@@ -2,6 +2,10 @@
 // below it, and no module imports itself back through a cycle. The layers, lowest first:
 //   src/lang → src/plan → src/run → src/decide → src/lab → src/ui → src/cli
 // src/shared holds primitives every layer may import, so it may import no layer itself.
+// src/run is built of rooms (src/run/<room>/), each with an index.ts that is its only door: code
+// outside a room imports only that index, never a file inside the room; and the rooms import each
+// other in one direction only, highest first:
+//   queue → engine → kinds → agents → process → store → values
 // Style is left to the formatter; these rules are about structure only.
 import tseslint from "typescript-eslint";
 import importX from "eslint-plugin-import-x";
@@ -25,6 +29,33 @@ const zones = [
   })),
 ];
 
+/** The rooms of src/run, highest first: a room imports only the rooms after it. */
+const rooms = ["queue", "engine", "kinds", "agents", "process", "store", "values"];
+
+/** Every folder of src outside a room, and each room: whoever may knock on a room's door. */
+const outside = (room) => [
+  ...layers.filter((l) => l !== "run").map((l) => `./src/${l}`),
+  "./src/shared",
+  "./src/run/index.ts",
+  ...rooms.filter((r) => r !== room).map((r) => `./src/run/${r}`),
+];
+
+const roomZones = [
+  ...rooms.map((room) => ({
+    target: outside(room),
+    from: `./src/run/${room}`,
+    except: ["./index.ts"],
+    message: `src/run/${room}/index.ts is the room's only door: import from it, not from a file inside the room.`,
+  })),
+  ...rooms.flatMap((room, i) =>
+    rooms.slice(0, i).map((upper) => ({
+      target: `./src/run/${room}`,
+      from: `./src/run/${upper}`,
+      message: `src/run/${room} is below src/run/${upper} (queue → engine → kinds → agents → process → store → values): a room imports only the rooms below it.`,
+    })),
+  ),
+];
+
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", ".tmp/**", ".bench-scratch/**", "**/.switchyard/**"] },
   // Source files carry `eslint-disable` comments for rules this config does not turn on (yet).
@@ -39,7 +70,7 @@ export default tseslint.config(
       "import-x/resolver-next": [createTypeScriptImportResolver({ project: "./tsconfig.json" })],
     },
     rules: {
-      "import-x/no-restricted-paths": ["error", { zones }],
+      "import-x/no-restricted-paths": ["error", { zones: [...zones, ...roomZones] }],
       "import-x/no-cycle": ["error", { ignoreExternal: true }],
     },
   },

@@ -18,7 +18,7 @@ import { scratchDir } from "./scratch.js";
 import type { Plan } from "../src/plan/plan.js";
 import { task } from "./plan-task.js";
 import { admitRun, RunEngine, SqliteStore } from "../src/run/index.js";
-import { Launcher, type LauncherDialect } from "../src/run/launcher.js";
+import { Launcher, type LauncherDialect } from "../src/run/process/launcher.js";
 
 interface Figure {
   ms: number;

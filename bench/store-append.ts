@@ -16,8 +16,8 @@
 import { rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { SqliteStore, type Store } from "../src/run/index.js";
-import type { SqliteSync } from "../src/run/store-sqlite.js";
-import { PostgresStore } from "../src/run/store-postgres.js";
+import type { SqliteSync } from "../src/run/store/store-sqlite.js";
+import { PostgresStore } from "../src/run/store/store-postgres.js";
 import { scratchDir } from "./scratch.js";
 import { compareDrivers } from "./store-drivers.js";
 

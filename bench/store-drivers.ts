@@ -9,7 +9,7 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { SqliteStore, type Store } from "../src/run/index.js";
-import { openSqlite } from "../src/run/sqlite-driver.js";
+import { openSqlite } from "../src/run/store/sqlite-driver.js";
 import { RunReader } from "../src/ui/run-reader.js";
 import { makeBigRun } from "./big-run.js";
 import { nodeSqlite, openNodeSqlite } from "./node-sqlite-driver.js";

@@ -43,8 +43,8 @@ if (!opt.server || !(opt.claude || opt.codex || opt.gemini)) {
   );
   process.exit(2);
 }
-const { invocation } = await import(resolve("dist/src/run/agent-presets/invocation.js"));
-const { parseVersion } = await import(resolve("dist/src/run/agent-presets/versions.js"));
+const { invocation } = await import(resolve("dist/src/run/agents/presets/invocation.js"));
+const { parseVersion } = await import(resolve("dist/src/run/agents/presets/versions.js"));
 
 /** Per tool: the preset, the cases, and what a case changes (extra args, env, settings). */
 const TOOLS = {
@@ -141,7 +141,7 @@ for (const [tool, spec] of Object.entries(TOOLS)) {
     const promptFile = join(work, `prompt-${tool}-${name}.txt`);
     writeFileSync(promptFile, prompt);
     const call = invocation(runner, "low", prompt, promptFile);
-    const { PRESETS } = await import(resolve("dist/src/run/agent-presets/presets.js"));
+    const { PRESETS } = await import(resolve("dist/src/run/agents/presets/presets.js"));
     const env = envFor(tool, `${opt.server}/case/${c.server ?? name}`, home, { ...(PRESETS[spec.preset].env ?? {}), ...(c.env ?? {}) });
     const r = spawnSync(call.argv[0], call.argv.slice(1), {
       cwd: ws,

@@ -11,11 +11,11 @@ import { delimiter, join } from "node:path";
 import { nearestName } from "../lang/diagnostic.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
-import type { AgentRunnerConfig } from "../run/agent-runner-config.js";
-import { canReportCost, presetOf } from "../run/agent-presets/invocation.js";
-import { checkVersion, readToolVersion } from "../run/agent-presets/versions.js";
-import type { RunRepository } from "../run/events.js";
-import { probeRepository, recordedRepositoryProblem } from "../run/worktree.js";
+import type { AgentRunnerConfig } from "../run/agents/index.js";
+import { canReportCost, presetOf } from "../run/agents/index.js";
+import { checkVersion, readToolVersion } from "../run/agents/index.js";
+import type { RunRepository } from "../run/store/index.js";
+import { probeRepository, recordedRepositoryProblem } from "../run/agents/index.js";
 
 export interface AgentPreflightOptions {
   /** --repo: where the repository of `worktree` tasks is (default: the working directory). */

@@ -3,7 +3,7 @@
 
 import { LANG_CODES } from "../lang/codes.js";
 import { PLAN_CODES } from "../plan/codes.js";
-import { RUN_CODES } from "../run/codes.js";
+import { RUN_CODES } from "../run/engine/index.js";
 import { DECIDE_CODES } from "../decide/codes.js";
 import { LAB_CODES } from "../lab/codes.js";
 import { UI_CODES } from "../ui/codes.js";

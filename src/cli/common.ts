@@ -8,7 +8,7 @@ import { locateState } from "./state-discovery.js";
 import { forPeople } from "./words.js";
 import { DiagnosticError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "../lang/diagnostic.js";
 import { PairsFileError } from "../lab/pairs-reader.js";
-import { storageFault } from "../run/storage-fault.js";
+import { storageFault } from "../run/store/index.js";
 import { CodedError } from "../shared/coded-error.js";
 
 export { CommandFailed, UsageError } from "./cli-errors.js";

@@ -4,8 +4,8 @@
 // queues each attempt for `switchyard worker` processes that share its PostgreSQL store.
 
 import type { Store } from "../run/index.js";
-import type { PostgresStore } from "../run/store-postgres.js";
-import { QueueExecutor } from "../run/queue/queue-executor.js";
+import type { PostgresStore } from "../run/store/index.js";
+import { QueueExecutor } from "../run/queue/index.js";
 import { UsageError } from "./common.js";
 
 export const EXECUTOR_HELP =

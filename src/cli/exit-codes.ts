@@ -7,11 +7,11 @@ import { StateFolderError } from "./state-discovery.js";
 import { DiagnosticError, type Diagnostic } from "../lang/diagnostic.js";
 import { PairsFileError } from "../lab/pairs-reader.js";
 import { LabError } from "../lab/store.js";
-import { DecisionLayerRefused, RunNotFound, RunRefused } from "../run/run-refused.js";
-import { RerunError } from "../run/rerun.js";
-import { SnapshotError } from "../run/snapshot.js";
-import { SqliteDriverMissing } from "../run/sqlite-driver.js";
-import { StorageFault } from "../run/storage-fault.js";
+import { DecisionLayerRefused, RunNotFound, RunRefused } from "../run/store/index.js";
+import { RerunError } from "../run/engine/index.js";
+import { SnapshotError } from "../run/engine/index.js";
+import { SqliteDriverMissing } from "../run/store/index.js";
+import { StorageFault } from "../run/store/index.js";
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1; // the run or check failed

@@ -8,7 +8,7 @@ import { CommandFailed, stateDir, UsageError, examples } from "./common.js";
 import { locateState, prepareStateFolder } from "./state-discovery.js";
 import { labsDir, listLabs, newLab, pairsPath, resolveLab, type LabInfo } from "../lab/store.js";
 import { newSharedLab, pullSharedLabs } from "../lab/shared-labs.js";
-import { PostgresStore } from "../run/store-postgres.js";
+import { PostgresStore } from "../run/store/index.js";
 import { namedStore } from "./store-option.js";
 import { harvest, type HarvestReport, type KnownCalibration } from "../lab/harvest.js";
 import { calibrate, DEFAULT_METHOD } from "../lab/calibrate.js";

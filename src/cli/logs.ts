@@ -14,7 +14,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { basename, dirname, join } from "node:path";
 import type { Command } from "commander";
 import { nearestName } from "../lang/diagnostic.js";
-import { keyDirName } from "../run/keys.js";
+import { keyDirName } from "../run/engine/index.js";
 import type { Store } from "../run/index.js";
 import { CommandFailed, UsageError } from "./common.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";

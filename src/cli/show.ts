@@ -6,8 +6,8 @@
 import type { Command } from "commander";
 import { UsageError } from "./common.js";
 import { showRun, type ShowJson } from "../run/index.js";
-import type { EarlierResult, ShownRerun } from "../run/show.js";
-import type { DecisionRecord, Receipt } from "../run/judge.js";
+import type { EarlierResult, ShownRerun } from "../run/store/index.js";
+import type { DecisionRecord, Receipt } from "../run/kinds/index.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
 import { nearestName } from "../lang/diagnostic.js";

@@ -8,7 +8,7 @@ import { EXIT_FAILED, setExitCode } from "./common.js";
 import { findRun, noRuns, openForReading, formatElapsed } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
 import { table } from "./run-progress.js";
-import { rateLimitState } from "../run/agent-rate-limits.js";
+import { rateLimitState } from "../run/agents/index.js";
 
 const WATCH_MS = 500;
 

@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { openStore, type Store } from "../run/index.js";
-import { parseStoreSpec, type StoreSpec } from "../run/open-store.js";
+import { parseStoreSpec, type StoreSpec } from "../run/store/index.js";
 import { UsageError } from "./common.js";
 
 export const STORE_HELP =

@@ -5,7 +5,7 @@
 import { describeStore } from "../run/index.js";
 import { namedStore, STORE_HELP } from "./store-option.js";
 import { pullSharedLabs } from "../lab/shared-labs.js";
-import { PostgresStore } from "../run/store-postgres.js";
+import { PostgresStore } from "../run/store/index.js";
 import type { Command } from "commander";
 import { CommandFailed, UsageError, stateDir } from "./common.js";
 import { assetsBuilt, createUiServer } from "../ui/index.js";

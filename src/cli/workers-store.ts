@@ -1,8 +1,8 @@
 // What `worker` and `workers` share: the PostgreSQL store they work on (--store, else
 // $SWITCHYARD_STORE; SQLite has no queue), and a server that cannot be reached said as such.
 
-import { parsePgUrl } from "../run/store-postgres.js";
-import { StorageFault } from "../run/storage-fault.js";
+import { parsePgUrl } from "../run/store/index.js";
+import { StorageFault } from "../run/store/index.js";
 import { UsageError } from "./common.js";
 
 export function workersStore(flag: string | undefined, command: string): { url: string; where: string } {

@@ -3,8 +3,8 @@
 
 import type { Command } from "commander";
 import pg from "pg";
-import { parsePgUrl } from "../run/store-postgres.js";
-import { listWorkers, type WorkerInfo } from "../run/queue/workers-list.js";
+import { parsePgUrl } from "../run/store/index.js";
+import { listWorkers, type WorkerInfo } from "../run/queue/index.js";
 import { examples } from "./common.js";
 import { reachable, workersStore } from "./workers-store.js";
 

@@ -5,7 +5,7 @@
 
 import { nearestName } from "../lang/diagnostic.js";
 import { UNCERTAIN } from "../shared/primitives.js";
-import { DecisionFailure, type ResolvedQuestion } from "../run/judge.js";
+import { DecisionFailure, type ResolvedQuestion } from "../run/kinds/index.js";
 import type { ProviderResponse, RawAnswer } from "./provider.js";
 
 /** The label of an answer that is too unsure or refused. Reserved: no question declares it. */

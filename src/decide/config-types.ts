@@ -2,7 +2,7 @@
 // It lives in the decision layer because most of it is about providers and judgement modes;
 // the run engine receives only the agent runners it needs (src/run takes AgentRunnerConfig).
 
-import type { AgentRunnerConfig } from "../run/agent-runner-config.js";
+import type { AgentRunnerConfig } from "../run/agents/index.js";
 import type { TypeCalibration } from "./calibration-map.js";
 
 export type ProviderKind = "systemone" | "openai" | "command";

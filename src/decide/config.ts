@@ -11,14 +11,14 @@ import { dirname, join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { DiagnosticError, errorAt, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
 import { isPlainObject, parseDurationMs } from "../shared/primitives.js";
-import type { AgentRunnerConfig, PriceTable } from "../run/agent-runner-config.js";
-import { PRESET_NAMES, PRESETS, type PresetName } from "../run/agent-presets/presets.js";
-import { presetArgsAnyEffort } from "../run/agent-presets/invocation.js";
+import type { AgentRunnerConfig, PriceTable } from "../run/agents/index.js";
+import { PRESET_NAMES, PRESETS, type PresetName } from "../run/agents/index.js";
+import { presetArgsAnyEffort } from "../run/agents/index.js";
 import type { DecisionsConfig, JudgementMode, MachineConfig, ProviderConfig, ProviderKind, TypeSettings } from "./config-types.js";
 import { formatMode, MODE_FORMS, parseMode } from "./mode.js";
 import { locateKeys, type KeyPositions } from "./toml-positions.js";
 import { typeEntry } from "./type-entry.js";
-import { readRegularFileSync } from "../run/untrusted-file.js";
+import { readRegularFileSync } from "../run/process/index.js";
 
 /** A machine config is a small text file; anything larger is not one. */
 const MAX_CONFIG_BYTES = 1024 * 1024;

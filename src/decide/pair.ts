@@ -3,7 +3,7 @@
 
 import { createHash } from "node:crypto";
 import type { QuestionKind } from "../plan/plan.js";
-import type { Usage } from "../run/judge.js";
+import type { Usage } from "../run/kinds/index.js";
 
 /** The digest a pair carries instead of the state: "sha256:<hex>" of the serialised state (H-1). */
 export function stateDigest(stateText: string): string {

@@ -3,8 +3,8 @@
 // A provider returns raw per-question probabilities; src/decide/answer.ts derives the label
 // from them (Q-10 … Q-12), never trusting a label the provider picked.
 
-import type { ResolvedQuestion, Usage } from "../run/judge.js";
-import type { GroupHooks } from "../run/process-groups.js";
+import type { ResolvedQuestion, Usage } from "../run/kinds/index.js";
+import type { GroupHooks } from "../run/process/index.js";
 import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
 export interface ProviderRequest {

@@ -25,7 +25,7 @@ import {
   type Receipt,
   type ResolvedQuestion,
   type Usage,
-} from "../run/judge.js";
+} from "../run/kinds/index.js";
 import { nearestName } from "../lang/diagnostic.js";
 import { answerFor, resolveAnswer, type ResolvedAnswer } from "./answer.js";
 import { auditSampled } from "./audit.js";

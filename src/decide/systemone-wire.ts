@@ -3,7 +3,7 @@
 // usage}` with answers keyed by id. Shared by the `systemone` provider (HTTP) and the `command`
 // provider (stdin/stdout), and by the test servers.
 
-import type { ResolvedQuestion, Usage } from "../run/judge.js";
+import type { ResolvedQuestion, Usage } from "../run/kinds/index.js";
 import { noulDistribution } from "./answer.js";
 import { ProviderError, type RawAnswer } from "./provider.js";
 import { isRecord, shape } from "./json-shape.js";

@@ -11,7 +11,7 @@
 // tokenizers. It UNDER-estimates text that tokenizes densely (CJK scripts, base64, long numbers),
 // so declare a context_window with some margin below the model's true limit.
 
-import type { ResolvedQuestion } from "../run/judge.js";
+import type { ResolvedQuestion } from "../run/kinds/index.js";
 
 const CHARS_PER_TOKEN = 4;
 const TOKENS_PER_REQUEST = 64;

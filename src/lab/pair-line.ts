@@ -3,7 +3,7 @@
 // file; free text (skip reasons carry provider error messages) is scrubbed of secret-like tokens.
 
 import type { ShadowPair } from "../decide/pair.js";
-import type { Usage } from "../run/judge.js";
+import type { Usage } from "../run/kinds/index.js";
 
 // Tokens that look like credentials, whatever variable they came from.
 const SECRET_PATTERNS: RegExp[] = [

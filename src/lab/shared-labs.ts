@@ -9,8 +9,8 @@
 
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Store } from "../run/store.js";
-import type { PostgresStore } from "../run/store-postgres.js";
+import type { Store } from "../run/store/index.js";
+import type { PostgresStore } from "../run/store/index.js";
 import type { ShadowPair } from "../decide/pair.js";
 import { pairLine } from "./pair-line.js";
 import { labsDir, newLabId, pairsPath, type LabInfo, type LabSink } from "./store.js";

@@ -8,7 +8,9 @@
 // so one typo does not cascade into a page of follow-on errors.
 
 import { errorAt, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
-import type { DeclQuestion, DeclRef, DeclTask } from "./declared.js";
+import type { CheckOptions, DeclQuestion, DeclRef, DeclTask } from "./declared.js";
+
+export type { CheckOptions };
 import { resolveGates } from "./gates.js";
 import { UNCERTAIN, type TaskPlan } from "./plan.js";
 import { PLACEHOLDER } from "./placeholders.js";
@@ -21,16 +23,6 @@ export interface CheckResult {
   diagnostics: Diagnostic[];
   /** The resolved tasks, in declaration order; meaningful only when diagnostics has no error. */
   tasks: TaskPlan[];
-}
-
-export interface CheckOptions {
-  /**
-   * False when evaluation stopped early (a runtime error): tasks after that point were never
-   * declared, so coverage (which needs every gated task) is not checked.
-   */
-  evaluationComplete: boolean;
-  /** Default judgement type prefix: the playbook name. */
-  playbook: string;
 }
 
 export function checkTasks(tasks: DeclTask[], opts: CheckOptions): CheckResult {

@@ -119,3 +119,14 @@ export const DEFAULT_SETTINGS: DeclSettings = {
   decision_concurrency: 16,
   max_duration_seconds: 7200,
 };
+
+/** How the checks of a playbook run: kept here, beside what they check, so checks.ts, gates.ts and to-plan.ts share it without importing each other. */
+export interface CheckOptions {
+  /**
+   * False when evaluation stopped early (a runtime error): tasks after that point were never
+   * declared, so coverage (which needs every gated task) is not checked.
+   */
+  evaluationComplete: boolean;
+  /** Default judgement type prefix: the playbook name. */
+  playbook: string;
+}

@@ -3,8 +3,7 @@
 // question leads somewhere.
 
 import { nearestName } from "../lang/diagnostic.js";
-import type { CheckOptions } from "./checks.js";
-import type { DeclQuestion, DeclRef, DeclTask } from "./declared.js";
+import type { CheckOptions, DeclQuestion, DeclRef, DeclTask } from "./declared.js";
 import { UNCERTAIN } from "./plan.js";
 import type { Report } from "./refs.js";
 

@@ -1,7 +1,6 @@
 // Plan conversion (C-20): a checked declared task becomes a TaskPlan with every field resolved.
 
-import type { CheckOptions } from "./checks.js";
-import type { DeclQuestion, DeclRef, DeclTask } from "./declared.js";
+import type { CheckOptions, DeclQuestion, DeclRef, DeclTask } from "./declared.js";
 import type { Gate } from "./gates.js";
 import type { FieldRef, QuestionPlan, TaskBase, TaskKind, TaskPlan, TaskSpec, WhenPlan } from "./plan.js";
 import { sameField } from "./refs.js";

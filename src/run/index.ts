@@ -1,9 +1,9 @@
 // The run engine's public API: admit a plan as a run, execute or resume it, read its records.
 
-export { admitRun, applyOverrides, type AdmitOptions, type SettingsOverrides } from "./admit.js";
-export { RunEngine, type EngineOptions, type RunOutcome, type TaskProgress } from "./engine.js";
-export { DecisionLayerRefused, RunNotFound, RunRefused } from "./run-refused.js";
-export { stopOrphanedGroups } from "./process-groups.js";
+export { admitRun, applyOverrides, type AdmitOptions, type SettingsOverrides } from "./engine/index.js";
+export { RunEngine, type EngineOptions, type RunOutcome, type TaskProgress } from "./engine/index.js";
+export { DecisionLayerRefused, RunNotFound, RunRefused } from "./store/index.js";
+export { stopOrphanedGroups } from "./process/index.js";
 export {
   checkOwner,
   claimRun,
@@ -13,11 +13,11 @@ export {
   RunOwnership,
   type OwnerCheck,
   type OwnerIdentity,
-} from "./ownership.js";
-export { requestCancel, watchCancelRequests } from "./cancel-request.js";
-export { type Store, type RunRow, type TaskRow, type InstanceRow, type Sql, type StoreKind } from "./store.js";
-export { SqliteStore } from "./store-sqlite.js";
-export { openStore, describeStore } from "./open-store.js";
+} from "./store/index.js";
+export { requestCancel, watchCancelRequests } from "./store/index.js";
+export { type Store, type RunRow, type TaskRow, type InstanceRow, type Sql, type StoreKind } from "./store/index.js";
+export { SqliteStore } from "./store/index.js";
+export { openStore, describeStore } from "./store/index.js";
 export type {
   RunEvent,
   EventType,
@@ -28,13 +28,13 @@ export type {
   InstanceStatus,
   Settings,
   FoldSummary,
-} from "./events.js";
-export { decodeEvent, dispatch } from "./events.js";
-export type { EvaluatorFactory, InstanceInput } from "./kinds/context.js";
-export { instanceUsage, showRun, type ShowJson } from "./show.js";
-export type { Usage } from "./judge.js";
-export { SnapshotError } from "./snapshot.js";
-export { RUN_CODES } from "./codes.js";
-export { planRerun, recordRerun, samePlan, foldRunPlan, RerunError, type RerunPlan, type InstanceReset } from "./rerun.js";
-export { snapshotPack } from "./snapshot.js";
-export type { RerunRequest } from "./events.js";
+} from "./store/index.js";
+export { decodeEvent, dispatch } from "./store/index.js";
+export type { EvaluatorFactory, InstanceInput } from "./kinds/index.js";
+export { instanceUsage, showRun, type ShowJson } from "./store/index.js";
+export type { Usage } from "./kinds/index.js";
+export { SnapshotError } from "./engine/index.js";
+export { RUN_CODES } from "./engine/index.js";
+export { planRerun, recordRerun, samePlan, foldRunPlan, RerunError, type RerunPlan, type InstanceReset } from "./engine/index.js";
+export { snapshotPack } from "./engine/index.js";
+export type { RerunRequest } from "./store/index.js";

@@ -8,8 +8,8 @@
 
 import { closeSync, readSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { keyDirName } from "../run/keys.js";
-import { openBeneathSync, readFolderBeneathSync } from "../run/untrusted-file.js";
+import { keyDirName } from "../run/engine/index.js";
+import { openBeneathSync, readFolderBeneathSync } from "../run/process/index.js";
 import type { CellAttempt, CellFile } from "./api-types.js";
 
 const LOG_TAIL = 16 * 1024;

@@ -1,7 +1,7 @@
 // Reading a route instance's decision record for display: its questions, and the label
 // and confidence a grid cell shows. Shared by the server and the browser (no Node imports).
 
-import type { DecisionRecord } from "../run/judge.js";
+import type { DecisionRecord } from "../run/kinds/index.js";
 import type { CellDecision } from "./api-types.js";
 
 /** A route instance's answered questions, or [] when its output is not a decision record. */

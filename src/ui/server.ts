@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { openStore } from "../run/index.js";
-import type { StoreSpec } from "../run/open-store.js";
+import type { StoreSpec } from "../run/store/index.js";
 import { harvest } from "../lab/harvest.js";
 import { renderHtml } from "../lab/report-html.js";
 import { defaultCalibrationFile, readCalibrations } from "../lab/known-calibrations.js";

@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SqliteStore } from "../../src/run/index.js";
-import type { Usage } from "../../src/run/judge.js";
+import type { Usage } from "../../src/run/kinds/judge.js";
 import { startAnthropicServer } from "../support/anthropic-wire-server.js";
 import { startGeminiServer } from "../support/gemini-wire-server.js";
 import { startOpenAIChatServer } from "../support/openai-chat-server.js";

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { resolveAll, resolveAnswer, noulDistribution } from "../../src/decide/answer.js";
-import { DecisionFailure } from "../../src/run/judge.js";
+import { DecisionFailure } from "../../src/run/kinds/judge.js";
 import { choiceQ, noulQ, scoreQ } from "../support/decide-fixtures.js";
 
 const abc = choiceQ("team", { billing: "Payments", technical: "Bugs", other: "" });

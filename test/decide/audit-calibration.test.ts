@@ -10,7 +10,7 @@ import { createJudge } from "../../src/decide/router.js";
 import { auditSampled } from "../../src/decide/audit.js";
 import { applyMap, type TypeCalibration } from "../../src/decide/calibration-map.js";
 import type { MachineConfig, TypeSettings } from "../../src/decide/config-types.js";
-import type { ResolvedQuestion } from "../../src/run/judge.js";
+import type { ResolvedQuestion } from "../../src/run/kinds/judge.js";
 import { openLabSink } from "../../src/lab/store.js";
 import { MemorySink, ScriptedProvider, hostAnswering, machine, noul, on, provider, request, shadow } from "./router-support.js";
 import type { ProviderResponse } from "../../src/decide/provider.js";

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { resolveAll } from "../../src/decide/answer.js";
 import { createHostProvider, parseHostReply } from "../../src/decide/providers/index.js";
-import { DecisionFailure } from "../../src/run/judge.js";
+import { DecisionFailure } from "../../src/run/kinds/judge.js";
 import { choiceQ, noulQ, providerRequest } from "../support/decide-fixtures.js";
 import { failure } from "../support/assertions.js";
 import { withTempDir } from "../support/setup.js";

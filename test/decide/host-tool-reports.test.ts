@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHostProvider } from "../../src/decide/providers/index.js";
-import { DecisionFailure } from "../../src/run/judge.js";
+import { DecisionFailure } from "../../src/run/kinds/judge.js";
 import { parseMachineConfig } from "../../src/decide/config.js";
 import { choiceQ, providerRequest } from "../support/decide-fixtures.js";
 import { failure } from "../support/assertions.js";

@@ -10,7 +10,7 @@ import { createJudge } from "../../src/decide/router.js";
 import { loadMachineConfig } from "../../src/decide/config.js";
 import { parseModeOverrides } from "../../src/decide/mode.js";
 import { openLabSink, labsDir } from "../../src/lab/store.js";
-import type { JudgeRequest, ResolvedQuestion } from "../../src/run/judge.js";
+import type { JudgeRequest, ResolvedQuestion } from "../../src/run/kinds/judge.js";
 import { startSystemOneServer, systemOneProviderToml, type SystemOneServer } from "../support/systemone-server.js";
 import { Misbehave } from "../support/scripted-server.js";
 

@@ -4,7 +4,7 @@
 import type { Provider, ProviderRequest, ProviderResponse, RawAnswer } from "../../src/decide/provider.js";
 import { ProviderError } from "../../src/decide/provider.js";
 import type { JudgementMode, MachineConfig, ProviderConfig } from "../../src/decide/config-types.js";
-import type { JudgeRequest, ResolvedQuestion } from "../../src/run/judge.js";
+import type { JudgeRequest, ResolvedQuestion } from "../../src/run/kinds/judge.js";
 import type { PairSink, ShadowPair } from "../../src/decide/pair.js";
 
 export type Script = (req: ProviderRequest, n: number) => ProviderResponse | Promise<ProviderResponse>;

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { createJudge } from "../../src/decide/router.js";
-import { DecisionFailure } from "../../src/run/judge.js";
+import { DecisionFailure } from "../../src/run/kinds/judge.js";
 import {
   ScriptedProvider,
   answering,

@@ -15,7 +15,7 @@ import { fencedBlocks } from "./blocks.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
 import { runCliInProcess } from "../support/cli-in-process.js";
 import { SqliteStore, showRun } from "../../src/run/index.js";
-import { foldEvents } from "../../src/run/fold-events.js";
+import { foldEvents } from "../../src/run/engine/fold-events.js";
 
 const BIN = resolve("bin/switchyard.js");
 const EXAMPLE = "examples/fix-in-worktree";

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { describeDecisions } from "../../src/cli/show.js";
-import type { QuestionDecision } from "../../src/run/judge.js";
+import type { QuestionDecision } from "../../src/run/kinds/judge.js";
 
 const base: QuestionDecision = {
   label: "yes",

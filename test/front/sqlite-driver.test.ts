@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlin
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { SqliteStore } from "../../src/run/store-sqlite.js";
+import { SqliteStore } from "../../src/run/store/store-sqlite.js";
 
 const ROOT = process.cwd();
 

@@ -4,8 +4,8 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { inlinedTransaction } from "../../src/run/pg/inlined-transaction.js";
-import { SyncPg } from "../../src/run/pg/sync-pg.js";
+import { inlinedTransaction } from "../../src/run/store/pg/inlined-transaction.js";
+import { SyncPg } from "../../src/run/store/pg/sync-pg.js";
 import { freshDatabase, pgSkip } from "../support/postgres.js";
 
 const HOSTILE = [

@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Worker } from "node:worker_threads";
-import { SyncPg } from "../../src/run/pg/sync-pg.js";
+import { SyncPg } from "../../src/run/store/pg/sync-pg.js";
 import { testPg } from "../support/test-store.js";
 
 const skip = testPg ? false : "SWITCHYARD_TEST_PG is not set (no PostgreSQL server for the tests)";

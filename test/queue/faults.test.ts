@@ -17,9 +17,9 @@ import { startDecisionsServer } from "../support/decisions-server.js";
 import { decisionsCounts, startCli, type CliResult } from "../e2e/support/harness.js";
 import type { AnswerRule } from "../support/scripted-answers.js";
 import { freshDatabase, pgSkip } from "../support/postgres.js";
-import { PostgresStore } from "../../src/run/store-postgres.js";
+import { PostgresStore } from "../../src/run/store/store-postgres.js";
 import { SqliteStore, type Store } from "../../src/run/index.js";
-import type { RunEvent } from "../../src/run/events.js";
+import type { RunEvent } from "../../src/run/store/events.js";
 import { startWorkerProc, type WorkerProc } from "./support.js";
 
 const KILLS = 50;

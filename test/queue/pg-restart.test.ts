@@ -20,7 +20,7 @@ import pg from "pg";
 import { TempDir } from "../run/helpers.js";
 import { startCli } from "../e2e/support/harness.js";
 import { pgSkip } from "../support/postgres.js";
-import { PostgresStore } from "../../src/run/store-postgres.js";
+import { PostgresStore } from "../../src/run/store/store-postgres.js";
 import { startWorkerProc, waitFor, type WorkerProc } from "./support.js";
 
 const CLUSTER = join(process.cwd(), "scripts", "pg-test-cluster.sh");

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { TempDir } from "../run/helpers.js";
 
-const STORE_MODULE = fileURLToPath(new URL("../../src/run/store-sqlite.js", import.meta.url));
+const STORE_MODULE = fileURLToPath(new URL("../../src/run/store/store-sqlite.js", import.meta.url));
 const COMMITS = 20;
 
 /** A child that opens the store in `stateDir`, makes `commits` commits of one event each, prints the pragma and exits without closing (no checkpoint). */

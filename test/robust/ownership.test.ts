@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { TempDir } from "../run/helpers.js";
 import { until } from "../support/assertions.js";
-import { processStartTime } from "../../src/run/ownership.js";
+import { processStartTime } from "../../src/run/store/ownership.js";
 import { SqliteStore } from "../../src/run/index.js";
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "..", "run", "fixtures", "owner-child.js");

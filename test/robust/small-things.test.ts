@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { TempDir } from "../run/helpers.js";
-import { elementKeys } from "../../src/run/keys.js";
+import { elementKeys } from "../../src/run/engine/keys.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 

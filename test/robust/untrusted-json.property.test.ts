@@ -15,8 +15,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { parseUntrustedJson } from "../../src/run/untrusted-json.js";
-import { READERS } from "../../src/run/agent-presets/read-output.js";
+import { parseUntrustedJson } from "../../src/run/process/untrusted-json.js";
+import { READERS } from "../../src/run/agents/presets/read-output.js";
 import { attemptFiles } from "../../src/ui/attempt-files.js";
 import { TempDir } from "../run/helpers.js";
 

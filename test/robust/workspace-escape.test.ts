@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { agent, command, evaluate, harness, mapped, plan, ref, runPlan, runner } from "../run/helpers.js";
-import { keyDirName } from "../../src/run/keys.js";
+import { keyDirName } from "../../src/run/engine/keys.js";
 import { get, startUi } from "../ui/support.js";
 
 const SECRET = "secret-4b1d9e0c-never-recorded";

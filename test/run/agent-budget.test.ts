@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
 import { storeEnv, storeIn } from "../support/test-store.js";
-import { foldEvents } from "../../src/run/fold-events.js";
-import type { Usage } from "../../src/run/judge.js";
+import { foldEvents } from "../../src/run/engine/fold-events.js";
+import type { Usage } from "../../src/run/kinds/judge.js";
 
 const BIN = resolve("bin/switchyard.js");
 const dir = mkdtempSync(join(tmpdir(), "sy-agent-budget-"));

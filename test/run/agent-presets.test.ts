@@ -11,9 +11,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { agent, harness, mapped, plan, ref, runPlan, statuses, evaluate } from "./helpers.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
-import { foldEvents } from "../../src/run/fold-events.js";
-import type { AgentRunnerConfig } from "../../src/run/agent-runner-config.js";
-import type { Usage } from "../../src/run/judge.js";
+import { foldEvents } from "../../src/run/engine/fold-events.js";
+import type { AgentRunnerConfig } from "../../src/run/agents/agent-runner-config.js";
+import type { Usage } from "../../src/run/kinds/judge.js";
 import type { Harness } from "./helpers.js";
 import { parseMachineConfig } from "../../src/decide/config.js";
 

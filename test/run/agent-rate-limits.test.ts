@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { agent, evaluate, harness, mapped, plan, ref, runPlan, statuses } from "./helpers.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
 import { parseMachineConfig } from "../../src/decide/config.js";
-import { RunnerLimiter, BACKOFF_BASE_MS, BACKOFF_MAX_MS, rateLimitState } from "../../src/run/agent-rate-limits.js";
-import type { EventPayloads } from "../../src/run/events.js";
+import { RunnerLimiter, BACKOFF_BASE_MS, BACKOFF_MAX_MS, rateLimitState } from "../../src/run/agents/agent-rate-limits.js";
+import type { EventPayloads } from "../../src/run/store/events.js";
 
 test("AIMD: each limit halves the runner's concurrency (at least 1); after a quiet period each passed turn adds one, up to the playbook's", async () => {
   let now = 0;

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
 import { storeEnv, storeIn } from "../support/test-store.js";
-import { compareVersions, parseVersion } from "../../src/run/agent-presets/versions.js";
+import { compareVersions, parseVersion } from "../../src/run/agents/presets/versions.js";
 
 const BIN = resolve("bin/switchyard.js");
 const dir = mkdtempSync(join(tmpdir(), "sy-agent-versions-"));

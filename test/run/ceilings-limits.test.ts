@@ -3,7 +3,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ceilingReached } from "../../src/run/ceilings.js";
+import { ceilingReached } from "../../src/run/engine/ceilings.js";
 
 /** The ceiling a halt names, or null when there is none. */
 function ceiling(halt: ReturnType<typeof ceilingReached>): string | null {

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { storeEnv } from "../support/test-store.js";
-import { signalGroup } from "../../src/run/signal-group.js";
+import { signalGroup } from "../../src/run/process/signal-group.js";
 import { TempDir } from "./helpers.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");

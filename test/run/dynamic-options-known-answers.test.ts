@@ -3,7 +3,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { OptionsError, resolveOptions } from "../../src/run/dynamic-options.js";
+import { OptionsError, resolveOptions } from "../../src/run/kinds/dynamic-options.js";
 
 const WHERE = "prepare.options[k1]";
 

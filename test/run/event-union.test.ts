@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { admitRun, RunEngine, type EventHandlers } from "../../src/run/index.js";
-import { chargedUsd } from "../../src/run/events.js";
-import { foldEvents } from "../../src/run/fold-events.js";
+import { chargedUsd } from "../../src/run/store/events.js";
+import { foldEvents } from "../../src/run/engine/fold-events.js";
 import { agent, harness, plan, runner } from "./helpers.js";
 import { loadLog, readLog } from "../support/golden-logs.js";
 

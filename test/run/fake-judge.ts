@@ -1,7 +1,7 @@
 // A Judge for tests: answers from a function of (key, question), counts requests.
 
-import type { DecisionRecord, Judge, JudgeRequest, ResolvedQuestion } from "../../src/run/judge.js";
-import { DecisionFailure } from "../../src/run/judge.js";
+import type { DecisionRecord, Judge, JudgeRequest, ResolvedQuestion } from "../../src/run/kinds/judge.js";
+import { DecisionFailure } from "../../src/run/kinds/judge.js";
 
 export class FakeJudge implements Judge {
   calls: JudgeRequest[] = [];

@@ -4,9 +4,9 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { closeInstance, disposition, sharedDisposition, type Disposition } from "../../src/run/gating.js";
-import { TaskState, UNMAPPED, type Inst, type Recorded } from "../../src/run/task-state.js";
-import type { InstanceStatus } from "../../src/run/events.js";
+import { closeInstance, disposition, sharedDisposition, type Disposition } from "../../src/run/engine/gating.js";
+import { TaskState, UNMAPPED, type Inst, type Recorded } from "../../src/run/engine/task-state.js";
+import type { InstanceStatus } from "../../src/run/store/events.js";
 import type { TaskPlan, WhenPlan } from "../../src/plan/plan.js";
 
 interface Spec {

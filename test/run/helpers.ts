@@ -14,7 +14,7 @@ import {
   type ShowJson,
   type SettingsOverrides,
 } from "../../src/run/index.js";
-import type { AgentRunnerConfig } from "../../src/run/agent-runner-config.js";
+import type { AgentRunnerConfig } from "../../src/run/agents/agent-runner-config.js";
 import { testStore } from "../support/test-store.js";
 
 export type Fn = (input: any) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any

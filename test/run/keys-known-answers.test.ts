@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { elementKeys, keyDirName, KeyError } from "../../src/run/keys.js";
+import { elementKeys, keyDirName, KeyError } from "../../src/run/engine/keys.js";
 
 function fails(list: unknown, max: number, code: string, message: string): void {
   assert.throws(

@@ -11,9 +11,9 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync
 import { join } from "node:path";
 import { TempDir, command, evaluate, harness, mapped, plan, ref, runPlan } from "./helpers.js";
 import { prepareAttempt } from "../../src/run/kinds/command.js";
-import { Launcher, type LauncherDialect } from "../../src/run/launcher.js";
-import { GO_LINE, PERL_LAUNCHER } from "../../src/run/launcher-perl.js";
-import type { ProcessSpec } from "../../src/run/process.js";
+import { Launcher, type LauncherDialect } from "../../src/run/process/launcher.js";
+import { GO_LINE, PERL_LAUNCHER } from "../../src/run/process/launcher-perl.js";
+import type { ProcessSpec } from "../../src/run/process/process.js";
 
 /** Running (a zombie waiting for its reaper counts as ended). */
 function alive(pid: number): boolean {

@@ -5,7 +5,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { DecisionRecord, JudgeRequest } from "../../src/run/judge.js";
+import type { DecisionRecord, JudgeRequest } from "../../src/run/kinds/judge.js";
 import { command, evaluate, harness, mapped, modelRoute, noul, plan, ref, runPlan, statuses, when } from "./helpers.js";
 import { FakeJudge } from "./fake-judge.js";
 

@@ -4,9 +4,9 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { inputJson, stateJson } from "../../src/run/shared-json.js";
-import { stableStringify } from "../../src/run/values.js";
-import { renderPrompt } from "../../src/run/template.js";
+import { inputJson, stateJson } from "../../src/run/kinds/shared-json.js";
+import { stableStringify } from "../../src/run/values/values.js";
+import { renderPrompt } from "../../src/run/kinds/template.js";
 import { command, evaluate, harness, mapped, modelRoute, choice, plan, ref, runPlan } from "./helpers.js";
 import { FakeJudge } from "./fake-judge.js";
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TempDir, plan, command, runPlan, writeJson } from "./helpers.js";
 import { SqliteStore } from "../../src/run/index.js";
-import { snapshotPack, SnapshotError } from "../../src/run/snapshot.js";
+import { snapshotPack, SnapshotError } from "../../src/run/engine/snapshot.js";
 
 test("R-1: the snapshot holds every pack file but hidden folders and node_modules", () => {
   const dir = new TempDir("sy-snap-");

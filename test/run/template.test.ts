@@ -2,7 +2,7 @@
 // own placeholder renders the whole decision record.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { renderPrompt } from "../../src/run/template.js";
+import { renderPrompt } from "../../src/run/kinds/template.js";
 import type { TaskPlan } from "../../src/plan/index.js";
 import { agent, choice, command, evaluate, harness, mapped, outputRoute, plan, ref, runner, runPlan, writeJson } from "./helpers.js";
 

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
 import { storeEnv, storeIn } from "../support/test-store.js";
-import { showRun } from "../../src/run/show.js";
+import { showRun } from "../../src/run/store/show.js";
 
 const BIN = resolve("bin/switchyard.js");
 const dir = mkdtempSync(join(tmpdir(), "sy-worktree-nochange-"));

@@ -2,7 +2,7 @@
 
 import type { ProviderConfig, ProviderKind } from "../../src/decide/config-types.js";
 import type { ProviderRequest } from "../../src/decide/provider.js";
-import type { ResolvedQuestion } from "../../src/run/judge.js";
+import type { ResolvedQuestion } from "../../src/run/kinds/judge.js";
 
 export function choiceQ(id: string, options: Record<string, string>, min_confidence = 0): ResolvedQuestion {
   return {

@@ -8,9 +8,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { foldEvents } from "../../src/run/fold-events.js";
+import { foldEvents } from "../../src/run/engine/fold-events.js";
 import { recordRerun, planRerun, type Store } from "../../src/run/index.js";
-import type { StoredEvent } from "../../src/run/events.js";
+import type { StoredEvent } from "../../src/run/store/events.js";
 import { FakeJudge } from "../run/fake-judge.js";
 import {
   agent,

@@ -4,7 +4,7 @@
 
 import { randomBytes } from "node:crypto";
 import { SqliteStore, type Store } from "../../src/run/index.js";
-import { PostgresStore } from "../../src/run/store-postgres.js";
+import { PostgresStore } from "../../src/run/store/store-postgres.js";
 
 export const onPostgres = process.env.SWITCHYARD_TEST_STORE === "postgres";
 

@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { join, resolve } from "node:path";
 import { get, runTriage, SECRET, startUi, type Triage, type Ui } from "./support.js";
 import type { ApiEvent, CellDoc, GridDoc, InstancePage, RunDoc, RunListItem } from "../../src/ui/api-types.js";
-import { keyDirName } from "../../src/run/keys.js";
+import { keyDirName } from "../../src/run/engine/keys.js";
 
 let t: Triage;
 let ui: Ui;

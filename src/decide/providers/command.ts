@@ -6,8 +6,8 @@
 
 import { spawn } from "node:child_process";
 import { resolve as absolute } from "node:path";
-import type { GroupHooks } from "../../run/process-groups.js";
-import { signalGroup } from "../../run/signal-group.js";
+import type { GroupHooks } from "../../run/process/index.js";
+import { signalGroup } from "../../run/process/index.js";
 import type { ProviderConfig } from "../config-types.js";
 import { excerpt, parseJsonBody } from "../http-wording.js";
 import { ProviderError, type Provider, type ProviderRequest, type ProviderResponse } from "../provider.js";

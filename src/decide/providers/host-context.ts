@@ -3,7 +3,7 @@
 // as JSON, so a script or an agent CLI can tell which decision it is answering. The state stays
 // in the prompt only: it can be larger than an environment variable may be.
 
-import type { ResolvedQuestion } from "../../run/judge.js";
+import type { ResolvedQuestion } from "../../run/kinds/index.js";
 import type { ProviderRequest } from "../provider.js";
 
 export function hostContextEnv(q: ResolvedQuestion, request: ProviderRequest, workspace: string): Record<string, string> {

@@ -8,7 +8,7 @@
 // decisions all stay with the host should not pay.
 
 import type OpenAI from "openai";
-import type { ResolvedQuestion, Usage } from "../../run/judge.js";
+import type { ResolvedQuestion, Usage } from "../../run/kinds/index.js";
 import { noulDistribution } from "../answer.js";
 import type { ProviderConfig } from "../config-types.js";
 import { KEY_PLACEHOLDER, readApiKey, redact } from "../provider-key.js";

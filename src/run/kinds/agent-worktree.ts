@@ -18,10 +18,10 @@ import { appendFileSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSy
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
 import { prepareAttempt, type AttemptFiles } from "./command.js";
-import { git, gitLocked, refComponent, type GitOptions, type GitScope } from "../worktree.js";
-import { pinWorkspace, workspaceReplaced } from "../untrusted-file.js";
-import { turnEnds, turnStarts, type RepositorySnapshot } from "../repository-guard.js";
-import type { RunRepository } from "../events.js";
+import { git, gitLocked, refComponent, type GitOptions, type GitScope } from "../agents/index.js";
+import { pinWorkspace, workspaceReplaced } from "../process/index.js";
+import { turnEnds, turnStarts, type RepositorySnapshot } from "../process/index.js";
+import type { RunRepository } from "../store/index.js";
 
 /**
  * Per repository and run, this process's sweep of leftover worktrees: every attempt awaits the

@@ -27,15 +27,15 @@ import {
   type AttemptFiles,
 } from "./command.js";
 import { inWorktree } from "./agent-worktree.js";
-import { runProcess } from "../process.js";
-import { renderPrompt } from "../template.js";
-import { checkEmits, isPlainObject } from "../values.js";
-import type { Usage } from "../judge.js";
-import { invocation, presetOf, runnerEnv, withCost } from "../agent-presets/invocation.js";
-import { readPresetTurn } from "../agent-presets/turn.js";
-import { limiterFor, type RunnerLimiter } from "../agent-rate-limits.js";
-import { readUntrustedFile } from "../untrusted-file.js";
-import { parseUntrustedJson } from "../untrusted-json.js";
+import { runProcess } from "../process/index.js";
+import { renderPrompt } from "./template.js";
+import { checkEmits, isPlainObject } from "../values/index.js";
+import type { Usage } from "./judge.js";
+import { invocation, presetOf, runnerEnv, withCost } from "../agents/index.js";
+import { readPresetTurn } from "../agents/index.js";
+import { limiterFor, type RunnerLimiter } from "../agents/index.js";
+import { readUntrustedFile } from "../process/index.js";
+import { parseUntrustedJson } from "../process/index.js";
 import type { TaskOf } from "../../plan/plan.js";
 
 /**

@@ -5,9 +5,9 @@
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
-import { runProcess, type ProcessResult } from "../process.js";
-import { checkEmits, isPlainObject } from "../values.js";
-import { inputJson } from "../shared-json.js";
+import { runProcess, type ProcessResult } from "../process/index.js";
+import { checkEmits, isPlainObject } from "../values/index.js";
+import { inputJson } from "./shared-json.js";
 import type { FieldType, TaskOf } from "../../plan/plan.js";
 import {
   checkWorkspace,
@@ -16,9 +16,9 @@ import {
   readUntrustedFile,
   UntrustedFileError,
   type WorkspaceRoot,
-} from "../untrusted-file.js";
-import { parseUntrustedJson } from "../untrusted-json.js";
-import { folderFault } from "../storage-fault.js";
+} from "../process/index.js";
+import { parseUntrustedJson } from "../process/index.js";
+import { folderFault } from "../store/index.js";
 
 export interface AttemptFiles {
   workspace: string;

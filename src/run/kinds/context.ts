@@ -1,11 +1,11 @@
 // What an instance kind receives to run one attempt, and what it hands back.
 
 import type { Plan, TaskPlan } from "../../plan/plan.js";
-import type { AgentRunnerConfig } from "../agent-runner-config.js";
-import type { Usage } from "../judge.js";
-import type { Launcher } from "../launcher.js";
-import type { RunRepository } from "../events.js";
-import type { GroupHooks } from "../process-groups.js";
+import type { AgentRunnerConfig } from "../agents/index.js";
+import type { Usage } from "./judge.js";
+import type { Launcher } from "../process/index.js";
+import type { RunRepository } from "../store/index.js";
+import type { GroupHooks } from "../process/index.js";
 import { codedText } from "../../shared/coded-error.js";
 
 /** The instance's input. */

@@ -2,7 +2,7 @@
 // No process: the function's language gives determinism and the step budget.
 
 import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
-import { checkEmits, errorText, isPlainObject } from "../values.js";
+import { checkEmits, errorText, isPlainObject } from "../values/index.js";
 
 export function runEvaluate(ctx: AttemptContext, input: InstanceInput): Outcome {
   let output: unknown;

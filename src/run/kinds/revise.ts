@@ -5,12 +5,12 @@
 // ceiling ends the attempt as interrupted, so the run stops and `resume` picks up the next round.
 
 import type { TaskOf, TaskPlan } from "../../plan/plan.js";
-import { sumUsage, type Usage } from "../judge.js";
+import { sumUsage, type Usage } from "./judge.js";
 import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
 import { runCommand } from "./command.js";
 import { runAgent } from "./agent.js";
 import { runEvaluate } from "./evaluate.js";
-import { isPlainObject } from "../values.js";
+import { isPlainObject } from "../values/index.js";
 
 export interface ReviseRound {
   round: number;

@@ -3,9 +3,9 @@
 // Q-32; min_confidence, Q-11) and the engine hands them to the Judge (D-1).
 
 import type { FieldRef, RouteSpec } from "../../plan/plan.js";
-import type { DecisionRecord, ResolvedQuestion } from "../judge.js";
-import { resolveOptions } from "../dynamic-options.js";
-import { isPlainObject } from "../values.js";
+import type { DecisionRecord, ResolvedQuestion } from "./judge.js";
+import { resolveOptions } from "./dynamic-options.js";
+import { isPlainObject } from "../values/index.js";
 import { CodedError } from "../../shared/coded-error.js";
 
 export class RouteError extends CodedError {}

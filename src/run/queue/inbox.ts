@@ -9,9 +9,9 @@ import type { ClientBase, Pool } from "pg";
 
 /** A connection or a pool: one statement at a time. */
 export type Db = ClientBase | Pool;
-import type { Usage } from "../judge.js";
-import type { Outcome } from "../kinds/context.js";
-import type { ReviseRound } from "../kinds/revise.js";
+import type { Usage } from "../store/index.js";
+import type { Outcome } from "../kinds/index.js";
+import type { ReviseRound } from "../kinds/index.js";
 import { ident, queueNames } from "./names.js";
 
 export type InboxKind = "started" | "round" | "finished";

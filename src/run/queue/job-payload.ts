@@ -1,9 +1,9 @@
 // What a job carries from the coordinator to a worker (issue 17 item 2): everything one attempt
 // needs besides the run's plan and pack snapshot, which a worker fetches once per run.
 
-import type { InstanceInput } from "../kinds/context.js";
-import type { ReviseRound } from "../kinds/revise.js";
-import type { WorkTask } from "../executor.js";
+import type { InstanceInput } from "../kinds/index.js";
+import type { ReviseRound } from "../kinds/index.js";
+import type { WorkTask } from "../engine/index.js";
 
 export interface JobPayload {
   run: string;

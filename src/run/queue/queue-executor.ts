@@ -8,9 +8,9 @@
 
 import pg from "pg";
 import type { Plan } from "../../plan/plan.js";
-import type { RunRepository } from "../events.js";
-import type { AttemptRequest, InstanceExecutor, WorkTask } from "../executor.js";
-import type { Outcome } from "../kinds/context.js";
+import type { RunRepository } from "../store/index.js";
+import type { AttemptRequest, InstanceExecutor, WorkTask } from "../engine/index.js";
+import type { Outcome } from "../kinds/index.js";
 import { markFoldedSql, unfolded, type FinishedReport, type InboxRow, type RoundReport } from "./inbox.js";
 import type { JobPayload } from "./job-payload.js";
 import { ident, JOB_MAX_ATTEMPTS, jobKey, QUEUE_SCHEMA, queueNames, type QueueNames, QUEUE_TIMEOUT_CAP_SECONDS } from "./names.js";

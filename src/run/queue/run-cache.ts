@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Pool } from "pg";
 import type { Plan } from "../../plan/plan.js";
-import type { RunRepository } from "../events.js";
+import type { RunRepository } from "../store/index.js";
 import { ident } from "./names.js";
 
 /** Writes run `run`'s pack snapshot into the empty folder `dest` (the store's copy, issue 17 item 1). */

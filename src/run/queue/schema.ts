@@ -5,7 +5,7 @@
 import type { ClientBase } from "pg";
 import { format } from "node:util";
 import { Logger, runMigrations } from "graphile-worker";
-import { lostConnection } from "../pg/connection-lost.js";
+import { lostConnection } from "../store/index.js";
 import { ident, QUEUE_SCHEMA } from "./names.js";
 
 function queueTables(schema: string): string {

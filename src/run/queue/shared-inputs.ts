@@ -8,7 +8,7 @@
 
 import { createHash } from "node:crypto";
 import type { Pool } from "pg";
-import type { InstanceInput } from "../kinds/context.js";
+import type { InstanceInput } from "../kinds/index.js";
 import { ident } from "./names.js";
 
 /** Outputs whose JSON is at least this long travel by hash; smaller ones ride in the job. */

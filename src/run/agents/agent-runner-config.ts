@@ -1,0 +1,34 @@
+// An agent runner from the machine config (D-40, issue 12): `[agents.NAME]` with a `preset` (the
+// tool it drives, see agent-presets/presets.ts) or a `command` speaking switchyard's own protocol.
+import type { PresetName } from "./presets/presets.js";
+
+/** Dollars per million tokens, turning reported tokens into cost_usd when the tool gives none. */
+export interface PriceTable {
+  input_per_mtok: number;
+  output_per_mtok: number;
+  /** For cached input tokens; the input price when absent. */
+  cached_input_per_mtok?: number;
+}
+
+export interface AgentRunnerConfig {
+  name: string;
+  /**
+   * generic: the argv, run in the instance workspace with the rendered prompt on stdin.
+   * A preset: the executable (and any leading arguments) standing for the tool; the preset's
+   * own arguments follow it.
+   */
+  command: string[];
+  /** Extra environment for the runner (values, not secrets from the config). */
+  env: Record<string, string>;
+  /** The tool it drives; "generic" (the default) is switchyard's own protocol. */
+  preset?: PresetName;
+  /** Extra arguments after the preset's own (before the prompt). */
+  args?: string[];
+  /** Replaces the preset's own arguments (not its effort knobs, nor how the prompt is passed). */
+  base_args?: string[];
+  /** Arguments the preset passes that this runner leaves out (a flag with the value after it). */
+  remove_args?: string[];
+  price?: PriceTable;
+  /** After a rate limit, how long without one before its concurrency is raised again (default 60). */
+  rate_limit_quiet_seconds?: number;
+}

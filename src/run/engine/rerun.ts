@@ -1,0 +1,199 @@
+// Clearing part of a run so that it runs again (issue 13, as Airflow's `tasks clear`). A rerun
+// appends events — `rerun_requested`, then `instance_reset` per cleared instance and `task_reset`
+// per task whose fold must settle again, and `pack_refreshed` for a new snapshot — and the run is
+// then resumed by the ordinary engine, which folds those events like any others. Nothing is
+// edited or deleted: the log keeps every earlier answer beside the new one, and the projections
+// are rebuilt from it as always.
+//
+// What is cleared: the chosen instances of the named tasks (all, the given keys, or the failed
+// ones) and, with `downstream`, everything that read them — per element along aligned edges, the
+// whole task where a fold or an unmapped output was read. A model-decided route named by `--task`
+// is asked again only with `redecide`; one reached only downstream keeps its recorded decision,
+// which is reused if its gate is still open (an element is asked once per attempt of the run's
+// decision, never because something upstream ran again).
+
+import type { Plan, TaskPlan } from "../../plan/plan.js";
+import { nearestName } from "../../lang/diagnostic.js";
+import type { EventPayloads, RerunRequest } from "../store/index.js";
+import { isTerminal } from "../store/index.js";
+import { foldEvents } from "./fold-events.js";
+import { RunNotFound } from "../store/index.js";
+import type { Store } from "../store/index.js";
+import { UNMAPPED, type Recorded } from "./task-state.js";
+import { CodedError } from "../../shared/coded-error.js";
+
+/** A rerun asked for something the run does not have, or that would break a rule. */
+export class RerunError extends CodedError {}
+
+export interface InstanceReset {
+  task: string;
+  /** null for an unmapped task's instance. */
+  key: string | null;
+  reason: "rerun" | "downstream";
+  keepDecision: boolean;
+  previous: Recorded;
+}
+
+export interface RerunPlan {
+  resets: InstanceReset[];
+  /** Tasks whose settled status is cleared (every task with a reset, and whole-task resets). */
+  tasks: string[];
+  /** Dependents left as they are because `downstream` was not asked for. */
+  untouchedDependents: string[];
+}
+
+const isModelRoute = (t: TaskPlan) => t.kind === "route" && t.route?.decide === "model";
+
+/** Works out what a rerun clears, from the run's log; throws RerunError for a bad request. */
+export function planRerun(store: Store, run: string, req: RerunRequest): RerunPlan {
+  const folded = foldEvents(store, run);
+  const plan = folded.plan;
+  const byName = new Map(plan.tasks.map((t) => [t.name, t]));
+  if (req.tasks.length === 0)
+    throw new RerunError("usage", "say which task to run again with --task TASK", {
+      hint: `tasks: ${plan.tasks.map((t) => t.name).join(", ")}`,
+    });
+  for (const name of req.tasks) {
+    if (!byName.has(name)) {
+      const near = nearestName(name, byName.keys());
+      throw new RerunError("usage", `run ${run} has no task ${name}`, {
+        hint: near ? `did you mean ${near}?` : `tasks: ${plan.tasks.map((t) => t.name).join(", ")}`,
+      });
+    }
+  }
+  if (req.keys.length) {
+    const unmapped = req.tasks.filter((n) => !byName.get(n)!.over);
+    if (unmapped.length)
+      throw new RerunError(
+        "usage",
+        `--key selects elements of mapped tasks, but ${unmapped.join(", ")} ${unmapped.length > 1 ? "are" : "is"} not mapped`,
+        { hint: "leave out --key to run an unmapped task again" },
+      );
+    const known = new Set<string>();
+    for (const n of req.tasks) for (const k of folded.recorded.get(n)?.keys() ?? []) known.add(k);
+    for (const k of req.keys) {
+      if (!known.has(k)) {
+        const near = nearestName(k, known);
+        throw new RerunError("usage", `no instance of ${req.tasks.join(", ")} has the key ${k}`, {
+          hint: near ? `did you mean ${near}?` : "keys are the elements of the task's `over` list; see `switchyard show RUN --task TASK`",
+        });
+      }
+    }
+  }
+
+  const chosen = new Map<string, Map<string, InstanceReset>>();
+  const wholeTasks = new Set<string>();
+  const add = (t: TaskPlan, k: string, r: Recorded, reason: InstanceReset["reason"]) => {
+    if (!isTerminal(r.status)) return; // pending or running: it runs on resume anyway
+    let m = chosen.get(t.name);
+    if (!m) chosen.set(t.name, (m = new Map()));
+    if (m.has(k)) return;
+    const keepDecision = isModelRoute(t) && !(reason === "rerun" && req.redecide);
+    m.set(k, { task: t.name, key: k === UNMAPPED ? null : k, reason, keepDecision, previous: r });
+  };
+
+  for (const name of req.tasks) {
+    const t = byName.get(name)!;
+    const recs = folded.recorded.get(name) ?? new Map<string, Recorded>();
+    for (const [k, r] of recs) {
+      if (req.keys.length && !req.keys.includes(k)) continue;
+      if (req.failed && r.status !== "failed") continue;
+      if (isModelRoute(t) && r.status === "passed" && !req.redecide) {
+        throw new RerunError(
+          "usage",
+          `${name} is a model-decided route and its decisions are recorded; they are kept unless you ask for them again`,
+          { hint: `add --redecide to ask ${name} again (the record keeps the earlier answer beside the new one)` },
+        );
+      }
+      add(t, k, r, "rerun");
+    }
+    if (!req.keys.length && !req.failed) wholeTasks.add(name);
+    else if (folded.taskRecords.get(name)?.failed && !req.keys.length) wholeTasks.add(name);
+  }
+
+  const dependents = new Map<string, TaskPlan[]>();
+  for (const t of plan.tasks) for (const d of t.depends_on) (dependents.get(d) ?? dependents.set(d, []).get(d)!).push(t);
+  const untouched = new Set<string>();
+  // Keys reached per task ("all" for the whole task), walked in plan order (a topological order).
+  const reached = new Map<string, Set<string> | "all">();
+  for (const name of req.tasks) reached.set(name, req.keys.length || req.failed ? new Set(chosen.get(name)?.keys() ?? []) : "all");
+  for (const t of plan.tasks) {
+    const keys = reached.get(t.name);
+    if (keys === undefined) continue;
+    if (keys !== "all" && keys.size === 0 && !wholeTasks.has(t.name)) continue;
+    for (const d of dependents.get(t.name) ?? []) {
+      if (!req.downstream) {
+        untouched.add(d.name);
+        continue;
+      }
+      const aligned = !!d.over && !!t.over && d.aligned_with.includes(t.name);
+      const next: Set<string> | "all" = aligned ? keys : "all";
+      const before = reached.get(d.name);
+      if (before === "all") continue;
+      if (next === "all") reached.set(d.name, "all");
+      else reached.set(d.name, new Set([...(before ?? []), ...next]));
+    }
+  }
+  if (req.downstream) {
+    for (const t of plan.tasks) {
+      if (req.tasks.includes(t.name)) continue;
+      const keys = reached.get(t.name);
+      if (keys === undefined) continue;
+      if (keys === "all") wholeTasks.add(t.name);
+      for (const [k, r] of folded.recorded.get(t.name) ?? []) if (keys === "all" || keys.has(k)) add(t, k, r, "downstream");
+    }
+  }
+
+  const resets: InstanceReset[] = [];
+  const tasks: string[] = [];
+  for (const t of plan.tasks) {
+    const m = chosen.get(t.name);
+    if (m) resets.push(...[...m.values()].sort((a, b) => ((a.key ?? "") < (b.key ?? "") ? -1 : 1)));
+    if (m || wholeTasks.has(t.name)) tasks.push(t.name);
+  }
+  return { resets, tasks, untouchedDependents: [...untouched].filter((n) => !chosen.has(n)) };
+}
+
+/** The playbook's plan without what does not change what runs (compiler version, positions, the pack digest). */
+function planShape(p: Plan): string {
+  return JSON.stringify({
+    playbook: p.playbook,
+    source_file: p.source_file,
+    settings: p.settings,
+    tasks: p.tasks.map(({ declared_at: _, ...rest }) => rest),
+  });
+}
+
+/** Whether a freshly compiled plan runs the same tasks as the run's own (so a refreshed pack may be used). */
+export function samePlan(recorded: Plan, fresh: Plan): boolean {
+  return planShape(recorded) === planShape(fresh);
+}
+
+/** Appends the rerun's events and commits them; the run is then resumed. */
+export function recordRerun(store: Store, run: string, req: RerunRequest, p: RerunPlan, refreshed?: EventPayloads["pack_refreshed"]): void {
+  store.append(run, "rerun_requested", null, null, { ...req, reset: p.resets.length, pid: process.pid });
+  if (refreshed) store.append(run, "pack_refreshed", null, null, refreshed);
+  for (const r of p.resets) {
+    const prev = r.previous;
+    const previous: EventPayloads["instance_reset"]["previous"] = {
+      status: prev.status,
+      attempts: prev.attempts,
+      ...(prev.output !== undefined ? { output: prev.output } : {}),
+      ...(prev.error !== undefined ? { error: prev.error } : {}),
+      ...(prev.label !== undefined ? { label: prev.label } : {}),
+    };
+    store.append(run, "instance_reset", r.task, r.key, { reason: r.reason, previous, ...(r.keepDecision ? { keep_decision: true } : {}) });
+  }
+  for (const t of p.tasks) store.append(run, "task_reset", t, null, { reason: req.tasks.includes(t) ? "rerun" : "downstream" });
+  store.flush();
+}
+
+/** What the run was admitted with: its plan, the path the person ran and the pack folder copied. */
+export function foldRunPlan(store: Store, run: string): { plan: Plan; sourcePath: string; packSource: string } {
+  for (const e of store.events(run)) {
+    if (e.type !== "plan_admitted") break;
+    const p = e.payload;
+    return { plan: p.plan, sourcePath: p.source_path, packSource: p.snapshot.source };
+  }
+  throw new RunNotFound("unknown-run", `no run ${run} in ${store.stateDir}`);
+}

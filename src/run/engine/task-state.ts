@@ -1,0 +1,100 @@
+// The scheduler's in-memory picture of a run: one TaskState per task, holding its instances keyed
+// by element (M-4), and what the event log already says about each (folded on resume, R-4).
+
+import type { TaskPlan } from "../../plan/plan.js";
+import type { InstanceStatus, TerminalStatus } from "../store/index.js";
+import type { InstanceInput } from "../kinds/index.js";
+import type { AttemptFiles } from "../kinds/index.js";
+import type { ReviseRound } from "../kinds/index.js";
+
+/** The key of an unmapped task's single instance in the per-task maps. */
+export const UNMAPPED = "";
+
+/** What the log says about one instance (folded from its events). */
+export interface Recorded {
+  status: InstanceStatus;
+  output?: unknown;
+  label?: string;
+  error?: string;
+  /** The code of the recorded failure or block; resume compares it, never the message (R-4). */
+  code?: string;
+  attempts: number;
+  rounds: ReviseRound[];
+  /** Reset by a rerun, its decision kept (issue 13): reused if the gate is still open. */
+  kept?: unknown;
+}
+
+/** What the log says about a task as a whole (folded from its events). */
+export interface TaskRecord {
+  settled?: TerminalStatus;
+  expanded?: number;
+  /** The task failed as a whole (M-1): the code resume compares, never the message (R-4). */
+  failed?: { code: string };
+}
+
+export interface Inst {
+  key: string | null;
+  status: InstanceStatus;
+  output?: unknown;
+  label?: string;
+  error?: string;
+  attempts: number;
+  /** Failed attempts in this invocation (for `retries`). */
+  tries: number;
+  /** Attempts that ended in a rate limit in this invocation (not counted in `tries`). */
+  rateLimits?: number;
+  rounds: ReviseRound[];
+  rec?: Recorded;
+  /** A command attempt whose files are being prepared before it starts (see prefetch). */
+  prepared?: PreparedAttempt;
+}
+
+export interface PreparedAttempt {
+  attempt: number;
+  input: InstanceInput;
+  files: Promise<AttemptFiles>;
+}
+
+export class TaskState {
+  readonly name: string;
+  readonly mapped: boolean;
+  deps: TaskState[] = [];
+  aligned: TaskState[] = [];
+  others: TaskState[] = [];
+  dependents: TaskState[] = [];
+  waiting = 0;
+  expanded = false;
+  settled = false;
+  status: InstanceStatus = "pending";
+  inst = new Map<string, Inst>();
+  open = 0;
+  total: number | null = null;
+  counts: Record<InstanceStatus, number> = { pending: 0, running: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 };
+  fold: unknown = null;
+  /** Task-level label when not taken as a whole (an unmapped task's closing label). */
+  label?: string;
+  recSettled?: TerminalStatus;
+  recExpanded?: number;
+  /** The code of the recorded task failure, if any. */
+  recFailed?: string;
+  constructor(readonly plan: TaskPlan) {
+    this.name = plan.name;
+    this.mapped = plan.over !== undefined;
+  }
+
+  /** Moves an instance to a new status, keeping the per-status counts in step. */
+  setStatus(inst: Inst, s: InstanceStatus): void {
+    this.counts[inst.status] -= 1;
+    inst.status = s;
+    this.counts[s] += 1;
+  }
+}
+
+/** A settled task's status (G-7): unmapped, its instance's; mapped, its fold's. */
+export function taskStatus(ts: TaskState): TerminalStatus {
+  if (!ts.mapped) return ts.inst.get(UNMAPPED)!.status as TerminalStatus;
+  const c = ts.counts;
+  if (c.failed > 0 || c.blocked > 0) return "failed";
+  if (ts.total! > 0 && c.not_taken === ts.total) return "not_taken";
+  return "passed";
+}

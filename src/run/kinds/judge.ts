@@ -1,0 +1,74 @@
+// The one interface every model-decided route calls (D-1). The run engine defines it and the
+// decision layer (src/decide) implements it; the engine resolves dynamic options (Q-30 … Q-32)
+// before calling, so an implementation only ever sees ordinary, fully-labelled questions.
+
+import type { QuestionKind } from "../../plan/plan.js";
+import type { GroupHooks } from "../process/index.js";
+import { CodedError } from "../../shared/coded-error.js";
+import type { DecisionRecord, ResolvedOption } from "../store/index.js";
+
+// The decision record is part of the event log, so its types live with the store; the port
+// re-exports them for the decision layer that fills them in.
+export {
+  sumUsage,
+  type DecisionMode,
+  type DecisionRecord,
+  type QuestionDecision,
+  type Receipt,
+  type ResolvedOption,
+  type Usage,
+} from "../store/index.js";
+
+/** A question as the decision layer sees it: labels known, min_confidence resolved. */
+export interface ResolvedQuestion {
+  /** The question's name in the route (the id on the wire). */
+  id: string;
+  kind: QuestionKind;
+  ask: string;
+  /** Labels in declared order: choice options, ["yes","no"] for noul, levels lowest first. */
+  labels: string[];
+  descriptions: Record<string, string>;
+  /** Judgement type (Q-5). */
+  type: string;
+  /** The question's min_confidence, else the route's (Q-11). */
+  min_confidence: number;
+  /** For a dynamic choice: the options it was resolved to (recorded, Q-32). */
+  resolved_options?: ResolvedOption[];
+}
+
+export interface JudgeRequest {
+  run: string;
+  playbook: string;
+  task: string;
+  /** The element key for a mapped route; null for an unmapped one. */
+  key: string | null;
+  /** The instance's state (R-21): its input plus the contents of its `files`. */
+  state: unknown;
+  /** The state serialised deterministically (sorted keys); what providers are sent. */
+  state_text: string;
+  questions: ResolvedQuestion[];
+  signal: AbortSignal;
+  /** The route instance's attempt in the run (shadow pairs record it). */
+  attempt?: number;
+  /**
+   * Told the process group of every process the decision starts (a `command` provider, a host
+   * runner), so that whoever claims the run from a dead owner stops them (process-groups.ts).
+   */
+  groups?: GroupHooks;
+}
+
+/**
+ * Thrown by a Judge when an element's decision cannot be made (bad response after retries,
+ * unparseable host reply, …). The message names what was wrong; it fails that element only.
+ */
+export class DecisionFailure extends CodedError {}
+
+export interface Judge {
+  /** Answers every question of one route instance; rejects with DecisionFailure. */
+  judge(request: JudgeRequest): Promise<DecisionRecord>;
+  /**
+   * Checked once when a run starts or resumes (D-30): returns problems (resolver violations,
+   * unknown providers) for the judgement types the plan uses. Empty when all is well.
+   */
+  preflight?(types: string[]): string[];
+}

@@ -1,0 +1,207 @@
+// The event log's vocabulary (R-3). Events are the truth of a run; the runs/tasks/instances
+// tables are projections rebuilt from them (src/run/projection.ts). Every event is keyed by
+// (task, key) where it concerns one (M-4): `key` is null for an unmapped task's instance.
+
+import type { Plan } from "../../plan/plan.js";
+import type { DecisionRecord, Usage } from "./decision-record.js";
+
+export type InstanceStatus = "pending" | "running" | "passed" | "failed" | "not_taken" | "blocked";
+export type TerminalStatus = "passed" | "failed" | "not_taken" | "blocked";
+export type RunStatus = "running" | "passed" | "failed" | "stopped" | "cancelled";
+
+export function isTerminal(s: InstanceStatus): s is TerminalStatus {
+  return s === "passed" || s === "failed" || s === "not_taken" || s === "blocked";
+}
+
+export interface Settings {
+  concurrency: number;
+  decision_concurrency: number;
+  max_duration_seconds: number;
+  budget_usd?: number;
+}
+
+export interface SnapshotInfo {
+  /** Absolute path of the copy inside the run folder ($SWITCHYARD_PACK). */
+  dir: string;
+  /** Where the pack was copied from. */
+  source: string;
+  files: number;
+  bytes: number;
+}
+
+/** Payloads by event type. */
+export interface EventPayloads {
+  /** The run begins (R-1): the plan it will execute, the pack snapshot, the effective settings. */
+  plan_admitted: {
+    plan: Plan;
+    snapshot: SnapshotInfo;
+    source_path: string;
+    settings: Settings;
+    pid: number;
+    repo?: RunRepository;
+    /** Each preset agent runner's tool version, read by preflight (issue 27). */
+    agent_versions?: Record<string, string>;
+  };
+  /** Another invocation continues the run (R-4), with its effective settings. */
+  run_resumed: { settings: Settings; pid: number };
+  /** A mapped task's list was read and validated (M-1). */
+  task_expanded: { count: number };
+  /** A task failed as a whole before any instance started (M-1: a bad list). */
+  task_failed: { error: string; code: string };
+  /** An instance attempt began (processes and decisions; in-engine instances record only their finish). */
+  instance_started: { attempt: number };
+  /** An instance attempt ended passed, failed or blocked. */
+  instance_finished: {
+    attempt: number;
+    status: "passed" | "failed" | "blocked";
+    output?: unknown;
+    error?: string;
+    code?: string;
+    usage?: Usage;
+    /** The agent runner's concurrency, raised after a quiet period without rate limits (issue 27). */
+    runner_concurrency?: { runner: string; limit: number | null };
+  };
+  /** An attempt failed and will be retried after `delay_ms`. */
+  instance_retried: {
+    attempt: number;
+    error: string;
+    code?: string;
+    delay_ms: number;
+    usage?: Usage;
+    /** The tool reported a rate limit (issue 27): not a failed attempt; the runner's concurrency after it. */
+    rate_limited?: { runner: string; concurrency: number };
+  };
+  /** The run was cancelled or stopped while this attempt ran; it runs again on resume. */
+  instance_interrupted: { attempt: number; usage?: Usage };
+  /** Not taken (G-3): a closed gate, or propagation through a join (G-5, G-6). */
+  gate_closed: { label?: string; reason: string };
+  /** A route instance's decision record (Q-20): its output; the instance passed. */
+  decision_recorded: { attempt: number; record: DecisionRecord; reused?: boolean };
+  /** One finished round of a revise loop (T-5). */
+  revise_round: { attempt: number; round: number; body: unknown; verdict: string; feedback?: unknown; usage?: Usage };
+  /** A mapped task settled: its fold's status and summary (G-7). */
+  fold_settled: { status: "passed" | "failed" | "not_taken" | "blocked"; summary: FoldSummary };
+  /** An unmapped task settled. */
+  task_settled: { status: "passed" | "failed" | "not_taken" | "blocked" };
+  /** A ceiling was reached (R-6); nothing new started. */
+  run_stopped: { ceiling: "max_duration" | "budget_usd"; reason: string };
+  /** Ctrl-C or `switchyard cancel` (R-7). */
+  run_cancelled: { reason: string };
+  /** Every task settled. */
+  run_finished: { status: "passed" | "failed" };
+  /** `switchyard rerun` (issue 13): what was asked for, before the resets it caused. */
+  rerun_requested: RerunRequest & { reset: number; pid: number };
+  /**
+   * An instance is cleared (issue 13): it runs again on resume. `previous` is what it had, so the
+   * log keeps an earlier answer beside the new one. `keep_decision`: a route's recorded decision
+   * is reused, not asked again, if its gate is still open.
+   */
+  instance_reset: { reason: "rerun" | "downstream"; previous: ResetPrevious; keep_decision?: boolean };
+  /** A task's settled status is cleared, so it settles (and records its fold) again. */
+  task_reset: { reason: "rerun" | "downstream" };
+  /** `rerun --refresh-pack`: a new snapshot of the pack's files, used from then on. */
+  pack_refreshed: { snapshot: SnapshotInfo; pack_digest: string };
+}
+
+export interface RerunRequest {
+  tasks: string[];
+  keys: string[];
+  failed: boolean;
+  downstream: boolean;
+  redecide: boolean;
+  refresh_pack: boolean;
+}
+
+export interface ResetPrevious {
+  status: InstanceStatus;
+  attempts: number;
+  output?: unknown;
+  error?: string;
+  label?: string;
+}
+
+export type EventType = keyof EventPayloads;
+
+export interface FoldSummary {
+  total: number;
+  passed: number;
+  failed: number;
+  not_taken: number;
+  blocked: number;
+}
+
+/** One event of one type. */
+interface EventOf<T extends EventType> {
+  run: string;
+  seq: number;
+  time: string; // ISO 8601, milliseconds
+  type: T;
+  task: string | null;
+  key: string | null;
+  payload: EventPayloads[T];
+}
+
+/** The repository `worktree` agents work on (issue 12), fixed at admission: resume never reads HEAD. */
+export interface RunRepository {
+  /** The repository's top-level folder. */
+  path: string;
+  /** The commit every worktree starts from. */
+  base: string;
+  /** Keep each attempt's branch after its worktree is removed. */
+  keep_branches: boolean;
+}
+
+/**
+ * An event: a union discriminated by `type`, so `switch (e.type)` narrows `payload`.
+ * `RunEvent<"gate_closed">` is one member; written as an indexed mapped type so that, for a
+ * generic `T`, an `EventOf<T>` is a `RunEvent<T>`.
+ */
+export type RunEvent<T extends EventType = EventType> = { [K in T]: EventOf<K> }[T];
+
+/**
+ * One handler per event type, for a consumer of the log (the fold, the projection, the display).
+ * A mapped type, so adding a type to EventPayloads fails to compile until every table handles it.
+ */
+export type EventHandlers<Args extends unknown[] = [], R = void> = { readonly [K in EventType]: (e: RunEvent<K>, ...args: Args) => R };
+
+/** Calls the handler of `e`'s type. */
+export function dispatch<T extends EventType, Args extends unknown[], R>(
+  handlers: EventHandlers<Args, R>,
+  e: RunEvent<T>,
+  ...args: Args
+): R {
+  const handler: (e: RunEvent<T>, ...args: Args) => R = handlers[e.type];
+  return handler(e, ...args);
+}
+
+/** An events-table row as stored, its payload still JSON text. */
+export interface StoredEvent {
+  seq: number;
+  time: string;
+  type: EventType;
+  task: string | null;
+  key: string | null;
+  payload: string;
+}
+
+/** A stored row as an event: the one place the log's JSON is trusted to match its type (it was written from EventPayloads). */
+export function decodeEvent(run: string, r: StoredEvent): RunEvent {
+  return { run, seq: r.seq, time: r.time, type: r.type, task: r.task, key: r.key, payload: JSON.parse(r.payload) } as RunEvent;
+}
+
+/**
+ * What an event charges to the run's spend (R-6): the cost an agent or reviser reported with
+ * an attempt (passed, failed, retried or interrupted) or a round. The one place spend is
+ * counted: the engine (live budget), the fold (resume's budget) and the projection (`runs`).
+ */
+export function chargedUsd(e: RunEvent): number {
+  switch (e.type) {
+    case "instance_finished":
+    case "instance_retried":
+    case "instance_interrupted":
+    case "revise_round":
+      return e.payload.usage?.cost_usd ?? 0;
+    default:
+      return 0;
+  }
+}
