@@ -10,24 +10,56 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const cli = join(root, "bin", "switchyard.js");
 
-/** Runs the CLI with a fixed environment so the help text does not depend on the terminal. */
-function runCli(args) {
+/**
+ * The help texts and the error reference, from one child process running the real CLI with a fixed
+ * environment, so the text does not depend on the terminal. The child calls the CLI's entry function
+ * once per command (as `bin/switchyard.js` does) and keeps what it prints: starting the CLI costs
+ * more than printing its help, and the pages take some forty texts.
+ */
+function renderInChild() {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, COLUMNS: "80", NO_COLOR: "1" };
     delete env.FORCE_COLOR;
-    const child = spawn(process.execPath, [cli, ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), CHILD_FLAG], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`switchyard ${args.join(" ")} exited ${code}: ${err}`))));
+    child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`scripts/docs.mjs exited ${code}: ${err}`))));
   });
+}
+
+const CHILD_FLAG = "--render-in-this-process";
+
+/** In the child: runs `switchyard ARGS` in this process and returns what it printed on stdout. */
+async function runCliHere(args) {
+  const { main } = await import(pathToFileURL(join(root, "dist", "src", "cli", "main.js")).href);
+  const write = process.stdout.write;
+  let out = "";
+  process.stdout.write = (chunk, ...rest) => {
+    out += chunk;
+    const done = rest.find((r) => typeof r === "function");
+    if (done) done();
+    return true;
+  };
+  let code;
+  try {
+    code = await main(args);
+  } finally {
+    process.stdout.write = write;
+  }
+  if (code !== 0) throw new Error(`switchyard ${args.join(" ")} exited ${code}`);
+  return out;
 }
 
 /** The subcommand names listed under "Commands:" in a help text (without `help`). */
@@ -44,19 +76,15 @@ function subcommands(help) {
 }
 
 /** Every command path with its help text, depth first, in the order `--help` lists them. */
-async function helpTree() {
+async function helpTree(runCli) {
   const top = await runCli(["--help"]);
   const out = [{ path: [], help: top }];
-  const groups = await Promise.all(
-    subcommands(top).map(async (name) => {
-      const help = await runCli([name, "--help"]);
-      const subs = await Promise.all(
-        subcommands(help).map(async (sub) => ({ path: [name, sub], help: await runCli([name, sub, "--help"]) })),
-      );
-      return [{ path: [name], help }, ...subs];
-    }),
-  );
-  for (const g of groups) out.push(...g);
+  // One at a time: each call prints to the one stdout of this process.
+  for (const name of subcommands(top)) {
+    const help = await runCli([name, "--help"]);
+    out.push({ path: [name], help });
+    for (const sub of subcommands(help)) out.push({ path: [name, sub], help: await runCli([name, sub, "--help"]) });
+  }
   return out;
 }
 
@@ -88,21 +116,17 @@ checks it is current. Edit the intro in scripts/docs.mjs, not here. -->
 - **Completion.** \`source <(switchyard completion bash)\` (or \`zsh\`; \`fish\` pipes to \`source\`).
 `;
 
-export async function renderCliDoc() {
+function cliDoc(tree) {
   const parts = [CLI_INTRO];
-  for (const { path, help } of await helpTree()) {
+  for (const { path, help } of tree) {
     parts.push(`## \`switchyard${path.length ? " " + path.join(" ") : ""}\``, "", "```text", help.trimEnd(), "```", "");
   }
   return parts.join("\n");
 }
 
-export async function renderErrorsDocText() {
-  return runCli(["explain", "--markdown"]);
-}
-
 const PAGES = {
-  cli: { file: "cli.md", render: renderCliDoc },
-  errors: { file: "errors.md", render: renderErrorsDocText },
+  cli: { file: "cli.md", render: (texts) => cliDoc(texts.tree) },
+  errors: { file: "errors.md", render: (texts) => texts.explain },
 };
 
 async function mainScript(argv) {
@@ -124,7 +148,8 @@ async function mainScript(argv) {
     return 2;
   }
   const names = wanted.length ? wanted : Object.keys(PAGES);
-  const rendered = await Promise.all(names.map((n) => PAGES[n].render()));
+  const texts = await renderInChild();
+  const rendered = names.map((n) => PAGES[n].render(texts));
   let stale = 0;
   names.forEach((name, i) => {
     const file = join(dir, PAGES[name].file);
@@ -144,5 +169,8 @@ async function mainScript(argv) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  process.exitCode = await mainScript(process.argv.slice(2));
+  if (process.argv[2] === CHILD_FLAG) {
+    const texts = { tree: await helpTree(runCliHere), explain: await runCliHere(["explain", "--markdown"]) };
+    process.stdout.write(JSON.stringify(texts));
+  } else process.exitCode = await mainScript(process.argv.slice(2));
 }

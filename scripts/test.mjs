@@ -1,20 +1,38 @@
 // Runs every compiled test file with node's own test runner. Node 20 has no glob support in
 // `node --test`, so the file list is gathered here. Extra arguments filter by path substring.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+//
+// The files run longest first (scripts/test-durations.json, the wall time of each file in the last
+// recorded full run; a file not listed counts as slow, so a new file never ends up alone at the
+// tail), two at a time (`TEST_CONCURRENCY=N` to change it). After the run it
+// prints the slowest files; `--record-durations` (with no filter) rewrites test-durations.json from
+// this run. See docs/testing.md.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { spawnSync } from "node:child_process";
+import { pathToFileURL } from "node:url";
 
 function walk(dir, out) {
   for (const name of readdirSync(dir).sort()) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) walk(p, out);
     // A compiled test whose source was deleted (tsc never removes its output) is not run.
-    else if (name.endsWith(".test.js") && existsSync(p.replace(/^dist[\\/]/, "").replace(/\.js$/, ".ts"))) out.push(p);
+    else if (name.endsWith(".test.js") && existsSync(sourceOf(p))) out.push(p);
   }
   return out;
 }
 
-const filters = process.argv.slice(2);
+/** test/x/y.test.ts for dist/test/x/y.test.js. */
+function sourceOf(compiled) {
+  return compiled.replace(/^dist[\\/]/, "").replace(/\.js$/, ".ts");
+}
+
+const args = process.argv.slice(2);
+const record = args.includes("--record-durations");
+const filters = args.filter((a) => a !== "--record-durations");
+if (record && filters.length) {
+  console.error("--record-durations needs the whole suite: give no filter");
+  process.exit(2);
+}
 // The conformance suite against the real agent CLIs (test/agents-real/) is its own command,
 // `npm run test:agents`: it installs the pinned CLIs (several hundred MB) and takes minutes, so the
 // README's test command leaves it out and says so.
@@ -44,26 +62,83 @@ const hermetic = {
 };
 const inherited = { ...process.env };
 for (const name of ["SWITCHYARD_HOME", "SWITCHYARD_CONFIG", "SWITCHYARD_STORE"]) delete inherited[name];
-const run = (list, env = {}) =>
-  spawnSync(process.execPath, ["--test", "--test-concurrency=2", ...list], {
-    stdio: "inherit",
-    env: { ...inherited, ...hermetic, ...env },
-  }).status ?? 1;
-let status = run(files);
+
+// Each entry: the file node runs, and the name it has in test-durations.json and in the summary.
+const runs = files.map((f) => ({ file: f, name: sourceOf(f) }));
+
 // With a PostgreSQL server for the tests (SWITCHYARD_TEST_PG, see scripts/pg-test-cluster.sh), the
 // run-engine conformance suite runs a second time on a PostgreSQL store: every test file under
 // test/run/ whose runs go through the store of test/support/test-store.ts (harness(), testStore() or
-// testStoreSpec() for child processes, storeEnv() for the CLI).
+// testStoreSpec() for child processes, storeEnv() for the CLI). Each such file is run through a
+// two-line wrapper that sets SWITCHYARD_TEST_STORE=postgres before loading it, so both passes are
+// one `node --test` run: the longest files of either pass start first, and the PostgreSQL pass does
+// not wait for the last file of the SQLite pass.
 if (process.env.SWITCHYARD_TEST_PG && !process.env.SWITCHYARD_TEST_STORE) {
   const conformance = files.filter((f) => {
     if (!/^dist[\\/]test[\\/]run[\\/]/.test(f)) return false;
-    const source = readFileSync(f.replace(/^dist[\\/]/, "").replace(/\.js$/, ".ts"), "utf8");
-    return /\b(harness|testStore|testStoreSpec|storeEnv)\(/.test(source);
+    return /\b(harness|testStore|testStoreSpec|storeEnv)\(/.test(readFileSync(sourceOf(f), "utf8"));
   });
   if (conformance.length) {
-    process.stdout.write(`# the run-engine conformance suite on PostgreSQL: ${conformance.length} files\n`);
-    const onPostgres = run(conformance, { SWITCHYARD_TEST_STORE: "postgres" });
-    status ||= onPostgres;
+    process.stdout.write(`# the run-engine conformance suite on PostgreSQL as well: ${conformance.length} files\n`);
+    const wrappers = join(tmp, "on-postgres");
+    for (const f of conformance) {
+      const wrapper = join(wrappers, relative("dist", f));
+      mkdirSync(resolve(wrapper, ".."), { recursive: true });
+      writeFileSync(
+        wrapper,
+        `process.env.SWITCHYARD_TEST_STORE = "postgres";\nawait import(${JSON.stringify(pathToFileURL(resolve(f)).href)});\n`,
+      );
+      runs.push({ file: wrapper, name: `postgres:${sourceOf(f)}` });
+    }
+  }
+}
+
+// Longest first: the two slots stay busy to the end instead of one long file running alone.
+const DURATIONS = "scripts/test-durations.json";
+const known = existsSync(DURATIONS) ? JSON.parse(readFileSync(DURATIONS, "utf8")) : {};
+const slowest = Math.max(0, ...Object.values(known));
+runs.sort((a, b) => (known[b.name] ?? slowest) - (known[a.name] ?? slowest));
+
+// Two at a time: the suite's files mostly start processes of their own (the CLI, workers, a browser),
+// so two files already keep two cores busy (docs/testing.md has the measurement).
+const concurrency = Number(process.env.TEST_CONCURRENCY) || 2;
+const timesFile = join(tmp, "durations.json");
+const started = Date.now();
+const result = spawnSync(
+  process.execPath,
+  [
+    "--test",
+    `--test-concurrency=${concurrency}`,
+    // The usual reporter on the terminal (spec on a terminal, TAP otherwise, as node chooses)…
+    `--test-reporter=${process.stdout.isTTY ? "spec" : "tap"}`,
+    "--test-reporter-destination=stdout",
+    // …and each file's wall time into a file.
+    "--test-reporter=./scripts/test-durations-reporter.mjs",
+    `--test-reporter-destination=${timesFile}`,
+    ...runs.map((r) => r.file),
+  ],
+  { stdio: "inherit", env: { ...inherited, ...hermetic } },
+);
+const status = result.status ?? 1;
+const wall = (Date.now() - started) / 1000;
+
+if (existsSync(timesFile)) {
+  const byPath = JSON.parse(readFileSync(timesFile, "utf8"));
+  const measured = {};
+  for (const r of runs) {
+    const ms = byPath[resolve(r.file)];
+    if (ms !== undefined) measured[r.name] = ms;
+  }
+  const rows = Object.entries(measured).sort((a, b) => b[1] - a[1]);
+  const sum = rows.reduce((s, [, ms]) => s + ms, 0) / 1000;
+  process.stdout.write(
+    `# ${rows.length} files in ${wall.toFixed(0)} s at concurrency ${concurrency} (the files' own times add up to ${sum.toFixed(0)} s); the slowest:\n`,
+  );
+  for (const [name, ms] of rows.slice(0, 12)) process.stdout.write(`#   ${(ms / 1000).toFixed(1).padStart(6)} s  ${name}\n`);
+  if (record) {
+    const ordered = Object.fromEntries(rows);
+    writeFileSync(DURATIONS, JSON.stringify(ordered, null, 2) + "\n");
+    process.stdout.write(`# wrote ${DURATIONS}\n`);
   }
 }
 rmSync(tmp, { recursive: true, force: true });

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fencedBlocks } from "./blocks.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { SqliteStore, showRun } from "../../src/run/index.js";
 import { foldEvents } from "../../src/run/engine/fold-events.js";
 
@@ -52,8 +53,8 @@ test("every machine config block of docs/agents/*.md passes `config check exampl
     for (const b of fencedBlocks(path, readFileSync(path, "utf8")).filter((x) => x.lang === "toml")) {
       const file = join(dir, `${page}-${b.line}.toml`);
       writeFileSync(file, b.text);
-      const r = spawnSync(process.execPath, [BIN, "config", "check", EXAMPLE, "--config", file, "--repo", repo], { env, encoding: "utf8" });
-      assert.equal(r.status, 0, `${path}:${b.line}: ${r.stdout}${r.stderr}`);
+      const r = await runCliInProcess(["config", "check", EXAMPLE, "--config", file, "--repo", repo], { env });
+      assert.equal(r.code, 0, `${path}:${b.line}: ${r.stdout}${r.stderr}`);
       assert.doesNotMatch(r.stderr, /error\[|warning\[/, `${path}:${b.line}: ${r.stderr}`);
       checked++;
     }

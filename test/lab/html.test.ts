@@ -1,16 +1,16 @@
 // H-2: the HTML harvest opened in headless Chromium — the diagrams render, carry one point per
 // non-empty band and one per threshold, the page names every judgement type, and it fetches nothing.
 
-import { test } from "node:test";
+import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
+import { chromium, type BrowserContext, type Request } from "playwright-core";
+import { CHROMIUM, CHROMIUM_ARGS } from "../ui/support.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const BIN = resolve("bin/switchyard.js");
 // Names chosen to need escaping, so the test also proves they are shown as text.
 const TYPES = ["triage.gate.relevant", "triage.pick.team", 'odd<&>"type"'];
@@ -52,9 +52,24 @@ function lines(): string {
 
 const skip = !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} is not installed (CI installs it)` : false;
 
+// One headless Chromium for the file's tests (each opens its own page), started by the first.
+let shared: Promise<BrowserContext> | undefined;
+const profile = mkdtempSync(join(tmpdir(), "switchyard-chromium-"));
+function sharedContext(): Promise<BrowserContext> {
+  shared ??= chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+  return shared;
+}
+after(async () => {
+  if (shared) await (await shared).close();
+  rmSync(profile, { recursive: true, force: true });
+});
+
 test("H-2: the HTML report renders its diagrams in Chromium and names each judgement type", { skip, timeout: 90_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-html-"));
-  const profile = mkdtempSync(join(tmpdir(), "switchyard-chromium-"));
   try {
     const pairs = join(dir, "pairs.jsonl");
     writeFileSync(pairs, lines());
@@ -65,24 +80,12 @@ test("H-2: the HTML report renders its diagrams in Chromium and names each judge
     const expectedPoints = rep.types.map((t) => t.bands.filter((b) => b.n > 0).length);
     assert.deepEqual(expectedPoints, [1, 6, 2]); // types sorted: odd… (one answer), gate (all six bands), pick (two)
 
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    const context = await sharedContext();
+    const requests: string[] = [];
+    const onRequest = (req: Request) => requests.push(req.url());
+    context.on("request", onRequest);
+    const page = await context.newPage();
     try {
-      const requests: string[] = [];
-      context.on("request", (req) => requests.push(req.url()));
-      const page = await context.newPage();
       const errors: string[] = [];
       page.on("pageerror", (e) => errors.push(String(e)));
       page.on("console", (m) => {
@@ -118,11 +121,11 @@ test("H-2: the HTML report renders its diagrams in Chromium and names each judge
         "the report fetches nothing",
       );
     } finally {
-      await context.close();
+      context.off("request", onRequest);
+      await page.close();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
-    rmSync(profile, { recursive: true, force: true });
   }
 });
 
@@ -165,7 +168,6 @@ test(
   { skip, timeout: 90_000 },
   async () => {
     const dir = mkdtempSync(join(tmpdir(), "switchyard-html-"));
-    const profile = mkdtempSync(join(tmpdir(), "switchyard-chromium-"));
     try {
       const pairs = join(dir, "pairs.jsonl");
       writeFileSync(pairs, calibratedLines());
@@ -190,22 +192,8 @@ test(
         ],
       );
 
-      const context = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
+      const page = await (await sharedContext()).newPage();
       try {
-        const page = await context.newPage();
         await page.goto(pathToFileURL(html).href);
         const rows = page.locator("table.summary tr");
         assert.equal(await rows.count(), 3, "a header and one row per type");
@@ -244,11 +232,10 @@ test(
           } else assert.equal(await after.count(), 0, `${t.type}: no calibration, no after diagram`);
         }
       } finally {
-        await context.close();
+        await page.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
-      rmSync(profile, { recursive: true, force: true });
     }
   },
 );
