@@ -1,4 +1,4 @@
-// `switchyard cassette RUN [-o FILE]` (issue 29): a recorded run's agent turns and model decisions
+// `switchyard cassette RUN [-o FILE]`: a recorded run's agent turns and model decisions
 // as a cassette for `switchyard test` (docs/testing-playbooks.md). Nothing is run or asked.
 
 import type { Command } from "commander";

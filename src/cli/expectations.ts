@@ -1,4 +1,4 @@
-// `switchyard test … --expect FILE` (issue 29): a small TOML file of what a run should do, checked
+// `switchyard test … --expect FILE`: a small TOML file of what a run should do, checked
 // against the replayed run. Per task: counts by status, for a route the passed instances by
 // question and label, for not-taken instances by the label that closed their gate; per element
 // where listed. `--update` writes the file from the run (keeping the elements it lists).

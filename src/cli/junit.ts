@@ -1,4 +1,4 @@
-// `switchyard test --junit FILE` (issue 29): the replayed run as JUnit XML for CI. One test suite
+// `switchyard test --junit FILE`: the replayed run as JUnit XML for CI. One test suite
 // per task, one test case per instance (element); a failed or blocked instance and a cassette
 // miss are failures. No times are written, so the file is the same for the same run and a
 // change to it in CI means a change in what happened.

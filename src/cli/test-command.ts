@@ -1,4 +1,4 @@
-// `switchyard test PACK --cassette FILE` (issue 29): runs the pack with every agent runner and the
+// `switchyard test PACK --cassette FILE`: runs the pack with every agent runner and the
 // decision layer replaced by a cassette recorded from a real run (docs/testing-playbooks.md).
 // The engine runs as for `switchyard run` — commands and evaluates for real, the same ceilings,
 // records and gating — in a state folder of its own; agent turns are answered by the cassette's

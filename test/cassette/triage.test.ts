@@ -1,4 +1,4 @@
-// Cassettes and `switchyard test` (issue 29) on the example triage pack: record a real run once
+// Cassettes and `switchyard test` on the example triage pack: record a real run once
 // with its scripted runner and decider, write the cassette, then replay the pack offline. The
 // expected hits, misses and records are computed from the recorded run's own records (`show
 // --json`), never from the cassette code.

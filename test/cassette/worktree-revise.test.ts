@@ -1,4 +1,4 @@
-// Cassettes (issue 29) with a worktree agent and a revise loop, recorded from a run that was killed
+// Cassettes with a worktree agent and a revise loop, recorded from a run that was killed
 // with SIGKILL mid-turn and resumed: the cassette replays the patch into a fresh worktree of a
 // fresh clone, the loop round by round, and gives the resumed run's records.
 import { after, test } from "node:test";

@@ -43,7 +43,7 @@ function ticketRepo(name: string): { repo: string; base: string; tickets: Array<
   return { repo, base: git(repo, "rev-parse", "HEAD").trim(), tickets };
 }
 
-test("every machine config block of docs/agents/*.md passes `config check examples/fix-in-worktree`", () => {
+test("every machine config block of docs/agents/*.md passes `config check examples/fix-in-worktree`", async () => {
   const { repo } = ticketRepo("check-repo");
   const pages = readdirSync("docs/agents").filter((f) => f.endsWith(".md"));
   assert.ok(pages.length >= 6, `a page per tool: ${pages.join(", ")}`);

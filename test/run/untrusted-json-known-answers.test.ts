@@ -69,7 +69,7 @@ test("T-1: integer literals from 2^53 on are refused by magnitude; fractions and
     ["-9007199254740992", "-9007199254740992"],
     ["[1,9007199254740993]", "9007199254740993"],
     ['{"a":-9999999999999999}', "-9999999999999999"],
-  ]) {
+  ] as const) {
     assert.equal(
       refusal(text),
       `the output holds the integer ${literal}, beyond 2^53 (9007199254740991), the largest a number keeps exactly; write it as a string`,

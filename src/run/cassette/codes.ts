@@ -1,4 +1,4 @@
-// The codes of cassettes and `switchyard test` (issue 29), part of the run layer's catalog.
+// The codes of cassettes and `switchyard test`, part of the run layer's catalog.
 
 import type { CodeEntry } from "../../lang/diagnostic.js";
 

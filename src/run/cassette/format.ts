@@ -1,4 +1,4 @@
-// The cassette file (issue 29): what a recorded run's agent turns and model decisions were asked
+// The cassette file: what a recorded run's agent turns and model decisions were asked
 // and answered, so `switchyard test` can replay a playbook offline. JSON Lines, versioned: the
 // first line is the header, then one entry per line, sorted by task, element and part, so a
 // change to a playbook changes exactly the lines of the elements it touches and diffs well in

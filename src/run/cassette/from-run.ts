@@ -1,4 +1,4 @@
-// Writing a cassette from a recorded run (issue 29): the run's event log is folded as resume
+// Writing a cassette from a recorded run: the run's event log is folded as resume
 // folds it, every instance's input is built again by the engine's own functions from its
 // dependencies' recorded outputs (inputs are built after every dependency settled, M-2, so the
 // final records give the same input), and each agent turn (revise rounds included) and each model

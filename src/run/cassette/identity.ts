@@ -1,4 +1,4 @@
-// A request's identity in a cassette (issue 29): sha256 of what would be sent, computed the same
+// A request's identity in a cassette: sha256 of what would be sent, computed the same
 // way when the cassette is written (from the run's records) and when it is replayed (from what the
 // engine hands the runner or the decision layer). Attempt-independent: an attempt number, a run id
 // or a folder never enters it.

@@ -1,4 +1,4 @@
-// The door of src/run/cassette (issue 29): writing a cassette from a recorded run, reading one,
+// The door of src/run/cassette: writing a cassette from a recorded run, reading one,
 // and what `switchyard test` replays it with (the CassetteJudge, the runner program's index).
 // Files outside this room import only this file (eslint.config.js; docs/architecture.md).
 

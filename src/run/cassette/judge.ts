@@ -1,4 +1,4 @@
-// The decision layer of `switchyard test` (issue 29): answers each route instance from the
+// The decision layer of `switchyard test`: answers each route instance from the
 // cassette. The engine calls it exactly as it calls the real one (judge.ts), so ceilings,
 // recording and resume are the engine's own. A request the cassette does not hold is a miss:
 // recorded with why, then asked of the live decision layer when one is given (--allow-live), else

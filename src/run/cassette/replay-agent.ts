@@ -1,4 +1,4 @@
-// The agent runner `switchyard test` puts in place of every configured one (issue 29). It is a
+// The agent runner `switchyard test` puts in place of every configured one. It is a
 // program of switchyard's own runner protocol (docs/agents.md), so the engine runs it as it runs
 // any agent: the same workspace or git worktree, environment, timeout, output and file checks,
 // usage charged to the budget, records and resume. It answers the turn from the cassette: writes

@@ -1,4 +1,4 @@
-// A cassette laid out for replay (issue 29): `switchyard test` writes each entry to a file named
+// A cassette laid out for replay: `switchyard test` writes each entry to a file named
 // by its request identity (what answers a hit) and by its element (what explains a miss), so the
 // runner that replays an agent turn, a process of its own, reads one small file, not the whole
 // cassette. Misses are written beside them, one file per element, and read back for the report.

@@ -1,4 +1,4 @@
-// The short diff shown with a miss (issue 29): what changed between the recorded request's text
+// The short diff shown with a miss: what changed between the recorded request's text
 // and the new one. JSON texts are compared pretty-printed, so a changed field is its own line;
 // the lines both share at the start and the end are left out, and at most a few are shown.
 
