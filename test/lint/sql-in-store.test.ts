@@ -7,16 +7,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const STILL_OUTSIDE = [
-  "src/cli/run-invocation.ts",
-  "src/lab/shared-labs.ts",
-  "src/run/agents/agent-rate-limits.ts",
-  "src/run/process/process-groups.ts",
   "src/run/queue/inbox-writer.ts",
   "src/run/queue/inbox.ts",
   "src/run/queue/queue-executor.ts",
   "src/run/queue/schema.ts",
   "src/run/queue/shared-inputs.ts",
-  "src/ui/run-reader.ts",
 ];
 
 /** A statement's opening words, in either case: what SQL text looks like in a string. */
