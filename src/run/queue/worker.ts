@@ -17,12 +17,12 @@ import type { Plan } from "../../plan/plan.js";
 import { keyDirName } from "../engine/index.js";
 import { Launcher } from "../process/index.js";
 import { localExecutor } from "../engine/index.js";
-import { extractPack } from "../store/index.js";
+import { extractPack, queueDb } from "../store/index.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../process/index.js";
 import { errorText } from "../values/index.js";
 import { reportedRounds, type FinishedReport, type InboxAddress } from "./inbox.js";
 import { InboxWriter } from "./inbox-writer.js";
-import { HEARTBEAT_INTERVAL_MS, ident, jobKey, queueNames } from "./names.js";
+import { HEARTBEAT_INTERVAL_MS, jobKey, queueNames } from "./names.js";
 import { ensureQueueSchema, quietConsole, quietLogger } from "./schema.js";
 import { holdWorkerLock, startSweeper } from "./sweeper.js";
 import { RunCache, type PackSource } from "./run-cache.js";
@@ -111,18 +111,11 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const session = new pg.Client(pgOpts);
   await session.connect();
   await holdWorkerLock(session, id);
-  await session.query(`insert into ${ident(schema)}.workers (id, host, pid, concurrency, tags) values ($1, $2, $3, $4, $5)`, [
-    id,
-    hostname(),
-    process.pid,
-    opts.concurrency,
-    opts.tags,
-  ]);
+  await queueDb.insertWorker(session, schema, { id, host: hostname(), pid: process.pid, concurrency: opts.concurrency, tags: opts.tags });
   const packs: PackSource =
     opts.packs ??
     (async (run, dest) => {
-      const r = await pool.query<{ archive: Buffer }>(`select archive from ${ident(schema)}.packs where run = $1`, [run]);
-      const archive = r.rows[0]?.archive;
+      const archive = await queueDb.packArchive(pool, schema, run);
       if (!archive) throw new Error(`the store holds no pack snapshot for run ${run}`);
       extractPack(archive, dest);
     });
@@ -138,7 +131,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const running = new Map<string, { run: string; abort: AbortController; cancelled: boolean }>();
 
   const names = queueNames(schema);
-  await session.query(`listen ${names.cancel}`);
+  await queueDb.listenTo(session, names.cancel);
   session.on("notification", (n) => {
     if (n.channel !== names.cancel || !n.payload) return;
     for (const [k, r] of running) {
@@ -228,7 +221,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
 
   const events: WorkerEvents = new EventEmitter() as WorkerEvents;
   events.on("pool:create", ({ workerPool }) => {
-    void pool.query(`update ${ident(schema)}.workers set pool = $2 where id = $1`, [id, workerPool.id]).catch(() => undefined);
+    void queueDb.setWorkerPool(pool, schema, id, workerPool.id).catch(() => undefined);
   });
   const restoreConsole = quietConsole();
   const runner: Runner = await runQueue({
@@ -248,7 +241,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     throw err;
   });
   const heartbeat = setInterval(() => {
-    void pool.query(`update ${ident(schema)}.workers set heartbeat = now() where id = $1`, [id]).catch(() => undefined);
+    void queueDb.touchWorker(pool, schema, id).catch(() => undefined);
   }, HEARTBEAT_INTERVAL_MS);
   const stopSweeper = startSweeper(pool, schema, (pools) => log(`released the jobs of dead worker pools ${pools.join(", ")}`));
   let draining: Promise<void> | null = null;
@@ -256,7 +249,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     clearInterval(heartbeat);
     await stopSweeper();
     launcher?.close();
-    await session.query(`delete from ${ident(schema)}.workers where id = $1`, [id]).catch(() => undefined);
+    await queueDb.deleteWorker(session, schema, id).catch(() => undefined);
     await session.end().catch(() => undefined);
     await pool.end().catch(() => undefined);
     restoreConsole();
@@ -267,7 +260,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     async () => {
       // The queue stopped by itself (not drained): one of its connections failed; if the store is
       // gone, that is why.
-      if (lost === undefined && draining === null) await session.query("select 1").catch((err: unknown) => (lost = err));
+      if (lost === undefined && draining === null) await queueDb.ping(session).catch((err: unknown) => (lost = err));
       await shutdown();
       if (lost !== undefined) throw lost;
     },

@@ -59,6 +59,8 @@ export {
 } from "./lab-tables.js";
 export { extractPack } from "./pack-archive.js";
 export { lostConnection } from "./pg/connection-lost.js";
+/** The job queue's statements (src/run/queue/ calls them): its tables, inbox, jobs and workers. */
+export * as queueDb from "./pg/queue.js";
 export {
   ensureProcessGroupTable,
   forgetOthersProcessGroups,
