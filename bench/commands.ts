@@ -1,4 +1,4 @@
-// Command throughput (issue 3, issue 10 item 4): 500 `command` instances running `true` at
+// Command throughput: 500 `command` instances running `true` at
 // concurrency 4, against the same 500 `sh -c true` run by `xargs -P4`. Target: the engine ≤ 1.5×
 // xargs. The engine runs with the launcher it picks (Perl where present) and, for comparison in
 // the same invocation, with the shell launcher (`setsid` per command).

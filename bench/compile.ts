@@ -1,4 +1,4 @@
-// Compile-time benchmark (issue 2 quality bar): a generated 1,000-task playbook built with helper
+// Compile-time benchmark (the compiler's quality bar): a generated 1,000-task playbook built with helper
 // functions from a lib module, loops and comprehensions; prints the compile time (target < 1 s).
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// Decision throughput benchmark (issue 4): N route instances — a mapped model-decided route over N
+// Decision throughput benchmark: N route instances — a mapped model-decided route over N
 // elements, one choice question each — through the real engine, router and `systemone` provider,
 // (the route reads each element's ticket from an aligned mapped `ticket` task, so its state is
 // that ticket — ~170 bytes — and not the whole N-element list, which a route depending on the

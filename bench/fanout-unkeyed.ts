@@ -1,4 +1,4 @@
-// Fan-out benchmark without `keyed` (issue 10): the flow of bench/fanout.ts written the common
+// Fan-out benchmark without `keyed`: the flow of bench/fanout.ts written the common
 // other way. An `evaluate` producer (a real Starlark function, as a pack has) emits the member
 // list and an object with one entry per member; a mapped output-decided route reads its label
 // from that object; two gated mapped `evaluate` tasks and a settled mapped judge each read the

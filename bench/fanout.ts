@@ -1,4 +1,4 @@
-// Fan-out benchmark (issue 3): a producer, a mapped output-decided route, two gated mapped
+// Fan-out benchmark: a producer, a mapped output-decided route, two gated mapped
 // evaluate tasks, an aligned settled judge and an unmapped settled reducer, over N elements.
 // Every mapped task reads its per-element facts through its own instance (aligned) or `keyed`;
 // bench/fanout-unkeyed.ts is the same flow read the other way.

@@ -1,4 +1,4 @@
-// The other paths that must stay linear (issue 10 item 3), each at 1,000 and 10,000 elements
+// The other paths that must stay linear, each at 1,000 and 10,000 elements
 // with the ratio printed (anything over 12x for 10x the work is a bug): a run whose mapped task
 // is folded (over N instances) and read by a settled join (over N statuses), resuming a run
 // cancelled half-way, and the CLI's `show --json`, `status` and `runs --rebuild` on the result.

@@ -1,4 +1,4 @@
-// Workers mode through the queue (issue 17): (1) N no-op command instances (default 10,000) run by
+// Workers mode through the queue: (1) N no-op command instances (default 10,000) run by
 // a coordinator (`run --executor workers`) and two `switchyard worker` processes on this machine,
 // all real processes on a fresh PostgreSQL database: instances per second from the task's
 // expansion to its settling, as recorded in the log; (2) recovery: a worker holding a job is
@@ -8,7 +8,7 @@
 //
 // A no-op command's cost is mostly the machine's cost of starting a process, which differs
 // several-fold between machines of the same kind (500 `sh -c true` started one after another by
-// Perl took 0.6 s of CPU on the machine of 2026-12-03 and 2.6 s on the one of 2026-12-04). So the run also measures this machine's own ceiling,
+// Perl took 0.6 s of CPU on one and 2.6 s on another). So the run also measures this machine's own ceiling,
 // in the same run and with nothing else running: the same number of `sh -c true` started by
 // `xargs` with as many slots as the two workers have; the queue's rate is printed as a share of it.
 // usage: node dist/bench/queue.js [INSTANCES=10000] [WORKER_CONCURRENCY=16]

@@ -1,4 +1,4 @@
-// Event appends per second, SQLite vs PostgreSQL, in the same process (issue 17). Each store gets
+// Event appends per second, SQLite vs PostgreSQL, in the same process. Each store gets
 // the same instance_finished events (a ~240-byte payload, as a run writes them), committed in
 // batches of the given size with flush() — a commit each, as the engine's batching makes. SQLite is
 // measured in both of its settings: FULL (the default: each commit fsynced, durable against power

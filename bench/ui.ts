@@ -1,4 +1,4 @@
-// Web view benchmark (issue 14): a finished run of 10,000 elements × 6 mapped tasks, served by a
+// Web view benchmark: a finished run of 10,000 elements × 6 mapped tasks, served by a
 // real `switchyard ui` child process and opened in headless Chromium. Prints the time of the API
 // documents the run page loads (and their size), of the page load until the first rows are drawn,
 // and of scrolling to the last row. Target: the page loads in under 2 s on the 2-core machine.

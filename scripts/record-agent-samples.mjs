@@ -1,160 +1,199 @@
 #!/usr/bin/env node
-// Re-captures the recordings the fake agent CLIs replay (test/fixtures/real-agents/, issue 27):
-// runs the REAL installed CLIs with switchyard's own preset argv (built by the compiled presets,
-// so run `npx tsc -p .` first) against a local model server, and writes what each printed as
-// TOOL-VERSION-CASE.{stdout,stderr,exit}.txt, with machine-specific paths replaced by $WORK,
-// $TMPDIR, $AGENT_CLI_DIR and $HOME, so the files are the same on every machine.
+// Re-captures the recordings the fake agent CLIs replay (test/fixtures/real-agents/) from the REAL
+// installed CLIs, offline, in one command:
 //
-//   node scripts/record-agent-samples.mjs --server http://127.0.0.1:PORT \
-//     [--claude PATH] [--codex PATH] [--gemini PATH] [--out test/fixtures/real-agents] \
-//     [--cases success,api-error-400,…] [--cli-dir DIR]
+//   npm run record:agents [-- --latest] [--out DIR] [--tools claude-code,codex] [--cases success,api-error-400]
 //
-// The server is the conformance suite's (test/agents-real/, installed CLIs from
-// scripts/install-agent-clis.mjs); this script only asks it for a CASE by the base URL it gives
-// each tool: SERVER/case/CASE (Anthropic Messages at …/v1/messages, the OpenAI Responses API at
-// …/v1/responses, the Gemini API at …/v1beta/models/M:streamGenerateContent), so one server
-// process scripts every case by the path prefix. How each tool is pointed at it follows
-// /work/shared/research/real-agents/README.md: private HOME / CODEX_HOME per call, telemetry and
-// update checks off, API-key auth.
+// Each case starts the conformance suite's own model server for the tool's wire API
+// (test/support/*-server.ts, the scripted model of test/support/wire-model.ts) on 127.0.0.1, sets
+// the tool up as the suite does (test/agents-real/homes.ts: a private HOME, telemetry and update
+// checks off, API-key auth pointing at the server), runs it with switchyard's own preset argv and
+// environment (the compiled presets: `npx tsc -p .` first, which `npm run record:agents` does) in
+// a fresh working folder, and writes what it printed as TOOL-VERSION-CASE.{stdout,stderr,exit}.txt.
+// Machine-specific text is replaced — the case's folder by $WORK (the tool runs in $WORK/ws), the
+// tool's private home by $HOME, the temp folder by $TMPDIR, the tool's install folder by
+// $AGENT_CLI_DIR, the server's port by PORT —
+// so the files are the same on every machine. The CLIs are those of the manifest
+// scripts/install-agent-clis.mjs wrote (pinned.json, or latest.json with --latest; run
+// `node scripts/install-agent-clis.mjs [--latest]` first). Nothing leaves 127.0.0.1.
 //
-// Only the cases a tool has are recorded; a tool not given is skipped. Review the diff of
-// test/fixtures/real-agents/ before committing it: the fakes' tests read figures off these files.
+// Review the diff before committing: the fakes' tests read figures off these files, and a new
+// tool version gives new file names (update RECORDED_VERSIONS in test/support/fake-agent-cli.ts).
 
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 const { values: opt } = parseArgs({
   options: {
-    server: { type: "string" },
-    claude: { type: "string" },
-    codex: { type: "string" },
-    gemini: { type: "string" },
+    latest: { type: "boolean", default: false },
     out: { type: "string", default: "test/fixtures/real-agents" },
+    tools: { type: "string" },
     cases: { type: "string" },
-    "cli-dir": { type: "string" },
   },
 });
-if (!opt.server || !(opt.claude || opt.codex || opt.gemini)) {
-  process.stderr.write(
-    "usage: record-agent-samples.mjs --server URL [--claude PATH] [--codex PATH] [--gemini PATH] [--out DIR] [--cases A,B]\n",
-  );
-  process.exit(2);
-}
-const { invocation } = await import(resolve("dist/src/run/agents/presets/invocation.js"));
-const { parseVersion } = await import(resolve("dist/src/run/agents/presets/versions.js"));
 
-/** Per tool: the preset, the cases, and what a case changes (extra args, env, settings). */
+const dist = (p) => import(resolve("dist", p));
+const { invocation, runnerEnv } = await dist("src/run/agents/presets/invocation.js");
+const { FACTS } = await dist("test/agents-real/conformance.js");
+const { toolSetup } = await dist("test/agents-real/homes.js");
+const { installedClis } = await dist("test/agents-real/clis.js");
+const { defaultScript } = await dist("test/support/wire-model.js");
+const { cacheDir, manifestPath } = await import("./install-agent-clis.mjs");
+
+/**
+ * Per tool: the file-name prefix and its cases. A case is the scripted model's behaviour (the
+ * conformance suite's modes), plus what the run changes: extra args, environment, settings in the
+ * tool's private home.
+ */
 const TOOLS = {
-  claude: {
-    preset: "claude-code",
+  "claude-code": {
+    prefix: "claude",
     cases: {
       success: {},
-      "error-max-turns": {},
-      "api-error-400": {},
-      "api-error-429": {},
-      "permission-denied": {},
+      // The preset's own --max-turns 10.
+      "error-max-turns": { script: { mode: "loop" } },
+      "api-error-400": { script: { mode: "api-400" } },
+      // The tool's own retries are off (homes.ts: CLAUDE_CODE_MAX_RETRIES=0): its report of the 429.
+      "api-error-429": { script: { mode: "rate-limit", rateLimited: 1000 } },
+      "permission-denied": { script: { mode: "refused" } },
     },
   },
   codex: {
-    preset: "codex",
+    prefix: "codex",
     cases: {
       "success-shell": {},
-      "success-apply-patch": {},
-      "api-error-400": {},
-      "api-error-500": {},
-      "api-error-429": {},
-      "preset-argv-rejected": { args: ["--full-auto"], server: "success-shell" },
+      "api-error-400": { script: { mode: "api-400" } },
+      "api-error-500": { script: { mode: "api-500" } },
+      "api-error-429": { script: { mode: "rate-limit", rateLimited: 1000 } },
+      "preset-argv-rejected": { args: ["--full-auto"] },
     },
   },
   gemini: {
-    preset: "gemini",
+    prefix: "gemini",
     cases: {
       success: {},
-      "turn-limit": { settings: { model: { maxSessionTurns: 1 } } },
-      "api-error-400": {},
-      "api-error-429": {},
-      "untrusted-folder": { env: { GEMINI_CLI_TRUST_WORKSPACE: "false" }, server: "success" },
+      "turn-limit": { script: { mode: "loop" }, settings: { model: { maxSessionTurns: 1 } } },
+      "api-error-400": { script: { mode: "api-400" } },
+      "api-error-429": { script: { mode: "rate-limit", rateLimited: 1000 } },
+      "untrusted-folder": { env: { GEMINI_CLI_TRUST_WORKSPACE: "false" } },
+    },
+  },
+  opencode: {
+    prefix: "opencode",
+    cases: {
+      success: {},
+      "api-error-400": { script: { mode: "api-400" } },
+      "permission-rejected": { script: { mode: "refused" } },
+    },
+  },
+  "qwen-code": {
+    prefix: "qwen-code",
+    cases: {
+      success: {},
+      "api-error-400": { script: { mode: "api-400" } },
+      "turn-limit": { script: { mode: "loop" }, args: ["--max-session-turns", "3"] },
     },
   },
 };
 
-const wanted = opt.cases ? new Set(opt.cases.split(",")) : undefined;
-const work = realpathSync(mkdtempSync(join(tmpdir(), "record-agents-")));
-const tmp = realpathSync(tmpdir());
+const PROMPT = "Write RESULT.json, then reply DONE.";
+
+/** Runs argv to its end without blocking this process (the model server answers from it). */
+function run(argv, { cwd, env, input }) {
+  return new Promise((done) => {
+    const child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const out = [];
+    const err = [];
+    child.stdout.on("data", (d) => out.push(d));
+    child.stderr.on("data", (d) => err.push(d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 300_000);
+    child.on("error", (e) => err.push(Buffer.from(String(e))));
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      done({ stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), exit: code ?? signal });
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(input);
+  });
+}
+
+/** Settings merged into the tool's settings file in its private home (Gemini CLI, Qwen Code). */
+function mergeSettings(home, prefix, settings) {
+  const file = join(home, prefix === "qwen-code" ? ".qwen" : ".gemini", "settings.json");
+  const had = JSON.parse(readFileSync(file, "utf8"));
+  writeFileSync(file, JSON.stringify({ ...had, ...settings }));
+}
+
+async function recordCase(cli, installed, prefix, name, c, out) {
+  const work = realpathSync(mkdtempSync(join(tmpdir(), `record-${cli}-`)));
+  const server = await FACTS[cli].server(defaultScript(c.script ?? {}));
+  try {
+    const setup = toolSetup(cli, server.url, work);
+    if (c.settings) mergeSettings(setup.env.HOME, prefix, c.settings);
+    const ws = join(work, "ws");
+    mkdirSync(ws);
+    const runner = {
+      name: "rec",
+      preset: cli,
+      command: [installed.bin],
+      args: [...setup.args, ...(c.args ?? [])],
+      env: { ...setup.env, ...(c.env ?? {}) },
+    };
+    const promptFile = join(work, "prompt.txt");
+    writeFileSync(promptFile, PROMPT);
+    const call = invocation(runner, "low", PROMPT, promptFile);
+    const env = { PATH: process.env.PATH, TMPDIR: tmpdir(), PWD: ws, ...runnerEnv(runner) };
+    const r = await run(call.argv, { cwd: ws, env, input: call.promptOnStdin ? PROMPT : "" });
+    const cliDir = dirname(dirname(dirname(installed.bin)));
+    const port = new URL(server.url).port;
+    const normalise = (text) =>
+      text
+        .split(setup.env.HOME)
+        .join("$HOME")
+        .split(work)
+        .join("$WORK")
+        .split(realpathSync(tmpdir()))
+        .join("$TMPDIR")
+        .split(cliDir)
+        .join("$AGENT_CLI_DIR")
+        .split(`127.0.0.1:${port}`)
+        .join("127.0.0.1:PORT");
+    const stem = join(out, `${prefix}-${installed.version}-${name}`);
+    writeFileSync(`${stem}.stdout.txt`, normalise(r.stdout));
+    writeFileSync(`${stem}.stderr.txt`, normalise(r.stderr));
+    writeFileSync(`${stem}.exit.txt`, `${r.exit}\n`);
+    return `${prefix} ${installed.version} ${name}: exit ${r.exit}, ${server.answered} answered, ${server.refused} refused`;
+  } finally {
+    await server.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const manifest = opt.latest ? manifestPath(true) : manifestPath(false);
+process.env.SWITCHYARD_AGENT_CLIS_MANIFEST ??= manifest;
+const clis = installedClis();
+const wantedTools = opt.tools ? opt.tools.split(",") : Object.keys(TOOLS);
+const wantedCases = opt.cases ? new Set(opt.cases.split(",")) : undefined;
+for (const t of wantedTools) if (!TOOLS[t]) throw new Error(`unknown tool ${t}; known: ${Object.keys(TOOLS).join(", ")}`);
 const out = resolve(opt.out);
 mkdirSync(out, { recursive: true });
-
-/** The environment that points one tool at SERVER/case/CASE, in a private home. */
-function envFor(tool, base, home, extra) {
-  const env = { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, NO_COLOR: "1", ...extra };
-  if (tool === "claude")
-    Object.assign(env, {
-      ANTHROPIC_BASE_URL: base,
-      ANTHROPIC_API_KEY: "recording",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      DISABLE_AUTOUPDATER: "1",
-    });
-  if (tool === "codex") {
-    const codexHome = join(home, ".codex");
-    mkdirSync(codexHome, { recursive: true });
-    writeFileSync(
-      join(codexHome, "config.toml"),
-      `model_provider = "local"\nmodel = "gpt-5-codex"\n[model_providers.local]\nname = "local"\nbase_url = "${base}/v1"\nenv_key = "LOCAL_KEY"\nwire_api = "responses"\n`,
+let failed = false;
+for (const cli of wantedTools) {
+  const installed = clis[cli];
+  if (!installed) {
+    process.stderr.write(
+      `${cli}: not installed (${manifest} under ${cacheDir()}): run node scripts/install-agent-clis.mjs ${opt.latest ? "--latest " : ""}${cli}\n`,
     );
-    Object.assign(env, { CODEX_HOME: codexHome, LOCAL_KEY: "recording" });
+    failed = true;
+    continue;
   }
-  if (tool === "gemini") Object.assign(env, { GOOGLE_GEMINI_BASE_URL: base, GEMINI_API_KEY: "recording" });
-  return env;
-}
-
-function normalise(text, cliDir) {
-  let t = text.split(work).join("$WORK").split(tmp).join("$TMPDIR");
-  if (cliDir) t = t.split(cliDir).join("$AGENT_CLI_DIR");
-  return t;
-}
-
-for (const [tool, spec] of Object.entries(TOOLS)) {
-  const bin = opt[tool];
-  if (!bin) continue;
-  const cliDir = opt["cli-dir"] ?? dirname(dirname(realpathSync(bin)));
-  const v = spawnSync(bin, ["--version"], { encoding: "utf8" });
-  const version = parseVersion(v.stdout ?? "")?.join(".");
-  if (!version) throw new Error(`${bin} --version printed ${JSON.stringify(v.stdout + v.stderr)}`);
-  for (const [name, c] of Object.entries(spec.cases)) {
-    if (wanted && !wanted.has(name)) continue;
-    const home = join(work, `home-${tool}-${name}`);
-    const ws = join(work, `ws-${tool}-${name}`);
-    mkdirSync(home, { recursive: true });
-    mkdirSync(ws, { recursive: true });
-    if (tool === "gemini") {
-      mkdirSync(join(home, ".gemini"), { recursive: true });
-      writeFileSync(
-        join(home, ".gemini", "settings.json"),
-        JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, ...(c.settings ?? {}) }, null, 2),
-      );
-    }
-    const runner = { name: "rec", command: [bin], env: {}, preset: spec.preset, ...(c.args ? { args: c.args } : {}) };
-    const prompt = "Write RESULT.json, then reply DONE.";
-    const promptFile = join(work, `prompt-${tool}-${name}.txt`);
-    writeFileSync(promptFile, prompt);
-    const call = invocation(runner, "low", prompt, promptFile);
-    const { PRESETS } = await import(resolve("dist/src/run/agents/presets/presets.js"));
-    const env = envFor(tool, `${opt.server}/case/${c.server ?? name}`, home, { ...(PRESETS[spec.preset].env ?? {}), ...(c.env ?? {}) });
-    const r = spawnSync(call.argv[0], call.argv.slice(1), {
-      cwd: ws,
-      env,
-      input: call.promptOnStdin ? prompt : "",
-      encoding: "utf8",
-      timeout: 120_000,
-    });
-    const stem = join(out, `${tool}-${version}-${name}`);
-    writeFileSync(`${stem}.stdout.txt`, normalise(r.stdout ?? "", cliDir));
-    writeFileSync(`${stem}.stderr.txt`, normalise(r.stderr ?? "", cliDir));
-    writeFileSync(`${stem}.exit.txt`, `${r.status ?? r.signal}\n`);
-    process.stdout.write(`${tool} ${version} ${name}: exit ${r.status ?? r.signal}\n`);
+  const { prefix, cases } = TOOLS[cli];
+  for (const [name, c] of Object.entries(cases)) {
+    if (wantedCases && !wantedCases.has(name)) continue;
+    process.stdout.write(`${await recordCase(cli, installed, prefix, name, c, out)}\n`);
   }
 }
-rmSync(work, { recursive: true, force: true });
+process.exit(failed ? 1 : 0);

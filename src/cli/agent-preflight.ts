@@ -1,10 +1,10 @@
-// Preflight of a pack's agent work (issue 12), before any decision is asked or turn taken, for
+// Preflight of a pack's agent work, before any decision is asked or turn taken, for
 // `run` (and `resume`) and `config check PACK`: every agent task names a runner the machine
 // config defines; every runner's executable can be found; a host of "tty" has a terminal when a
 // type is answered by the host (host or shadow mode); a `worktree` task has a usable repository.
 // Each problem names the fix. Also warns when budget_usd cannot be enforced for a runner whose
-// tool reports no cost and that has no price table. Each preset runner's `--version` is read once
-// (issue 27): a version known not to work is refused, one outside the verified range warned about.
+// tool reports no cost and that has no price table. Each preset runner's `--version` is read once:
+// a version known not to work is refused, one outside the verified range warned about.
 
 import { accessSync, closeSync, constants, openSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -17,6 +17,7 @@ import { checkVersion, readToolVersion } from "../run/agents/index.js";
 import type { RunRepository } from "../run/store/index.js";
 import { probeRepository, recordedRepositoryProblem } from "../run/agents/index.js";
 
+/** What the agent preflight may use beyond the plans and config: the repository of worktree tasks, and the environment. */
 export interface AgentPreflightOptions {
   /** --repo: where the repository of `worktree` tasks is (default: the working directory). */
   repo?: string;
@@ -38,6 +39,7 @@ export interface AgentPreflightOptions {
   readVersions?: boolean;
 }
 
+/** What the agent preflight found: problems (those local to this machine marked), warnings, and the repository to record. */
 export interface AgentPreflight {
   problems: string[];
   /**
@@ -86,6 +88,7 @@ function executableProblem(argv0: string, env: NodeJS.ProcessEnv): string | unde
   return `"${argv0}" is not on PATH`;
 }
 
+/** Checks a pack's agent work before anything is asked or run: runners defined and found, the host's terminal, worktree repositories, budgets and tool versions. */
 export function agentPreflight(plans: Plan[], config: MachineConfig, opts: AgentPreflightOptions): AgentPreflight {
   const env = opts.env ?? process.env;
   const problems: string[] = [];

@@ -14,6 +14,7 @@ function cancelReason(host: string): string {
   return `cancelled by \`switchyard cancel\` on ${host}`;
 }
 
+/** Adds `switchyard cancel`: asks a running run to stop, so that it can be resumed later. */
 export function register(program: Command): void {
   program
     .command("cancel")

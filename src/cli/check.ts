@@ -6,6 +6,7 @@ import type { Diagnostic } from "../lang/diagnostic.js";
 import { compilePath } from "../plan/index.js";
 import { compileFailureExit, formatForPeople, setExitCode, examples } from "./common.js";
 
+/** The closing line of `check`: how many errors and warnings, or that all is well. */
 export function summaryLine(diags: Diagnostic[]): string {
   const errors = diags.filter((d) => d.severity === "error").length;
   const warnings = diags.length - errors;
@@ -13,6 +14,7 @@ export function summaryLine(diags: Diagnostic[]): string {
   return warnings ? `${plural(errors, "error")}, ${plural(warnings, "warning")}` : plural(errors, "error");
 }
 
+/** Adds `switchyard check`: compiles a pack, playbook or plan and reports every problem, running nothing. */
 export function register(program: Command): void {
   program
     .command("check")

@@ -4,21 +4,24 @@
 import { LANG_CODES } from "../lang/codes.js";
 import { PLAN_CODES } from "../plan/codes.js";
 import { RUN_CODES } from "../run/engine/index.js";
+import { CASSETTE_CODES } from "../run/cassette/index.js";
 import { DECIDE_CODES } from "../decide/codes.js";
 import { LAB_CODES } from "../lab/codes.js";
 import { UI_CODES } from "../ui/codes.js";
 import type { CodeEntry } from "../lang/codes.js";
 
+/** One section of the code catalog (docs/errors.md): a layer's codes under a title. */
 export interface CatalogSection {
   title: string;
   layer: string;
   entries: readonly CodeEntry[];
 }
 
+/** Every layer's codes, in layer order, as `switchyard explain` and docs/errors.md present them. */
 export const CATALOG: readonly CatalogSection[] = [
   { title: "The language", layer: "lang", entries: LANG_CODES },
   { title: "Playbooks and compilation", layer: "plan", entries: PLAN_CODES },
-  { title: "Runs", layer: "run", entries: RUN_CODES },
+  { title: "Runs", layer: "run", entries: [...RUN_CODES, ...CASSETTE_CODES] },
   { title: "Decisions and the machine config", layer: "decide", entries: DECIDE_CODES },
   { title: "The lab", layer: "lab", entries: LAB_CODES },
   { title: "The web view", layer: "ui", entries: UI_CODES },
@@ -29,6 +32,7 @@ export function allCodes(): CodeEntry[] {
   return CATALOG.flatMap((section) => [...section.entries]);
 }
 
+/** The catalog entry of a code, whichever layer emits it. */
 export function findCode(code: string): CodeEntry | undefined {
   return allCodes().find((e) => e.code === code);
 }

@@ -19,9 +19,11 @@ let exitCode = EXIT_OK;
 export function setExitCode(code: number): void {
   exitCode = code;
 }
+/** The exit code the process will end with, as set so far. */
 export function currentExitCode(): number {
   return exitCode;
 }
+/** Resets the exit code to success (between commands run in one process, as the tests do). */
 export function resetExitCode(): void {
   exitCode = EXIT_OK;
 }
@@ -31,7 +33,7 @@ export function compileFailureExit(diagnostics: readonly Diagnostic[]): number {
   return exitForDiagnostics(diagnostics);
 }
 
-/** The state folder to read (R-2, issue 13): see locateState in state-discovery.ts. */
+/** The state folder to read (R-2): see locateState in state-discovery.ts. */
 export function stateDir(flag: string | undefined): string {
   return locateState(flag).dir;
 }
@@ -56,6 +58,7 @@ export function formatForPeople(d: Diagnostic, sources?: (file: string) => strin
   return formatDiagnostic({ ...d, message: forPeople(d.message), ...(d.hint ? { hint: forPeople(d.hint) } : {}) }, sources);
 }
 
+/** Prints diagnostics to stderr, sorted, in the words people read (rule ids explained, source lines shown). */
 export function printDiagnostics(list: Diagnostic[], sources = fileSources()): void {
   for (const d of sortDiagnostics(list)) process.stderr.write(formatForPeople(d, sources) + "\n");
 }
@@ -89,7 +92,7 @@ export function reportError(err: unknown): number {
   return EXIT_INTERNAL;
 }
 
-/** The "Examples:" block that ends a command's --help (issue 13): `[command, comment?]` pairs. */
+/** The "Examples:" block that ends a command's --help: `[command, comment?]` pairs. */
 export function examples(list: Array<[string, string?]>): string {
   const width = Math.max(...list.map(([c]) => c.length));
   return `\nExamples:\n${list.map(([c, note]) => `  ${note ? `${c.padEnd(width)}  # ${note}` : c}`).join("\n")}`;

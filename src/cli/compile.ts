@@ -7,6 +7,7 @@ import { compilePath, writePlanToml } from "../plan/index.js";
 import { summaryLine } from "./check.js";
 import { compileFailureExit, formatForPeople, setExitCode, UsageError, examples } from "./common.js";
 
+/** Adds `switchyard compile`: writes a pack's or playbook's plan as TOML. */
 export function register(program: Command): void {
   program
     .command("compile")

@@ -1,4 +1,4 @@
-// `switchyard completion bash|zsh|fish` (issue 13): a shell completion script, generated from the
+// `switchyard completion bash|zsh|fish`: a shell completion script, generated from the
 // command tree itself (so it never falls behind a new flag): command names, subcommands, each
 // command's options, and run ids (from `switchyard runs --json`) where a command takes a run.
 
@@ -111,6 +111,7 @@ function fish(list: Entry[]): string {
   return lines.join("\n") + "\n";
 }
 
+/** Adds `switchyard completion`: prints a completion script for bash, zsh or fish. */
 export function register(program: Command): void {
   program
     .command("completion")

@@ -96,6 +96,7 @@ function declaredTypes(
   return { byType, playbooks, plans, diagnostics };
 }
 
+// eslint-disable-next-line max-lines-per-function -- not split yet: `config check` reads, checks and reports in one pass; to be split into those steps
 function checkConfig(pack: string | undefined, opts: CheckOptions): { report: CheckReport; exit: number } {
   const report: CheckReport = { ok: true, config: null, pack: pack ?? null, playbooks: [], types: [], errors: [], warnings: [] };
   let config: MachineConfig;
@@ -178,7 +179,7 @@ function checkConfig(pack: string | undefined, opts: CheckOptions): { report: Ch
         declared_by: declared.byType.get(type)!,
       });
     }
-    // The run's own preflight of agent work (issue 12), as errors and warnings of the check.
+    // The run's own preflight of agent work, as errors and warnings of the check.
     const agents = agentPreflight(declared.plans, config, {
       repo: opts.repo,
       modeOf: (type) => modeFor(type, config.decisions, overrides),
@@ -232,6 +233,7 @@ function printReport(report: CheckReport): void {
   process.stdout.write(out.join("\n") + "\n");
 }
 
+/** Adds `switchyard config` and its subcommands, such as `config check`, which checks the machine config (against a pack, when given). */
 export function register(program: Command): void {
   const config = program.command("config").description("The machine config: providers, agent runners and judgement modes");
   config

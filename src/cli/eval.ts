@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import { DiagnosticError, StarError, Thread, execFile, type LoadResult, type Value } from "../lang/index.js";
 import { EXIT_FAILED, UsageError, printDiagnostics, setExitCode, examples } from "./common.js";
 
+/** Adds `switchyard eval`: runs a plain Starlark file, without the playbook built-ins. */
 export function register(program: Command): void {
   program
     .command("eval")

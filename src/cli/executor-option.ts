@@ -1,4 +1,4 @@
-// `--executor local|workers` of run, resume and rerun (issue 17 item 2): where command, agent and
+// `--executor local|workers` of run, resume and rerun: where command, agent and
 // revise attempts run. `local` (the default) runs them here; `workers` makes this process the
 // run's coordinator — it records every event, asks every decision and runs every evaluate — and
 // queues each attempt for `switchyard worker` processes that share its PostgreSQL store.
@@ -8,9 +8,11 @@ import type { PostgresStore } from "../run/store/index.js";
 import { QueueExecutor } from "../run/queue/index.js";
 import { UsageError } from "./common.js";
 
+/** The help of `--executor`. */
 export const EXECUTOR_HELP =
   "where command, agent and revise attempts run: local (here, the default) or workers (`switchyard worker` processes sharing the PostgreSQL --store)";
 
+/** Where a run's attempts run: in this process, or on `switchyard worker` processes through the shared store. */
 export type ExecutorChoice = "local" | "workers";
 
 /** The executor a command asks for, refused before anything is admitted or run when it cannot work. */

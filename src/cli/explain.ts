@@ -7,6 +7,7 @@ import { UsageError } from "./common.js";
 import { allCodes, findCode, renderErrorsDoc } from "./codes.js";
 import { forPeople, RULE_ID } from "./words.js";
 
+/** Adds `switchyard explain`: what an error code (or a rule id) means and how to fix it. */
 export function register(program: Command): void {
   program
     .command("explain")
@@ -67,7 +68,7 @@ function explainRule(rule: string, json: boolean): void {
   const entries = allCodes().filter((e) => e.rule !== undefined && e.rule.split(/[,\s]+/).includes(rule));
   if (entries.length === 0) {
     throw new UsageError("usage", `no error comes from rule ${rule}`, {
-      hint: "rule ids name the sections of switchyard's specification; the docs/ pages say what each does in words. `switchyard explain` lists every error code",
+      hint: "docs/reference/ states every rule, each under its id. `switchyard explain` lists every error code",
     });
   }
   if (json) {

@@ -1,4 +1,4 @@
-// `show RUN --follow` (issue 13): prints a run's events as they are committed, from another
+// `show RUN --follow`: prints a run's events as they are committed, from another
 // terminal, until the run ends — reading the event log only, never writing. A run whose process
 // died while running ends the follow with a note saying how to resume it.
 
@@ -10,6 +10,7 @@ const POLL_MS = 200;
 const PAGE = 2000;
 const ENDS = new Set(["run_finished", "run_stopped", "run_cancelled"]);
 
+/** Prints a run's events as they are committed until the run ends (`show --follow`), as text or JSON lines; reads only. */
 export async function followRun(store: Store, run: string, json: boolean, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   let after = 0;
   let lastType = "";

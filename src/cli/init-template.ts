@@ -98,6 +98,7 @@ version = "0.1.0"
 description = "A new switchyard pack"
 `;
 
+/** The files `switchyard init` writes, by pack-relative path. */
 export const PACK_FILES: Record<string, string> = {
   "main.star": PLAYBOOK,
   "lib/helpers.star": HELPERS,

@@ -7,6 +7,7 @@ import { basename, join, relative, resolve } from "node:path";
 import { UsageError, examples } from "./common.js";
 import { PACK_FILES } from "./init-template.js";
 
+/** Adds `switchyard init`: scaffolds a pack whose commented playbook compiles and runs. */
 export function register(program: Command): void {
   program
     .command("init")

@@ -52,9 +52,17 @@ function parseTarget(text: string): number {
   return t;
 }
 
+/** Adds `switchyard lab` and its subcommands: new, list, harvest, calibrate. */
 export function register(program: Command): void {
   const lab = program.command("lab").description("Shadow labs: record model-vs-host pairs and harvest their agreement");
+  registerNew(lab);
+  registerList(lab);
+  registerHarvest(lab);
+  registerCalibrate(lab);
+}
 
+/** `lab new`: makes a lab (in the shared store when there is one) and makes it current. */
+function registerNew(lab: Command): void {
   lab
     .command("new")
     .description("Make a new lab and make it current; shadow pairs go to the current lab")
@@ -72,7 +80,10 @@ export function register(program: Command): void {
       process.stdout.write(`${info.id}\n`);
       process.stderr.write(`made lab ${info.id} in ${labsDir(dir)}; it is now current\n`);
     });
+}
 
+/** `lab list`: the labs, oldest first, as a table or JSON. */
+function registerList(lab: Command): void {
   lab
     .command("list")
     .description("List the labs, oldest first; * marks the current one")
@@ -102,7 +113,10 @@ export function register(program: Command): void {
       for (const l of labs) rows.push([l.current ? "*" : "", l.id, l.created, humanBytes(l.pairs_bytes), l.note]);
       process.stdout.write(table(rows, "", [0, 1, 2, 4]).join("\n") + "\n");
     });
+}
 
+/** `lab harvest` (H-2): the agreement report of a lab's pairs, as text, JSON or HTML; `--check` fails on audit drift. */
+function registerHarvest(lab: Command): void {
   lab
     .command("harvest")
     .description("Report agreement, calibration and coverage by threshold of a lab's shadow pairs")
@@ -168,7 +182,10 @@ export function register(program: Command): void {
         }
       },
     );
+}
 
+/** `lab calibrate` (D-33): fits a calibration map per judgement type and writes the calibration file. */
+function registerCalibrate(lab: Command): void {
   lab
     .command("calibrate")
     .description("Fit, per judgement type, a map from the model's confidence to the chance of agreeing with the host")
@@ -215,20 +232,7 @@ export function register(program: Command): void {
         labFailure(err);
       }
       for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
-      const rows = [["type", "pairs", "method", "ECE before → after", "Brier before → after", "id"]];
-      for (const o of result.outcomes) {
-        if (o.fitted) {
-          const c = o.calibration;
-          rows.push([
-            o.type,
-            String(c.pairs.count),
-            c.method,
-            `${c.cv.ece_before.toFixed(3)} → ${c.cv.ece_after.toFixed(3)}`,
-            `${c.cv.brier_before.toFixed(3)} → ${c.cv.brier_after.toFixed(3)}`,
-            c.id,
-          ]);
-        } else rows.push([o.type, String(o.pairs), "–", `no map: ${o.reason}`, "", ""]);
-      }
+      const rows = calibrationRows(result.outcomes);
       const fitted = result.outcomes.filter((o) => o.fitted).length;
       if (result.outcomes.length === 0)
         throw new CommandFailed(
@@ -249,6 +253,25 @@ export function register(program: Command): void {
         `wrote ${out}; name it in the machine config: "TYPE" = { mode = "PROVIDER/MODEL", calibration = "${out}", min_confidence = … } (lab harvest suggests the threshold)\n`,
       );
     });
+}
+
+/** The table `lab calibrate` prints: per type, its pairs, method, held-out ECE and Brier, and map id (or why it has none). */
+function calibrationRows(outcomes: Awaited<ReturnType<typeof calibrate>>["outcomes"]): string[][] {
+  const rows = [["type", "pairs", "method", "ECE before → after", "Brier before → after", "id"]];
+  for (const o of outcomes) {
+    if (o.fitted) {
+      const c = o.calibration;
+      rows.push([
+        o.type,
+        String(c.pairs.count),
+        c.method,
+        `${c.cv.ece_before.toFixed(3)} → ${c.cv.ece_after.toFixed(3)}`,
+        `${c.cv.brier_before.toFixed(3)} → ${c.cv.brier_after.toFixed(3)}`,
+        c.id,
+      ]);
+    } else rows.push([o.type, String(o.pairs), "–", `no map: ${o.reason}`, "", ""]);
+  }
+  return rows;
 }
 
 interface FilterFlags {

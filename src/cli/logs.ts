@@ -1,4 +1,4 @@
-// `switchyard logs RUN TASK[KEY] [--attempt N] [--round N [--reviewer]] [-f]` (issue 13): prints
+// `switchyard logs RUN TASK[KEY] [--attempt N] [--round N [--reviewer]] [-f]`: prints
 // the log (stdout and stderr) of one instance's attempt, the latest by default; for a revise loop,
 // the log of one round's body (or reviewer), the latest round by default; -f keeps printing what
 // is appended until the attempt is over. Reads only.
@@ -97,6 +97,8 @@ function openLog(path: string, runDir: string, task: string, what: string): numb
   return fd;
 }
 
+/** Adds `switchyard logs`: prints the log of one instance's attempt (or of one round of a revise loop). */
+// eslint-disable-next-line max-lines-per-function -- not split yet: `logs` and its options; the action is to move into a named function
 export function register(program: Command): void {
   program
     .command("logs")

@@ -18,9 +18,11 @@ import { register as registerRun } from "./run.js";
 import { register as registerRerun } from "./rerun.js";
 import { register as registerResume } from "./resume.js";
 import { register as registerStatus } from "./status.js";
+import { register as registerTest } from "./test-command.js";
 import { register as registerShow } from "./show.js";
 import { register as registerRuns } from "./runs.js";
 import { register as registerCancel } from "./cancel.js";
+import { register as registerCassette } from "./cassette.js";
 import { register as registerUi } from "./ui.js";
 import { register as registerWorker } from "./worker.js";
 import { register as registerWorkers } from "./workers.js";
@@ -28,6 +30,7 @@ import { register as registerWorkers } from "./workers.js";
 // Command registrations, one file per command (keep this list sorted).
 const registrations: Array<(program: Command) => void> = [
   registerCancel,
+  registerCassette,
   registerCheck,
   registerCompile,
   registerCompletion,
@@ -43,11 +46,13 @@ const registrations: Array<(program: Command) => void> = [
   registerRuns,
   registerShow,
   registerStatus,
+  registerTest,
   registerUi,
   registerWorker,
   registerWorkers,
 ];
 
+/** The CLI: parses `argv`, runs the command, and returns the exit code; errors become messages for people, never stack traces. */
 export async function main(argv: string[]): Promise<number> {
   dropOutputToClosedReaders();
   const program = new Command("switchyard")

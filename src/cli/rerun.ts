@@ -1,5 +1,5 @@
 // `switchyard rerun RUN --task T [--key K ...] [--failed] [--downstream] [--redecide]
-// [--refresh-pack]` (issue 13): clears the chosen instances in the run's event log (src/run/rerun.ts)
+// [--refresh-pack]`: clears the chosen instances in the run's event log (src/run/rerun.ts)
 // and resumes the run, so they run again. With --refresh-pack the pack's files are snapshotted
 // again first (a fixed script or helper is used from then on); a changed plan is refused.
 
@@ -58,6 +58,7 @@ function refreshPack(store: Store, run: string): EventPayloads["pack_refreshed"]
   return { snapshot: snapshotPack(compiled.packRoot, join(store.runDir(run), `pack-${n}`)), pack_digest: compiled.plan.pack_digest };
 }
 
+/** Adds `switchyard rerun`: runs again a run's tasks (and what depends on them), keeping the rest. */
 export function register(program: Command): void {
   addRunFlags(
     program

@@ -10,6 +10,7 @@ import { executorChoice } from "./executor-option.js";
 import { findRun } from "./run-lookup.js";
 import { recallInvocation } from "./run-invocation.js";
 
+/** Adds `switchyard resume`: continues a stopped or crashed run without paying again for what it recorded. */
 export function register(program: Command): void {
   addRunFlags(
     program
@@ -35,7 +36,7 @@ export function register(program: Command): void {
         const note = recallInvocation(store, run, flags);
         if (note && !flags.json) process.stderr.write(`switchyard: ${note}\n`);
         const wiring = wire(flags, store.stateDir, store);
-        // The same agent preflight as `run`, against the recorded plan and repository (issue 12).
+        // The same agent preflight as `run`, against the recorded plan and repository.
         const events = store.events(run);
         const first = events.next().value;
         events.return?.(undefined);

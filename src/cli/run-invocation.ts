@@ -18,6 +18,7 @@ function file(stateDir: string, run: string): string {
   return join(stateDir, "runs", run, "invocation.json");
 }
 
+/** Keeps a run's --config and --decide beside it, for `resume` to reuse. */
 export function rememberInvocation(store: Store, run: string, flags: RunFlags): void {
   const inv: Invocation = { config: flags.config ? resolve(flags.config) : null, decide: flags.decide };
   writeInvocation(store, run, inv.config, JSON.stringify(inv.decide));

@@ -34,6 +34,7 @@ export function findRun(store: Store, id: string | undefined): string {
   });
 }
 
+/** A duration for people: 4.2s, 3m07s, or hours and minutes. */
 export function formatElapsed(ms: number): string {
   const s = ms / 1000;
   if (s < 60) return `${s.toFixed(1)}s`;
@@ -53,6 +54,7 @@ export function openForReading(flag: string | undefined, storeFlag?: string): St
   return new SqliteStore(dir);
 }
 
+/** The usage error for a state folder holding no runs, saying where it looked and how to point elsewhere. */
 export function noRuns(flag: string | undefined): UsageError {
   return new UsageError("usage", `no runs in ${describeSearch(flag)}`, {
     hint: "start one with `switchyard run PATH`, run this from the folder you ran it in (or below it), or point --state-dir (or $SWITCHYARD_HOME) at the state folder",

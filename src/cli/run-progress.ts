@@ -1,4 +1,4 @@
-// Live output of a run (R-30, issue 13): on a terminal, a header with the elapsed time and cost
+// Live output of a run (R-30): on a terminal, a header with the elapsed time and cost
 // and per-task counts with a bar for mapped tasks, redrawn in place at most every 100 ms, each
 // line cut to the terminal's width (never wrapped), cleared while the \`tty\` host asks a
 // question; elsewhere one plain line per event; with --json, one JSON object per line; with
@@ -17,8 +17,10 @@ import { dispatch, type EventHandlers, type RunEvent, type RunOutcome, type Task
 import { formatElapsed } from "./run-lookup.js";
 import { forPeople } from "./words.js";
 
+/** How a run's progress is shown: redrawn on a terminal, plain lines, JSON lines, or nothing. */
 export type ProgressMode = "tty" | "plain" | "json" | "quiet";
 
+/** The progress mode for the flags and the terminal: --json, then --quiet, then a redrawn block on a TTY, else plain lines. */
 export function progressMode(json: boolean | undefined, quiet?: boolean): ProgressMode {
   if (json) return "json";
   if (quiet) return "quiet";
@@ -36,6 +38,7 @@ type Colors = ReturnType<typeof pc.createColors>;
 
 const REDRAW_MS = 100;
 
+/** A run's progress on stderr: a live block of per-task counts on a terminal, or one line per event; writes are batched. */
 export class Progress {
   private timer: NodeJS.Timeout | null = null;
   /**
@@ -247,6 +250,7 @@ function summaryTable(tasks: TaskProgress[]): string {
   return table(header, rows);
 }
 
+/** Rows as a text table with left-aligned columns as wide as their widest cell. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) =>

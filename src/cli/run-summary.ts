@@ -1,4 +1,4 @@
-// The honest end of a run (issue 13): what the decisions were (per mode), how many fell back to
+// The honest end of a run: what the decisions were (per mode), how many fell back to
 // the host and why, retries, cost and the slowest instances — tallied from the events as they
 // pass, so it costs nothing per instance beyond a few counters. A judgement type turned on for a
 // model whose every decision fell back to the host is said loudly: the run still passed, but the
@@ -11,6 +11,7 @@ import { formatElapsed } from "./run-lookup.js";
 const SLOWEST = 3;
 const REASON_CHARS = 100;
 
+/** The end-of-run summary as `--json` prints it: decisions per mode, fallbacks and why, retries, cost and the slowest instances. */
 export interface SummaryJson {
   decisions: Record<string, number>;
   fallbacks: {
@@ -37,6 +38,7 @@ interface LoopAttempt {
   lastRound: number;
 }
 
+/** Tallies a run's events as they pass into the end-of-run summary, at a few counters per event. */
 export class RunTally {
   private readonly takers = new Map<string, TurnTaker>();
   /** Agent turns that ran in this invocation; those of them in revise rounds. */
@@ -50,7 +52,7 @@ export class RunTally {
   private readonly reasons = new Map<string, number>();
   private fallbacks = 0;
   private retries = 0;
-  /** Per agent runner: turns retried after a rate limit, and the lowest concurrency it was given (issue 27). */
+  /** Per agent runner: turns retried after a rate limit, and the lowest concurrency it was given. */
   private readonly limits = new Map<string, { count: number; lowest: number }>();
 
   private rateLimited(l: { runner: string; concurrency: number }): void {

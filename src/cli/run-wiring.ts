@@ -22,6 +22,7 @@ import { Progress, progressMode } from "./run-progress.js";
 import { RunTally } from "./run-summary.js";
 import { shareTerminal } from "../decide/providers/terminal-turns.js";
 
+/** The flags `run`, `resume` and `rerun` share. */
 export interface RunFlags {
   stateDir?: string;
   config?: string;
@@ -43,6 +44,7 @@ export interface RunFlags {
   executor?: string;
 }
 
+/** Adds the flags `run`, `resume` and `rerun` share to a command. */
 export function addRunFlags(cmd: Command): Command {
   return addStoreOption(
     cmd.option("--state-dir <dir>", "the state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)"),
@@ -80,6 +82,7 @@ function positiveInt(flag: string, v: string | undefined): number | undefined {
   return n;
 }
 
+/** The playbook settings the flags override (--concurrency …), checked. */
 export function overridesFrom(f: RunFlags): SettingsOverrides {
   const o: SettingsOverrides = {};
   const c = positiveInt("--concurrency", f.concurrency);
@@ -128,10 +131,11 @@ export function judgementTypes(plan: Plan): string[] {
   return [...types].sort();
 }
 
+/** What a run is wired to: the engine's agent runners, judge, secrets and limits, and how to close them. */
 export interface Wiring {
   engineDeps: Pick<ConstructorParameters<typeof RunEngine>[0], "agentRunners" | "judge" | "secretEnv" | "overrides" | "maxFileBytes">;
   close: () => Promise<void>;
-  /** The machine config and --decide overrides, for the agent preflight (issue 12). */
+  /** The machine config and --decide overrides, for the agent preflight. */
   config: MachineConfig;
   modeOf: (type: string) => JudgementMode;
   evaluators: (snapshotDir: string, plan: Plan) => (task: TaskPlan) => (input: unknown) => unknown;
@@ -161,6 +165,7 @@ export function wire(flags: RunFlags, state: string, store?: Store): Wiring {
 }
 
 /** Runs the engine with Ctrl-C handling and progress; sets the exit code from the outcome. */
+// eslint-disable-next-line max-lines-per-function -- not split yet: wiring a run's store, judge, lab and signals; to be split per concern
 export async function execute(
   store: Store,
   run: string,

@@ -10,6 +10,7 @@ import { executorChoice } from "./executor-option.js";
 import { rememberInvocation } from "./run-invocation.js";
 import { agentPreflight } from "./agent-preflight.js";
 
+/** Adds `switchyard run`: compiles a pack and runs it, recording every answer. */
 export function register(program: Command): void {
   addRunFlags(
     program

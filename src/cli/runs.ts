@@ -10,6 +10,8 @@ import { formatElapsed, openForReading } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
 import { table } from "./run-progress.js";
 
+/** Adds `switchyard runs`: lists the runs of the state folder, newest first, filtered by status and playbook (--rebuild rebuilds the tables from the log first). */
+// eslint-disable-next-line max-lines-per-function -- not split yet: the `runs` command and its action; the action is to move into a named function
 export function register(program: Command): void {
   program
     .command("runs")

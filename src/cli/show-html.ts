@@ -6,6 +6,7 @@ import type { Store } from "../run/index.js";
 import { CommandFailed } from "./common.js";
 import { assetsBuilt, runHtml } from "../ui/index.js";
 
+/** Writes a run's page as one self-contained HTML file (`show --html`). */
 export function writeHtml(store: Store, run: string, file: string): void {
   if (!assetsBuilt())
     throw new CommandFailed("failed", "the web view's browser code is not built: run `npm run build` (or `npm install`) first");

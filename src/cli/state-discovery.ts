@@ -1,4 +1,4 @@
-// Finding the state folder and the machine config from any folder (issue 13, R-2), as git finds
+// Finding the state folder and the machine config from any folder (R-2), as git finds
 // `.git`: the flag, else the environment variable, else the nearest `.switchyard/` in the working
 // directory or a parent, else a default. The rules are written out in docs/runs.md ("The state
 // folder") and docs/providers.md ("Where the machine config is read from").
@@ -12,10 +12,13 @@ import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { CodedError } from "../shared/coded-error.js";
 
+/** The name of the state folder a run creates or looks for. */
 export const STATE_FOLDER = ".switchyard";
 
+/** How a state folder was chosen. */
 export type StateSource = "flag" | "env" | "found" | "new" | "user";
 
+/** The state folder a command uses, and how it was chosen (for messages). */
 export interface StateLocation {
   dir: string;
   /** How it was chosen: --state-dir, $SWITCHYARD_HOME, a `.switchyard/` found upward, a new `./.switchyard/`, the per-user folder. */

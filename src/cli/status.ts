@@ -41,7 +41,7 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
     spent_usd: r.spent_usd,
     reason: r.stop_reason,
     tasks: Object.fromEntries(rows.map(({ task, ...rest }) => [task, rest])),
-    // Agent runners paced by rate limits (issue 27): turns retried, and the concurrency now.
+    // Agent runners paced by rate limits: turns retried, and the concurrency now.
     ...(Object.keys(paced).length > 0 ? { rate_limits: paced } : {}),
   };
   const limits = Object.entries(paced).map(
@@ -73,6 +73,7 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
   return { status: r.status, json, text };
 }
 
+/** Adds `switchyard status`: a run's status and per-task counts (the latest run by default). */
 export function register(program: Command): void {
   program
     .command("status")

@@ -1,4 +1,4 @@
-// `--store URL` / $SWITCHYARD_STORE (issue 17): which store holds the runs' records. Without it,
+// `--store URL` / $SWITCHYARD_STORE: which store holds the runs' records. Without it,
 // the state folder's switchyard.db; `sqlite:PATH` names another SQLite file; a postgres:// URL
 // a PostgreSQL database shared by many machines. The state folder still holds the local run
 // folders (snapshots, attempt workspaces, logs) and labs.
@@ -9,9 +9,11 @@ import { openStore, type Store } from "../run/index.js";
 import { parseStoreSpec, type StoreSpec } from "../run/store/index.js";
 import { UsageError } from "./common.js";
 
+/** The help of `--store`. */
 export const STORE_HELP =
   "the store of the runs' records: sqlite:PATH, or postgres://USER@HOST:PORT/DATABASE[?schema=NAME] (default: $SWITCHYARD_STORE, else the state folder's switchyard.db)";
 
+/** Adds `--store` to a command. */
 export function addStoreOption<C extends Command>(cmd: C): C {
   return cmd.option("--store <url>", STORE_HELP) as C;
 }

@@ -22,6 +22,7 @@ function parsePort(text: string): number {
   return n;
 }
 
+/** Adds `switchyard ui`: serves the local, read-only web view. */
 export function register(program: Command): void {
   program
     .command("ui")

@@ -1,7 +1,7 @@
-// `switchyard worker --store postgres://… [--concurrency N] [--tags a,b] [--config F]` (issue 17
-// item 2): runs the command, agent and revise attempts that coordinators (`run … --executor
-// workers`) queue in the shared store, here, with this machine's agent CLIs and machine config,
-// until SIGTERM or Ctrl-C drains it (docs/distributed.md).
+// `switchyard worker --store postgres://… [--concurrency N] [--tags a,b] [--config F]`: runs
+// the command, agent and revise attempts that coordinators (`run … --executor workers`) queue in
+// the shared store, here, with this machine's agent CLIs and machine config, until
+// SIGTERM or Ctrl-C drains it (docs/distributed.md).
 
 import { resolve } from "node:path";
 import type { Command } from "commander";
@@ -24,6 +24,8 @@ interface WorkerFlags {
   grace: string;
 }
 
+/** Adds `switchyard worker`: runs queued attempts from a shared PostgreSQL store until drained. */
+// eslint-disable-next-line max-lines-per-function -- not split yet: the `worker` command and its action; the action is to move into a named function
 export function register(program: Command): void {
   program
     .command("worker")

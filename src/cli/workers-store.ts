@@ -5,6 +5,7 @@ import { parsePgUrl } from "../run/store/index.js";
 import { StorageFault } from "../run/store/index.js";
 import { UsageError } from "./common.js";
 
+/** The PostgreSQL store a worker command works on (--store, else $SWITCHYARD_STORE); any other store is a usage error. */
 export function workersStore(flag: string | undefined, command: string): { url: string; where: string } {
   const spec = flag ?? process.env.SWITCHYARD_STORE;
   if (!spec || !/^postgres(ql)?:\/\//.test(spec))
@@ -18,6 +19,7 @@ export function workersStore(flag: string | undefined, command: string): { url: 
   }
 }
 
+/** A flag's value as a whole number of at least 1, else a usage error naming the flag. */
 export function positiveWhole(flag: string, v: string): number {
   const n = Number(v);
   if (!Number.isSafeInteger(n) || n < 1)

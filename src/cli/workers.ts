@@ -1,4 +1,4 @@
-// `switchyard workers --store postgres://…` (issue 17 item 4): the live workers of a shared store,
+// `switchyard workers --store postgres://…`: the live workers of a shared store,
 // each with its host, pid, concurrency, tags, last heartbeat and the jobs it is running.
 
 import type { Command } from "commander";
@@ -30,6 +30,7 @@ function table(workers: WorkerInfo[], now: number): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
 }
 
+/** Adds `switchyard workers`: the live workers of a shared store, their jobs and last heartbeat. */
 export function register(program: Command): void {
   program
     .command("workers")

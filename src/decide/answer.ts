@@ -14,6 +14,7 @@ export { UNCERTAIN };
 /** How far a distribution's sum may be from 1 before it is normalised. */
 const SUM_TOLERANCE = 1e-3;
 
+/** One question's answer after resolution (Q-10 … Q-12): the winning label, the validated distribution, and its confidence. */
 export interface ResolvedAnswer {
   label: string;
   probabilities: Record<string, number>;

@@ -5,13 +5,17 @@
 
 import { createHash } from "node:crypto";
 
+/** The version of the calibration file format; a file of another version is refused. */
 export const CALIBRATION_VERSION = 1;
+/** The ways `lab calibrate` can fit a map (D-33). */
 export const CALIBRATION_METHODS = ["isotonic", "platt", "temperature"] as const;
+/** One of CALIBRATION_METHODS. */
 export type CalibrationMethod = (typeof CALIBRATION_METHODS)[number];
 
 /** Confidences are clamped this far inside (0, 1) before a logit, so 0 and 1 stay finite. */
 const LOGIT_EPS = 1e-6;
 
+/** A fitted map from a model's confidence to the probability the host agrees, by method. */
 export type CalibrationMap =
   /** Piecewise-linear through (x[i], y[i]), x and y non-decreasing; constant outside [x0, xn]. */
   | { kind: "isotonic"; x: number[]; y: number[] }
@@ -20,6 +24,7 @@ export type CalibrationMap =
   /** σ(logit(c) / t), t > 0 (Platt without the offset). */
   | { kind: "temperature"; t: number };
 
+/** How a map did on held-out pairs: expected calibration error and Brier score before and after it. */
 export interface CrossValidation {
   folds: number;
   ece_before: number;
@@ -43,6 +48,7 @@ export interface TypeCalibration {
   map: CalibrationMap;
 }
 
+/** The calibration file `lab calibrate` writes and the machine config names: one fitted map per judgement type. */
 export interface CalibrationFile {
   version: typeof CALIBRATION_VERSION;
   created: string;
@@ -53,6 +59,7 @@ export interface CalibrationFile {
 }
 
 const sigmoid = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
+/** log(c / (1 − c)), with c clamped inside (0, 1) so that 0 and 1 stay finite. */
 export function logit(c: number): number {
   const x = Math.min(1 - LOGIT_EPS, Math.max(LOGIT_EPS, c));
   return Math.log(x / (1 - x));

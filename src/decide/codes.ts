@@ -5,6 +5,7 @@
 import type { CodeEntry } from "../lang/diagnostic.js";
 export type { CodeEntry };
 
+/** Every code the decision layer emits (machine config, modes, providers, decisions), with its rule and explanation. */
 export const DECIDE_CODES: CodeEntry[] = [
   // --- the machine config (D-50), src/decide/config.ts ---
   {

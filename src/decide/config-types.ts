@@ -5,8 +5,10 @@
 import type { AgentRunnerConfig } from "../run/agents/index.js";
 import type { TypeCalibration } from "./calibration-map.js";
 
+/** The wires a provider can speak: SystemOne, OpenAI (decisions or log-probabilities), or a local command. */
 export type ProviderKind = "systemone" | "openai" | "command";
 
+/** One `[providers.NAME]` entry of the machine config, defaults applied. */
 export interface ProviderConfig {
   name: string;
   kind: ProviderKind;
@@ -46,6 +48,7 @@ export interface TypeSettings {
   audit?: number;
 }
 
+/** The `[decisions]` section: how each judgement type is answered, and by which host. */
 export interface DecisionsConfig {
   default: JudgementMode;
   /** Judgement type → mode. */
@@ -58,6 +61,7 @@ export interface DecisionsConfig {
   host: string;
 }
 
+/** The machine config (D-50) as loaded and checked: agent runners, providers and decisions. */
 export interface MachineConfig {
   /** Where it was read from, for messages; undefined when no file exists (all defaults). */
   path?: string;

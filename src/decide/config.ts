@@ -27,8 +27,11 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 // load the config and its command-line overrides together.
 export { parseModeOverride, parseModeOverrides, type ModeOverride } from "./mode.js";
 
+/** A provider call's timeout when its config sets none. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Retries after a provider's first try when its config sets none. */
 export const DEFAULT_MAX_RETRIES = 3;
+/** The most retries a provider may be configured with: more would hide an outage behind minutes of waiting. */
 export const MAX_RETRIES_LIMIT = 10;
 /** The host when `[decisions] host` is unset: a person at the terminal. */
 export const DEFAULT_HOST = "tty";
@@ -253,6 +256,7 @@ class Validator {
     return config;
   }
 
+  // eslint-disable-next-line max-lines-per-function -- a table: one [agents.NAME] entry read key by key, in the order docs/config.md lists them
   private agent(name: string, body: unknown): AgentRunnerConfig | undefined {
     const path = ["agents", name];
     if (!isTable(body)) {
@@ -706,6 +710,7 @@ class Validator {
   }
 }
 
+/** Why a mode's model may not be asked (D-30): its provider is unknown, the model is not allowlisted, or its vendor is denied. */
 export interface RouteProblem {
   code: "config-unknown-provider" | "config-unlisted-model" | "config-denied-vendor";
   message: string;

@@ -106,6 +106,7 @@ export type Send = (
  * several times cheaper per request than the global fetch (undici), which dominated the cost of a
  * decision against a fast local server.
  */
+// eslint-disable-next-line max-lines-per-function -- one request's life on node:http (timeout, abort, redirect refusal, body cap) reads clearest whole; its listeners share the request's state
 function nodeSend(agents: { http: HttpAgent; https: HttpsAgent }): Send {
   const targets = new Map<string, Target>();
   const targetOf = (href: string): Target => {
@@ -120,12 +121,14 @@ function nodeSend(agents: { http: HttpAgent; https: HttpsAgent }): Send {
     }
     return t;
   };
+  // eslint-disable-next-line max-lines-per-function -- the request's listeners share its state (see nodeSend)
   return (href, method, headers, body, signal, timeoutMs) => {
     const target = targetOf(href);
     if (signal?.aborted) return Promise.reject(abortError(signal));
     if (body !== undefined) headers["content-length"] = String(body.length);
     const secure = target.secure;
     const options: RequestOptions = { ...target.options, method, headers, agent: secure ? agents.https : agents.http };
+    // eslint-disable-next-line max-lines-per-function -- the request's listeners share its state (see nodeSend)
     return new Promise<Exchange>((resolve, reject) => {
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
@@ -253,6 +256,7 @@ export interface ProviderTransport {
   ): (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 }
 
+/** The HTTP transport of one provider: kept-alive connections, its timeout and retries, and a fetch the vendor SDKs can use. */
 export function providerTransport(config: ProviderConfig, opts: { buffered?: boolean } = {}): ProviderTransport {
   const send = nodeSend({ http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) });
   const transport = sdkFetch(send, opts.buffered ?? false);

@@ -1,5 +1,6 @@
 // Small checks for reading providers' JSON: is it an object, and how to name what it was instead.
 
+/** Whether a value is a plain JSON object (not null, not an array). */
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }

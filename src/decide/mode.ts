@@ -7,6 +7,7 @@ import type { JudgementMode } from "./config-types.js";
 
 const PROVIDER_NAME = /^[A-Za-z0-9_-]+$/;
 
+/** The three forms of a mode, for messages that say what was expected. */
 export const MODE_FORMS = "`host`, `shadow:PROVIDER/MODEL` or `PROVIDER/MODEL`";
 
 /** The mode, or a sentence saying what is wrong with the text. */
@@ -33,12 +34,14 @@ export function parseMode(text: string): JudgementMode | { error: string } {
   return { kind, provider, model };
 }
 
+/** A mode as written in the config and in `--decide`: `host`, `shadow:P/M` or `P/M`. */
 export function formatMode(mode: JudgementMode): string {
   if (mode.kind === "host") return "host";
   const target = `${mode.provider}/${mode.model}`;
   return mode.kind === "shadow" ? `shadow:${target}` : target;
 }
 
+/** One `--decide TYPE=MODE` flag, parsed. */
 export interface ModeOverride {
   type: string;
   mode: JudgementMode;

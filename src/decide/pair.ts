@@ -10,6 +10,7 @@ export function stateDigest(stateText: string): string {
   return "sha256:" + createHash("sha256").update(stateText, "utf8").digest("hex");
 }
 
+/** One line of a lab's pairs.jsonl: what the host and a shadow (or audited) model said about the same question and state. */
 export interface ShadowPair {
   lab: string;
   /** "audit" for a turned-on decision the host was also asked about (D-34); absent: shadow. */
@@ -22,7 +23,7 @@ export interface ShadowPair {
   /**
    * The attempt of the route instance that asked. Pairs that carry it are counted once per
    * (run, task, key, question) by harvest: a crash before the decision was committed asks the
-   * element again on resume, and writes a second pair (issue 9 item 6).
+   * element again on resume, and writes a second pair.
    */
   attempt?: number;
   question: { id: string; kind: QuestionKind; labels: string[] };

@@ -7,6 +7,7 @@ import type { ResolvedQuestion, Usage } from "../run/kinds/index.js";
 import type { GroupHooks } from "../run/process/index.js";
 import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
+/** What a provider is asked: the state and the questions of one route instance, for one model. */
 export interface ProviderRequest {
   model: string;
   /** The state (R-21) and its deterministic serialisation. */
@@ -20,6 +21,7 @@ export interface ProviderRequest {
   groups?: GroupHooks;
 }
 
+/** One question's answer as a provider returned it, before resolution (Q-10). */
 export interface RawAnswer {
   /** The model declined to answer this question (Q-11: becomes `uncertain`, refused). */
   refused?: boolean;
@@ -27,6 +29,7 @@ export interface RawAnswer {
   probabilities?: Record<string, number>;
 }
 
+/** A provider's answers to one request, with its usage and how long it took. */
 export interface ProviderResponse {
   /** Question id → raw answer. */
   answers: Record<string, RawAnswer>;
@@ -44,6 +47,7 @@ export class ProviderError extends CodedError {
   }
 }
 
+/** Something that answers questions about a state: a model's API, a local command, or the host. */
 export interface Provider {
   readonly name: string;
   ask(request: ProviderRequest): Promise<ProviderResponse>;

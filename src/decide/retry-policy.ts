@@ -13,7 +13,9 @@ export interface HttpTuning {
   clientOnly?: boolean;
 }
 
+/** The first wait before a provider call is retried. */
 export const DEFAULT_BACKOFF_INITIAL_MS = 500;
+/** The longest wait between retries, however many there have been. */
 export const DEFAULT_BACKOFF_MAX_MS = 8_000;
 /** A retry-after longer than this is not waited for: the ordinary backoff applies instead. */
 export const MAX_RETRY_AFTER_MS = 60_000;

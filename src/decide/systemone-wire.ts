@@ -8,8 +8,10 @@ import { noulDistribution } from "./answer.js";
 import { ProviderError, type RawAnswer } from "./provider.js";
 import { isRecord, shape } from "./json-shape.js";
 
+/** The SystemOne wire's question types: switchyard's noul, choice and score. */
 export type SystemOneType = "noul" | "choice" | "score";
 
+/** One question as the SystemOne wire carries it. */
 export interface SystemOneQuestion {
   type: SystemOneType;
   instructions: string;
@@ -18,6 +20,7 @@ export interface SystemOneQuestion {
   criteria?: Record<string, string | null> | string[];
 }
 
+/** The body of a SystemOne decision request. */
 export interface SystemOneRequest {
   state: unknown;
   model: string;
@@ -66,6 +69,7 @@ function systemOneQuestion(q: ResolvedQuestion): SystemOneQuestion {
   }
 }
 
+/** The SystemOne request for some questions of a route instance, with the state as the wire wants it. */
 export function buildSystemOneRequest(model: string, state: unknown, stateText: string, questions: ResolvedQuestion[]): SystemOneRequest {
   const wire: Record<string, SystemOneQuestion> = {};
   for (const q of questions) wire[q.id] = systemOneQuestion(q);

@@ -7,6 +7,7 @@
 
 import type { Position } from "../lang/diagnostic.js";
 
+/** Where each key of a TOML file is written, so that config errors point at FILE:LINE:COL. */
 export interface KeyPositions {
   /** Where the key itself (or its table header) is written. */
   key(path: readonly string[]): Position | undefined;
@@ -17,6 +18,8 @@ export interface KeyPositions {
 const SEP = "\u001f";
 const BARE = /[A-Za-z0-9_-]/;
 
+/** Scans TOML text for the position of every key and value, by dotted path (tables, arrays of tables, inline tables). */
+// eslint-disable-next-line max-lines-per-function -- a scanner: one loop dispatching on the next character of the TOML text
 export function locateKeys(text: string, file: string): KeyPositions {
   const keys = new Map<string, Position>();
   const values = new Map<string, Position>();

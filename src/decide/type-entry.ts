@@ -12,6 +12,7 @@ import { formatMode } from "./mode.js";
 
 const TYPE_ENTRY_KEYS = ["mode", "calibration", "min_confidence", "audit"];
 
+/** What reading a `[decisions.types]` entry needs from the config reader: where to report problems, how to resolve a mode, and the folder relative calibration paths start from. */
 export interface EntryContext {
   /** Reports a problem at the key (or, atValue, at its value). */
   error(code: string, path: readonly string[], message: string, hint?: string, atValue?: boolean): void;
@@ -53,6 +54,7 @@ function fraction(
 }
 
 /** The mode and settings of one table-form entry, or undefined when it has errors (reported). */
+// eslint-disable-next-line max-lines-per-function -- a table: one [decisions.types] entry read key by key
 export function typeEntry(
   type: string,
   body: Record<string, unknown>,

@@ -3,6 +3,7 @@
 import type { CodeEntry } from "../lang/diagnostic.js";
 export type { CodeEntry };
 
+/** Every code the lab layer emits, with its rule and explanation. */
 export const LAB_CODES: CodeEntry[] = [
   {
     code: "lab-none",
@@ -51,4 +52,5 @@ export const LAB_CODES: CodeEntry[] = [
   },
 ];
 
+/** The lab layer's codes, for checking that each emitted code is catalogued. */
 export const LAB_CODE_SET: ReadonlySet<string> = new Set(LAB_CODES.map((c) => c.code));

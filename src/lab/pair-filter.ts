@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import type { ShadowPair } from "../decide/pair.js";
 
+/** Which pairs a lab command reads: by run, judgement type and time, with or without duplicates. */
 export interface PairFilters {
   /** Only pairs of these runs. */
   runs?: string[];
@@ -60,6 +61,7 @@ class HashSet64 {
   }
 }
 
+/** A stateful filter over a pairs file read in order: keeps the pairs asked for and counts the duplicates it drops. */
 export interface PairSelection {
   /** True for the pairs to read; call once per pair, in file order. */
   keep(pair: ShadowPair): boolean;

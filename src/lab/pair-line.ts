@@ -23,6 +23,7 @@ function secretEnvValues(): string[] {
   return envSecrets;
 }
 
+/** Replaces secret values from the environment, and strings shaped like keys or tokens, with `[redacted]`. */
 export function redact(text: string): string {
   let out = text;
   for (const value of secretEnvValues()) out = out.split(value).join("[redacted]");

@@ -54,6 +54,7 @@ function pairProblem(value: unknown): string | null {
   return "neither 'model' nor 'skipped'";
 }
 
+/** What reading a pairs file found: how many lines it read, how many pairs it kept, and warnings for the lines it skipped. */
 export interface ScanResult {
   /** Lines read, including skipped ones. */
   lines: number;

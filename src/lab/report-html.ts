@@ -6,6 +6,7 @@
 import type { BandReport, HarvestReport, TypeReport } from "./harvest.js";
 import { auditSentence, calibrationSentence, summaryRows } from "./report-text.js";
 
+/** Text made safe to place in HTML text or a quoted attribute. */
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
 }
@@ -162,6 +163,7 @@ th:first-child,td:first-child{text-align:left}.tables{display:flex;flex-wrap:wra
 .k{display:inline-block;width:14px;height:3px;vertical-align:middle;margin:0 4px 0 8px}.cov{background:#1f5fbf}.agr{background:#2d8a46}.tgt{background:#c0392b}.pk{background:#e08e0b}
 .warn{color:#9a5b00}.drift{color:#b03a2e;font-weight:600}`;
 
+/** The harvest report as one self-contained HTML page with its diagrams (no scripts, no outside resources). */
 export function renderHtml(report: HarvestReport): string {
   const name = report.lab ?? report.file;
   const sections = report.types.map((t) => section(t, report.target));

@@ -172,6 +172,7 @@ export function summaryRows(report: HarvestReport): string[][] {
   return rows;
 }
 
+/** The harvest report as text for a terminal. */
 export function renderText(report: HarvestReport): string {
   const out: string[] = [];
   out.push(

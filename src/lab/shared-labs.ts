@@ -1,4 +1,4 @@
-// Labs on a PostgreSQL store (issue 17 item 1): when several machines share one store, the lab —
+// Labs on a PostgreSQL store: when several machines share one store, the lab —
 // which labs exist, which one is current, and every shadow and audit pair — lives in the store's
 // `labs`, `lab_current` and `lab_pairs` tables, so pairs asked on any machine land in one lab.
 // A pair rides the store's next commit (the one that records the decision's events), so a

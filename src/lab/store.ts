@@ -24,12 +24,14 @@ import type { PairSink, ShadowPair } from "../decide/pair.js";
 import { pairLine } from "./pair-line.js";
 import { CodedError } from "../shared/coded-error.js";
 
+/** A lab as its lab.json records it. */
 export interface LabInfo {
   id: string;
   created: string; // ISO 8601
   note: string;
 }
 
+/** A lab as `lab list` shows it: whether it is current, its folder, and the size of its pairs. */
 export interface LabListing extends LabInfo {
   current: boolean;
   dir: string;
@@ -42,12 +44,14 @@ export class LabError extends CodedError {}
 
 const LAB_ID = /^lab-\d{12}-[0-9a-f]{4}$/;
 
+/** The folder holding every lab of a state folder. */
 export function labsDir(stateDir: string): string {
   return join(stateDir, "labs");
 }
 function labDir(stateDir: string, id: string): string {
   return join(labsDir(stateDir), id);
 }
+/** The pairs.jsonl of a lab. */
 export function pairsPath(stateDir: string, id: string): string {
   return join(labDir(stateDir, id), "pairs.jsonl");
 }
@@ -214,6 +218,7 @@ function ensureCurrentLab(stateDir: string): string {
   return info.id;
 }
 
+/** A pair sink over the lab store that picks its lab at the first pair and can be closed. */
 export interface LabSink extends PairSink {
   /** The lab pairs go to; null until the first pair (the lab is chosen then). */
   labId(): string | null;

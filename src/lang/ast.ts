@@ -1,6 +1,7 @@
 // The syntax tree. Every node carries its 1-based line and column; the resolver fills in
 // identifier bindings and function frame layouts so the evaluator never looks names up by string.
 
+/** Where a node starts in its file: 1-based line and column, for diagnostics. */
 export interface Node {
   line: number;
   col: number;
@@ -16,12 +17,14 @@ export type Binding =
   | { kind: "universal"; name: string } // None, len, ...
   | { kind: "unresolved" }; // a resolution error was reported for it
 
+/** A name in the source, with where the resolver found it bound (local, cell, global, universe…). */
 export interface Ident extends Node {
   kind: "ident";
   name: string;
   binding: Binding;
 }
 
+/** An expression node, discriminated by `kind`. */
 export type Expr =
   | Ident
   | { kind: "literal"; value: bigint | number | string; line: number; col: number }
@@ -39,6 +42,7 @@ export type Expr =
   | { kind: "binary"; op: BinaryOp; x: Expr; y: Expr; line: number; col: number; opLine: number; opCol: number }
   | { kind: "paren"; x: Expr; line: number; col: number };
 
+/** The binary operators of Starlark, as written in the source (`in`/`not in`, comparisons, arithmetic, bitwise, `and`/`or`). */
 export type BinaryOp =
   | "+"
   | "-"
@@ -62,21 +66,25 @@ export type BinaryOp =
   | "and"
   | "or";
 
+/** A call `fn(args…)`. */
 export interface CallExpr extends Node {
   kind: "call";
   fn: Expr;
   args: Arg[];
 }
 
+/** One argument of a call: positional, `name=value`, `*args` or `**kwargs`. */
 export interface Arg extends Node {
   kind: "pos" | "named" | "star" | "starstar";
   name?: string;
   value: Expr;
 }
 
+/** One `for … in …` or `if …` clause of a comprehension, in source order. */
 export type Clause =
   { kind: "for"; vars: Expr; iter: Expr; line: number; col: number } | { kind: "if"; cond: Expr; line: number; col: number };
 
+/** A list or dict comprehension (`[body for … if …]`, `{key: body for …}`). */
 export interface Comprehension extends Node {
   kind: "comprehension";
   dict: boolean;
@@ -85,6 +93,7 @@ export interface Comprehension extends Node {
   clauses: Clause[];
 }
 
+/** A statement node, discriminated by `kind`. */
 export type Stmt =
   | { kind: "expr"; x: Expr; line: number; col: number }
   | { kind: "assign"; lhs: Expr; rhs: Expr; line: number; col: number }
@@ -96,6 +105,7 @@ export type Stmt =
   | { kind: "return"; x?: Expr; line: number; col: number }
   | LoadStmt;
 
+/** `load("module", local = "name", …)`, with the positions of the module string and of each name for diagnostics. */
 export interface LoadStmt extends Node {
   kind: "load";
   module: string;
@@ -105,6 +115,7 @@ export interface LoadStmt extends Node {
   names: Array<[Ident, string, Node]>;
 }
 
+/** One parameter of a `def` or `lambda`: plain, with a default, `*args`, `**kwargs`, or a bare `*` before keyword-only ones. */
 export interface Param extends Node {
   kind: "plain" | "default" | "star" | "starstar" | "bare-star";
   name: string; // "" for a bare `*`
@@ -136,6 +147,7 @@ export interface FuncInfo {
   paramNames: string[]; // positional then keyword-only
 }
 
+/** A resolved file: its statements, its top-level frame, and its globals by slot. */
 export interface FileAST {
   file: string;
   stmts: Stmt[];

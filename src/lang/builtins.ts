@@ -297,6 +297,7 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
   },
 };
 
+/** The universe: the names every Starlark module sees without declaring them (`None`, `True`, `False`, `len`, `sorted`, …). */
 export const UNIVERSE: ReadonlyMap<string, Value> = new Map<string, Value>([
   ["None", null],
   ["True", true],
@@ -304,4 +305,5 @@ export const UNIVERSE: ReadonlyMap<string, Value> = new Map<string, Value>([
   ...Object.entries(defs).map(([name, impl]): [string, Value] => [name, new Builtin(name, impl)]),
 ]);
 
+/** The universe's names, for the resolver (a name found here resolves to the universe). */
 export const UNIVERSE_NAMES: Set<string> = new Set(UNIVERSE.keys());

@@ -3,6 +3,7 @@
 import type { CodeEntry } from "./diagnostic.js";
 export type { CodeEntry };
 
+/** Every diagnostic code the language layer emits, with its rule id and explanation (`switchyard explain CODE`). */
 export const LANG_CODES: CodeEntry[] = [
   {
     code: "lex-error",
@@ -147,4 +148,5 @@ export const LANG_CODES: CodeEntry[] = [
   },
 ];
 
+/** The language layer's codes, for checking that each emitted code is catalogued. */
 export const LANG_CODE_SET: ReadonlySet<string> = new Set(LANG_CODES.map((c) => c.code));

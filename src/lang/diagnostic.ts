@@ -4,13 +4,16 @@
 import { CodedError, type Position } from "../shared/coded-error.js";
 export type { Position };
 
+/** A diagnostic's severity: an error stops the file from running; a warning does not. */
 export type Severity = "error" | "warning";
 
+/** One frame of a Starlark call stack, as a runtime error reports it. */
 export interface StackFrame {
   name: string; // function name, or "<toplevel>"
   pos: Position;
 }
 
+/** A problem found in a source file, printed as `FILE:LINE:COL: error[CODE]: message` with an optional help line. */
 export interface Diagnostic {
   severity: Severity;
   code: string; // stable, kebab-case, documented in the code catalog (switchyard explain CODE)
@@ -23,7 +26,7 @@ export interface Diagnostic {
 /** One entry of a layer's code catalog (each layer's codes.ts), for `switchyard explain` and docs/errors.md. */
 export interface CodeEntry {
   code: string;
-  /** The SPEC rule the code enforces. */
+  /** The rule the code enforces (docs/reference/). */
   rule?: string;
   summary: string;
   /** A paragraph: what it means and how to fix it. */
@@ -62,6 +65,7 @@ export class DiagnosticError extends CodedError {
   }
 }
 
+/** An error diagnostic; the shorthand every layer uses to report a problem at a position. */
 export function errorAt(code: string, message: string, pos?: Position, hint?: string): Diagnostic {
   return { severity: "error", code, message, pos, hint };
 }
@@ -85,6 +89,7 @@ export function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
 /** Looks up a source file's text by the name used in positions; undefined when unknown. */
 export type SourceLookup = (file: string) => string | undefined;
 
+/** The diagnostic as a person reads it: the located message, the source line with a caret when the text is known, the hint, and the call stack. */
 export function formatDiagnostic(d: Diagnostic, sources?: SourceLookup): string {
   const where = d.pos ? `${d.pos.file}:${d.pos.line}:${d.pos.col}: ` : "";
   const out = [`${where}${d.severity}[${d.code}]: ${d.message}`];

@@ -339,6 +339,7 @@ function augmented(op: Parameters<typeof binaryOp>[0], old: Value, rhs: Value, t
 // ---------------------------------------------------------------------------------------------
 // Expressions
 
+// eslint-disable-next-line max-lines-per-function -- a parser's dispatch: one case per expression kind, clearest side by side
 function evalExpr(x: Expr, fr: Frame): Value {
   switch (x.kind) {
     case "literal":
@@ -704,6 +705,8 @@ function argumentError(e: StarError, argument: StarError["argument"]): StarError
   return e;
 }
 
+/** Calls a Starlark function: binds arguments to parameters (L-11: no recursion), runs the body in a fresh frame, returns its value. */
+// eslint-disable-next-line max-lines-per-function -- binding arguments to parameters is one rule of the Starlark spec, kept in one place
 export function callStarFunction(fn: StarFunction, args: Value[], kwargs: Array<[string, Value]>, thread: Thread): Value {
   const code = fn.code;
   if (thread.active.has(code)) {

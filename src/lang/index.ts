@@ -16,10 +16,12 @@ export { formatFloat } from "./numfmt.js";
 export { getAttr, attrNames } from "./methods.js";
 export { callValue } from "./eval.js";
 
+/** What a `load` hook returns: the loaded module's globals. */
 export interface LoadResult {
   globals: Map<string, Value>;
 }
 
+/** How to run a file: extra globals, the `load` hook, budgets, `print`, and an optional thread to share. */
 export interface ExecOptions {
   /** Extra globals (the playbook built-ins); universe built-ins are always present. */
   predeclared?: Record<string, Value>;
@@ -35,6 +37,7 @@ export interface ExecOptions {
   allocBudget?: number;
 }
 
+/** The outcome of running a file: its frozen globals, or every diagnostic that stopped it. */
 export interface ExecResult {
   /** Module globals after execution (frozen, L-14); names bound by load are not included. */
   globals: Map<string, Value>;
@@ -62,6 +65,7 @@ export function parseFile(file: string, source: string, predeclared: Iterable<st
   }
 }
 
+/** Scans, parses, resolves and runs one Starlark file; never throws for a problem in the source (it becomes a diagnostic). */
 export function execFile(file: string, source: string, options: ExecOptions = {}): ExecResult {
   const thread = options.thread ?? new Thread({ stepBudget: options.stepBudget, allocBudget: options.allocBudget, print: options.print });
   const savedPrint = thread.print;

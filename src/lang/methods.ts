@@ -510,16 +510,19 @@ function methodTable(v: Value): Record<string, Method<never>> | undefined {
   return undefined;
 }
 
+/** Whether `v.name` is a built-in method of v's type (`"x".upper`, `[].append`, …). */
 export function hasMethod(v: Value, name: string): boolean {
   const t = methodTable(v);
   return t !== undefined && Object.prototype.hasOwnProperty.call(t, name);
 }
 
+/** Calls the built-in method `name` of `recv`; the caller has checked hasMethod. */
 export function callMethod(recv: Value, name: string, call: CallContext, args: Value[], kwargs: Array<[string, Value]>): Value {
   const t = methodTable(recv)!;
   return (t[name] as Method<Value>)(call, recv, args, kwargs);
 }
 
+/** The attribute names of a value, sorted, as `dir(v)` lists them. */
 export function attrNames(v: Value): string[] {
   const t = methodTable(v);
   if (t) return Object.keys(t).sort();

@@ -62,6 +62,7 @@ function isNum(v: Value): v is bigint | number {
   return typeof v === "bigint" || typeof v === "number";
 }
 
+/** An int or float as a float; an int too large for a float is a runtime error, never Infinity. */
 export function toFloat(v: bigint | number): number {
   if (typeof v === "number") return v;
   const f = Number(v);
@@ -102,6 +103,8 @@ function bigIntCost(op: BinaryOp, x: bigint, y: bigint, thread?: Thread): void {
   thread?.charge(bits >> 6);
 }
 
+/** Applies a binary operator to two values, with Starlark's types and errors; big-int work is charged to the thread's budget. */
+// eslint-disable-next-line max-lines-per-function -- a dispatch: one case per binary operator and operand types, as the Starlark spec tables them
 export function binaryOp(op: BinaryOp, x: Value, y: Value, thread?: Thread): Value {
   if (typeof x === "bigint" && typeof y === "bigint" && (x >= BIG || x <= -BIG || y >= BIG || y <= -BIG || (op === "<<" && y >= 64n))) {
     bigIntCost(op, x, y, thread);
@@ -264,6 +267,7 @@ function repeat(x: string | StarList | Tuple, n: bigint, thread?: Thread): Value
   return x instanceof StarList ? new StarList(out) : new Tuple(out);
 }
 
+/** `x in container` for strings (substring), lists, tuples, dicts (keys), sets and ranges. */
 export function contains(container: Value, x: Value): boolean {
   if (typeof container === "string") {
     if (typeof x !== "string") throw typeError(`'in <string>' requires a string as left operand, not ${typeName(x)}`);
@@ -289,6 +293,7 @@ export function contains(container: Value, x: Value): boolean {
   throw typeError(`'in' is not supported on ${typeName(container)}`, "use 'in' with a string, list, tuple, dict, set, or range");
 }
 
+/** Applies `-`, `+`, `~` or `not` to a value. */
 export function unaryOp(op: "-" | "+" | "~" | "not", x: Value): Value {
   switch (op) {
     case "not":
@@ -310,6 +315,7 @@ export function unaryOp(op: "-" | "+" | "~" | "not", x: Value): Value {
 // ---------------------------------------------------------------------------------------------
 // Indexing and slicing
 
+/** An int index as a JS number, clamped to the safe-integer range; any other type is an error naming `what`. */
 export function toIndex(v: Value, what: string): number {
   if (typeof v !== "bigint") throw typeError(`${what} must be an int, not ${typeName(v)}`);
   if (v > BigInt(Number.MAX_SAFE_INTEGER)) return Number.MAX_SAFE_INTEGER;
@@ -317,6 +323,7 @@ export function toIndex(v: Value, what: string): number {
   return Number(v);
 }
 
+/** The length of a string, list, tuple, dict or range; undefined for values that have none. */
 export function seqLength(x: Value): number | undefined {
   if (typeof x === "string") return x.length;
   if (x instanceof StarList || x instanceof Tuple) return x.elems.length;
@@ -325,6 +332,7 @@ export function seqLength(x: Value): number | undefined {
   return undefined;
 }
 
+/** `x[key]`: a dict lookup, or a sequence index (negative counts from the end); out of range is an error with a hint. */
 export function index(x: Value, key: Value): Value {
   if (x instanceof Dict) {
     const v = x.get(key);
@@ -355,6 +363,7 @@ export function index(x: Value, key: Value): Value {
   return (x as StarList | Tuple).elems[i];
 }
 
+/** `x[key] = v` on a dict or a list; a frozen value, or one being iterated, is an error (L-14). */
 export function setIndex(x: Value, key: Value, v: Value): void {
   if (x instanceof Dict) {
     x.set(key, v);
@@ -397,6 +406,7 @@ function sliceIndices(n: number, lo: Value, hi: Value, stepV: Value): { start: n
   return { start, step, count };
 }
 
+/** `x[lo:hi:step]` on a string, list, tuple or range, with Python's clamping of out-of-range bounds. */
 export function slice(x: Value, lo: Value, hi: Value, step: Value): Value {
   if (x instanceof RangeValue) {
     const r = sliceIndices(x.length, lo, hi, step);

@@ -18,6 +18,7 @@ class ParseError extends CodedError {
 
 const MAX_DEPTH = 200;
 
+/** A file's statements and syntax errors; names seen in statements that failed to parse are treated as bound, to avoid cascades. */
 export interface ParseResult {
   stmts: Stmt[];
   diagnostics: Diagnostic[];
@@ -25,6 +26,7 @@ export interface ParseResult {
   recoveredNames: Set<string>;
 }
 
+/** The frame layout of a function (or the top level) before resolution fills in its locals and cells. */
 export function newFuncInfo(
   name: string,
   line: number,
@@ -53,6 +55,7 @@ export function newFuncInfo(
   };
 }
 
+/** Parses one Starlark file into statements, reporting every syntax error rather than stopping at the first. */
 export function parse(file: string, src: string): ParseResult {
   const { tokens, diagnostics } = scan(file, src);
   const p = new Parser(file, tokens, diagnostics);

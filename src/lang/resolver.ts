@@ -26,12 +26,14 @@ interface Block {
   names: Map<string, number>;
 }
 
+/** The names a file may use without defining them (playbook built-ins, the universe), and names recovered from unparsable statements. */
 export interface ResolveOptions {
   predeclared: Set<string>;
   universal: Set<string>;
   recoveredNames?: Set<string>;
 }
 
+/** Binds every identifier of a file to its local, cell, global or universe slot; undefined names and misuses become diagnostics. */
 export function resolveFile(file: string, stmts: Stmt[], opts: ResolveOptions): { ast: FileAST; diagnostics: Diagnostic[] } {
   return new Resolver(file, opts).run(stmts);
 }

@@ -3,8 +3,10 @@
 
 import { errorAt, type Diagnostic } from "./diagnostic.js";
 
+/** The kinds of token the scanner emits; indent and dedent are synthesised from leading whitespace. */
 export type TokenKind = "ident" | "int" | "float" | "string" | "op" | "keyword" | "newline" | "indent" | "dedent" | "eof";
 
+/** One token with its text, decoded literal value and position. */
 export interface Token {
   kind: TokenKind;
   /** Operator or keyword text, identifier name, or raw source of a literal. */
@@ -15,6 +17,7 @@ export interface Token {
   col: number;
 }
 
+/** Starlark's keywords: an identifier spelled like one is scanned as a keyword. */
 export const KEYWORDS = new Set([
   "and",
   "break",
@@ -111,6 +114,7 @@ const OPERATOR_SET = new Set(OPERATORS);
 /** A line inside brackets that starts with a statement-only keyword means a bracket was left open. */
 const STATEMENT_START = /^[ \t]*(def|return|load|pass|break|continue|elif)\b/;
 
+/** Splits a source text into tokens, reporting every lexical error it can recover from. */
 export function scan(file: string, src: string): { tokens: Token[]; diagnostics: Diagnostic[] } {
   return new Scanner(file, src).run();
 }
@@ -422,6 +426,7 @@ class Scanner {
   }
 
   /** A quoted or triple-quoted string, its escapes decoded (raw: kept). */
+  // eslint-disable-next-line max-lines-per-function -- a scanner: one loop over a string literal's characters and escapes
   private string(raw: boolean, l: number, c: number): void {
     const src = this.src;
     const q = src[this.i];

@@ -35,6 +35,7 @@ function replaceWith(s: StarSet, keep: Value[], verb: string): void {
   for (const e of keep) s.add(e);
 }
 
+/** The built-in methods of `set` values, by name. */
 export const SET_METHODS: Record<string, Method> = {
   add: (c, s, a, k) => {
     const x = elem(c, "add", a, k);

@@ -8,6 +8,7 @@ function fmtError(msg: string, hint?: string): StarError {
   return new StarError("runtime-error", msg, { hint });
 }
 
+/** `format % operand`: Starlark's printf-style string formatting (`%s`, `%r`, `%d`, `%(name)s`, …). */
 export function formatString(format: string, operand: Value): string {
   const args: readonly Value[] = operand instanceof Tuple ? operand.elems : [operand];
   let argIndex = 0;

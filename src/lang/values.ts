@@ -8,6 +8,7 @@ import { formatFloat } from "./numfmt.js";
 import { randomUUID } from "node:crypto";
 import { CodedError } from "../shared/coded-error.js";
 
+/** A Starlark value: None, bool, int (bigint), float, string, or one of the classes below. */
 export type Value =
   null | boolean | bigint | number | string | StarList | Tuple | Dict | StarSet | StarFunction | Builtin | Struct | RangeValue | HostObject;
 
@@ -28,6 +29,7 @@ function mutationError(what: string, v: { frozen: boolean }, verb: string): Star
       });
 }
 
+/** A Starlark list: mutable until frozen, and not mutable while being iterated. */
 export class StarList {
   elems: Value[];
   frozen = false;
@@ -41,6 +43,7 @@ export class StarList {
   }
 }
 
+/** A Starlark tuple: immutable; freezing it freezes its elements. */
 export class Tuple {
   readonly elems: readonly Value[];
   /** Its elements are frozen (L-14); a tuple itself is immutable. Kept on the value, as starlark-go does, not in a process-wide set. */
@@ -237,8 +240,10 @@ export interface ModuleState {
   universe: ReadonlyMap<string, Value>;
 }
 
+/** A built-in's implementation: gets the call's context, positional and keyword arguments. */
 export type BuiltinImpl = (call: CallContext, args: Value[], kwargs: Array<[string, Value]>) => Value;
 
+/** A built-in function or bound method, callable from Starlark. */
 export class Builtin {
   readonly name: string;
   readonly impl: BuiltinImpl;
@@ -295,6 +300,7 @@ export class StringElems extends HostObject {
   }
 }
 
+/** What a built-in is called with besides its arguments: positions for diagnostics, and the thread (budgets, stack). */
 export interface CallContext {
   pos: Position;
   argPositions: Position[];
@@ -318,6 +324,7 @@ export const DEFAULT_ALLOC_BUDGET = 5_000_000;
 /** A dict entry holds a key, a value and the entry itself: it counts as three elements. */
 export const DICT_ENTRY_COST = 3;
 
+/** One execution's state: step and allocation budgets, the call stack, active functions (no recursion), and the embedder's slot. */
 export class Thread {
   /** Free slot for the embedder (src/plan stores its compilation context here). */
   local = new Map<string, unknown>();
@@ -365,6 +372,7 @@ function allocBudgetError(budget: number): StarError {
   );
 }
 
+/** The error for a run that used up its step budget (L-14), with a hint to look for a runaway loop. */
 export function budgetError(budget: number): StarError {
   return new StarError("step-budget", `evaluation exceeded the step budget of ${budget.toLocaleString("en-US")} operations (L-14)`, {
     hint: "look for a loop or comprehension that runs far more often than intended",
@@ -374,6 +382,7 @@ export function budgetError(budget: number): StarError {
 // ---------------------------------------------------------------------------------------------
 // Type names, truth, repr, str
 
+/** The Starlark type name of a value (`int`, `list`, `NoneType`, …), as `type(v)` returns it. */
 export function typeName(v: Value): string {
   if (v === null) return "NoneType";
   switch (typeof v) {
@@ -397,6 +406,7 @@ export function typeName(v: Value): string {
   return (v as HostObject).starType;
 }
 
+/** A value's truth: None, False, 0, 0.0, "" and empty containers are false. */
 export function truth(v: Value): boolean {
   if (v === null) return false;
   switch (typeof v) {
@@ -445,6 +455,7 @@ function quoteString(s: string): string {
   return out + '"';
 }
 
+/** A value's Starlark representation (`repr(v)`); cyclic values print `[...]` instead of recursing. */
 export function repr(v: Value): string {
   return reprInto(v, new Set());
 }
@@ -520,6 +531,7 @@ export function str(v: Value): string {
 // ---------------------------------------------------------------------------------------------
 // Equality, ordering, hashing
 
+/** Starlark `==`: ints and floats compare by value, containers element-wise. */
 export function equals(a: Value, b: Value): boolean {
   if (a === b) return true;
   const ta = typeof a;
@@ -671,6 +683,7 @@ function subHash(v: Value): string {
 // ---------------------------------------------------------------------------------------------
 // Freezing and JSON
 
+/** Freezes a value and everything it reaches (L-14), iteratively, so depth cannot overflow the JS stack. */
 export function freeze(root: Value): void {
   // Iterative, so arbitrarily deep values cannot overflow the JS stack; each object is queued at
   // most once, so a list holding one value ten million times does not queue it ten million times.
@@ -727,6 +740,7 @@ function setOwn(out: Record<string, unknown>, k: string, v: unknown): void {
   else out[k] = v;
 }
 
+/** A value as JSON data: ints beyond the safe-integer range, and functions, are errors, not silent losses. */
 export function toJSON(v: Value, depth = 0): unknown {
   if (depth > MAX_JSON_DEPTH)
     throw new StarError("type-error", `value is nested more than ${MAX_JSON_DEPTH} levels deep; it cannot be converted to JSON`);
@@ -758,6 +772,7 @@ export function toJSON(v: Value, depth = 0): unknown {
   throw new StarError("type-error", `a value of type ${typeName(v)} cannot be converted to JSON`);
 }
 
+/** JSON data as a Starlark value: whole numbers become ints, objects dicts, arrays lists. */
 export function fromJSON(x: unknown): Value {
   if (x === null || x === undefined) return null;
   if (typeof x === "boolean" || typeof x === "string") return x;

@@ -8,6 +8,7 @@ import type { DeclRef, DeclTask } from "./declared.js";
 import { parseDurationSeconds } from "../shared/primitives.js";
 import { FieldRefValue, holds, isBroken, TaskValue } from "./values.js";
 
+/** A built-in's arguments by name, with where each was written, as the argument readers consume them. */
 export interface Args {
   values: Record<string, Value>;
   positions: Record<string, Position>;
@@ -275,11 +276,13 @@ export class Reader {
   }
 }
 
+/** The elements of a list or tuple; undefined for any other value. */
 export function listItems(v: Value): readonly Value[] | undefined {
   if (v instanceof StarList || v instanceof Tuple) return v.elems;
   return undefined;
 }
 
+/** A value named for an error message: its type, and a short excerpt of a string or the task a reference points at. */
 export function describe(v: Value): string {
   if (typeof v === "string") return `string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + "…" : v)}`;
   if (v instanceof TaskValue) return `task '${v.decl.name}'`;

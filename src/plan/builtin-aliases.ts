@@ -1,4 +1,4 @@
-// The names people reach for when they mean one of the playbook built-ins (issue 13): edit
+// The names people reach for when they mean one of the playbook built-ins: edit
 // distance finds typos, but not `yesno` for `noul` or `shell` for `command`. An undefined name
 // found here gets the built-in it stands for as its "did you mean", with a word on why.
 

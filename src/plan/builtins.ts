@@ -50,6 +50,7 @@ function newTask(ctx: CompileContext, kind: TaskKind, call: CallContext): DeclTa
 }
 
 /** Reads the arguments every kind shares (§3). */
+// eslint-disable-next-line max-lines-per-function -- a table: the arguments every task kind shares, read one by one in the order of §3
 function readCommon(r: Reader, t: DeclTask): void {
   const name = r.string("name");
   if (name !== undefined) {

@@ -1,4 +1,4 @@
-// The graph rules of SPEC §8 (C-3 … C-9) over the tasks a playbook declared. Checks that need
+// The graph rules C-3 … C-9 over the tasks a playbook declared. Checks that need
 // only one argument's value happen in the built-ins (builtins.ts, args.ts); everything that
 // relates tasks to each other happens here, after the whole playbook was evaluated. Gating and
 // coverage are in gates.ts; the resolved plan fields are computed in to-plan.ts.
@@ -19,12 +19,14 @@ import { toTaskPlan } from "./to-plan.js";
 
 export { isIdentifier, isLabel } from "./refs.js";
 
+/** What the graph checks found: every diagnostic, and the resolved tasks when there is no error. */
 export interface CheckResult {
   diagnostics: Diagnostic[];
   /** The resolved tasks, in declaration order; meaningful only when diagnostics has no error. */
   tasks: TaskPlan[];
 }
 
+/** Applies the graph rules (dependencies, references, gates, coverage) to the declared tasks and resolves them into task plans. */
 export function checkTasks(tasks: DeclTask[], opts: CheckOptions): CheckResult {
   const diags: Diagnostic[] = [];
   const err = (code: string, message: string, pos: Position | undefined, hint?: string) => diags.push(errorAt(code, message, pos, hint));
@@ -133,6 +135,7 @@ function requireDirect(t: DeclTask, r: DeclRef, what: string, err: Report): bool
   return false;
 }
 
+// eslint-disable-next-line max-lines-per-function -- not split yet: the dependency and reference checks of one task, to be split per rule
 function checkTask(t: DeclTask, ancestors: Set<DeclTask> | undefined, err: Report): void {
   // Dependencies and references may not reach into a revise loop's inline tasks.
   for (const d of t.depends_on) {

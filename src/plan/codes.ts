@@ -1,10 +1,11 @@
-// The catalog of every diagnostic code src/plan emits (playbook rules of SPEC §1 and §3–§8).
+// The catalog of every diagnostic code src/plan emits (the playbook rules of docs/reference/).
 // `switchyard explain CODE` and docs/playbooks.md read it; a code emitted here and missing from
 // this list is a bug (a test walks the emitting sources and checks).
 
 import type { CodeEntry } from "../lang/diagnostic.js";
 export type { CodeEntry };
 
+/** Every code the plan layer emits (packs, playbook built-ins, graph rules, plans), with its rule and explanation. */
 export const PLAN_CODES: readonly CodeEntry[] = [
   // --- packs and loading (L-1 … L-5, C-1) ---
   {
@@ -492,6 +493,7 @@ export const PLAN_CODES: readonly CodeEntry[] = [
 
 const BY_CODE = new Map(PLAN_CODES.map((e) => [e.code, e]));
 
+/** The catalog entry of a plan-layer code, for `switchyard explain`. */
 export function planCode(code: string): CodeEntry | undefined {
   return BY_CODE.get(code);
 }

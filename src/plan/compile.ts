@@ -16,6 +16,7 @@ import { planCode } from "./codes.js";
 import { wholeReadWarnings } from "./whole-reads.js";
 import { BROKEN_TYPE, BrokenValue, FieldRefValue, holds, TaskValue } from "./values.js";
 
+/** A compilation's plan, present only when it has no error, and every diagnostic, sorted. */
 export interface CompileResult {
   plan?: Plan;
   /** Sorted by file, line, column. */
@@ -26,6 +27,7 @@ export interface CompileResult {
   packRoot: string;
 }
 
+/** How to compile: which playbook of a pack, the step budget, and where `print` goes. */
 export interface CompileOptions {
   /** With a pack folder holding several playbooks: which one (L-2). */
   playbook?: string;
@@ -75,6 +77,8 @@ function packRel(root: string, abs: string): string {
   return relative(root, abs).split(sep).join("/");
 }
 
+/** Compiles one playbook of a pack: evaluates its file with the playbook built-ins, loads its modules once each, checks the graph, and builds the plan. */
+// eslint-disable-next-line max-lines-per-function -- not split yet: compiling a playbook's phases in order; to be split per phase
 export function compilePlaybook(
   root: string,
   file: string,
@@ -244,7 +248,7 @@ function knownProblems(list: Diagnostic[], file: string): Diagnostic[] {
   });
 }
 
-/** Plan diagnostics name the rule they enforce, so a reader can look it up in the SPEC. */
+/** Plan diagnostics name the rule they enforce, so a reader can look it up in docs/reference/. */
 function citeRule(d: Diagnostic): Diagnostic {
   const rule = planCode(d.code)?.rule;
   if (!rule || /\([A-Z]-\d+a?\)/.test(d.message)) return d;

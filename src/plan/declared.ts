@@ -1,6 +1,6 @@
 // What the playbook built-ins record while a playbook is evaluated: tasks as the author wrote
 // them, with the position of every argument, before any graph rule is applied. The checks of
-// SPEC §8 (checks.ts) turn these into a Plan. Kept free of interpreter types so the checks can be
+// C-3 … C-9 (checks.ts) turn these into a Plan. Kept free of interpreter types so the checks can be
 // tested on plain data.
 
 import type { Position } from "../lang/diagnostic.js";
@@ -13,6 +13,7 @@ export interface DeclRef {
   pos: Position;
 }
 
+/** A route's question as the playbook declared it, before its labels are resolved. */
 export interface DeclQuestion {
   name: string;
   kind: QuestionKind;
@@ -33,6 +34,7 @@ export interface DeclQuestion {
   labelsUnknown?: boolean;
 }
 
+/** A task's `when` gate as declared: the route field it reads and the answers that let it run. */
 export interface DeclWhen {
   ref: DeclRef;
   answers?: string[];
@@ -41,6 +43,7 @@ export interface DeclWhen {
   otherwisePos?: Position;
 }
 
+/** A task as the playbook declared it, with positions for diagnostics; the graph checks turn it into a TaskPlan. */
 export interface DeclTask {
   /** Declaration order, unique per compilation. */
   id: number;
@@ -105,6 +108,7 @@ export interface DeclTask {
   refs: DeclRef[];
 }
 
+/** The playbook's `settings(...)` as declared. */
 export interface DeclSettings {
   description: string;
   concurrency: number;
@@ -113,6 +117,7 @@ export interface DeclSettings {
   budget_usd?: number;
 }
 
+/** The settings of a playbook that calls no `settings(...)`. */
 export const DEFAULT_SETTINGS: DeclSettings = {
   description: "",
   concurrency: 4,

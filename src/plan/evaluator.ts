@@ -11,6 +11,7 @@ import { inputValue } from "./shared-input.js";
 import { resolveLoadPath } from "./pack.js";
 import type { Plan, TaskPlan } from "./plan.js";
 
+/** How an `evaluate` function runs inside the engine: its step budget and where its `print` goes. */
 export interface EvaluatorOptions {
   /** Step budget per call (L-14); default 10 million. */
   stepBudget?: number;
@@ -18,6 +19,7 @@ export interface EvaluatorOptions {
   print?: (msg: string) => void;
 }
 
+/** A compiled `evaluate` function: an instance's input in, the fields it emits out. */
 export type Evaluator = (input: unknown) => Record<string, unknown>;
 
 function fail(message: string, hint?: string, pos?: Position, sources?: SourceLookup): never {
@@ -40,6 +42,7 @@ function evaluateSpec(plan: Plan, task: TaskPlan | string): TaskPlan {
  * not a top-level function any more. The returned function throws DiagnosticError on a runtime
  * error, a non-dict result, or a result that is not JSON.
  */
+// eslint-disable-next-line max-lines-per-function -- not split yet: loading an evaluator module and checking its exports
 export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | string, opts: EvaluatorOptions = {}): Evaluator {
   const t = evaluateSpec(plan, task);
   if (!t.evaluate) fail(`task '${t.name}' is a ${t.kind} task, not evaluate`);
@@ -105,7 +108,7 @@ export function loadEvaluator(packDir: string, plan: Plan, task: TaskPlan | stri
     try {
       result = callFunction(fn, [arg], [], { stepBudget: budget, print });
     } catch (e) {
-      // FILE:LINE:COL, the source line and the call stack, as for a compile-time error (issue 11).
+      // FILE:LINE:COL, the source line and the call stack, as for a compile-time error.
       if (e instanceof DiagnosticError) throw new DiagnosticError(e.diagnostics, lookup);
       throw e;
     }

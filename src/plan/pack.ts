@@ -7,8 +7,10 @@ import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } fr
 import { parse, TomlError } from "smol-toml";
 import { errorAt, nearestName, type Diagnostic } from "../lang/diagnostic.js";
 
+/** What a path given to the compiler names: a pack folder, a .star playbook, or a .toml plan. */
 export type PathKind = "pack" | "star" | "plan";
 
+/** A resolved compile target: its kind, the pack root, and the playbook file when one was named. */
 export interface PackTarget {
   kind: PathKind;
   /** Absolute pack root (the folder for a pack, the file's folder for .star / .toml). */
@@ -132,6 +134,7 @@ export function packDigest(root: string): string {
   return h.digest("hex");
 }
 
+/** The pack's own description from its pack.toml (name, version, description), all optional. */
 export interface PackInfo {
   name?: string;
   version?: string;
@@ -175,6 +178,7 @@ export function readPackToml(root: string, display: string): { info: PackInfo; d
   return { info, diagnostics: diags };
 }
 
+/** A `load` path resolved inside the pack, or why it cannot be (outside the pack, or missing). */
 export type LoadPathResult =
   { ok: true; abs: string; rel: string } | { ok: false; code: "load-outside-pack" | "load-not-found"; message: string; hint?: string };
 

@@ -2,11 +2,16 @@
 // executes. Every field is resolved here, so the engine never re-reads playbook sources to learn
 // how to run a task. Optional fields are omitted (never null) so the TOML form round-trips.
 
+/** The types a task may declare for the fields it emits (T-10). */
 export type FieldType = "string" | "number" | "bool" | "list" | "object" | "any";
+/** Every field type, for readers that check a written one. */
 export const FIELD_TYPES: readonly FieldType[] = ["string", "number", "bool", "list", "object", "any"];
 
+/** The five kinds of task a playbook declares. */
 export type TaskKind = "command" | "agent" | "route" | "evaluate" | "revise";
+/** When a mapped task's downstream runs: after all its instances passed, or after all settled (G-6). */
 export type Join = "all" | "settled";
+/** How hard an agent should think on a turn; each agent preset maps it to its CLI's own setting. */
 export type Effort = "low" | "medium" | "high";
 
 /** `producer.field`: a reference to a field a task emits (T-10). */
@@ -15,8 +20,10 @@ export interface FieldRef {
   field: string;
 }
 
+/** The three kinds of question a route asks (Q-1): pick one option, yes/no, or a level on a scale. */
 export type QuestionKind = "choice" | "noul" | "score";
 
+/** One question of a route as compiled: its labels resolved and its min_confidence known. */
 export interface QuestionPlan {
   /** The question's name: its key in the route's `questions` dict. */
   name: string;
@@ -51,20 +58,23 @@ export interface WhenPlan {
   any_option: boolean;
 }
 
+/** What a `command` task runs: its shell text and extra environment. */
 export interface CommandSpec {
   run: string;
   env: Record<string, string>;
 }
 
+/** What an `agent` task asks: its prompt template, effort, files and runner. */
 export interface AgentSpec {
   prompt: string;
   effort: Effort;
   files: string[];
   runner: string;
-  /** Where the turn runs (issue 12): absent = a fresh scratch folder; "worktree" = a git worktree of the run's repository. */
+  /** Where the turn runs: absent = a fresh scratch folder; "worktree" = a git worktree of the run's repository. */
   workspace?: "worktree";
 }
 
+/** How a `route` decides: by asking its questions (model) or by reading precomputed labels (output, T-3). */
 export interface RouteSpec {
   decide: "model" | "output";
   /** With decide = "output": where the precomputed labels are (T-3). */
@@ -75,12 +85,14 @@ export interface RouteSpec {
   questions: QuestionPlan[];
 }
 
+/** Which function an `evaluate` task calls, by its module and name. */
 export interface EvaluateSpec {
   /** Pack-relative path of the file that defines the function (the playbook or a `lib/` module). */
   module: string;
   function: string;
 }
 
+/** A `revise` loop: the body that makes a draft, the reviewer that judges it, and how many rounds it may take. */
 export interface ReviseSpec {
   /** Declared inline; an unmapped `agent` or `command`. */
   body: TaskPlan;
@@ -136,6 +148,7 @@ export type TaskSpec = { [K in TaskKind]: SpecOf<K> }[TaskKind];
 /** A compiled task: a union keyed by `kind`. */
 export type TaskPlan = { [K in TaskKind]: TaskOf<K> }[TaskKind];
 
+/** A playbook's settings as compiled. */
 export interface PlanSettings {
   description: string;
   concurrency: number;
@@ -144,6 +157,7 @@ export interface PlanSettings {
   budget_usd?: number;
 }
 
+/** A compiled playbook: what the engine runs, serialisable as TOML, with the digest of the pack it came from. */
 export interface Plan {
   playbook: string;
   /** Pack-relative path of the playbook file. */

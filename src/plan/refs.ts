@@ -5,9 +5,11 @@ import type { DeclRef } from "./declared.js";
 import type { FieldType } from "./plan.js";
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Whether a string is a Starlark identifier (letters, digits, underscore; not starting with a digit). */
 export function isIdentifier(s: string): boolean {
   return IDENT.test(s);
 }
+/** Whether a string may be a question's label: an identifier of at most 64 characters. */
 export function isLabel(s: string): boolean {
   return s.length <= 64 && IDENT.test(s);
 }
@@ -17,10 +19,12 @@ export function hasType(t: FieldType | undefined, ...want: FieldType[]): boolean
   return t === "any" || (t !== undefined && want.includes(t));
 }
 
+/** A field reference as written in the playbook: `producer.field`. */
 export function refText(r: DeclRef): string {
   return `${r.producer.name}.${r.field}`;
 }
 
+/** Whether two references name the same field of the same task (two undefined never do). */
 export function sameField(a: DeclRef | undefined, b: DeclRef | undefined): boolean {
   return a !== undefined && b !== undefined && a.producer === b.producer && a.field === b.field;
 }

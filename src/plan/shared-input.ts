@@ -1,5 +1,5 @@
 // An evaluate instance's input as a Starlark value, with its dependencies' outputs converted once
-// per run (issue 10). The engine hands every instance of a task the same JavaScript object for an
+// per run. The engine hands every instance of a task the same JavaScript object for an
 // unmapped dependency's output and for a mapped dependency's fold, and a `keyed` narrowing keeps
 // the producer's other fields as they are; converting those again per instance made a fan-out
 // that reads a producer whole quadratic. So a dependency's output — and each of its fields — is

@@ -77,6 +77,7 @@ function questionTable(q: QuestionPlan): Table {
   return out;
 }
 
+/** A plan as TOML (the `.toml` plan form), which readPlanToml reads back to the same plan. */
 export function writePlanToml(plan: Plan): string {
   const settings: Table = {
     description: plan.settings.description,
@@ -202,6 +203,7 @@ const TASK_KEYS = [
   "revise",
 ];
 
+// eslint-disable-next-line max-lines-per-function -- a table: one task of a TOML plan read key by key, per kind
 function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
   const t = rd.table(v, path);
   rd.known(t, path, TASK_KEYS);

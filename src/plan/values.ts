@@ -160,4 +160,5 @@ export function holds(v: Value, test: (x: Value) => boolean, seen = new Set<Valu
   return false;
 }
 
+/** Whether a value stands for an argument already reported as wrong, so that nothing downstream reports it again. */
 export const isBroken = (v: Value): boolean => v instanceof BrokenValue;

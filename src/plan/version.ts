@@ -12,4 +12,5 @@ function packageVersion(): string {
   return "0.0.0";
 }
 
+/** The compiler's name and version, recorded in every plan. */
 export const COMPILER_VERSION = `switchyard ${packageVersion()}`;

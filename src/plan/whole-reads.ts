@@ -1,4 +1,4 @@
-// A warning, not an error (issue 10): a mapped agent whose prompt renders an object field of
+// A warning, not an error: a mapped agent whose prompt renders an object field of
 // the producer it maps over whole — `{{inputs.prep.facts}}` or `{{inputs.prep}}` — where
 // `keyed = [prep.facts]` would render only the instance's own entry. Every instance then carries
 // the whole object in its prompt: 10,000 elements reading a 10,000-entry object is 10,000 copies
@@ -30,6 +30,7 @@ function wholeFields(t: TaskPlan, producer: TaskPlan, prompt: string): string[] 
   return out;
 }
 
+/** Warnings for mapped agents whose prompts render a whole object field of the producer they map over (where `keyed` would render one entry). */
 export function wholeReadWarnings(tasks: readonly TaskPlan[]): Diagnostic[] {
   const byName = new Map(tasks.map((t) => [t.name, t]));
   const out: Diagnostic[] = [];

@@ -1,4 +1,4 @@
-// The one error base every layer subclasses (issue 15 item 3). An error carries a catalogued
+// The one error base every layer subclasses. An error carries a catalogued
 // `code` (each layer declares its codes in src/LAYER/codes.ts), a `message` that says what is
 // wrong in words and never repeats the code, an optional `hint` (how to fix it), `pos` (where in a
 // source file) and `cause` (the error underneath). Renderers add the code: the CLI prints
@@ -14,6 +14,7 @@ export interface Position {
   col: number;
 }
 
+/** What an error adds to its message: a hint on how to fix it, and where in a source file the mistake is. */
 export interface ErrorDetails {
   /** How to fix it: printed as a `help:` line. */
   hint?: string;
@@ -23,6 +24,7 @@ export interface ErrorDetails {
   cause?: unknown;
 }
 
+/** The one error base class: every error raised on purpose has a stable code, a message for people, and an optional hint and position. */
 export class CodedError extends Error {
   readonly code: string;
   hint?: string;

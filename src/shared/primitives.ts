@@ -15,7 +15,7 @@ export const UNCERTAIN = "uncertain";
 const DURATION_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /**
- * The one duration grammar (issue 15), for playbooks (`timeout`, `max_duration`), the machine
+ * The one duration grammar, for playbooks (`timeout`, `max_duration`), the machine
  * config (a provider's `timeout`) and flags (`--max-duration`): one or more parts, each a number
  * (digits, optionally with a decimal fraction) and a unit `ms`, `s`, `m` or `h`, with nothing
  * between them: "90s", "1.5s", "500ms", "10m", "1h30m". At most 32 characters; the total must be

@@ -31,6 +31,7 @@ export interface RunListItem {
   stop_reason: string | null;
 }
 
+/** One task of a run as the run page shows it: its kind, status, instance counts when mapped, and its output or error. */
 export interface RunTaskDoc {
   kind: string;
   status: string;
@@ -58,6 +59,7 @@ export interface RunDoc {
 
 /** Status letters of the grid: one per cell. */
 export const STATUS_LETTER = { pending: "p", running: "r", passed: "P", failed: "F", not_taken: "n", blocked: "b" } as const;
+/** The name of a cell status, as the grid's letters encode it. */
 export type StatusName = keyof typeof STATUS_LETTER;
 
 /**
@@ -108,6 +110,7 @@ export interface CellDecision {
   receipt?: { provider: string; model: string; reason: string; time: string };
 }
 
+/** A file an agent attempt left in its workspace, listed on the cell page. */
 export interface CellFile {
   /** Relative to the attempt's workspace. */
   path: string;
@@ -155,6 +158,7 @@ export interface ApiEvent {
   payload: Record<string, unknown>;
 }
 
+/** A lab as GET /api/labs lists it. */
 export interface LabItem {
   id: string;
   created: string;

@@ -3,6 +3,7 @@
 
 import type { CodeEntry } from "../lang/diagnostic.js";
 
+/** Every code the web view answers with, and what each means. */
 export const UI_CODES: CodeEntry[] = [
   {
     code: "ui-path-refused",

@@ -6,6 +6,7 @@ import type { Store } from "../run/index.js";
 import { RunReader } from "./run-reader.js";
 import { embeddedPage } from "./page.js";
 
+/** The run page of `show --html` as one self-contained HTML file; undefined when the store has no such run. */
 export function runHtml(store: Store, run: string): string | undefined {
   const reader = new RunReader(store);
   const doc = reader.runDoc(run);

@@ -1,4 +1,4 @@
-// The web view (issue 14): `switchyard ui`'s server and `show --html`'s self-contained file.
+// The web view: `switchyard ui`'s server and `show --html`'s self-contained file.
 export { createUiServer, type UiServerOptions } from "./server.js";
 export { runHtml } from "./embed.js";
 export { assetsBuilt } from "./page.js";

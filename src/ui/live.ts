@@ -1,4 +1,4 @@
-// Live updates (issue 14): the server tails the event log and pushes to the browsers by
+// Live updates: the server tails the event log and pushes to the browsers by
 // server-sent events. One timer for the whole server, running only while someone listens, asks
 // SQLite for `PRAGMA data_version` — a counter that changes only when another connection (the
 // process executing a run) commits — so an idle log costs one tiny query per tick and a busy one
@@ -32,6 +32,7 @@ function openEventStream(res: ServerResponse): void {
   res.write(`retry: 1000\n\n`);
 }
 
+/** The server's live updates: one timer, running only while a browser listens, pushes new events to each run's listeners and run-list changes to the list's. */
 export class LiveHub {
   private readonly runListeners = new Set<RunListener>();
   private readonly listListeners = new Set<ServerResponse>();

@@ -9,6 +9,7 @@ import { escapeHtml } from "../lab/report-html.js";
 
 const ASSETS = fileURLToPath(new URL("../../ui-assets/", import.meta.url));
 
+/** The built browser code and styles. */
 export interface Assets {
   js: string;
   css: string;
@@ -28,6 +29,7 @@ export function loadAssets(): Assets {
   return cached;
 }
 
+/** Whether the browser code has been built (`npm run build`); `switchyard ui` refuses to start without it. */
 export function assetsBuilt(): boolean {
   return existsSync(`${ASSETS}app.js`) && existsSync(`${ASSETS}app.css`);
 }
@@ -52,6 +54,7 @@ export const SERVED_CSP =
 const EMBEDDED_CSP =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
+/** The HTML page the server serves; it loads the built assets from /assets. */
 export function servedPage(): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -60,6 +63,7 @@ export function servedPage(): string {
 `;
 }
 
+/** A page with the assets and one run's data inlined, under a CSP that allows nothing from outside. */
 export function embeddedPage(data: EmbeddedRun, assets: Assets = loadAssets()): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

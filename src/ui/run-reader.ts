@@ -18,6 +18,7 @@ import {
   type StatusName,
 } from "./api-types.js";
 
+/** Which instances GET /api/runs/ID/instances returns: by task, status and key substring. */
 export interface InstanceFilter {
   task?: string;
   status?: string;
@@ -47,6 +48,7 @@ function graphOf(plan: Plan): GraphTask[] {
   }));
 }
 
+/** Reads the web view's documents from a store, one run at a time; never writes. */
 export class RunReader {
   private readonly plans = new Map<string, Plan>();
 

@@ -1,4 +1,4 @@
-// `switchyard ui`: a local, read-only web server over a state folder (issue 14). Built on
+// `switchyard ui`: a local, read-only web server over a state folder. Built on
 // node:http alone: the API is a dozen GET routes, matched below by a table of patterns, which is
 // smaller and clearer than a router dependency and has no behaviour we would need to learn or
 // patch (no body parsing, no middleware, no methods but GET/HEAD).
@@ -25,6 +25,7 @@ import { LiveHub } from "./live.js";
 import { loadAssets, SERVED_CSP, servedPage } from "./page.js";
 import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
 
+/** Where the web view reads from and where it listens. */
 export interface UiServerOptions {
   stateDir: string;
   /** The store of the records (--store); the state folder's switchyard.db without one. */
@@ -122,19 +123,93 @@ function pathSegments(rawPath: string): string[] {
   });
 }
 
-export function createUiServer(opts: UiServerOptions): { server: Server; close: () => Promise<void> } {
-  const state = new StateSource(opts.stateDir, opts.store);
-  const hub = new LiveHub(() => state.get());
+/** The run a route names (its first parameter), with the reader it was found in; 404 when there is none. */
+function runOf(state: StateSource, ctx: Ctx): { reader: RunReader; id: string } {
+  const reader = state.need();
+  const id = ctx.params[0]!;
+  if (!reader.hasRun(id)) throw notFound(`no run ${id} in ${state.dir}`);
+  return { reader, id };
+}
 
-  const run = (ctx: Ctx): { reader: RunReader; id: string } => {
-    const reader = state.need();
-    const id = ctx.params[0]!;
-    if (!reader.hasRun(id)) throw notFound(`no run ${id} in ${opts.stateDir}`);
-    return { reader, id };
+const keyParam = (ctx: Ctx): string | null => ctx.url.searchParams.get("key");
+
+/** `/api/runs/RUN/events`: a page of events after `after`, or, for an EventSource, the live stream (resuming at Last-Event-ID). */
+function eventsRoute(state: StateSource, hub: LiveHub): Handler {
+  return (ctx) => {
+    const { reader, id } = runOf(state, ctx);
+    let after = intParam(ctx.url, "after", 0, 0, Number.MAX_SAFE_INTEGER);
+    if ((ctx.req.headers.accept ?? "").includes("text/event-stream")) {
+      const last = Number(ctx.req.headers["last-event-id"]);
+      if (Number.isInteger(last) && last > after) after = last;
+      hub.followRun(ctx.res, id, after);
+      return;
+    }
+    const events = reader.eventsAfter(id, after, intParam(ctx.url, "limit", 1000, 1, 10000));
+    sendJson(ctx.res, { run: id, events, last_seq: events.length ? events[events.length - 1]!.seq : after });
   };
-  const keyParam = (ctx: Ctx): string | null => ctx.url.searchParams.get("key");
+}
 
-  const routes: Array<[RegExp, Handler]> = [
+/** `/api/runs/RUN/cells/TASK?key=K`: one instance, with the files of each attempt that left any, newest first. */
+function cellRoute(state: StateSource): Handler {
+  return (ctx) => {
+    const { reader, id } = runOf(state, ctx);
+    const cell = reader.cell(id, ctx.params[1]!, keyParam(ctx));
+    if (!cell) throw notFound(`run ${id} has no instance ${ctx.params[1]}${keyParam(ctx) === null ? "" : `[${keyParam(ctx)}]`}`);
+    const dir = reader.store.runDir(id);
+    for (let a = cell.attempts; a >= 1; a--) {
+      const f = attemptFiles(dir, cell.task, cell.key, a);
+      // Decisions and evaluates leave no files: show only attempts that left something.
+      if (f.input !== null || f.log_tail !== null || f.prompt !== null || f.files.length > 0) cell.attempt_files.push(f);
+    }
+    sendJson(ctx.res, cell);
+  };
+}
+
+/** `/api/runs/RUN/cells/TASK/file?path=P`: a file of an attempt's workspace, as JSON or (format=text) as sandboxed plain text. */
+function workspaceFileRoute(state: StateSource): Handler {
+  return (ctx) => {
+    const { reader, id } = runOf(state, ctx);
+    const key = keyParam(ctx);
+    const cell = reader.cell(id, ctx.params[1]!, key);
+    if (!cell) throw notFound(`run ${id} has no instance ${ctx.params[1]}`);
+    const attempt = intParam(ctx.url, "attempt", cell.attempts, 1, Math.max(1, cell.attempts));
+    const f = workspaceFile(reader.store.runDir(id), cell.task, key, attempt, ctx.url.searchParams.get("path") ?? "");
+    if (!f) throw notFound("no such file in the attempt's workspace (links are not followed)");
+    if (ctx.url.searchParams.get("format") === "text") {
+      // For people (the cell page links here): the bytes as plain text, in a sandbox.
+      send(
+        ctx.res,
+        200,
+        "text/plain; charset=utf-8",
+        f.text + (f.truncated ? `\n… (${f.bytes} bytes; the first ${f.text.length} shown)\n` : ""),
+        { "content-security-policy": "sandbox; default-src 'none'" },
+      );
+      return;
+    }
+    sendJson(ctx.res, { path: ctx.url.searchParams.get("path"), bytes: f.bytes, truncated: f.truncated, text: f.text });
+  };
+}
+
+/** `/labs/LAB`: the lab's harvest report as a self-contained HTML page. */
+function labReportRoute(stateDir: string): Handler {
+  return async ({ res, params }) => {
+    const lab = listLabs(stateDir).find((l) => l.id === params[0]);
+    if (!lab) throw notFound(`no lab ${params[0]} in ${stateDir}`);
+    const file = pairsPath(stateDir, lab.id);
+    if (!existsSync(file)) throw notFound(`lab ${lab.id} has no pairs yet`);
+    // The lab folder's calibration.json, as `lab harvest` reads it: a broken one is a warning here.
+    const known = readCalibrations(defaultCalibrationFile(file), lab.id, false);
+    const report = await harvest(file, { target: 0.95, lab: lab.id, calibrations: "error" in known ? {} : known.calibrations });
+    if ("error" in known) report.warnings.push(known.error);
+    const html = renderHtml(report);
+    send(res, 200, "text/html; charset=utf-8", html, { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" });
+  };
+}
+
+/** Every route of the web view: a path pattern (over the decoded segments joined by "/") and its handler. */
+function routeTable(state: StateSource, hub: LiveHub): Array<[RegExp, Handler]> {
+  const stateDir = state.dir;
+  return [
     [/^$/, ({ res }) => send(res, 200, "text/html; charset=utf-8", servedPage(), { "content-security-policy": SERVED_CSP })],
     [/^assets\/app\.js$/, ({ res }) => send(res, 200, "text/javascript; charset=utf-8", loadAssets().js)],
     [/^assets\/app\.css$/, ({ res }) => send(res, 200, "text/css; charset=utf-8", loadAssets().css)],
@@ -151,21 +226,21 @@ export function createUiServer(opts: UiServerOptions): { server: Server; close: 
     [
       /^api\/runs\/([^/]+)$/,
       (ctx) => {
-        const { reader, id } = run(ctx);
+        const { reader, id } = runOf(state, ctx);
         sendJson(ctx.res, reader.runDoc(id));
       },
     ],
     [
       /^api\/runs\/([^/]+)\/grid$/,
       (ctx) => {
-        const { reader, id } = run(ctx);
+        const { reader, id } = runOf(state, ctx);
         sendJson(ctx.res, reader.grid(id));
       },
     ],
     [
       /^api\/runs\/([^/]+)\/instances$/,
       (ctx) => {
-        const { reader, id } = run(ctx);
+        const { reader, id } = runOf(state, ctx);
         const u = ctx.url.searchParams;
         const page = reader.instances(id, {
           task: u.get("task") ?? undefined,
@@ -177,64 +252,13 @@ export function createUiServer(opts: UiServerOptions): { server: Server; close: 
         sendJson(ctx.res, page);
       },
     ],
-    [
-      /^api\/runs\/([^/]+)\/events$/,
-      (ctx) => {
-        const { reader, id } = run(ctx);
-        let after = intParam(ctx.url, "after", 0, 0, Number.MAX_SAFE_INTEGER);
-        if ((ctx.req.headers.accept ?? "").includes("text/event-stream")) {
-          const last = Number(ctx.req.headers["last-event-id"]);
-          if (Number.isInteger(last) && last > after) after = last;
-          hub.followRun(ctx.res, id, after);
-          return;
-        }
-        const events = reader.eventsAfter(id, after, intParam(ctx.url, "limit", 1000, 1, 10000));
-        sendJson(ctx.res, { run: id, events, last_seq: events.length ? events[events.length - 1]!.seq : after });
-      },
-    ],
-    [
-      /^api\/runs\/([^/]+)\/cells\/([^/]+)$/,
-      (ctx) => {
-        const { reader, id } = run(ctx);
-        const cell = reader.cell(id, ctx.params[1]!, keyParam(ctx));
-        if (!cell) throw notFound(`run ${id} has no instance ${ctx.params[1]}${keyParam(ctx) === null ? "" : `[${keyParam(ctx)}]`}`);
-        const dir = reader.store.runDir(id);
-        for (let a = cell.attempts; a >= 1; a--) {
-          const f = attemptFiles(dir, cell.task, cell.key, a);
-          // Decisions and evaluates leave no files: show only attempts that left something.
-          if (f.input !== null || f.log_tail !== null || f.prompt !== null || f.files.length > 0) cell.attempt_files.push(f);
-        }
-        sendJson(ctx.res, cell);
-      },
-    ],
-    [
-      /^api\/runs\/([^/]+)\/cells\/([^/]+)\/file$/,
-      (ctx) => {
-        const { reader, id } = run(ctx);
-        const key = keyParam(ctx);
-        const cell = reader.cell(id, ctx.params[1]!, key);
-        if (!cell) throw notFound(`run ${id} has no instance ${ctx.params[1]}`);
-        const attempt = intParam(ctx.url, "attempt", cell.attempts, 1, Math.max(1, cell.attempts));
-        const f = workspaceFile(reader.store.runDir(id), cell.task, key, attempt, ctx.url.searchParams.get("path") ?? "");
-        if (!f) throw notFound("no such file in the attempt's workspace (links are not followed)");
-        if (ctx.url.searchParams.get("format") === "text") {
-          // For people (the cell page links here): the bytes as plain text, in a sandbox.
-          send(
-            ctx.res,
-            200,
-            "text/plain; charset=utf-8",
-            f.text + (f.truncated ? `\n… (${f.bytes} bytes; the first ${f.text.length} shown)\n` : ""),
-            { "content-security-policy": "sandbox; default-src 'none'" },
-          );
-          return;
-        }
-        sendJson(ctx.res, { path: ctx.url.searchParams.get("path"), bytes: f.bytes, truncated: f.truncated, text: f.text });
-      },
-    ],
+    [/^api\/runs\/([^/]+)\/events$/, eventsRoute(state, hub)],
+    [/^api\/runs\/([^/]+)\/cells\/([^/]+)$/, cellRoute(state)],
+    [/^api\/runs\/([^/]+)\/cells\/([^/]+)\/file$/, workspaceFileRoute(state)],
     [
       /^api\/labs$/,
       ({ res }) => {
-        const labs: LabItem[] = listLabs(opts.stateDir).map((l) => ({
+        const labs: LabItem[] = listLabs(stateDir).map((l) => ({
           id: l.id,
           created: l.created,
           note: l.note,
@@ -244,28 +268,21 @@ export function createUiServer(opts: UiServerOptions): { server: Server; close: 
         sendJson(res, { labs });
       },
     ],
-    [
-      /^labs\/([^/]+)$/,
-      async ({ res, params }) => {
-        const lab = listLabs(opts.stateDir).find((l) => l.id === params[0]);
-        if (!lab) throw notFound(`no lab ${params[0]} in ${opts.stateDir}`);
-        const file = pairsPath(opts.stateDir, lab.id);
-        if (!existsSync(file)) throw notFound(`lab ${lab.id} has no pairs yet`);
-        // The lab folder's calibration.json, as `lab harvest` reads it: a broken one is a warning here.
-        const known = readCalibrations(defaultCalibrationFile(file), lab.id, false);
-        const report = await harvest(file, { target: 0.95, lab: lab.id, calibrations: "error" in known ? {} : known.calibrations });
-        if ("error" in known) report.warnings.push(known.error);
-        const html = renderHtml(report);
-        send(res, 200, "text/html; charset=utf-8", html, { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" });
-      },
-    ],
+    [/^labs\/([^/]+)$/, labReportRoute(stateDir)],
   ];
+}
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+/**
+ * Answers one request: refuses a foreign Host on loopback (DNS rebinding) and any method but
+ * GET/HEAD, decodes the path safely, runs the first matching route, and turns errors into JSON
+ * (a bug's trace goes to the terminal, never the page).
+ */
+function requestHandler(host: string, routes: Array<[RegExp, Handler]>): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
     try {
-      if (LOOPBACK.has(opts.host)) {
-        const host = (req.headers.host ?? "").replace(/:\d+$/, "");
-        if (!LOOPBACK.has(host)) throw new HttpError("ui-wrong-host", `this server answers to ${opts.host} only`, { status: 421 });
+      if (LOOPBACK.has(host)) {
+        const asked = (req.headers.host ?? "").replace(/:\d+$/, "");
+        if (!LOOPBACK.has(asked)) throw new HttpError("ui-wrong-host", `this server answers to ${host} only`, { status: 421 });
       }
       if (req.method !== "GET" && req.method !== "HEAD")
         throw new HttpError("ui-read-only", "the web view is read-only: only GET and HEAD", { status: 405 });
@@ -296,7 +313,13 @@ export function createUiServer(opts: UiServerOptions): { server: Server; close: 
       sendJson(res, { error: { code: "ui-server-error", message: "the server failed; its terminal shows why" } }, 500);
     }
   };
+}
 
+/** The web view's HTTP server over a state folder (not yet listening), and how to close it with its live streams and store. */
+export function createUiServer(opts: UiServerOptions): { server: Server; close: () => Promise<void> } {
+  const state = new StateSource(opts.stateDir, opts.store);
+  const hub = new LiveHub(() => state.get());
+  const handle = requestHandler(opts.host, routeTable(state, hub));
   const server = createServer((req, res) => void handle(req, res));
   return {
     server,

@@ -1,4 +1,4 @@
-// The conformance suite against the real agent CLIs (issue 27): each case is a real pack run by the
+// The conformance suite against the real agent CLIs: each case is a real pack run by the
 // switchyard CLI (`switchyard run PACK --config CONFIG`) whose machine config names the installed
 // tool with its preset; the tool talks to the project's own model server on 127.0.0.1 in its
 // vendor's wire format (test/support/*-server.ts) and the scripted model (wire-model.ts) makes it
@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SqliteStore } from "../../src/run/index.js";
+import { foldEvents } from "../../src/run/engine/fold-events.js";
 import type { Usage } from "../../src/run/kinds/judge.js";
 import { startAnthropicServer } from "../support/anthropic-wire-server.js";
 import { startGeminiServer } from "../support/gemini-wire-server.js";
@@ -37,6 +38,8 @@ export const CASES = [
   "API 500",
   "429 rate limit",
   "refused tool",
+  "host spends, then fails",
+  "host 429 rate limit",
 ] as const;
 export type Case = (typeof CASES)[number];
 
@@ -276,6 +279,15 @@ function assertUsage(cli: AgentCli, u: Usage, requests: number, why: string): vo
   );
 }
 
+/** A route over one element answered by the host (the runner under test), gating a command. */
+const HOST_STAR = `playbook(description = "conformance host")
+prepare = command(name = "prepare", run = """printf '%s' '{"members": ["a"]}' > "$SWITCHYARD_OUTPUT" """, emits = {"members": "list"})
+gate = route(name = "gate", depends_on = [prepare], over = prepare.members, max_fanout = 10,
+    questions = {"exploitable": noul(ask = "Exploitable?", drop = ["no", "uncertain"])})
+after = command(name = "after", depends_on = [prepare, gate], over = prepare.members, max_fanout = 10,
+    when = gate.exploitable, answers = "yes", run = "true")
+`;
+
 const agentTask = (prompt: string, extra = "") =>
   `playbook(description = "conformance")\nwork = agent(name = "work", runner = "coder", retries = 0, prompt = ${JSON.stringify(prompt)}${extra})\n`;
 
@@ -305,6 +317,10 @@ function scriptFor(c: Case): ModelScript {
       return defaultScript({ mode: "api-500" });
     case "429 rate limit":
       return defaultScript({ mode: "rate-limit", rateLimited: 1 });
+    case "host 429 rate limit":
+      return defaultScript({ mode: "rate-limit", rateLimited: 1, reply: "yes" });
+    case "host spends, then fails":
+      return defaultScript({ mode: "loop" });
     case "refused tool":
       return defaultScript({ mode: "refused" });
     default:
@@ -340,27 +356,45 @@ async function runCase(cli: AgentCli, bin: string, c: Case): Promise<void> {
       assert.ok(patch.includes(`+++ b/${script.file}`) && patch.includes(`+${script.content.trim()}`), patch);
       assert.ok(!existsSync(join(repo, script.file)), "your checkout is never touched");
       assertUsage(cli, rec.usage, s.server.answered, c);
-    } else if (c === "host decision") {
-      const star = `playbook(description = "conformance host")
-prepare = command(name = "prepare", run = """printf '%s' '{"members": ["a"]}' > "$SWITCHYARD_OUTPUT" """, emits = {"members": "list"})
-gate = route(name = "gate", depends_on = [prepare], over = prepare.members, max_fanout = 10,
-    questions = {"exploitable": noul(ask = "Exploitable?", drop = ["no", "uncertain"])})
-after = command(name = "after", depends_on = [prepare, gate], over = prepare.members, max_fanout = 10,
-    when = gate.exploitable, answers = "yes", run = "true")
-`;
-      const r = await s.run(star, { decisions: true });
+    } else if (c === "host decision" || c === "host 429 rate limit") {
+      const r = await s.run(HOST_STAR, { decisions: true });
       assert.equal(r.status, 0, show(r));
+      if (c === "host 429 rate limit") assert.ok(s.server.refused >= 1, "the rate limit was met");
       const store = new SqliteStore(r.state);
       try {
         const records = [...store.events(r.run!)]
           .filter((e) => e.type === "decision_recorded")
           .map((e) => (e.payload as { record: Record<string, { label?: string; provider?: string; usage?: Usage }> }).record.exploitable!);
-        assert.equal(records.length, 1);
+        assert.equal(records.length, 1, "asked once, recorded once");
         assert.equal(records[0]!.label, "yes");
         assert.equal(records[0]!.provider, "host");
         assertUsage(cli, records[0]!.usage ?? {}, s.server.answered, c);
+        // The host's cost is charged to the run (budget_usd).
+        assert.ok(close(foldEvents(store, r.run!).spentUsd, s.server.answered * f.costPerRequest), "the host's cost is charged");
       } finally {
         store.close();
+      }
+    } else if (c === "host spends, then fails") {
+      if (!f.turnLimit) return;
+      const r = await s.run(HOST_STAR, { decisions: true, extraArgs: f.turnLimit.args, settings: f.turnLimit.settings });
+      assert.ok(r.run, show(r));
+      assert.notEqual(r.status, 0, show(r));
+      assert.ok(s.server.answered >= 1, "the host spent tokens before it failed");
+      const rec = recorded(r.state, r.run, "gate");
+      assert.equal(rec.status, "failed");
+      assert.match(rec.error ?? "", /host-failed/, rec.error);
+      assert.ok(rec.error!.includes(f.tool), rec.error);
+      assert.match(rec.error!, f.turnLimitText!);
+      // Only Claude Code reports what the stopped turn cost: recorded with the failed decision and
+      // charged to the run.
+      if (cli === "claude-code") {
+        assertUsage(cli, rec.usage, s.server.answered, c);
+        const store = new SqliteStore(r.state);
+        try {
+          assert.ok(close(foldEvents(store, r.run).spentUsd, s.server.answered * f.costPerRequest), "the failed call is charged");
+        } finally {
+          store.close();
+        }
       }
     } else if (c === "200 KB prompt") {
       const filler = Array.from({ length: 2600 }, (_, i) => `line ${String(i).padStart(5, "0")}: ${"x".repeat(68)}`).join("\n");
@@ -437,7 +471,10 @@ export function conformanceSuite(cli: AgentCli): void {
     return;
   }
   for (const c of CASES) {
-    const skip = c === "turn limit" && !FACTS[cli].turnLimit ? `${FACTS[cli].tool} has no turn limit a run can set` : false;
+    const skip =
+      (c === "turn limit" || c === "host spends, then fails") && !FACTS[cli].turnLimit
+        ? `${FACTS[cli].tool} has no turn limit a run can set`
+        : false;
     test(`real ${installed.package}@${installed.version} through the ${cli} preset: ${c}`, { skip, timeout: 240_000 }, () =>
       runCase(cli, installed.bin, c),
     );

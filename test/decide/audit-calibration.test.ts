@@ -1,4 +1,4 @@
-// Issue 16 (D-33, D-34): a calibration map applied in a turned-on run, and audited turn-on —
+// D-33, D-34: a calibration map applied in a turned-on run, and audited turn-on —
 // the seeded sample, the host asked for exactly the sampled keys, audit pairs, and drift.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -51,7 +51,7 @@ const calibration: TypeCalibration & { file: string } = {
   map: { kind: "platt", a: 1, b: -1 }, // overconfident model: its confidences are pulled down
 };
 
-test("issue 16 (D-33): a map applied in a turned-on run changes exactly the decisions it should, raw and calibrated confidence in the record", async () => {
+test("D-33: a map applied in a turned-on run changes exactly the decisions it should, raw and calibrated confidence in the record", async () => {
   const host = new ScriptedProvider(
     "host",
     hostAnswering(() => "yes"),
@@ -96,7 +96,7 @@ test("issue 16 (D-33): a map applied in a turned-on run changes exactly the deci
   assert.equal(s.calibration, undefined);
 });
 
-test("issue 16 (D-34): audit sampling is deterministic for a seed and close to the fraction over 10,000 decisions", () => {
+test("D-34: audit sampling is deterministic for a seed and close to the fraction over 10,000 decisions", () => {
   let sampled = 0;
   let other = 0;
   let same = 0;
@@ -114,7 +114,7 @@ test("issue 16 (D-34): audit sampling is deterministic for a seed and close to t
   assert.equal(auditSampled(1, "r", "t", "k", "q"), true);
 });
 
-test("issue 16 (D-34): the host is asked exactly for the sampled keys; the model still gates; audit pairs go to the lab", async () => {
+test("D-34: the host is asked exactly for the sampled keys; the model still gates; audit pairs go to the lab", async () => {
   const host = new ScriptedProvider(
     "host",
     hostAnswering(() => "no"),
@@ -145,7 +145,7 @@ test("issue 16 (D-34): the host is asked exactly for the sampled keys; the model
   assert.ok(sink.pairs.every((p) => p.kind === "audit" && p.host_label === "no" && p.model?.label === "yes"));
 });
 
-test("issue 16 (D-34): an audited question that falls back takes the audit answer: the host is asked once", async () => {
+test("D-34: an audited question that falls back takes the audit answer: the host is asked once", async () => {
   const host = new ScriptedProvider(
     "host",
     hostAnswering(() => "no"),
@@ -197,7 +197,7 @@ async function labWith(degraded: boolean): Promise<string> {
   return dir;
 }
 
-test("issue 16 (D-34): `lab harvest --check` flags drift when the model degrades, and not when it does not", async () => {
+test("D-34: `lab harvest --check` flags drift when the model degrades, and not when it does not", async () => {
   for (const degraded of [false, true]) {
     const dir = await labWith(degraded);
     try {

@@ -68,7 +68,7 @@ test("D-50: config check PACK lists each declared type's mode and warns about a 
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /main\.gate\.exploitable\s+shadow:local\/decider-2b\s+\[decisions\.types\]/);
   assert.match(r.stdout, /triage\.size\s+host\s+\[decisions\] default/);
-  // Without a terminal (as under most test runners), the host-mode type is also warned about (issue 12).
+  // Without a terminal (as under most test runners), the host-mode type is also warned about.
   const noTty = /warning\[agent-preflight\]: the host answers .*"tty", but switchyard has no terminal/.test(r.stderr);
   assert.match(r.stdout, noTty ? /ok, with 2 warnings/ : /ok, with 1 warning/);
   assert.match(

@@ -319,9 +319,9 @@ test("durations accept ms, s, m, h and combinations", () => {
   assert.equal(parseDurationMs("30"), undefined);
 });
 
-test("D-50: every code the config, mode, router and config-check sources emit is in the catalog, once", async () => {
+test("D-50: every code the config, mode, router (its preflight) and config-check sources emit is in the catalog, once", async () => {
   const { readFileSync } = await import("node:fs");
-  const files = ["src/decide/config.ts", "src/decide/mode.ts", "src/decide/router.ts", "src/cli/config.ts"];
+  const files = ["src/decide/config.ts", "src/decide/mode.ts", "src/decide/routing/preflight.ts", "src/cli/config.ts"];
   const known = new Set(DECIDE_CODES.map((c) => c.code));
   assert.equal(known.size, DECIDE_CODES.length, "no code is catalogued twice");
   for (const f of files) {

@@ -1,4 +1,4 @@
-// Issue 12 item 4: the host runner gets the context an agent gets. Through the real CLI, the host
+// D-20: the host runner gets the context an agent gets. Through the real CLI, the host
 // is `[agents.claude] preset = "claude-code"` with a fake `claude` on PATH: it is started the way
 // Claude Code runs non-interactively, in a folder of its own that is removed afterwards, with
 // SWITCHYARD_RUN/TASK/KEY/WORKSPACE, the judgement type and the question as JSON; its reply is
@@ -26,7 +26,7 @@ interface Call {
   context: Record<string, string>;
 }
 
-test("issue 12: a preset host runner gets SWITCHYARD_RUN/TASK/KEY, its workspace, the judgement type and SWITCHYARD_QUESTION; its JSON reply and cost are read", () => {
+test("a preset host runner gets SWITCHYARD_RUN/TASK/KEY, its workspace, the judgement type and SWITCHYARD_QUESTION; its JSON reply and cost are read", () => {
   const pack = join(dir, "pack");
   mkdirSync(pack);
   writeFileSync(

@@ -1,4 +1,4 @@
-// The host path reads a preset tool's own report before its exit status (issue 27), as an agent
+// The host path reads a preset tool's own report before its exit status, as an agent
 // turn does: Claude Code's recorded turn-limit result (exit 1) and Gemini CLI's recorded error on
 // stderr (exit 53) fail the decision with the tool's name, its message and its exit status —
 // not "exited with status 1" and an empty stderr. The fakes replay test/fixtures/real-agents/.

@@ -1,6 +1,6 @@
 // The router under the run engine: a mapped model-decided route run end to end against a real
 // System One server and a real host runner, with a provider key set, then the whole state folder
-// grepped for the key (issue 4: keys only from api_key_env, never stored or logged).
+// grepped for the key (D-21: keys only from api_key_env, never stored or logged).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";

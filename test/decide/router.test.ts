@@ -363,7 +363,7 @@ test("D-22/D-31: an invalid or missing answer falls back for that question only"
   );
 });
 
-test("D-31, issue 9 item 6: when the fallback host fails too, the element fails and its error keeps the model's reason", async () => {
+test("D-31: when the fallback host fails too, the element fails and its error keeps the model's reason", async () => {
   const config = machine({ providers: [provider("local", ["m1"])], default: on("local", "m1") });
   const { judge } = setup(config, {
     model: new ScriptedProvider("local", failing()),

@@ -1,4 +1,4 @@
-// Issue 10 item 4, D-21, D-22: the systemone provider sends a provider's first request through the
+// D-21, D-22: the systemone provider sends a provider's first request through the
 // official client and the later ones once directly, with the client's URL and headers; a failed
 // direct attempt is handed to the client, which sends the remaining retries, so attempts, waits
 // and headers are what the client alone would have made.
@@ -50,7 +50,7 @@ function headersOf(r: RecordedRequest): Record<string, unknown> {
   return rest;
 }
 
-test("issue 10, D-21: after the first request, requests go directly with the official client's URL and headers; the body is the same JSON", async () => {
+test("D-21: after the first request, requests go directly with the official client's URL and headers; the body is the same JSON", async () => {
   const p = provider();
   const n = server.count();
   await ask(p);
@@ -81,7 +81,7 @@ test("issue 10, D-21: after the first request, requests go directly with the off
   process.env[KEY_ENV] = KEY;
 });
 
-test("issue 10, D-22: a failed direct attempt is retried by the official client: attempt count, retry-count headers and message as the client's own", async () => {
+test("D-22: a failed direct attempt is retried by the official client: attempt count, retry-count headers and message as the client's own", async () => {
   const p = provider();
   await ask(p);
   const warm = server.requests.at(-1)!;
@@ -114,7 +114,7 @@ test("issue 10, D-22: a failed direct attempt is retried by the official client:
   assert.match(bad.message, /HTTP 400: Unknown model: m1 \(not retried\)/);
 });
 
-test("issue 10, D-22: the wait before the first retry honours retry-after-ms, as the client does", async () => {
+test("D-22: the wait before the first retry honours retry-after-ms, as the client does", async () => {
   const p = provider();
   await ask(p);
   server.enqueue(Misbehave.status(429, { retryAfterMs: "400" }));
@@ -126,7 +126,7 @@ test("issue 10, D-22: the wait before the first retry honours retry-after-ms, as
   assert.ok(elapsed < 15000, `waited ${elapsed} ms`);
 });
 
-test("issue 10, D-22: a direct attempt times out per attempt; the client's retry then answers, or the failure names the timeout", async () => {
+test("D-22: a direct attempt times out per attempt; the client's retry then answers, or the failure names the timeout", async () => {
   const p = provider({ timeout_ms: 250, max_retries: 1 }, { backoffInitialMs: 10 });
   await ask(p);
   server.enqueue(Misbehave.hang());
@@ -144,7 +144,7 @@ test("issue 10, D-22: a direct attempt times out per attempt; the client's retry
   assert.ok(Date.now() - t0 < 15000, "one attempt of 250 ms, not the 60 s default timeout");
 });
 
-test("issue 10: a cancel during the direct attempt or during the wait before the retry ends the call at once", async () => {
+test("a cancel during the direct attempt or during the wait before the retry ends the call at once", async () => {
   const p = provider({ max_retries: 1 }, { backoffInitialMs: 10 });
   await ask(p);
   server.enqueue(Misbehave.hang());
@@ -165,7 +165,7 @@ test("issue 10: a cancel during the direct attempt or during the wait before the
   assert.equal(server.count() - n, 1, "no retry after the cancel");
 });
 
-test("issue 10, D-22: a refused connection on the direct path is retried by the client, then named", async () => {
+test("D-22: a refused connection on the direct path is retried by the client, then named", async () => {
   const other = await startSystemOneServer();
   const p = createProvider(providerConfig("systemone", { base_url: other.url, max_retries: 1 }), { backoffInitialMs: 10 });
   await p.ask(providerRequest([team]));
@@ -175,14 +175,14 @@ test("issue 10, D-22: a refused connection on the direct path is retried by the 
   assert.equal((e as ProviderError).retryable, true);
 });
 
-test("issue 10: clientOnly sends every request through the official client", async () => {
+test("clientOnly sends every request through the official client", async () => {
   const p = provider({}, { clientOnly: true });
   await ask(p);
   await ask(p);
   for (const r of server.requests.slice(-2)) assert.match(r.text, /^\{"state":\{"ticket":"charged twice","account":"A-7"\}/);
 });
 
-test("issue 10: the first retry's wait is the client's: the server's delay up to the cap, else the backoff less up to 25 % jitter", () => {
+test("the first retry's wait is the client's: the server's delay up to the cap, else the backoff less up to 25 % jitter", () => {
   assert.equal(
     firstRetryDelayMs(undefined, 500, 8000, () => 0),
     500,

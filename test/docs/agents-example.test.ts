@@ -1,4 +1,4 @@
-// Issue 12 item 5: the end-to-end example of docs/agents/ works as documented. The machine config
+// The end-to-end example of docs/agents/ works as documented. The machine config
 // block of every docs/agents/*.md page passes `config check examples/fix-in-worktree` (with fake
 // agent CLIs under the real names on PATH), and `switchyard run examples/fix-in-worktree --repo R`
 // with the example's own config fixes every ticket of tickets.json in a real temporary git
@@ -42,7 +42,7 @@ function ticketRepo(name: string): { repo: string; base: string; tickets: Array<
   return { repo, base: git(repo, "rev-parse", "HEAD").trim(), tickets };
 }
 
-test("issue 12: every machine config block of docs/agents/*.md passes `config check examples/fix-in-worktree`", () => {
+test("every machine config block of docs/agents/*.md passes `config check examples/fix-in-worktree`", () => {
   const { repo } = ticketRepo("check-repo");
   const pages = readdirSync("docs/agents").filter((f) => f.endsWith(".md"));
   assert.ok(pages.length >= 6, `a page per tool: ${pages.join(", ")}`);
@@ -61,7 +61,7 @@ test("issue 12: every machine config block of docs/agents/*.md passes `config ch
   assert.ok(checked >= 5, `${checked} blocks checked`);
 });
 
-test("issue 12: examples/fix-in-worktree fixes every ticket in its own worktree of a real repository; patches apply to the base; the cost is charged", () => {
+test("examples/fix-in-worktree fixes every ticket in its own worktree of a real repository; patches apply to the base; the cost is charged", () => {
   const { repo, base, tickets } = ticketRepo("repo");
   const state = join(dir, "state");
   const r = spawnSync(

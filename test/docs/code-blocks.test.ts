@@ -1,4 +1,4 @@
-// Every playbook shown in the docs compiles (issue 6): a ```python or ```starlark block that
+// Every playbook shown in the docs compiles: a ```python or ```starlark block that
 // declares a task is written to a temporary pack and compiled with compilePath. A deliberately
 // broken example starts with `# expect: CODE` and must fail with exactly that code.
 import { test } from "node:test";

@@ -1,6 +1,6 @@
 // The machine config getting-started.md tells people to write is one switchyard accepts for the
 // example pack (D-50): `switchyard config check` passes it with the keys' variables set and the
-// agent CLIs it names installed (fakes with the real names on PATH, issue 12).
+// agent CLIs it names installed (fakes with the real names on PATH).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

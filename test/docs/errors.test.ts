@@ -22,7 +22,7 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
 }
 
 // The ways a source passes a code: errorAt("c", …), new StarError("c", …), report/err("c", …),
-// { code: "c" }, any error's constructor (new SomeError("c", message, …), issue 15 item 3),
+// { code: "c" }, any error's constructor (new SomeError("c", message, …)),
 // failedOutcome("c", …), and messages that start with `c: `. A class's generic code
 // (GENERIC_CODES: "usage", "failed", …) is never shown and is not catalogued.
 const EMITTED = [
@@ -93,7 +93,7 @@ test("`switchyard explain CODE` prints the catalog's text; an unknown code exits
     const r = spawnSync(process.execPath, [CLI, "explain", code], { encoding: "utf8" });
     assert.equal(r.status, 0, r.stderr);
     assert.ok(r.stdout.startsWith(`error[${code}]: ${e.summary}`), r.stdout);
-    // Printed for people: the explanation's rule-id citations are left out (issue 13).
+    // Printed for people: the explanation's rule-id citations are left out.
     assert.equal(r.stdout.split("\n").slice(2).join(" ").replace(/\s+/g, " ").trim(), forPeople(e.explain).replace(/\s+/g, " ").trim());
     const json = spawnSync(process.execPath, [CLI, "explain", `error[${code}]:`, "--json"], { encoding: "utf8" });
     assert.equal(JSON.parse(json.stdout).explain, e.explain, "explain accepts the error[CODE]: form and --json");

@@ -1,4 +1,4 @@
-// Issue 18: every complete example playbook of the docs (README.md and docs/*.md) does not only
+// Every complete example playbook of the docs (README.md and docs/*.md) does not only
 // compile, it runs to `passed`. Each block is written to a pack as it stands; the pack's scripts
 // the example names ($SWITCHYARD_PACK/NAME), the agent runner and the decision model are stand-ins
 // that write outputs fitting the plan (each declared field with its declared type, objects keyed
@@ -121,7 +121,7 @@ async function runBlock(b: CodeBlock): Promise<string | undefined> {
   }
 }
 
-test("T-1 … T-5 (issue 18): every complete example playbook in the docs runs to passed", async () => {
+test("T-1 … T-5: every complete example playbook in the docs runs to passed", async () => {
   const blocks = allBlocks(process.cwd()).filter((b) => isPlaybookBlock(b) && expectedCode(b) === undefined);
   assert.ok(blocks.length >= 15, `found only ${blocks.length} example playbooks`);
   for (const page of ["README.md", "docs/gating.md", "docs/playbooks.md"])

@@ -1,4 +1,4 @@
-// Issue 4, end to end: the SPEC appendix playbook (test/fixtures/packs/e2e-triage) run through the
+// D-21, end to end: the SPEC appendix playbook (test/fixtures/packs/e2e-triage) run through the
 // real CLI with `match`, `gate` and `judge` turned on and answered by a local System One server
 // (one run) and by a local OpenAI Decisions server (another run). Checked through `show --json`:
 // per-key labels as scripted, `uncertain` below min_confidence (Q-11), the resolved options on
@@ -149,7 +149,7 @@ async function runAndCheck(
 }
 
 test(
-  "issue 4 / D-21 systemone: the appendix playbook end to end — labels per key, uncertain below min_confidence, resolved options, not-taken rows",
+  "D-21 systemone: the appendix playbook end to end — labels per key, uncertain below min_confidence, resolved options, not-taken rows",
   { timeout: 60000 },
   async () => {
     const server = await startSystemOneServer({ table: TABLE });
@@ -179,7 +179,7 @@ test(
 );
 
 test(
-  "issue 4 / D-21 openai: the appendix playbook end to end against a Decisions API server — the same labels, options and not-taken rows",
+  "D-21 openai: the appendix playbook end to end against a Decisions API server — the same labels, options and not-taken rows",
   { timeout: 60000 },
   async () => {
     const server = await startDecisionsServer({ table: TABLE });

@@ -1,4 +1,4 @@
-// Issue 4 / Q-31, end to end through the CLI: per ticket, `match`'s options come from
+// Q-31, end to end through the CLI: per ticket, `match`'s options come from
 // prepare.packages. A list of 65 entries, one label after dedupe, a non-identifier value,
 // `uncertain` as a value, a malformed entry — each fails only its own element, before any request:
 // the System One server counts requests per key and sees none for those keys, while the other

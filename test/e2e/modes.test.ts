@@ -1,4 +1,4 @@
-// Issue 5, end to end through the CLI on the SPEC appendix playbook, with a scripted host (the
+// D-10 modes, end to end through the CLI on the SPEC appendix playbook, with a scripted host (the
 // agent runner of test/e2e/support/agent.ts, which logs every host question it is asked) and a
 // local System One server:
 // - shadow: the host's labels are used; the model is asked beside it; exactly one pair per
@@ -210,7 +210,7 @@ test(
       assert.match(plain.out, /receipts: 6\n/);
       assert.match(plain.out, /match\[T3\]\.package {2}triage\.match\.package {2}s1\/jev-1: error: .*500/);
       assert.match(plain.out, /gate\[T5\]\.depth {2}triage\.gate\.depth {2}s1\/jev-small: window: /);
-      // Issue 5 item 5: plain `show` gives, per route instance, each decision's label, confidence,
+      // Plain `show` gives, per route instance, each decision's label, confidence,
       // mode and who answered, and its receipts under it.
       assert.match(plain.out, /\n {2}match\[T1\] {2}passed {2}package=p1 0\.90 model s1\/jev-1\n/);
       assert.match(

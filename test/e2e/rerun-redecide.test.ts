@@ -1,4 +1,4 @@
-// Issue 13, item 1: `rerun --redecide` on the appendix playbook through the CLI, the host
+// `rerun --redecide` on the appendix playbook through the CLI, the host
 // answering. Only the route named by --task is asked again (once per element); the routes
 // reached downstream keep their decisions and are not asked; the record keeps both answers.
 
@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { E2E, labels, tickets } from "./support/harness.js";
 
 test(
-  "issue 13 rerun --redecide: asks again only the named route, keeps both answers, re-gates downstream",
+  "rerun --redecide on the appendix playbook: asks again only the named route, keeps both answers, re-gates downstream",
   { timeout: 60000 },
   async () => {
     const e = new E2E(tickets(["T1", "T2"]));

@@ -1,4 +1,4 @@
-// Issue 4 / R-4, end to end: the appendix playbook run by the CLI, killed with SIGKILL twice after
+// R-4, end to end: the appendix playbook run by the CLI, killed with SIGKILL twice after
 // some decisions were recorded (the state DB is polled), resumed each time with `switchyard
 // resume`. The System One server sees each element at most once per route, plus at most one
 // request per kill: the one in flight when the process died (asked, maybe answered, its record

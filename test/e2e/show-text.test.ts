@@ -1,4 +1,4 @@
-// Issue 5 item 5: how plain `switchyard show` renders a route instance's decision record — the
+// Q-20: how plain `switchyard show` renders a route instance's decision record — the
 // label, confidence, mode and who answered per question, refusals, and a line per receipt — and
 // that anything that is not a decision record is left to the raw rendering. (The CLI output of
 // real runs is checked in modes.test.ts.)

@@ -1,4 +1,4 @@
-// Issue 13, item 3: the end-of-run summary is honest. A judgement type turned on for a model
+// R-30: the end-of-run summary is honest. A judgement type turned on for a model
 // whose every decision fell back to the host passes, but the summary counts the fallbacks with
 // their reasons, points at `show --receipts`, and says loudly that the model answered none.
 
@@ -8,7 +8,7 @@ import { startSystemOneServer, systemOneProviderToml } from "../support/systemon
 import { E2E, tickets } from "./support/harness.js";
 
 test(
-  "issue 13 summary: counts decisions per mode and fallbacks with reasons; says when every decision of a turned-on type fell back",
+  "summary: counts decisions per mode and fallbacks with reasons; says when every decision of a turned-on type fell back",
   { timeout: 60000 },
   async () => {
     // match is turned on for s1/jev-1, which answers 500 to every package question; gate and judge stay with the host.

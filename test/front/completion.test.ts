@@ -1,4 +1,4 @@
-// Issue 13, item 6: `switchyard completion bash|zsh|fish`. The bash script loads in a real bash
+// `switchyard completion bash|zsh|fish`. The bash script loads in a real bash
 // and completes commands, subcommands, a command's flags and run ids from the state here.
 
 import { test } from "node:test";
@@ -10,7 +10,7 @@ import { join } from "node:path";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 
-test("issue 13 completion: the bash script loads and completes commands, flags and run ids; zsh and fish scripts are printed", () => {
+test("completion: the bash script loads and completes commands, flags and run ids; zsh and fish scripts are printed", () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-compl-"));
   try {
     mkdirSync(join(dir, "bin"));

@@ -1,4 +1,4 @@
-// Issue 13, item 7: the Node versions switchyard declares (package.json `engines`) are ones every
+// The Node versions switchyard declares (package.json `engines`) are ones every
 // dependency declares it supports, so `npm install -g` never warns (openai 7 declares Node >= 22:
 // we use openai 6, see src/decide/providers/openai.ts).
 
@@ -16,7 +16,7 @@ const pkg = (dir: string) =>
     devDependencies?: Record<string, string>;
   };
 
-test("issue 13 install: every dependency's declared engines accept the oldest Node switchyard declares", () => {
+test("install: every dependency's declared engines accept the oldest Node switchyard declares", () => {
   const own = pkg(ROOT);
   const range = own.engines!.node!;
   const oldest = semver.minVersion(range)!.version;

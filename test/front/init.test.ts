@@ -47,7 +47,7 @@ test("init: a new pack checks (exit 0) and runs to passed with its gated rows no
     assert.equal(large.gamma.label, "skip", "gamma's answer was dropped");
     const helper = sy(join(dir, "mypack"), "eval", "lib/helpers_test.star");
     assert.equal(helper.status, 0, helper.stderr);
-    // Issue 13: the judgement type is namespaced by the pack's name, and the comment names the real one.
+    // The judgement type is namespaced by the pack's name, and the comment names the real one.
     const plan = sy(dir, "compile", "mypack").stdout;
     assert.match(plan, /^type = "mypack\.triage\.size"$/m);
     assert.match(

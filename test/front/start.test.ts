@@ -36,7 +36,7 @@ function env(dir: string): NodeJS.ProcessEnv {
   return e;
 }
 
-test("issue 6: `npm start` on a fresh clone runs the CVE triage example to `passed`, gating per ticket, with lab pairs", () => {
+test("`npm start` on a fresh clone runs the CVE triage example to `passed`, gating per ticket, with lab pairs", () => {
   const dir = cloneLike();
   try {
     // The timeout bounds a hang; it is no speed target (on a loaded machine the example takes minutes).
@@ -70,7 +70,7 @@ test("issue 6: `npm start` on a fresh clone runs the CVE triage example to `pass
     assert.equal(
       status("gate", settled).output!.depth.mode,
       "model",
-      "gate is turned on, with the calibration fitted from the example's lab (issue 16)",
+      "gate is turned on, with the calibration fitted from the example's lab",
     );
     for (const task of ["review", "quick", "deep", "judge", "recheck"])
       assert.equal(status(task, settled).status, "not_taken", `${task}[${settled}]`);

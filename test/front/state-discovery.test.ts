@@ -1,4 +1,4 @@
-// Issue 13, item 5: finding the state and the machine config from any folder, as git finds
+// R-2: finding the state and the machine config from any folder, as git finds
 // `.git` — the nearest `.switchyard/` upward (with its own `.gitignore`), the per-user folder
 // when there is none, $SWITCHYARD_CONFIG and `.switchyard/config.toml`; and run id prefixes.
 
@@ -26,7 +26,7 @@ function sy(cwd: string, home: string, args: string[], extra: Record<string, str
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-test("issue 13 state discovery: a run's state is found from a subfolder; a new .switchyard/ ignores itself; run id prefixes", () => {
+test("state discovery: a run's state is found from a subfolder; a new .switchyard/ ignores itself; run id prefixes", () => {
   const root = mkdtempSync(join(tmpdir(), "sy-find-"));
   try {
     const home = join(root, "home");
@@ -77,7 +77,7 @@ test("issue 13 state discovery: a run's state is found from a subfolder; a new .
   }
 });
 
-test("issue 13 config discovery: --config, then $SWITCHYARD_CONFIG, then .switchyard/config.toml, then the per-user file", () => {
+test("config discovery: --config, then $SWITCHYARD_CONFIG, then .switchyard/config.toml, then the per-user file", () => {
   const root = mkdtempSync(join(tmpdir(), "sy-findcfg-"));
   try {
     const home = join(root, "home");

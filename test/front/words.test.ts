@@ -1,4 +1,4 @@
-// Issue 13, item 6: words for people. Every command's --help ends with examples and cites no
+// Words for people. Every command's --help ends with examples and cites no
 // bare rule id; an error message cites none either (its code leads to `explain`, which accepts
 // rule ids too); an unknown built-in such as `yesno` gets the one it stands for.
 
@@ -19,7 +19,7 @@ const sy = (cwd: string, ...args: string[]) =>
     env: { ...process.env, SWITCHYARD_HOME: join(cwd, "state"), XDG_CONFIG_HOME: join(cwd, "xdg") },
   });
 
-test("issue 13 words: every command's --help ends with examples and cites no bare rule id", () => {
+test("words: every command's --help ends with examples and cites no bare rule id", () => {
   // docs/cli.md is generated from every --help (a docs test keeps it current).
   const sections = readFileSync(join(process.cwd(), "docs", "cli.md"), "utf8")
     .split(/\n## `/)
@@ -35,7 +35,7 @@ test("issue 13 words: every command's --help ends with examples and cites no bar
   }
 });
 
-test("issue 13 words: messages leave out rule ids; explain accepts a rule id; yesno suggests noul", () => {
+test("words: messages leave out rule ids; explain accepts a rule id; yesno suggests noul", () => {
   assert.equal(forPeople("the question's label 'x' is handled by no task (G-8)"), "the question's label 'x' is handled by no task");
   assert.equal(forPeople("refused this run (D-30):\n  a"), "refused this run:\n  a");
   assert.equal(forPeople("gates (G-3, G-5, G-6); never a failure"), "gates; never a failure");

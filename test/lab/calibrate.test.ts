@@ -1,4 +1,4 @@
-// Issue 16 (H-4, D-33): calibration maps fitted from lab pairs. Synthetic pairs with a known
+// H-4, D-33: calibration maps fitted from lab pairs. Synthetic pairs with a known
 // miscalibration come from a seeded generator: the true chance of agreeing is p, the model
 // reports c = 1 − 2(1 − p)² (overconfident), and agreement is drawn with probability p.
 import { test } from "node:test";
@@ -70,7 +70,7 @@ function monotone(map: Parameters<typeof applyMap>[0]): boolean {
   return true;
 }
 
-test("issue 16: isotonic, Platt and temperature maps bring held-out ECE on a known miscalibration below 0.03, and are monotone", async () => {
+test("isotonic, Platt and temperature maps bring held-out ECE on a known miscalibration below 0.03, and are monotone", async () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-cal-"));
   try {
     const file = join(dir, "pairs.jsonl");
@@ -103,7 +103,7 @@ test("issue 16: isotonic, Platt and temperature maps bring held-out ECE on a kno
   }
 });
 
-test("issue 16: calibrate refuses a type below the minimum pair count, saying how many are needed", async () => {
+test("calibrate refuses a type below the minimum pair count, saying how many are needed", async () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-cal-"));
   try {
     const file = join(dir, "pairs.jsonl");
@@ -122,7 +122,7 @@ test("issue 16: calibrate refuses a type below the minimum pair count, saying ho
   }
 });
 
-test("issue 16 (D-33): `lab calibrate -o` writes a versioned file the machine config accepts for that model only", () => {
+test("D-33: `lab calibrate -o` writes a versioned file the machine config accepts for that model only", () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-cal-"));
   try {
     const file = join(dir, "pairs.jsonl");
@@ -169,7 +169,7 @@ test("issue 16 (D-33): `lab calibrate -o` writes a versioned file the machine co
   }
 });
 
-test("issue 16: Wilson, Newcombe, quadratic-weighted kappa and level distance against hand-computed values", () => {
+test("Wilson, Newcombe, quadratic-weighted kappa and level distance against hand-computed values", () => {
   // Wilson 8/10, z² = 3.841459: centre (0.8 + 0.192073)/1.384146 = 0.716740,
   // half-width 1.416010 · √(0.016 + 0.009604) = 0.226578.
   const w = wilson(8, 10);

@@ -1,4 +1,4 @@
-// Issue 16, item 4: a harvest a team can act on — the dedupe, the --run/--since/--type filters,
+// H-2: a harvest a team can act on — the dedupe, the --run/--since/--type filters,
 // the disagreeing keys per type, score figures (mean level distance, quadratic-weighted kappa)
 // against hand-computed values, verdicts, small-sample marks, the line to paste, and the text
 // summary table — through the harvest API and the CLI.
@@ -53,7 +53,7 @@ function withFile<T>(pairs: ShadowPair[], body: (file: string) => Promise<T> | T
   return Promise.resolve(body(file)).finally(() => rmSync(dir, { recursive: true, force: true }));
 }
 
-test("issue 16: pairs are deduplicated by (type, state digest, host label, model) unless --all; audit pairs apart", async () => {
+test("pairs are deduplicated by (type, state digest, host label, model) unless --all; audit pairs apart", async () => {
   const pairs = [
     pair({ key: "k1", run: "run-1", host: "yes", model: "yes" }),
     pair({ key: "k1", run: "run-2", host: "yes", model: "yes" }), // the same evidence again: dropped
@@ -77,7 +77,7 @@ test("issue 16: pairs are deduplicated by (type, state digest, host label, model
   });
 });
 
-test("issue 16: --run, --since and --type keep only the matching pairs", async () => {
+test("--run, --since and --type keep only the matching pairs", async () => {
   const pairs = [
     pair({ key: "a", run: "run-1", time: "2026-11-20T00:00:00.000Z", host: "yes", model: "yes" }),
     pair({ key: "b", run: "run-2", time: "2026-12-01T00:00:00.000Z", host: "yes", model: "no" }),
@@ -120,7 +120,7 @@ test("issue 16: --run, --since and --type keep only the matching pairs", async (
   });
 });
 
-test("issue 16: the disagreeing keys are listed per type (host label, model label, run, key), all counted", async () => {
+test("the disagreeing keys are listed per type (host label, model label, run, key), all counted", async () => {
   const pairs: ShadowPair[] = [];
   for (let i = 0; i < 40; i++)
     pairs.push(pair({ key: `k${i}`, host: "yes", model: i % 4 === 0 ? "no" : "yes", confidence: 0.6 + (i % 10) / 40 }));
@@ -148,7 +148,7 @@ test("issue 16: the disagreeing keys are listed per type (host label, model labe
   });
 });
 
-test("issue 16: score questions report the mean absolute level distance and the quadratic-weighted kappa, as computed by hand", async () => {
+test("score questions report the mean absolute level distance and the quadratic-weighted kappa, as computed by hand", async () => {
   // Host (rows) × model (columns) over levels low < mid < high:
   //   [[5, 1, 0], [1, 3, 1], [0, 1, 4]]  → N = 16, Σ|i−j|·n = 4, so the mean distance is 4/16 = 0.25.
   // Weights (i−j)²/(K−1)²: 0, 1/4, 1. Observed Σw·O = 4 · 1/4 = 1. Margins 6, 5, 5 both ways:
@@ -181,7 +181,7 @@ test("issue 16: score questions report the mean absolute level distance and the 
   });
 });
 
-test("issue 16: the first table gives pairs, agreement with its Wilson interval, threshold, coverage, calibration and a verdict; small samples are marked", async () => {
+test("the first table gives pairs, agreement with its Wilson interval, threshold, coverage, calibration and a verdict; small samples are marked", async () => {
   const pairs: ShadowPair[] = [];
   // t.ready: 60 answers, all agree at 0.97 → ready at a low threshold.
   for (let i = 0; i < 60; i++) pairs.push(pair({ type: "t.ready", key: `r${i}`, host: "yes", model: "yes", confidence: 0.97 }));
@@ -219,7 +219,7 @@ test("issue 16: the first table gives pairs, agreement with its Wilson interval,
   });
 });
 
-test("issue 16: no pooled confusion matrix across types whose labels differ, in --json, text or HTML; one when they agree", async () => {
+test("no pooled confusion matrix across types whose labels differ, in --json, text or HTML; one when they agree", async () => {
   const pairs = [
     pair({ type: "t.yn", key: "a", host: "yes", model: "yes" }),
     pair({ type: "t.abc", key: "b", labels: ["a", "b", "c"], host: "a", model: "b" }),

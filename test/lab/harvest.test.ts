@@ -116,7 +116,7 @@ test("H-2: harvest figures match a hand-computed pairs file", async () => {
     assert.deepEqual(a.abstained, { total: 1, refused: 1, no_label: 0 });
     assert.equal(a.calibrated, 7);
     // Agreement: pairs 1, 2, 4, 6, 10 agree → 5 of 8 answered (the refusal counts as disagreement).
-    // Wilson by hand (issue 16), p = 5/8, z = 1.959964: centre (p + z²/16) / (1 + z²/8) = 0.584443,
+    // Wilson by hand, p = 5/8, z = 1.959964: centre (p + z²/16) / (1 + z²/8) = 0.584443,
     // half-width z/(1 + z²/8) · √(p(1−p)/8 + z²/256) = 0.278707.
     assert.deepEqual(a.agreement, { agree: 5, rate: 0.625, wilson: { lo: 0.305742, hi: 0.863156 }, small_sample: true });
     // Bands: 0.5–0.7 holds 5, 6, 10 (0.60, 0.55, 0.52): 2 agree, mean confidence 1.67/3.
@@ -180,7 +180,7 @@ test("H-2: harvest figures match a hand-computed pairs file", async () => {
     close(o.brier, 0.1945, "overall Brier");
     // ECE over all bands: (0.45 + 0.33 + 0.30 + 0.15 + 0.83 + 2·0.03)/10
     close(o.ece, 0.212, "overall ECE");
-    // Issue 16: no pooled confusion matrix across types whose labels differ (noul vs a/b/c).
+    // No pooled confusion matrix across types whose labels differ (noul vs a/b/c).
     assert.equal(o.confusion, null);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -161,7 +161,7 @@ function calibratedLines(): string {
 }
 
 test(
-  "issue 16: the HTML harvest in Chromium shows the summary table, each type's disagreeing keys, and reliability before and after calibration",
+  "the HTML harvest in Chromium shows the summary table, each type's disagreeing keys, and reliability before and after calibration",
   { skip, timeout: 90_000 },
   async () => {
     const dir = mkdtempSync(join(tmpdir(), "switchyard-html-"));

@@ -1,4 +1,4 @@
-// Issue 16, "Done when": the walk of docs/lab.md on the example pack, as the commands a person
+// The walk of docs/lab.md on the example pack, as the commands a person
 // types, in order — shadow → harvest → calibrate → turn on with an audit → drift check — and the
 // example's turned-on `gate` route uses a calibration fitted from its own lab (the one committed
 // in examples/cve-triage/lab/ is what `lab calibrate` fits from a fresh shadow run).
@@ -41,7 +41,7 @@ process.exit(r.status ?? 1);
 `;
 
 test(
-  "issue 16 (docs/lab.md walk): shadow → harvest → calibrate → turn on with an audit → drift check, on the example pack",
+  "docs/lab.md walk: shadow → harvest → calibrate → turn on with an audit → drift check, on the example pack",
   { timeout: 300_000 },
   () => {
     const dir = mkdtempSync(join(tmpdir(), "sy-walk-"));

@@ -1,4 +1,4 @@
-// L-14, issue 11: besides the step budget, evaluation has an allocation budget counting the
+// L-14: besides the step budget, evaluation has an allocation budget counting the
 // collection elements it creates, so a runaway comprehension stops with a diagnostic before it
 // exhausts memory — even when the step budget is raised far enough to let it run.
 
@@ -18,7 +18,7 @@ function allocError(src: string, allocBudget: number): { code: string; at: strin
   return { code: d.code, at: `${d.pos?.line}:${d.pos?.col}`, allocated: thread.allocated };
 }
 
-test("L-14/issue 11: list and dict comprehensions of 10^8 items stop at the allocation budget, at the comprehension", () => {
+test("L-14: list and dict comprehensions of 10^8 items stop at the allocation budget, at the comprehension", () => {
   const cases: Array<[string, string]> = [
     ["x = [i for i in range(100000000)]\n", "1:5"],
     ["x = {i: str(i) for i in range(100000000)}\n", "1:5"],
@@ -32,7 +32,7 @@ test("L-14/issue 11: list and dict comprehensions of 10^8 items stop at the allo
   }
 });
 
-test("L-14/issue 11: every way of building a large collection counts against the allocation budget", () => {
+test("L-14: every way of building a large collection counts against the allocation budget", () => {
   const builders = [
     "l = []\nfor i in range(100000):\n    l.append(i)\n",
     "l = []\nfor i in range(100000):\n    l.extend([i, i])\n",
@@ -56,7 +56,7 @@ test("L-14/issue 11: every way of building a large collection counts against the
   assert.ok(r.ok, r.diagnostics.map((d) => d.message).join("\n"));
 });
 
-test("L-14/issue 11: the default allocation budget stops a 10^8-element comprehension inside a 512 MB heap", () => {
+test("L-14: the default allocation budget stops a 10^8-element comprehension inside a 512 MB heap", () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-alloc-"));
   try {
     const file = join(dir, "big.star");

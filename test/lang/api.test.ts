@@ -220,7 +220,7 @@ class Callable extends HostObject {
   }
 }
 
-test("a host object with call() is callable, by name or as any expression; one without is not (issue 18)", () => {
+test("a host object with call() is callable, by name or as any expression; one without is not", () => {
   const f = new Callable();
   const r = execFile("pb.star", "x = f(1, k = 'v')\ny = [f][0](2)\n", { predeclared: { f } });
   assert.ok(r.ok, JSON.stringify(r.diagnostics));

@@ -1,4 +1,4 @@
-// Issue 11, Deliver 4: our own conformance corpus, written from the Starlark specification (not
+// L-10 … L-16: our own conformance corpus, written from the Starlark specification (not
 // copied from any public corpus). Each file under test/lang/conformance/ is a series of chunks
 // separated by a line `---`; each chunk is one small program, run on its own. A chunk passes when:
 //   - it has no `### CODE` marker: it runs without error (its assert_eq calls all hold);
@@ -117,7 +117,7 @@ function where(chunk: Chunk): string {
 
 const corpus = loadCorpus();
 
-test("issue 11 D4: the conformance corpus holds at least 300 cases, in chunks of our own", () => {
+test("the conformance corpus holds at least 300 cases, in chunks of our own", () => {
   const cases = corpus.reduce((n, c) => n + c.checks, 0);
   assert.ok(corpus.length >= 300, `${corpus.length} chunks`);
   assert.ok(cases >= 400, `${cases} cases`);
@@ -128,7 +128,7 @@ test("issue 11 D4: the conformance corpus holds at least 300 cases, in chunks of
   );
 });
 
-test("issue 11 D4/L-10..L-16: every conformance chunk behaves as the specification says", () => {
+test("L-10..L-16: every conformance chunk behaves as the specification says", () => {
   const failures: string[] = [];
   for (const chunk of corpus) {
     const r = execFile(chunk.file, PRELUDE + chunk.source, { stepBudget: 1_000_000, print: () => {} });
@@ -138,7 +138,7 @@ test("issue 11 D4/L-10..L-16: every conformance chunk behaves as the specificati
   assert.deepEqual(failures, []);
 });
 
-test("issue 11 D4/L-16: the corpus runs through `switchyard eval` (all error-free chunks together, and a sample of error chunks)", () => {
+test("L-16: the corpus runs through `switchyard eval` (all error-free chunks together, and a sample of error chunks)", () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-conf-"));
   try {
     // Every error-free chunk, one after another in one module (globals may be reassigned).
@@ -172,7 +172,7 @@ test("issue 11 D4/L-16: the corpus runs through `switchyard eval` (all error-fre
   }
 });
 
-test("issue 11 D4: the corpus runner itself rejects a wrong expectation and a failed assert_eq", () => {
+test("the corpus runner itself rejects a wrong expectation and a failed assert_eq", () => {
   const [wrongCode, missed, mismatch, extra] = parseCorpus(
     "self.star",
     "x = 1 // 0 ### type-error\n---\nx = 1 ### runtime-error\n---\nassert_eq(1, 1.0)\n---\nx = [][0]\n",

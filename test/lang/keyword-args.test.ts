@@ -1,4 +1,4 @@
-// Issue 11, Deliver 1 (audit of bug 1's class): every built-in and every method is called with each
+// L-13, the audit of a class of bugs (keyword arguments): every built-in and every method is called with each
 // of its parameters by keyword, in every mix of positional and keyword forms, and with an unknown
 // keyword. A keyword form must give exactly what the positional form gives (L-13), and an unknown
 // name must be an `unknown-argument` error at the keyword, never a crash or a silently ignored value.
@@ -129,7 +129,7 @@ function label(e: Entry): string {
   return e.recv === undefined ? e.name : `${e.recv}.${e.name}`;
 }
 
-test("issue 11 D1/L-13: every parameter of every built-in and method may be passed by name, with the positional result", () => {
+test("L-13: every parameter of every built-in and method may be passed by name, with the positional result", () => {
   let calls = 0;
   for (const e of KEYWORD_CALLABLE) {
     const positional = evaluate(
@@ -155,7 +155,7 @@ test("issue 11 D1/L-13: every parameter of every built-in and method may be pass
   assert.ok(calls > 80, `only ${calls} keyword calls made`);
 });
 
-test("issue 11 D1/L-13: an unknown keyword is an unknown-argument error at the keyword, naming it and the accepted ones", () => {
+test("L-13: an unknown keyword is an unknown-argument error at the keyword, naming it and the accepted ones", () => {
   for (const e of [...KEYWORD_CALLABLE, ...NO_ARGUMENTS]) {
     const args = [...e.params.map(([, v]) => v), "zzz = 1"];
     const src = program(e, args);
@@ -170,7 +170,7 @@ test("issue 11 D1/L-13: an unknown keyword is an unknown-argument error at the k
   }
 });
 
-test("issue 11 D1/L-13: a parameter passed twice, or a required one left out, is a named error", () => {
+test("L-13: a parameter passed twice, or a required one left out, is a named error", () => {
   for (const e of KEYWORD_CALLABLE) {
     const [first, firstValue] = e.params[0];
     const dup = evaluate(program(e, [firstValue, `${first} = ${firstValue}`]));
@@ -188,7 +188,7 @@ test("issue 11 D1/L-13: a parameter passed twice, or a required one left out, is
   }
 });
 
-test("issue 11 D1/L-13: methods without parameters refuse arguments by name and by position", () => {
+test("L-13: methods without parameters refuse arguments by name and by position", () => {
   for (const e of NO_ARGUMENTS) {
     const pos = evaluate(program(e, ["1"]));
     assert.equal(pos.ok ? "ok" : pos.code, "too-many-arguments", label(e));
@@ -196,7 +196,7 @@ test("issue 11 D1/L-13: methods without parameters refuse arguments by name and 
   }
 });
 
-test("issue 11 D1/L-13: positional-only built-ins say so for a keyword; keyword data stays data", () => {
+test("L-13: positional-only built-ins say so for a keyword; keyword data stays data", () => {
   for (const src of ["range(stop = 3)", "zip(x = [1])", "set([1]).union(x = [2])", "set([1]).update(others = [2])"]) {
     const got = evaluate(`out = ${src}\n`);
     assert.equal(got.ok ? "ok" : got.code, "unknown-argument", src);
@@ -218,7 +218,7 @@ test("issue 11 D1/L-13: positional-only built-ins say so for a keyword; keyword 
   }
 });
 
-test("issue 11 D1: the tables above cover every built-in and every method of every built-in type", () => {
+test("the tables above cover every built-in and every method of every built-in type", () => {
   const covered = new Set(
     [...KEYWORD_CALLABLE, ...NO_ARGUMENTS].map((e) => (e.recv === undefined ? e.name : `${typeOf(e.recv)}.${e.name}`)),
   );

@@ -1,11 +1,11 @@
-// Issue 11, item 2: `set` as the Starlark specification defines it — the built-in, its methods and
+// `set` as the Starlark specification defines it — the built-in, its methods and
 // operators, hashing and freezing rules, and iteration in first-insertion order.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { err, ev, run } from "./helpers.js";
 
-test("issue 11 set: set() builds from any iterable, keeps first-insertion order, drops duplicates", () => {
+test("set: set() builds from any iterable, keeps first-insertion order, drops duplicates", () => {
   assert.equal(ev("set()"), "set()");
   assert.equal(ev("set([3, 1, 1, 2])"), "set([3, 1, 2])");
   assert.equal(ev('set({"k1": "v1", "k2": "v2"})'), 'set(["k1", "k2"])');
@@ -17,7 +17,7 @@ test("issue 11 set: set() builds from any iterable, keeps first-insertion order,
   assert.equal(err("set([[1]])").code, "type-error");
 });
 
-test("issue 11 set: equality ignores order; sets are not ordered and not hashable", () => {
+test("set: equality ignores order; sets are not ordered and not hashable", () => {
   assert.equal(ev("[set([1, 2]) == set([2, 1]), set() == set(), set([1, 2]) != [1, 2], set() != []]"), "[True, True, True, True]");
   assert.equal(err("set([1]) < set([2])").code, "type-error");
   assert.equal(err("sorted([set(), set()])").code, "type-error");
@@ -25,7 +25,7 @@ test("issue 11 set: equality ignores order; sets are not ordered and not hashabl
   assert.equal(err("s = set([set()])").code, "type-error");
 });
 
-test("issue 11 set: | & - ^ need sets on both sides; results keep left elements first", () => {
+test("set: | & - ^ need sets on both sides; results keep left elements first", () => {
   assert.equal(
     ev("[set([1, 2]) | set([3, 2]), set([1, 2]) & set([2, 3]), set([1, 2]) - set([2, 3]), set([1, 2]) ^ set([2, 3])]"),
     "[set([1, 2, 3]), set([2]), set([1]), set([1, 3])]",
@@ -38,7 +38,7 @@ test("issue 11 set: | & - ^ need sets on both sides; results keep left elements 
   assert.deepEqual(r.out, ["set([1, 2, 3, 4])", "set([1, 2, 3])", "set([2, 3])", "set([2, 4]) set([2, 4])"]);
 });
 
-test("issue 11 set: every method, with iterables as the other operands", () => {
+test("set: every method, with iterables as the other operands", () => {
   const cases: Array<[string, string]> = [
     ["set([1, 2, 3]).difference([2])", "set([1, 3])"],
     ["set([1, 2, 3]).difference([0, 1], [3, 4])", "set([2])"],
@@ -64,7 +64,7 @@ test("issue 11 set: every method, with iterables as the other operands", () => {
   assert.equal(err("set().union(x = [1])").code, "unknown-argument");
 });
 
-test("issue 11 set: a frozen set, or one being iterated, cannot change", () => {
+test("set: a frozen set, or one being iterated, cannot change", () => {
   const e = err("s = set([1])\nfor x in s:\n    s.add(2)");
   assert.equal(e.code, "runtime-error");
   assert.match(e.message, /during iteration/);

@@ -1,4 +1,4 @@
-// Issue 15 item 4: the load hook is state of the thread executing a file (as starlark-go's
+// The load hook is state of the thread executing a file (as starlark-go's
 // Thread.Load), not of the module: a file executed on another thread from inside a loader does
 // not see the outer file's loader, and the thread holds none once its file has finished.
 
@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Thread, execFile } from "../../src/lang/index.js";
 
-test("issue 15: the load hook belongs to the executing thread and is cleared when its file ends", () => {
+test("the load hook belongs to the executing thread and is cleared when its file ends", () => {
   const outer = new Thread({ print: () => {} });
   let inner: ReturnType<typeof execFile> | undefined;
   const r = execFile("main.star", 'load("lib.star", "x")\ny = x + 1\n', {

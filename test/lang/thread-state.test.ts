@@ -1,4 +1,4 @@
-// Issue 15 item 4 (remainder): src/lang keeps no module-level mutable state. A value's frozen
+// src/lang keeps no module-level mutable state. A value's frozen
 // mark and a function's identity live on the value (as in starlark-go), so two threads
 // evaluating side by side share nothing but the values one hands the other.
 import { test } from "node:test";
@@ -12,7 +12,7 @@ function run(src: string, predeclared: Record<string, Value> = {}) {
   return r;
 }
 
-test("issue 15: src/lang declares no module-level mutable state (no top-level let, no process-wide maps or sets of values)", () => {
+test("src/lang declares no module-level mutable state (no top-level let, no process-wide maps or sets of values)", () => {
   const found: string[] = [];
   for (const name of readdirSync(join("src", "lang")).filter((n) => n.endsWith(".ts"))) {
     const text = readFileSync(join("src", "lang", name), "utf8");
@@ -24,7 +24,7 @@ test("issue 15: src/lang declares no module-level mutable state (no top-level le
   assert.deepEqual(found, []);
 });
 
-test("issue 15: a function hashes by identity across threads; freezing marks the values of one module only", () => {
+test("a function hashes by identity across threads; freezing marks the values of one module only", () => {
   const a = run("def f():\n    return 1\n\ndef g():\n    return 2\n\nt = (f, [1])\n");
   assert.deepEqual(a.diagnostics, []);
   const f = a.globals.get("f")!;

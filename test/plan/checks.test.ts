@@ -72,7 +72,7 @@ test("C-2: duplicate task names point at the first declaration", () => {
   assert.match(r.diagnostics[0].message, /already declared at p\.star:\d+:1/);
 });
 
-test("C-3, G-8 (issue 18): a cycle is reported beside an unrelated task whose arguments had errors, and coverage still runs", () => {
+test("C-3, G-8: a cycle is reported beside an unrelated task whose arguments had errors, and coverage still runs", () => {
   const a = decl("a");
   const b = decl("b", "command", [a]);
   a.depends_on.push({ task: b, pos: a.pos });

@@ -1,4 +1,4 @@
-// Issue 11, Deliver 3 (L-15 at run time): a runtime error inside an `evaluate` function is
+// L-15 at run time: a runtime error inside an `evaluate` function is
 // reported like a compile-time error — FILE:LINE:COL, the source line with a caret, and the call
 // stack — both from loadEvaluator and in what `switchyard run` prints and `show --json` records.
 
@@ -34,7 +34,7 @@ const EXPECTED = [
   "  lib/f.star:2:13: in helper",
 ];
 
-test("issue 11 D3/L-15: an evaluate function's runtime error carries FILE:LINE:COL, the source line and the call stack", () => {
+test("L-15: an evaluate function's runtime error carries FILE:LINE:COL, the source line and the call stack", () => {
   const dir = new TempDir("sy-evalpos-");
   try {
     dir.file("main.star", MAIN);
@@ -63,7 +63,7 @@ test("issue 11 D3/L-15: an evaluate function's runtime error carries FILE:LINE:C
   }
 });
 
-test("issue 11 D3/L-15: `switchyard run` prints and records the positioned error of a failing evaluate", () => {
+test("L-15: `switchyard run` prints and records the positioned error of a failing evaluate", () => {
   const dir = new TempDir("sy-evalpos-");
   try {
     dir.file("pack/main.star", MAIN);
@@ -84,7 +84,7 @@ test("issue 11 D3/L-15: `switchyard run` prints and records the positioned error
   }
 });
 
-test("issue 11 D3: a non-dict result from an evaluate function points at its def, with the source line", () => {
+test("a non-dict result from an evaluate function points at its def, with the source line", () => {
   const dir = new TempDir("sy-evalpos-");
   try {
     dir.file("main.star", MAIN.replace("fn = count", "fn = list_result"));

@@ -1,4 +1,4 @@
-// C-1 … C-9 (issue 18): `check` reports every independent problem in one pass, so joining two
+// C-1 … C-9: `check` reports every independent problem in one pass, so joining two
 // independently broken packs into one file reports the union of their diagnostics.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -43,11 +43,11 @@ function diagnostics(text: string): string[] {
   }
 }
 
-test("C-1 … C-9 (issue 18): each broken pack alone reports exactly its marked diagnostics", () => {
+test("C-1 … C-9: each broken pack alone reports exactly its marked diagnostics", () => {
   for (const make of PACKS) assert.deepEqual(diagnostics(make("x")), expected(make("x"), 0).sort(), make("x"));
 });
 
-test("property (issue 18): joining two independently broken packs reports the union of their diagnostics", () => {
+test("property: joining two independently broken packs reports the union of their diagnostics", () => {
   fc.assert(
     fc.property(fc.nat(PACKS.length - 1), fc.nat(PACKS.length - 1), (i, j) => {
       const a = PACKS[i]!("x");

@@ -1,4 +1,4 @@
-// L-3, C-1 (issue 18): a failed `load` does not stop checking. The module's own errors are
+// L-3, C-1: a failed `load` does not stop checking. The module's own errors are
 // reported once, at their place; the names loaded from it stand for unknown values, so the rest of
 // the playbook is still checked as far as it does not depend on them, and nothing that follows
 // only from the module's errors is reported.
@@ -17,7 +17,7 @@ const BAD_MODULE = {
     'PROMPT = "hello"\ndef helper(name, dep = None):\n    return agent(name = name, prompt = PROMPT, depends_on = [dep] if dep else [])\nx = 1 + "a"\n',
 };
 
-test("L-3 (issue 18): a module with a run-time error is reported once; the playbook's unrelated problems are reported too", () => {
+test("L-3: a module with a run-time error is reported once; the playbook's unrelated problems are reported too", () => {
   const r = compileSource(
     `load("lib/util.star", "helper", "PROMPT")
 ${PREP}h = helper("h")
@@ -43,7 +43,7 @@ c = command(name = "c", run = "true", depends_on = [h], when = gate.q, answers =
   assert.equal(r.plan, undefined);
 });
 
-test("L-3 (issue 18): a module with a syntax error, a module not found, and a module that loads a broken one", () => {
+test("L-3: a module with a syntax error, a module not found, and a module that loads a broken one", () => {
   const r = compileSource(
     `load("lib/mid.star", "ask")
 load("lib/nope.star", "X")
@@ -69,7 +69,7 @@ r = route(name = "r", depends_on = [prep], questions = {"q": noul(ask = "?", dro
   );
 });
 
-test("L-3 (issue 18): a module loaded twice has its errors reported once", () => {
+test("L-3: a module loaded twice has its errors reported once", () => {
   const r = compileSource(`load("lib/util.star", "helper")\nload("lib/two.star", "again")\n${PREP}a = helper("a")\n`, {
     ...BAD_MODULE,
     "lib/two.star": 'load("lib/util.star", "helper")\nagain = helper\n',
@@ -77,7 +77,7 @@ test("L-3 (issue 18): a module loaded twice has its errors reported once", () =>
   assert.deepEqual(found(r), ["type-error @ lib/util.star:4"]);
 });
 
-test("L-3 (issue 18): a helper from a broken module called with a route may gate on it: that route's coverage is not reported", () => {
+test("L-3: a helper from a broken module called with a route may gate on it: that route's coverage is not reported", () => {
   const r = compileSource(
     `load("lib/util.star", "helper")
 ${PREP}gate = route(name = "gate", depends_on = [prep], questions = {"q": noul(ask = "?")})
@@ -109,7 +109,7 @@ h = helper("h")
   assert.deepEqual(found(plain), ["type-error @ lib/util.star:4", "uncovered-label @ main.star:3"]);
 });
 
-test("L-3 (issue 18): where a name from a broken module cannot be used at all, checking stops there with a warning, not a second error", () => {
+test("L-3: where a name from a broken module cannot be used at all, checking stops there with a warning, not a second error", () => {
   const r = compileSource(
     `load("lib/util.star", "PROMPT")
 ${PREP}b = command(name = "b", run = "true", retry = 3)
@@ -125,7 +125,7 @@ z = command(name = "z", run = 3)
   for (const d of r.diagnostics) assert.doesNotMatch(d.message, /unknown_from_module_with_errors/);
 });
 
-test("C-7, G-8 (issue 18): a gate on a misspelt question leaves only that route's coverage unknown", () => {
+test("C-7, G-8: a gate on a misspelt question leaves only that route's coverage unknown", () => {
   const r = compileSource(
     `${PREP}g = route(name = "g", depends_on = [prep], questions = {"depth": noul(ask = "?")})
 q = agent(name = "q", depends_on = [g], when = g.dpeth, answers = "yes", prompt = "p")

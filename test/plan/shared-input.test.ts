@@ -1,4 +1,4 @@
-// Issue 10 item 1 (T-4): an evaluate function's dependencies are converted to Starlark values
+// T-4: an evaluate function's dependencies are converted to Starlark values
 // once per run and shared, frozen, by every instance; the instance's own input dict stays its own.
 
 import { test } from "node:test";
@@ -10,7 +10,7 @@ import { compilePath, loadEvaluator } from "../../src/plan/index.js";
 import { inputValue } from "../../src/plan/shared-input.js";
 import { PREP, writePack } from "./helpers.js";
 
-test("issue 10: a dependency output read again converts to the same frozen value; the envelope is fresh", () => {
+test("a dependency output read again converts to the same frozen value; the envelope is fresh", () => {
   const out = { members: ["a", "b"], notes: { a: { n: 1 } } };
   const prepOf = (input: Dict) => (input.get("inputs") as Dict).get("prep") as Dict;
   // The first conversion is not kept (an aligned output is read once); from the second on it is.
@@ -32,7 +32,7 @@ test("issue 10: a dependency output read again converts to the same frozen value
   assert.notEqual(prepOf(narrowed("a")), prepOf(narrowed("a")));
 });
 
-test("issue 10 / T-4: dependencies are read-only in an evaluate function, the input dict is not, and results are right on every call", () => {
+test("T-4: dependencies are read-only in an evaluate function, the input dict is not, and results are right on every call", () => {
   const dir = writePack({
     "main.star":
       PREP +

@@ -1,4 +1,4 @@
-// Issue 15 item 2: TaskPlan is a union keyed by `kind`. A kind's spec is reachable only once the
+// TaskPlan is a union keyed by `kind`. A kind's spec is reachable only once the
 // kind is known, and both builders (the compiler and the TOML reader) give plans whose JSON keeps
 // the key order earlier versions wrote (the spec last), so plans recorded in event logs compare
 // equal to freshly compiled ones.
@@ -18,7 +18,7 @@ function commandLine(t: TaskPlan): string | undefined {
   }
 }
 
-test("issue 15: a kind's spec is read only after narrowing by kind", () => {
+test("a kind's spec is read only after narrowing by kind", () => {
   // @ts-expect-error `command` may be absent on a TaskPlan that is not known to be a command
   const unnarrowed = (t: TaskPlan) => t.command.run;
   assert.equal(typeof unnarrowed, "function");
@@ -30,7 +30,7 @@ test("issue 15: a kind's spec is read only after narrowing by kind", () => {
   assert.equal(look!.kind === "agent" && look!.agent.prompt, "look at {{inputs.prep.n}}");
 });
 
-test("issue 15: compiled and TOML-read plans keep the recorded key order, the kind's spec last", () => {
+test("compiled and TOML-read plans keep the recorded key order, the kind's spec last", () => {
   const r = compileSource(
     PREP +
       'gate = route(name = "gate", depends_on = [prep], over = prep.members, max_fanout = 10, questions = {"go": noul(ask = "go?")})\n' +

@@ -1,4 +1,4 @@
-// R-7 across machines (issue 17): `switchyard cancel` on one machine cancels a run whose owner
+// R-7 across machines: `switchyard cancel` on one machine cancels a run whose owner
 // executes on another machine sharing the PostgreSQL store. The owner runs in a UTS namespace of
 // its own with another host name (`unshare -u`, as root), so to `cancel` it is a process on
 // another machine: it must not be signalled by pid (that pid here is somebody else's), but asked
@@ -28,7 +28,7 @@ slow = command(name = "slow", depends_on = [items], over = items.keys, max_fanou
 `;
 
 test(
-  "R-7, issue 17: cancel from another machine reaches the owner through the store; it stops its instances and records the cancel",
+  "R-7: cancel from another machine reaches the owner through the store; it stops its instances and records the cancel",
   { skip, timeout: 60000 },
   async () => {
     const dir = new TempDir("sy-rcancel-");

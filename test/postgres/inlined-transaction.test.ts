@@ -21,7 +21,7 @@ const HOSTILE = [
   '{"a":[1,2]}',
 ];
 
-test("issue 17: values written into an inlined commit arrive exactly as bound parameters do", pgSkip, async () => {
+test("values written into an inlined commit arrive exactly as bound parameters do", pgSkip, async () => {
   const db = await freshDatabase();
   const sql = new SyncPg({ url: db.url, where: "the test server" });
   try {
@@ -53,7 +53,7 @@ test("issue 17: values written into an inlined commit arrive exactly as bound pa
   }
 });
 
-test("issue 17: a statement with dollar quoting, a comment, an E'' string or a parameter out of range is not inlined", () => {
+test("a statement with dollar quoting, a comment, an E'' string or a parameter out of range is not inlined", () => {
   const cases = [
     "DO $$ BEGIN PERFORM $1; END $$",
     "SELECT $1 -- a comment",

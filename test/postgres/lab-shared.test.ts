@@ -1,4 +1,4 @@
-// Issue 17 item 1 (labs' pairs in PostgreSQL): two machines (two state folders) run the triage
+// Labs' pairs in PostgreSQL: two machines (two state folders) run the triage
 // example — whose `triage.judge.supported` runs in shadow — on one PostgreSQL store; their pairs
 // land in one lab in the store, not in either folder, and `lab list` / `lab harvest` from a third
 // state folder see every pair: twice the shadow pairs one single-machine run writes to pairs.jsonl.
@@ -34,7 +34,7 @@ function folderPairs(state: string): string[] {
 }
 
 test(
-  "issue 17 item 1: on a PostgreSQL store the lab and its pairs are shared — two machines' shadow pairs in one lab, read from a third",
+  "on a PostgreSQL store the lab and its pairs are shared — two machines' shadow pairs in one lab, read from a third",
   { skip, timeout: 180000 },
   () => {
     const dir = new TempDir("sy-lab-shared-");

@@ -1,4 +1,4 @@
-// Issue 17 (the store): what only a PostgreSQL store can show. Ownership is the run's advisory
+// What only a PostgreSQL store can show. Ownership is the run's advisory
 // lock on the owner's connection (a second process is refused while it lives; after a kill -9
 // a resume takes the run over); a server stopped in the middle of a run stops it cleanly with a
 // clear message, and after a restart `resume` finishes it with nothing lost; the password of the
@@ -69,7 +69,7 @@ printf '{"key": "%s"}' "$SWITCHYARD_KEY" > $SWITCHYARD_OUTPUT
 `;
 
 test(
-  "issue 17 ownership: the owner holds the run's advisory lock; a second process gets run-busy; after kill -9 a resume takes the run over",
+  "ownership: the owner holds the run's advisory lock; a second process gets run-busy; after kill -9 a resume takes the run over",
   { skip, timeout: 120000 },
   async () => {
     const dir = new TempDir("sy-pg-owner-");
@@ -122,7 +122,7 @@ test(
 );
 
 test(
-  "issue 17 faults: the server stopped mid-run stops the run with store-unreachable; after a restart, resume finishes it with nothing lost",
+  "faults: the server stopped mid-run stops the run with store-unreachable; after a restart, resume finishes it with nothing lost",
   { skip, timeout: 180000 },
   async () => {
     const dir = new TempDir("sy-pg-fault-");
@@ -175,7 +175,7 @@ test(
 );
 
 test(
-  "issue 17 secrets: the password of the connection string never appears in output, errors or records",
+  "secrets: the password of the PostgreSQL connection string never appears in output, errors or records",
   { skip, timeout: 120000 },
   () => {
     const dir = new TempDir("sy-pg-secret-");

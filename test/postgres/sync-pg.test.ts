@@ -13,7 +13,7 @@ import { testPg } from "../support/test-store.js";
 const skip = testPg ? false : "SWITCHYARD_TEST_PG is not set (no PostgreSQL server for the tests)";
 
 test(
-  "issue 17: a wake-up of the store's caller without an answer is slept through; every query gets its own answer",
+  "synchronous PostgreSQL client: a wake-up of the store's caller without an answer is slept through; every query gets its own answer",
   { skip },
   async () => {
     const db = new SyncPg({ url: testPg!, where: "the test server" });

@@ -1,4 +1,4 @@
-// Issue 17, "tests that must exist" (faults): a 500-element run in workers mode — shell commands on
+// Faults: a 500-element run in workers mode — shell commands on
 // the workers, agent turns on the workers (a fake `claude` on PATH replying in Claude Code's JSON
 // format), model decisions asked by the coordinator over HTTP (a Decisions API server on
 // 127.0.0.1) — while at least 50 random `kill -9`s land on the three workers and the coordinator.
@@ -116,7 +116,7 @@ function checkLog(evs: RunEvent[]): number {
 }
 
 test(
-  "issue 17 tests (faults): 50+ kill -9 across three workers and the coordinator of a 500-element run — same records as one machine, no recorded decision asked again, no key passed twice, reruns only of in-flight attempts",
+  "faults: 50+ kill -9 across three workers and the coordinator of a 500-element run — same records as one machine, no recorded decision asked again, no key passed twice, reruns only of in-flight attempts",
   { ...pgSkip, timeout: 300000 },
   async () => {
     const server = await startDecisionsServer({ table: { rules }, latencyMs: 5 });

@@ -1,4 +1,4 @@
-// Issue 17 (performance): a worker's start claims and reports made at once go to the store as
+// Performance: a worker's start claims and reports made at once go to the store as
 // one statement each (inbox-writer.ts), with the answers and rows the single statements of
 // inbox.ts give, and a row the server refuses fails only its own request.
 
@@ -40,7 +40,7 @@ async function setup(): Promise<{ db: TestDatabase; pool: pg.Pool; statements: (
 const at = (key: string, attempt = 1): InboxAddress => ({ run: RUN, task: "work", key, attempt });
 
 test(
-  "issue 17 (performance): claims made at once are one statement, each answered as its own single statement would be",
+  "performance: a worker's claims made at once are one statement, each answered as its own single statement would be",
   pgSkip,
   async () => {
     const { db, pool, statements } = await setup();
@@ -80,7 +80,7 @@ test(
 );
 
 test(
-  "issue 17 (performance): reports made at once are one statement, stored in order, with one wake-up of the coordinator",
+  "performance: a worker's reports made at once are one statement, stored in order, with one wake-up of the coordinator",
   pgSkip,
   async () => {
     const { db, pool, statements } = await setup();
@@ -116,7 +116,7 @@ test(
   },
 );
 
-test("issue 17 (performance): a report the server refuses fails alone; the others in its group are stored", pgSkip, async () => {
+test("performance: a report the server refuses fails alone; the others in its group are stored", pgSkip, async () => {
   const { db, pool } = await setup();
   try {
     const writer = new InboxWriter(pool, SCHEMA, "w1");

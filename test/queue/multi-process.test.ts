@@ -1,4 +1,4 @@
-// Issue 17 "tests that must exist": a coordinator and three `switchyard worker` processes (each
+// A coordinator and three `switchyard worker` processes (each
 // with its own state folder and workspaces) run the triage example to the same per-key records as
 // a single-machine SQLite run.
 
@@ -9,7 +9,7 @@ import type { ShowJson } from "../../src/run/index.js";
 import { freshDatabase, pgSkip } from "../support/postgres.js";
 import { cli, lastJson, records, startWorkerProc, tempDir, triagePack } from "./support.js";
 
-test("issue 17 item 2: a coordinator and three workers run the triage example to the same records as one machine", pgSkip, async () => {
+test("a coordinator and three workers run the triage example to the same records as one machine", pgSkip, async () => {
   const db = await freshDatabase();
   const { pack, config } = triagePack();
   try {

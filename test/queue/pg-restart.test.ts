@@ -1,4 +1,4 @@
-// Issue 17, "tests that must exist": PostgreSQL restarted in the middle of a workers-mode run. The
+// PostgreSQL restarted in the middle of a workers-mode run. The
 // test runs its own throw-away cluster (scripts/pg-test-cluster.sh) so the shared test server is
 // not disturbed. The coordinator stops cleanly with store-unreachable (its hold on the run went
 // with its connection); each worker loses its liveness lock with the server and stops cleanly
@@ -70,7 +70,7 @@ async function inOwnCluster(prefix: string, playbook: string, body: (c: OwnClust
 }
 
 test(
-  "issue 17 faults (workers): PostgreSQL restarted mid-run — coordinator and workers stop cleanly; new workers and resume finish the run with nothing lost",
+  "faults (workers): PostgreSQL restarted mid-run — coordinator and workers stop cleanly; new workers and resume finish the run with nothing lost",
   { ...pgSkip, timeout: 180000 },
   () =>
     inOwnCluster("sy-q-restart-", PLAYBOOK, async ({ dir, where, url, env, args, workers }) => {

@@ -1,4 +1,4 @@
-// Issue 17 (performance): a dependency output that every instance of a mapped task reads travels
+// Performance: a dependency output that every instance of a mapped task reads travels
 // once per run (shared-inputs.ts), not once per job. Each instance still sees the same input,
 // byte for byte, as on one machine: here each writes the sha256 of its $SWITCHYARD_INPUT, and the
 // records of a local run and of a run on workers must be equal.
@@ -29,7 +29,7 @@ work = command(name = "work", depends_on = [items, side], over = items.keys, max
 }
 
 test(
-  "issue 17 (performance): outputs every instance reads go through the queue once per run; each instance's input is byte-identical to one machine's",
+  "performance: outputs every instance reads go through the queue once per run; each instance's input is byte-identical to one machine's",
   pgSkip,
   async () => {
     const db = await freshDatabase();

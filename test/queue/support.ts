@@ -1,4 +1,4 @@
-// Helpers for the workers-mode tests (issue 17): the CLI as child processes — workers, a
+// Helpers for the workers-mode tests: the CLI as child processes — workers, a
 // coordinator — against a fresh PostgreSQL database, and per-key records to compare runs by.
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";

@@ -1,4 +1,4 @@
-// `switchyard worker`'s job handler (issue 17 item 3): a job runs with today's command code in
+// `switchyard worker`'s job handler: a job runs with today's command code in
 // the worker's own state folder and its outcome lands in the inbox; a redelivered job whose
 // instance already passed is skipped; a second passed row for one key is impossible.
 
@@ -26,7 +26,7 @@ async function waitFor<T>(what: string, f: () => Promise<T | undefined>, ms = 20
   }
 }
 
-test("issue 17 item 3: a worker runs a queued command attempt from the run's snapshot and reports it in the inbox", pgSkip, async () => {
+test("a worker runs a queued command attempt from the run's snapshot and reports it in the inbox", pgSkip, async () => {
   const db = await freshDatabase();
   const pack = mkdtempSync(join(tmpdir(), "sy-pack-"));
   writeFileSync(join(pack, "hello.txt"), "from the pack\n");

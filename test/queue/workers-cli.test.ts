@@ -1,4 +1,4 @@
-// Issue 17 item 4 and item 2's errors: `switchyard workers` lists the live workers of a store (host,
+// `switchyard workers`, and the usage errors of `--executor workers`: lists the live workers of a store (host,
 // pid, slots, tags, heartbeat, running jobs), in a table and as JSON, and leaves a killed one out;
 // `--executor workers` without a PostgreSQL store, and `worker`/`workers` without one, are usage
 // errors that say what to do, before anything is admitted.
@@ -12,7 +12,7 @@ import { freshDatabase, pgSkip } from "../support/postgres.js";
 import { cli, startWorkerProc, waitFor, type WorkerProc } from "./support.js";
 
 test(
-  "issue 17 item 4: `switchyard workers` lists live workers with their slots, tags and heartbeat; a killed one is left out",
+  "workers mode: `switchyard workers` lists live workers with their slots, tags and heartbeat; a killed one is left out",
   pgSkip,
   async () => {
     const db = await freshDatabase();
@@ -56,7 +56,7 @@ test(
   },
 );
 
-test("issue 17 item 2: --executor workers needs a PostgreSQL store; worker and workers need one too (usage errors, nothing admitted)", () => {
+test("--executor workers needs a PostgreSQL store; worker and workers need one too (usage errors, nothing admitted)", () => {
   const dir = new TempDir("sy-exec-");
   try {
     dir.file("pack/main.star", 'playbook(description = "x")\nhi = command(name = "hi", run = "true")\n');

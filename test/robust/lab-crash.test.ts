@@ -1,4 +1,4 @@
-// Issue 9 item 6: the lab stays true across crashes. A shadow-mode run (a real System One server,
+// H-1: the lab stays true across crashes. A shadow-mode run (a real System One server,
 // the scripted host) is killed with SIGKILL at random moments and resumed each time; a pair
 // written before its decision was committed is written again when the element is asked again on
 // resume. Harvest counts each decision once (its dedupe drops the second pair of the same state).
@@ -44,7 +44,7 @@ function pairLines(state: string): Array<{ run: string; task: string; key: strin
   return out;
 }
 
-test("issue 9 item 6: shadow pairs after kill -9 and resume: harvest counts each decision once", { timeout: 180000 }, async () => {
+test("shadow pairs after kill -9 and resume: harvest counts each decision once", { timeout: 180000 }, async () => {
   const server = await startSystemOneServer({ latencyMs: 40 });
   const e = new E2E(tickets(KEYS));
   e.host({});

@@ -1,4 +1,4 @@
-// Issue 9, "tests that must exist": the crash campaign on a mixed pack. The CLI runs a playbook of
+// R-4: the crash campaign on a mixed pack. The CLI runs a playbook of
 // shell commands, agent turns (a fake `claude` on PATH replying in Claude Code's JSON format), model
 // decisions over HTTP (a Decisions API server on 127.0.0.1) and a revise loop, and is killed with
 // SIGKILL at random short moments after each (re)start, then resumed, at least 50 times; when a run
@@ -188,7 +188,7 @@ function checkLog(evs: EventRow[], kills: number): number {
 }
 
 test(
-  "issue 9 tests (crash campaign, mixed pack): 50+ kill -9 of the engine over commands, agent turns, HTTP decisions and a revise loop — same records, no recorded decision re-asked, no key passed twice, reruns only of in-flight attempts",
+  "crash campaign, mixed pack: 50+ kill -9 of the engine over commands, agent turns, HTTP decisions and a revise loop — same records, no recorded decision re-asked, no key passed twice, reruns only of in-flight attempts",
   { timeout: 2_400_000 },
   async () => {
     const server = await startDecisionsServer({ table: { rules }, latencyMs: 20 });

@@ -1,4 +1,4 @@
-// Issue 9 item 1: exactly one process owns a run. Concurrent resumes: one executes, the others
+// R-4: exactly one process owns a run. Concurrent resumes: one executes, the others
 // are refused with run-busy before they fold anything, and no instance starts twice. An owner
 // record pointing at a live unrelated process (a reused pid) neither wedges the run nor gets
 // signalled by `cancel`; an owner that cannot be verified (another host) needs `--force`.
@@ -61,7 +61,7 @@ async function killedRun(dir: TempDir, elements: number) {
 }
 
 test(
-  "issue 9 item 1: three resumes at once on a 6,000-element run: one executes, the others get run-busy, nothing starts twice",
+  "three resumes at once on a 6,000-element run: one executes, the others get run-busy, nothing starts twice",
   { timeout: 120000 },
   async () => {
     const dir = new TempDir("sy-owner-");
@@ -117,7 +117,7 @@ function setOwner(state: string, run: string, o: { pid: number; started: string 
 }
 
 test(
-  "issue 9 item 1: an owner record naming a live unrelated process (pid reuse) is not signalled and does not wedge the run; an unverifiable one needs --force",
+  "an owner record naming a live unrelated process (pid reuse) is not signalled and does not wedge the run; an unverifiable one needs --force",
   { timeout: 120000 },
   async () => {
     const dir = new TempDir("sy-owner-");

@@ -1,4 +1,4 @@
-// Issue 9 item 2: children of a dead owner are dealt with. After kill -9 of the owner, an
+// Children of a dead owner are dealt with. After kill -9 of the owner, an
 // immediate resume stops the dead owner's process groups (and waits for them) before it runs
 // those instances again, so no instance runs twice at once; SIGHUP cancels a run as SIGTERM
 // does: its children are stopped, the run ends `cancelled` and can be resumed. The processes the
@@ -63,7 +63,7 @@ async function runningRun(dir: TempDir, log: string) {
 }
 
 test(
-  "issue 9 item 2: kill -9 of the owner, then an immediate resume: the dead owner's groups are stopped before the instances run again",
+  "kill -9 of the owner, then an immediate resume: the dead owner's groups are stopped before the instances run again",
   { timeout: 60000 },
   async () => {
     const dir = new TempDir("sy-groups-");
@@ -95,7 +95,7 @@ test(
   },
 );
 
-test("issue 9 item 2: SIGHUP cancels a run like SIGTERM: children stopped, run `cancelled`, resumable", { timeout: 60000 }, async () => {
+test("SIGHUP cancels a run like SIGTERM: children stopped, run `cancelled`, resumable", { timeout: 60000 }, async () => {
   const dir = new TempDir("sy-groups-");
   const log = join(dir.path, "log");
   try {
@@ -149,7 +149,7 @@ echo '{"model": "m1", "answers": {"ok": {"type": "noul", "noul": 0.9}}, "usage":
 `;
 
 test(
-  "issue 9 item 2: a decision provider's `command` process is recorded as a process group; after kill -9 of the owner, resume stops it",
+  "a decision provider's `command` process is recorded as a process group; after kill -9 of the owner, resume stops it",
   { timeout: 60000 },
   async () => {
     const dir = new TempDir("sy-groups-");
@@ -199,7 +199,7 @@ test(
   },
 );
 
-test("issue 9 item 2: a recorded or reported process group id of 0, 1 or below is never signalled (kill(-0) is our own group)", () => {
+test("a recorded or reported process group id of 0, 1 or below is never signalled (kill(-0) is our own group)", () => {
   // Run in a process of its own group (setsid), so that a regression kills that process, not this runner.
   const mod = join(process.cwd(), "dist", "src", "run", "signal-group.js");
   const own = join(process.cwd(), "dist", "src", "run", "ownership.js");

@@ -1,4 +1,4 @@
-// Issue 9 item 7: small things. A --state-dir under a regular file or in /proc is a clear error
+// Small things. A --state-dir under a regular file or in /proc is a clear error
 // (not a hang in a recursive mkdir); an agent runner's env key that is not a variable name is
 // refused; an integer key beyond 2^53 is not called a "non-integer"; the over-fanout message does
 // not suggest raising max_fanout past its cap; resuming a live run exits 1 (run-busy), as the
@@ -23,7 +23,7 @@ function sy(cwd: string, args: string[]) {
   return { code: r.status, out: r.stdout, err: r.stderr, timedOut: r.error !== undefined };
 }
 
-test("issue 9 item 7: --state-dir under a regular file or in /proc is a clear usage error, never a hang", () => {
+test("--state-dir under a regular file or in /proc is a clear usage error, never a hang", () => {
   const dir = new TempDir("sy-small-");
   try {
     dir.file("pack/main.star", `playbook(description = "x")\nprepare = command(name = "prepare", run = "true")\n`);
@@ -46,7 +46,7 @@ test("issue 9 item 7: --state-dir under a regular file or in /proc is a clear us
   }
 });
 
-test("issue 9 item 7: an agent runner's env key with '=' is refused by config check", () => {
+test("an agent runner's env key with '=' is refused by config check", () => {
   const dir = new TempDir("sy-small-");
   try {
     const config = dir.file("config.toml", `[agents.default]\ncommand = ["true"]\nenv = { "A=B" = "x", OK_NAME = "y" }\n`);
@@ -62,7 +62,7 @@ test("issue 9 item 7: an agent runner's env key with '=' is refused by config ch
   }
 });
 
-test("issue 9 item 7: an integer element beyond 2^53 is named as such; over-fanout at the cap does not suggest raising it", () => {
+test("an integer element beyond 2^53 is named as such; over-fanout at the cap does not suggest raising it", () => {
   assert.throws(() => elementKeys([1, 2 ** 60], "p.items", 10), {
     code: "bad-element",
     message:

@@ -1,4 +1,4 @@
-// Issue 9 item 5: storage faults are reported, not crashed on. A file-size limit hit while the
+// Storage faults are reported, not crashed on. A file-size limit hit while the
 // run commits (as a full disk would be) stops the run with a clear message naming the file and
 // the fault, and `resume` without the limit finishes it; a corrupt or truncated switchyard.db
 // makes commands say so and how to recover; a deleted run folder makes `resume` refuse
@@ -40,7 +40,7 @@ function sy(dir: TempDir, args: string[], shellPrefix = "") {
 }
 
 test(
-  "issue 9 item 5: a file-size limit hit while committing stops the run with a clear message; resume finishes it",
+  "storage fault: a file-size limit hit while committing stops the run with a clear message; resume finishes it",
   { timeout: 180000 },
   async () => {
     const dir = new TempDir("sy-storage-");
@@ -68,7 +68,7 @@ test(
   },
 );
 
-test("issue 9 item 5: a corrupt or truncated switchyard.db: commands say so and how to recover, no stack", { timeout: 60000 }, () => {
+test("a corrupt or truncated switchyard.db: commands say so and how to recover, no stack", { timeout: 60000 }, () => {
   const dir = new TempDir("sy-storage-");
   try {
     dir.file("pack/main.star", `playbook(description = "x")\nprepare = command(name = "prepare", run = "true")\n`);
@@ -103,7 +103,7 @@ test("issue 9 item 5: a corrupt or truncated switchyard.db: commands say so and 
 });
 
 test(
-  "issue 9 item 5: a deleted run folder: resume refuses (snapshot missing); the invocation is kept in the database",
+  "storage fault: a deleted run folder: resume refuses (snapshot missing); the invocation is kept in the database",
   { timeout: 60000 },
   () => {
     const dir = new TempDir("sy-storage-");
@@ -162,7 +162,7 @@ fix = agent(name = "fix", depends_on = [prepare], over = prepare.members, max_fa
 `;
 
 test(
-  "issue 9 item 5: a full disk (a real tmpfs) while preparing command and agent attempt files is a storage fault: the run stops naming the folder and ENOSPC, nothing is lost, resume finishes it",
+  "a full disk (a real tmpfs) while preparing command and agent attempt files is a storage fault: the run stops naming the folder and ENOSPC, nothing is lost, resume finishes it",
   { timeout: 60000, skip: canMountTmpfs() ? false : "mounting a tmpfs needs root" },
   () => {
     const dir = new TempDir("sy-storage-");

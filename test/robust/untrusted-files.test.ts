@@ -1,4 +1,4 @@
-// Issue 9 items 3 and 4: files commands and agents leave are untrusted, and no output is a poison
+// Files commands and agents leave are untrusted, and no output is a poison
 // pill. A FIFO, a symlink to /dev/zero, a symlink out of the workspace, an oversized file, text
 // that is not UTF-8, JSON nested 100,000 deep and integers beyond 2^53 each fail only their own
 // element, with a code naming the problem, as $SWITCHYARD_OUTPUT, as $SWITCHYARD_USAGE and as an
@@ -37,7 +37,7 @@ const OUTPUTS: Record<string, string> = {
 
 for (const directSpawn of [false, true])
   test(
-    `issue 9 items 3+4: hostile $SWITCHYARD_OUTPUT files fail only their element, with a code; resume is not poisoned (${directSpawn ? "spawned directly" : "launcher shells"})`,
+    `hostile $SWITCHYARD_OUTPUT files fail only their element, with a code; resume is not poisoned (${directSpawn ? "spawned directly" : "launcher shells"})`,
     { timeout: 60000 },
     async () => {
       const h = harness();
@@ -107,7 +107,7 @@ for (const directSpawn of [false, true])
   );
 
 test(
-  "issue 9 item 3: an agent's files and $SWITCHYARD_USAGE: FIFO, /dev/zero, escaping symlinks and symlinked folders are refused",
+  "an agent's files and $SWITCHYARD_USAGE: FIFO, /dev/zero, escaping symlinks and symlinked folders are refused",
   { timeout: 60000 },
   async () => {
     const h = harness();
@@ -160,7 +160,7 @@ esac
   },
 );
 
-test("issue 9 item 3: an HTTP provider's reply larger than 16 MB is refused, not buffered whole", { timeout: 60000 }, async () => {
+test("an HTTP provider's reply larger than 16 MB is refused, not buffered whole", { timeout: 60000 }, async () => {
   let served = 0;
   const server = createServer((req, res) => {
     req.resume();
@@ -192,7 +192,7 @@ test("issue 9 item 3: an HTTP provider's reply larger than 16 MB is refused, not
   }
 });
 
-test("issue 9 item 3: `config check` on a FIFO or a device says it is not a regular file instead of hanging", () => {
+test("`config check` on a FIFO or a device says it is not a regular file instead of hanging", () => {
   const dir = new TempDir("sy-config-");
   try {
     const fifo = `${dir.path}/config.toml`;

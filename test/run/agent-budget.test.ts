@@ -1,4 +1,4 @@
-// Issue 12 item 1, through the real CLI with a fake `codex` on PATH (Codex reports tokens but no
+// D-40 presets and R-6 budgets, through the real CLI with a fake `codex` on PATH (Codex reports tokens but no
 // cost): without a price table, `run` says plainly that budget_usd cannot be enforced for that
 // runner and records the tokens without a cost; with `price = {…}`, the tokens become cost_usd
 // and a budget smaller than one turn stops the run.
@@ -54,7 +54,7 @@ function run(
   }
 }
 
-test("issue 12: budget_usd with a runner that reports no cost and has no price table: a plain warning, tokens recorded without cost", () => {
+test("budget_usd with a runner that reports no cost and has no price table: a plain warning, tokens recorded without cost", () => {
   const r = run("unpriced", `[agents.cx]\npreset = "codex"\n`, "0.01");
   assert.equal(r.code, 0, r.stderr);
   assert.match(
@@ -71,7 +71,7 @@ test("issue 12: budget_usd with a runner that reports no cost and has no price t
   assert.equal(r.spent, 0);
 });
 
-test("issue 12: a price table turns Codex's tokens into cost_usd, charged to budget_usd, which then stops the run", () => {
+test("a price table turns Codex's tokens into cost_usd, charged to budget_usd, which then stops the run", () => {
   const price = `price = { input_per_mtok = 1.25, output_per_mtok = 10.0, cached_input_per_mtok = 0.125 }`;
   const perTurn = (400 * 1.25 + 2000 * 0.125 + 74 * 10) / 1e6; // 2400 in, 2000 cached, 74 out (recorded)
   const ok = run("priced", `[agents.cx]\npreset = "codex"\n${price}\n`, "1");

@@ -1,4 +1,4 @@
-// Issue 12 item 3: `run` refuses, before the first decision or turn, a pack whose agent work
+// D-40: `run` refuses, before the first decision or turn, a pack whose agent work
 // cannot happen — each refusal naming the fix, with the decision server counting zero requests
 // and no run admitted. Through the real CLI in a child process (detached: no controlling
 // terminal, as under CI).
@@ -129,7 +129,7 @@ const cases: Array<{ name: string; agent: string; config: string; extra?: string
 ];
 
 for (const [i, c] of cases.entries()) {
-  test(`issue 12 preflight: ${c.name} is refused before any decision (the server counts zero)`, async () => {
+  test(`preflight: ${c.name} is refused before any decision (the server counts zero)`, async () => {
     const server = await startSystemOneServer();
     try {
       const p = pack(`pack${i}`, c.agent);
@@ -150,7 +150,7 @@ for (const [i, c] of cases.entries()) {
   });
 }
 
-test("issue 12 preflight on resume: a runner the config no longer defines, or a recorded repository that is gone, is refused before anything resumes", async () => {
+test("preflight on resume: a runner the config no longer defines, or a recorded repository that is gone, is refused before anything resumes", async () => {
   const repo = gitRepo("resume-repo");
   const p = join(dir, "resume-pack");
   mkdirSync(p, { recursive: true });

@@ -1,4 +1,4 @@
-// Rate limits do not wipe a fan-out (issue 27): a turn that ends in the tool's rate-limit report
+// Rate limits do not wipe a fan-out: a turn that ends in the tool's rate-limit report
 // is tried again after the delay the tool asks for, without counting as a failed attempt, and the
 // runner's concurrency is halved while limits arrive and raised again after a quiet period. The
 // fakes replay a 429 DERIVED from each tool's recorded API error (test/support/fake-agent-cli.ts).

@@ -1,4 +1,4 @@
-// Version awareness (issue 27): `run` reads each preset runner's `--version` once (fake CLIs print
+// Version awareness: `run` reads each preset runner's `--version` once (fake CLIs print
 // the version of their recordings, or FAKE_AGENT_VERSION, in the tool's own format), records it
 // in plan_admitted, refuses a version known not to work naming the range and the fix (nothing
 // admitted), and warns on one newer than the verified range. Through the real CLI.

@@ -105,14 +105,14 @@ test("R-6: max_duration (summed over invocations) stops the run; resume with a r
   }
 });
 
-// Issue 18: a revise round is new work, so the ceilings are checked before each round.
+// R-6: a revise round is new work, so the ceilings are checked before each round.
 const COSTLY_DRAFT = `#!/bin/sh
 cat > /dev/null
 printf '{"cost_usd": 0.60}' > "$SWITCHYARD_USAGE"
 printf '{"text":"round %s"}' "$(node -e 'console.log(require(process.env.SWITCHYARD_INPUT).round || 1)')" > "$SWITCHYARD_OUTPUT"
 `;
 
-test("R-6 (issue 18): budget_usd is checked before each revise round; resume with a raised budget continues from the last finished round", async () => {
+test("R-6: budget_usd is checked before each revise round; resume with a raised budget continues from the last finished round", async () => {
   const h = harness();
   try {
     const body = agent("draft", "Write. Feedback: {{feedback}}", { emits: { text: "string" } });

@@ -1,4 +1,4 @@
-// Issue 15: events are a union narrowed by `type`; each consumer of the log (fold, projection,
+// Events are a union narrowed by `type`; each consumer of the log (fold, projection,
 // display) is a table with one handler per type, and what an event charges to the run's spend is
 // decided in one function (chargedUsd) that the engine, the fold and the projection all use.
 
@@ -12,13 +12,13 @@ import { foldEvents } from "../../src/run/engine/fold-events.js";
 import { agent, harness, plan, runner } from "./helpers.js";
 import { loadLog, readLog } from "../support/golden-logs.js";
 
-test("issue 15: a handler table that leaves out an event type does not compile", () => {
+test("a handler table that leaves out an event type does not compile", () => {
   // @ts-expect-error every event type needs a handler (this line stops compiling if one is optional)
   const incomplete: EventHandlers<[], string> = { plan_admitted: () => "" };
   assert.equal(typeof incomplete, "object");
 });
 
-test("issue 15 (R-6): the spend the fold and the runs row count is chargedUsd summed over the log", () => {
+test("R-6: the spend the fold and the runs row count is chargedUsd summed over the log", () => {
   const h = harness();
   try {
     const log = readLog("agents-budget-retry");
@@ -34,7 +34,7 @@ test("issue 15 (R-6): the spend the fold and the runs row count is chargedUsd su
 });
 
 test(
-  "issue 15 (R-6): an agent's cost reported before a cancel is recorded with the interruption and counted like any other",
+  "R-6: an agent's cost reported before a cancel is recorded with the interruption and counted like any other",
   { timeout: 120_000 },
   async () => {
     const h = harness();

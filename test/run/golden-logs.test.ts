@@ -1,4 +1,4 @@
-// Issue 15 (R-3, R-4): the golden event logs under test/fixtures/logs/ were recorded once by an
+// R-3, R-4: the golden event logs under test/fixtures/logs/ were recorded once by an
 // earlier version. Every later version must read each one to the same records — what resume
 // folds from it and the runs/tasks/instances rows it projects — and resume it without recording
 // anything about a task or an instance: the run is over, so the only new events are the
@@ -17,15 +17,15 @@ const names = readdirSync(LOGS_DIR)
   .map((f) => f.slice(0, -".events.jsonl".length))
   .sort();
 
-test("issue 15: the golden logs are present (a missing fixture cannot pass silently)", () => {
+test("the golden logs are present (a missing fixture cannot pass silently)", () => {
   assert.deepEqual(names, ["agents-budget-retry", "gated-fanout", "rerun-element"]);
 });
 
 for (const name of names) {
-  test(`issue 15 golden log ${name}: folds and projects to the recorded records; resume records nothing about any task`, async () => {
+  test(`golden log ${name}: folds and projects to the recorded records; resume records nothing about any task`, async () => {
     const h = harness();
     // The log names the pack snapshot of the machine it was recorded on; resume refuses a run
-    // whose snapshot is gone (issue 9), so the folders it names exist (empty) while it resumes.
+    // whose snapshot is gone, so the folders it names exist (empty) while it resumes.
     const log = readLog(name);
     const made = log.events
       .filter((e) => e.type === "plan_admitted" || e.type === "pack_refreshed")

@@ -1,6 +1,5 @@
 // T-1 / R-4: how command attempts are prepared and launched — a fresh workspace even when an
-// attempt number is reused after a crash, and the launchers (Perl, and the shell with `setsid`,
-// issue 10 item 4) giving each command its own session and process group with no controlling
+// attempt number is reused after a crash, and the launchers (Perl, and the shell with `setsid`) giving each command its own session and process group with no controlling
 // terminal, its environment, working folder, stdin and log, and killing the whole group on
 // timeout or cancel.
 
@@ -217,7 +216,7 @@ test("T-1: the launcher takes only environment variable names that are identifie
   const skip = perl.dialect === "perl" ? false : "no perl on this machine";
   perl.close();
   test(
-    "T-1, issue 10: the Perl launcher makes the command a session leader with POSIX when given no usable system call number",
+    "T-1: the Perl launcher makes the command a session leader with POSIX::setsid when given no usable system call number",
     { skip },
     () => {
       const dir = new TempDir("sy-launch-");

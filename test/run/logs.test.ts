@@ -1,4 +1,4 @@
-// `switchyard logs` (issue 13) on a revise loop and on a log an instance replaced: each round of a
+// `switchyard logs` on a revise loop and on a log an instance replaced: each round of a
 // revise loop has its body's log (`--round N`, the latest by default, saying which rounds have
 // logs), and a log the command swapped for a symbolic link to /etc/passwd is refused, never
 // printed — a log is an untrusted file like any other the instance could touch.

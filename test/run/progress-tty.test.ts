@@ -81,7 +81,7 @@ test("R-30: on a terminal, progress is redrawn in place with a bar per mapped ta
   }
 });
 
-// Issue 13, item 4: width-aware — every line the display writes fits the terminal, at 60 and 80
+// R-30, width-aware — every line the display writes fits the terminal, at 60 and 80
 // columns, however long the task names and counts; colour unless NO_COLOR.
 const WIDE = `
 items = command(name = "items", run = "echo '{\\"keys\\": [${Array.from({ length: 30 }, (_, i) => `\\"element_number_${i}\\"`).join(", ")}]}' > \\"$SWITCHYARD_OUTPUT\\"",
@@ -100,7 +100,7 @@ function visibleLines(screen: string): string[] {
 }
 
 for (const cols of [60, 80]) {
-  test(`issue 13 display: under a real pseudo-terminal at ${cols} columns no line is longer than the width`, () => {
+  test(`display: under a real pseudo-terminal at ${cols} columns no line is longer than the width`, () => {
     const dir = new TempDir("sy-tty-w-");
     try {
       dir.file("pack/main.star", WIDE);
@@ -142,7 +142,7 @@ for (const cols of [60, 80]) {
   });
 }
 
-// Issue 13, item 4: while the `tty` host asks a question at the terminal the live block is cleared
+// R-30: while the `tty` host asks a question at the terminal the live block is cleared
 // and held (no frame is drawn over the question, though other instances keep finishing), and it
 // is drawn again after the answer.
 
@@ -154,7 +154,7 @@ ask = route(name = "ask", depends_on = [items], over = items.one, max_fanout = 1
 busy = command(name = "busy", depends_on = [items], over = items.keys, max_fanout = 10, run = "sleep 0.3")
 `;
 
-test("issue 13 display: the live block is cleared and held while the tty host asks, then drawn again", () => {
+test("display: the live block is cleared and held while the tty host asks, then drawn again", () => {
   const dir = new TempDir("sy-tty-ask-");
   try {
     dir.file("pack/main.star", ASKING);

@@ -1,4 +1,4 @@
-// Issue 13, item 1: `switchyard rerun` end to end through the CLI — a fixed reducer script used
+// `switchyard rerun` end to end through the CLI — a fixed reducer script used
 // after --refresh-pack, a changed plan refused, --downstream clearing exactly the dependents per
 // key, everything in the event log (instance_reset, task_reset, pack_refreshed) and rebuildable.
 
@@ -77,7 +77,7 @@ function setup(): TempDir & {
   return dir;
 }
 
-test("issue 13 rerun: a fixed reducer script is used after --refresh-pack; the log and `show` keep the reset and the earlier output", () => {
+test("rerun: a fixed reducer script is used after --refresh-pack; the log and `show` keep the reset and the earlier output", () => {
   const dir = setup();
   try {
     const first = dir.sy(["run", "pack"]);
@@ -132,7 +132,7 @@ test("issue 13 rerun: a fixed reducer script is used after --refresh-pack; the l
   }
 });
 
-test("issue 13 rerun --downstream: clears exactly the dependents, per key along aligned edges and whole for folds", () => {
+test("rerun --downstream: clears exactly the dependents, per key along aligned edges and whole for folds", () => {
   const dir = setup();
   try {
     const first = dir.sy(["run", "pack"]);

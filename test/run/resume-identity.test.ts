@@ -1,4 +1,4 @@
-// Issue 15: resume decides whether the log already holds an event by what the event means (its
+// resume decides whether the log already holds an event by what the event means (its
 // status, code and label), never by its wording. A log written by a version that worded the same
 // outcome differently resumes without writing the outcome a second time.
 
@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { harness, plan, evaluate, mapped, ref, runPlan, resumePlan } from "./helpers.js";
 
-test("issue 15 (R-4): a reworded blocked or task-failed message does not make a resumed run write duplicate events", async () => {
+test("R-4: a reworded blocked or task-failed message does not make a resumed run write duplicate events", async () => {
   const h = harness();
   try {
     const p = plan([

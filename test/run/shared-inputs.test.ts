@@ -1,4 +1,4 @@
-// Issue 10 item 1: a dependency's output is serialised once per run and every instance reuses
+// A dependency's output is serialised once per run and every instance reuses
 // it — command input files, route states and prompt values — with exactly the text the plain
 // serialiser gives, whether the dependency is read whole, narrowed by `keyed`, or folded.
 
@@ -36,7 +36,7 @@ test("R-21: the stable serialisation keeps a key named __proto__", () => {
   assert.equal(stableStringify(protoKey), '{"__proto__":{"k":1},"n":2}');
 });
 
-test("issue 10: shared input text equals JSON.stringify and stableStringify, first time and reused", () => {
+test("shared input text equals JSON.stringify and stableStringify, first time and reused", () => {
   for (let pass = 0; pass < 2; pass++) {
     for (const c of cases()) {
       assert.equal(inputJson.input(c), JSON.stringify(c));
@@ -45,7 +45,7 @@ test("issue 10: shared input text equals JSON.stringify and stableStringify, fir
   }
 });
 
-test("issue 10: prompt placeholders render a dependency's output as JSON, the same on every render", () => {
+test("prompt placeholders render a dependency's output as JSON, the same on every render", () => {
   const input = { key: "a", inputs: { prep: shared } };
   for (let i = 0; i < 2; i++) {
     assert.equal(
@@ -55,7 +55,7 @@ test("issue 10: prompt placeholders render a dependency's output as JSON, the sa
   }
 });
 
-test("issue 10 / T-1: every command instance's input file holds the producer's whole output, and keyed narrows its own entry", async () => {
+test("T-1: every command instance's input file holds the producer's whole output, and keyed narrows its own entry", async () => {
   const h = harness();
   try {
     const prep = evaluate("prep", { emits: { members: "list", notes: "object" } });
@@ -77,7 +77,7 @@ test("issue 10 / T-1: every command instance's input file holds the producer's w
   }
 });
 
-test("issue 10 / R-21: a mapped model route's state text is the stable serialisation of its state, per element", async () => {
+test("R-21: a mapped model route's state text is the stable serialisation of its state, per element", async () => {
   const h = harness();
   try {
     const prep = evaluate("prep", { emits: { members: "list", notes: "object" } });

@@ -50,7 +50,7 @@ test("R-1: a pack over 50 MB is an error naming the size and the largest files, 
   }
 });
 
-test("R-1 (issue 18): a switchyard state folder inside the pack, whatever its name, is never snapshotted", async () => {
+test("R-1: a switchyard state folder inside the pack, whatever its name, is never snapshotted", async () => {
   const dir = new TempDir("sy-snap-");
   // The state folder is the pack's non-hidden "runs-here": each run would otherwise copy every
   // earlier snapshot and the live database.
@@ -73,7 +73,7 @@ test("R-1 (issue 18): a switchyard state folder inside the pack, whatever its na
   }
 });
 
-test("R-1 (issue 18): with the pack folder itself as the state folder, snapshots keep the pack's files and leave out the state's", async () => {
+test("R-1: with the pack folder itself as the state folder, snapshots keep the pack's files and leave out the state's", async () => {
   const dir = new TempDir("sy-snap-");
   const pack = join(dir.path, "pack");
   const store = new SqliteStore(pack);

@@ -1,4 +1,4 @@
-// T-2 with T-10/Q-20 (issue 18): a route's question placeholder renders the label; the route's
+// T-2 with T-10/Q-20: a route's question placeholder renders the label; the route's
 // own placeholder renders the whole decision record.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -8,7 +8,7 @@ import { agent, choice, command, evaluate, harness, mapped, outputRoute, plan, r
 
 const record = { depth: { label: "deep", probabilities: { quick: 0.1, deep: 0.9 }, confidence: 0.9 } };
 
-test("T-2 (issue 18): {{inputs.gate.depth}} renders the answered label, {{inputs.gate}} the whole record", () => {
+test("T-2: {{inputs.gate.depth}} renders the answered label, {{inputs.gate}} the whole record", () => {
   const inputs = { gate: record, scan: { depth: { label: "kept as JSON", probabilities: {} } } };
   const routes = new Set(["gate"]);
   assert.equal(renderPrompt("Go {{inputs.gate.depth}}", { inputs }, routes), "Go deep");
@@ -17,7 +17,7 @@ test("T-2 (issue 18): {{inputs.gate.depth}} renders the answered label, {{inputs
   assert.equal(renderPrompt("{{inputs.scan.depth}}", { inputs }, routes), JSON.stringify(inputs.scan.depth));
 });
 
-test("T-2, Q-20 (issue 18): in a run, a mapped agent's {{inputs.gate.depth}} is its element's label, also inside a revise body", async () => {
+test("T-2, Q-20: in a run, a mapped agent's {{inputs.gate.depth}} is its element's label, also inside a revise body", async () => {
   const h = harness();
   try {
     // The agent answers with the prompt it was given, so the test reads what was rendered.

@@ -1,4 +1,4 @@
-// Issue 13, item 2: watching a run from a second process (show --follow sees every event in
+// Watching a run from a second process (show --follow sees every event in
 // order; status --watch --exit-status waits and exits 1 for a failed run), an instance's log,
 // and the filters of `runs` and `show`. The watchers only read: the run's log is unchanged.
 
@@ -76,7 +76,7 @@ function eventCount(dir: TempDir): number {
 }
 
 test(
-  "issue 13 watching: show --follow in a second process sees a live run's events in order; status --watch --exit-status exits 1",
+  "watching: show --follow in a second process sees a live run's events in order; status --watch --exit-status exits 1",
   { timeout: 60000 },
   async () => {
     const dir = new TempDir("sy-watch-");

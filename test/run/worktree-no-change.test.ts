@@ -1,4 +1,4 @@
-// A worktree turn that changes nothing leaves no patch (issue 27): no changes.patch file and no
+// A worktree turn that changes nothing leaves no patch: no changes.patch file and no
 // `patch` in its output (`files_changed` is []), so the documented loop
 // `for p in $(switchyard show RUN --json | jq -r '.tasks.fix.instances[].output.patch // empty'); do git apply "$p"; done`
 // applies the turns that did change something and skips the rest (git apply fails on an empty file).

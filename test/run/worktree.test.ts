@@ -1,4 +1,4 @@
-// Issue 12 item 2: agents in git worktrees of a real temporary repository, through the real CLI
+// Agents in git worktrees of a real temporary repository, through the real CLI
 // with a fake `claude` on PATH. 20 elements at concurrency 4 each edit a different file; every
 // patch applies cleanly to the base; killed (kill -9) mid-run and resumed after the repository's
 // HEAD moved, every turn still starts from the recorded base; no worktree or branch is left.
@@ -108,7 +108,7 @@ function checkFinished(s: ReturnType<typeof setup>, run: string): void {
   for (const c of calls) assert.equal(c.head, s.base);
 }
 
-test("issue 12: 20 worktree agents at concurrency 4 each edit their own file; every patch applies to the base; nothing is left behind", async () => {
+test("20 worktree agents at concurrency 4 each edit their own file; every patch applies to the base; nothing is left behind", async () => {
   const s = setup("plain", "");
   const r = await sy(["run", s.pack, "--state-dir", s.state, "--config", s.config, "--repo", s.repo, "--json"]).done;
   assert.equal(r.code, 0, r.stderr + r.stdout.slice(-3000));
@@ -129,7 +129,7 @@ function agentsLoggingTo(log: string): boolean {
   return false;
 }
 
-test("issue 12: killed mid-run with kill -9 and resumed after HEAD moved, the turns use the recorded base; no stray worktree", async () => {
+test("killed mid-run with kill -9 and resumed after HEAD moved, the turns use the recorded base; no stray worktree", async () => {
   const s = setup("killed", `, FAKE_AGENT_SLEEP_MS = "300"`);
   const first = sy(["run", s.pack, "--state-dir", s.state, "--config", s.config, "--repo", s.repo]);
   let run: string | undefined;
@@ -158,7 +158,7 @@ test("issue 12: killed mid-run with kill -9 and resumed after HEAD moved, the tu
   checkFinished(s, run);
 });
 
-test("issue 12: a failed worktree turn — the worktree is removed; its change is kept as changes.patch and, with --keep-branches, committed on its branch", async () => {
+test("a failed worktree turn — the worktree is removed; its change is kept as changes.patch and, with --keep-branches, committed on its branch", async () => {
   const keys = ["ka", "kb"];
   const s = setup("failed", `, FAKE_AGENT_MODE = "error"`, keys);
   const r = await sy(["run", s.pack, "--state-dir", s.state, "--config", s.config, "--repo", s.repo, "--keep-branches", "--json"]).done;
@@ -194,7 +194,7 @@ test("issue 12: a failed worktree turn — the worktree is removed; its change i
   assert.equal(git(s.repo, "status", "--porcelain").trim(), "", "the repository's own checkout is untouched");
 });
 
-test("issue 12: two runs at once on the same repository, 10 worktree agents each at concurrency 4: no lock failure, nothing left behind", async () => {
+test("two runs at once on the same repository, 10 worktree agents each at concurrency 4: no lock failure, nothing left behind", async () => {
   const keys = KEYS.slice(0, 10);
   const s = setup("two-runs", "", keys);
   const runs = await Promise.all(

@@ -1,4 +1,4 @@
-// Issue 15: one duration grammar (src/shared/primitives.ts) for playbooks, the machine config
+// One duration grammar (src/shared/primitives.ts) for playbooks, the machine config
 // and --max-duration; "1.5s" is a duration everywhere, "30" nowhere.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -24,7 +24,7 @@ const GOOD: Array<[string, number]> = [
 ];
 const BAD = ["", "30", "1.5", "s", "0s", "0ms", "-1s", "1 s", "1h 30m", "1.s", ".5s", "1d", "1S", "x".repeat(33), `${"1".repeat(31)}s`];
 
-test("issue 15: the one duration grammar: parts of a number and a unit ms, s, m or h; above zero", () => {
+test("the one duration grammar: parts of a number and a unit ms, s, m or h; above zero", () => {
   for (const [text, ms] of GOOD) {
     assert.equal(parseDurationMs(text), ms, text);
     assert.equal(parseDurationSeconds(text), ms / 1000, text);
@@ -33,7 +33,7 @@ test("issue 15: the one duration grammar: parts of a number and a unit ms, s, m 
   for (const text of BAD) assert.equal(parseDurationMs(text), undefined, JSON.stringify(text));
 });
 
-test('issue 15: "1.5s" is valid in a playbook and in the machine config alike; "30" in neither', () => {
+test('"1.5s" is valid in a playbook and in the machine config alike; "30" in neither', () => {
   const ok = compileSource(
     'playbook(description = "d", max_duration = "1.5h")\n' + PREP.replace('run = "true"', 'run = "true", timeout = "1.5s"'),
   );

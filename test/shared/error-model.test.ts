@@ -1,4 +1,4 @@
-// Issue 15 item 3: one error base (code, message, hint, pos, cause) that every layer's errors
+// One error base (code, message, hint, pos, cause) that every layer's errors
 // subclass with one constructor shape; messages that never repeat their code (the renderer adds
 // it, once); exit codes decided by class in one table, not by testing strings.
 import { test } from "node:test";
@@ -29,7 +29,7 @@ import { DecisionFailure } from "../../src/run/kinds/judge.js";
 const pos = { file: "p.star", line: 3, col: 7 };
 const cause = new Error("underneath");
 
-test("issue 15 item 3: every layer's error is a CodedError built as (code, message, {hint, pos, cause})", () => {
+test("every layer's error is a CodedError built as (code, message, {hint, pos, cause})", () => {
   const made: CodedError[] = [
     new StarError("key-error", "key 1 not in dict", { hint: "h", pos, cause }),
     new LabError("lab-none", "no labs", { hint: "h", pos, cause }),
@@ -64,7 +64,7 @@ test("issue 15 item 3: every layer's error is a CodedError built as (code, messa
   assert.equal(codedText(new KeyError("duplicate-key", "element 2 repeats a")), "duplicate-key: element 2 repeats a");
 });
 
-test("issue 15 item 3: the exit status is decided by the error's class, a subclass before its base", () => {
+test("the exit status is decided by the error's class, a subclass before its base", () => {
   assert.equal(exitStatus(new UsageError("usage", "x")), EXIT_USAGE);
   assert.equal(exitStatus(new StateFolderError("state-folder", "x")), EXIT_USAGE);
   assert.equal(exitStatus(new RerunError("usage", "x")), EXIT_USAGE);
@@ -85,7 +85,7 @@ test("issue 15 item 3: the exit status is decided by the error's class, a subcla
   assert.equal(exitStatus(new StarError("key-error", "x")), undefined);
 });
 
-test("issue 15 item 3: the renderer adds the code once; generic codes are not shown", () => {
+test("the renderer adds the code once; generic codes are not shown", () => {
   assert.equal(
     renderError(new RunRefused("run-busy", "run r is being executed by process 7", { hint: "wait" })),
     "switchyard: error[run-busy]: run r is being executed by process 7\nhelp: wait\n",
@@ -107,7 +107,7 @@ function sources(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-test("issue 15 item 3: no message repeats its code, and no exit status is chosen by testing a code's text", () => {
+test("no message repeats its code, and no exit status is chosen by testing a code's text", () => {
   const repeats: string[] = [];
   const prefixTests: string[] = [];
   // new SomeError("code", `code: …`) and failedOutcome("code", `code: …`): the code twice.

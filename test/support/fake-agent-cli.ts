@@ -1,4 +1,4 @@
-// Fake agent CLIs for unit tests (issue 12, issue 27): installed on PATH by fakeAgentBin() as
+// Fake agent CLIs for unit tests: installed on PATH by fakeAgentBin() as
 // `claude`, `codex`, `gemini`, `opencode`, `qwen` and `aider`, each a shell wrapper running this file with the tool's
 // name first. Every reply is a RECORDING of the real tool — stdout, stderr and exit status from
 // test/fixtures/real-agents/TOOL-VERSION-CASE.*.txt (captured by scripts/record-agent-samples.mjs
@@ -23,6 +23,8 @@
 // "malformed" (not the format) and "truncated" (cut halfway). FAKE_AGENT_RATE_LIMITS=N with
 // FAKE_AGENT_COUNTER=FILE makes the first N calls (across processes) replay the 429 and the rest
 // succeed; FAKE_AGENT_RETRY_IN sets the delay the 429 message asks for ("2s" by default).
+// FAKE_AGENT_MODES=A,B,… with FAKE_AGENT_COUNTER=FILE gives call N the Nth mode (the last one
+// from then on), e.g. "ok,error": an answer, then the turn-limit report.
 // FAKE_AGENT_LOG, when set, gets one line per call: the tool, its argv, its working folder and the
 // commit checked out there (if any), the SWITCHYARD_* context, the prompt's length, as JSON.
 // FAKE_AGENT_SLEEP_MS makes each call take that long first (for kill tests).
@@ -89,6 +91,9 @@ function callNumber(counter: string): number {
 }
 if (process.env.FAKE_AGENT_RATE_LIMITS && process.env.FAKE_AGENT_COUNTER) {
   mode = callNumber(process.env.FAKE_AGENT_COUNTER) <= Number(process.env.FAKE_AGENT_RATE_LIMITS) ? "rate-limit" : "ok";
+} else if (process.env.FAKE_AGENT_MODES && process.env.FAKE_AGENT_COUNTER) {
+  const modes = process.env.FAKE_AGENT_MODES.split(",");
+  mode = modes[Math.min(callNumber(process.env.FAKE_AGENT_COUNTER), modes.length) - 1]!;
 }
 const retryIn = process.env.FAKE_AGENT_RETRY_IN ?? "2s";
 

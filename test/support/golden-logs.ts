@@ -1,4 +1,4 @@
-// Golden event logs (issue 15): small runs recorded once and committed under test/fixtures/logs/.
+// Golden event logs: small runs recorded once and committed under test/fixtures/logs/.
 // Every later version must fold each log to the same records and resume it without recording
 // anything about a task or an instance — the replay guarantee Temporal tests with recorded
 // histories. This module reads and normalises them; `node dist/test/support/golden-logs.js

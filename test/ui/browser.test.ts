@@ -1,4 +1,4 @@
-// Issue 14, in headless Chromium (Debian's, driven by playwright-core) against a real
+// The web view, in headless Chromium (Debian's, driven by playwright-core) against a real
 // `switchyard ui` over real state folders: the run list, the triage example's grid per key
 // against show --json, a route cell's probabilities, a run started after the page opened
 // appearing and filling in live, a 10,000-element run loading and scrolling, and `show --html`
@@ -99,7 +99,7 @@ function assertGrid(drawn: Awaited<ReturnType<typeof drawnGrid>>, tr: Triage): v
 }
 
 test(
-  "issue 14: the run list shows the runs; the grid shows each key's status and label as show --json",
+  "web view: the run list shows the runs; the grid shows each key's status and label as show --json",
   { skip, timeout: 120_000 },
   async () => {
     const { page, errors } = await newPage();
@@ -131,7 +131,7 @@ test(
   },
 );
 
-test("issue 14: clicking a route cell shows its probabilities, mode and model", { skip, timeout: 60_000 }, async () => {
+test("clicking a route cell shows its probabilities, mode and model", { skip, timeout: 60_000 }, async () => {
   const { page, errors } = await newPage();
   await page.goto(`${ui.url}#/runs/${t.run}`);
   const [key, inst] = Object.entries(t.shown.tasks.match!.instances!)[3]!;
@@ -158,7 +158,7 @@ test("issue 14: clicking a route cell shows its probabilities, mode and model", 
   await page.close();
 });
 
-test("issue 14: a run started after the page opened appears, and its cells fill in live", { skip, timeout: 120_000 }, async () => {
+test("a run started after the page opened appears, and its cells fill in live", { skip, timeout: 120_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-ui-live-"));
   const release = join(dir, "release");
   const playbook = join(dir, "slow.star");
@@ -201,7 +201,7 @@ work = command(name = "work", depends_on = [prepare], over = prepare.members, ma
 });
 
 test(
-  "issue 14: a 10,000-element run's page loads and scrolls (time printed; bench/ui.ts has the figure)",
+  "web view: a 10,000-element run's page loads and scrolls (time printed; bench/ui.ts has the figure)",
   { skip, timeout: 240_000 },
   async () => {
     const dir = mkdtempSync(join(tmpdir(), "sy-ui-big-"));
@@ -234,7 +234,7 @@ test(
   },
 );
 
-test("issue 14: show --html renders the same grid from file:// with the network disabled", { skip, timeout: 60_000 }, async () => {
+test("show --html renders the same grid from file:// with the network disabled", { skip, timeout: 60_000 }, async () => {
   const file = join(t.dir, "run.html");
   const r = spawnSync(process.execPath, [BIN, "show", t.run, "--html", file, "--state-dir", t.state], { encoding: "utf8" });
   assert.equal(r.status, 0, r.stderr);

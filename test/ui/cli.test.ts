@@ -1,4 +1,4 @@
-// Issue 14: `switchyard ui` and `show --html` as commands — bad flags and a port in use are usage
+// `switchyard ui` and `show --html` as commands — bad flags and a port in use are usage
 // errors (exit 2) that say what to do, another host warns, an empty state folder is served (and
 // its first run appears), and `show --html` of an unknown run is the usual unknown-run error.
 
@@ -22,7 +22,7 @@ const cliAsync = (...args: string[]) =>
     child.once("exit", (status) => done({ status, stderr }));
   });
 
-test("issue 14: ui --port that is not a port, or one in use, is a usage error naming the fix", async () => {
+test("ui --port that is not a port, or one in use, is a usage error naming the fix", async () => {
   const bad = cli("ui", "--port", "http");
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--port must be a port number from 0 to 65535, got 'http'/);
@@ -48,7 +48,7 @@ test("issue 14: ui --port that is not a port, or one in use, is a usage error na
   }
 });
 
-test("issue 14: ui on another address warns that there is no login", async () => {
+test("ui on another address warns that there is no login", async () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-ui-host-"));
   const child = spawn(process.execPath, [BIN, "ui", "--port", "0", "--host", "0.0.0.0", "--state-dir", dir], {
     stdio: ["ignore", "pipe", "pipe"],
@@ -68,7 +68,7 @@ test("issue 14: ui on another address warns that there is no login", async () =>
   }
 });
 
-test("issue 14: ui over a state folder with no runs yet serves an empty list, then the first run", async () => {
+test("ui over a state folder with no runs yet serves an empty list, then the first run", async () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-ui-empty-"));
   const state = join(dir, "state");
   const ui = await startUi(state);
@@ -97,7 +97,7 @@ test("issue 14: ui over a state folder with no runs yet serves an empty list, th
   }
 });
 
-test("issue 14: show --html of an unknown run is the unknown-run usage error", () => {
+test("show --html of an unknown run is the unknown-run usage error", () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-ui-show-"));
   try {
     const r = cli("show", "nope", "--html", join(dir, "x.html"), "--state-dir", dir);

@@ -1,4 +1,4 @@
-// Issue 14: `switchyard ui`'s API over a real state folder (the triage example's run) through a
+// `switchyard ui`'s API over a real state folder (the triage example's run) through a
 // real child process — the documented shapes, traversal refused, nothing outside the state
 // folder served, no provider key in any page or response, and live events by SSE.
 
@@ -44,7 +44,7 @@ const json = async <T>(path: string): Promise<T> => {
   return JSON.parse(r.text) as T;
 };
 
-test("issue 14: /api/runs lists the run with status, playbook, counts, cost and decisions; filters apply", async () => {
+test("/api/runs lists the run with status, playbook, counts, cost and decisions; filters apply", async () => {
   const { runs } = await json<{ runs: RunListItem[] }>("/api/runs");
   assert.equal(runs.length, 1);
   const r = runs[0]!;
@@ -63,7 +63,7 @@ test("issue 14: /api/runs lists the run with status, playbook, counts, cost and 
   assert.equal((await json<{ runs: RunListItem[] }>("/api/runs?playbook=triage")).runs.length, 1);
 });
 
-test("issue 14: /api/runs/ID is show --json without mapped instances, plus the plan graph", async () => {
+test("/api/runs/ID is show --json without mapped instances, plus the plan graph", async () => {
   const doc = await json<RunDoc>(`/api/runs/${t.run}`);
   assert.equal(doc.status, t.shown.status);
   for (const [name, task] of Object.entries(t.shown.tasks)) {
@@ -77,7 +77,7 @@ test("issue 14: /api/runs/ID is show --json without mapped instances, plus the p
   assert.ok(doc.last_seq > 100);
 });
 
-test("issue 14: the grid and /instances agree with show --json for every key", async () => {
+test("the grid and /instances agree with show --json for every key", async () => {
   const grid = await json<GridDoc>(`/api/runs/${t.run}/grid`);
   const letter: Record<string, string> = { passed: "P", failed: "F", not_taken: "n", blocked: "b" };
   assert.equal(grid.keys.length, 40);
@@ -99,7 +99,7 @@ test("issue 14: the grid and /instances agree with show --json for every key", a
   }
 });
 
-test("issue 14: a cell has its decision, and an agent cell its input, prompt, log and files", async () => {
+test("a cell has its decision, and an agent cell its input, prompt, log and files", async () => {
   const key = Object.entries(t.shown.tasks.deep!.instances!).find(([, i]) => i.status === "passed")![0];
   const cell = await json<CellDoc>(`/api/runs/${t.run}/cells/deep?key=${encodeURIComponent(key)}`);
   assert.equal(cell.status, "passed");
@@ -128,7 +128,7 @@ test("issue 14: a cell has its decision, and an agent cell its input, prompt, lo
   assert.equal((await get(new URL(`/api/runs/${t.run}/cells/prepare?key=x`, ui.url).href)).status, 404, "an unmapped task has no keys");
 });
 
-test("issue 14: path traversal is refused and nothing outside the state folder is served", async () => {
+test("path traversal is refused and nothing outside the state folder is served", async () => {
   for (const p of [
     "/api/runs/../../",
     "/api/runs/../../etc/passwd",
@@ -170,7 +170,7 @@ test("issue 14: path traversal is refused and nothing outside the state folder i
   assert.equal((await raw("/api/runs", { host: "evil.example:80" })).status, 421, "a foreign Host header is refused (DNS rebinding)");
 });
 
-test("issue 14: no page or API response shows the provider key from the environment", async () => {
+test("no page or API response shows the provider key from the environment", async () => {
   const paths = [
     "/",
     "/assets/app.js",
@@ -199,7 +199,7 @@ test("issue 14: no page or API response shows the provider key from the environm
   assert.ok(bytes > 100_000, "the responses were read");
 });
 
-test("issue 14: /events after SEQ as JSON, and as server-sent events", async () => {
+test("/events after SEQ as JSON, and as server-sent events", async () => {
   const all = await json<{ events: ApiEvent[]; last_seq: number }>(`/api/runs/${t.run}/events?after=0&limit=10000`);
   assert.equal(all.events[0]!.type, "plan_admitted");
   assert.equal(all.events.at(-1)!.type, "run_finished");
@@ -226,7 +226,7 @@ test("issue 14: /events after SEQ as JSON, and as server-sent events", async () 
   assert.match(text, new RegExp(`id: ${all.last_seq}\\n`));
 });
 
-test("issue 16: a lab's page reports the calibration.json in its folder, as `lab harvest` does; a broken one is a warning", async () => {
+test("a lab's page reports the calibration.json in its folder, as `lab harvest` does; a broken one is a warning", async () => {
   const { labs } = await json<{ labs: Array<{ id: string }> }>("/api/labs");
   const id = labs[0]!.id;
   const file = join(t.state, "labs", id, "calibration.json");

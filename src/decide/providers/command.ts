@@ -27,6 +27,7 @@ interface RunResult {
   spawnError?: Error;
 }
 
+/** How to run a command provider's process: its environment, folder, and the hooks that record its process group. */
 export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
@@ -99,6 +100,7 @@ function stderrNote(stderr: string): string {
   return s ? `; stderr: ${s}` : "";
 }
 
+/** A provider that runs a local command per request: the request as JSON on stdin, the answers as JSON on stdout. */
 export class CommandProvider implements Provider {
   readonly name: string;
 

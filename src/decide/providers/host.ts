@@ -10,16 +10,19 @@ import { join } from "node:path";
 import { isatty, ReadStream as TtyReadStream } from "node:tty";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { AgentRunnerConfig } from "../../run/agents/index.js";
 import { DecisionFailure, sumUsage, type ResolvedQuestion, type Usage } from "../../run/kinds/index.js";
 import { invocation, presetOf, runnerEnv } from "../../run/agents/index.js";
 import { readPresetOutput } from "../../run/agents/index.js";
+import { MAX_RATE_LIMITED_TRIES, rateLimitDelay } from "../../run/agents/index.js";
 import { hostContextEnv } from "./host-context.js";
 import { excerpt } from "../http-wording.js";
 import type { Provider, ProviderRequest, ProviderResponse, RawAnswer } from "../provider.js";
 import { runWithInput } from "./command.js";
 import { atTerminal } from "./terminal-turns.js";
 
+/** Who the host is: an agent runner, or a person at the terminal. */
 export interface HostOptions {
   /** An agent runner (D-40) answers: the prompt on its stdin, its reply on stdout. */
   runner?: AgentRunnerConfig;
@@ -164,6 +167,21 @@ class Terminal {
   }
 }
 
+/** The same failure, carrying also what was spent on the questions answered before it. */
+function spentBefore(err: DecisionFailure, usage: Usage): DecisionFailure {
+  return new DecisionFailure(err.code, err.message, { usage: sumUsage(usage, err.usage), cause: err.cause });
+}
+
+/** Waits `ms`, or until `signal` aborts (then throws `cancelled()`). */
+async function waitOut(ms: number, signal: AbortSignal, cancelled: () => Error): Promise<void> {
+  try {
+    await sleep(ms, undefined, { signal });
+  } catch {
+    throw cancelled();
+  }
+}
+
+/** The host (D-20) as a provider: asks an agent runner or a person, one question at a time, and takes exactly one label. */
 export class HostProvider implements Provider {
   readonly name: string;
 
@@ -177,7 +195,14 @@ export class HostProvider implements Provider {
     const answers: Record<string, RawAnswer> = {};
     let usage: Usage | undefined;
     for (const q of request.questions) {
-      const asked = this.options.runner ? await this.askRunner(this.options.runner, q, request) : { label: await this.askTty(q, request) };
+      let asked: { label: string; usage?: Usage };
+      try {
+        asked = this.options.runner ? await this.askRunner(this.options.runner, q, request) : { label: await this.askTty(q, request) };
+      } catch (err) {
+        // The questions answered before this one were paid for too: the failure carries it all.
+        if (err instanceof DecisionFailure && usage) throw spentBefore(err, usage);
+        throw err;
+      }
       answers[q.id] = oneHot(q.labels, asked.label);
       usage = sumUsage(usage, asked.usage);
     }
@@ -185,10 +210,12 @@ export class HostProvider implements Provider {
   }
 
   /**
-   * A runner with a preset (issue 12) is started the way its tool runs non-interactively, in a
+   * A runner with a preset is started the way its tool runs non-interactively, in a
    * fresh folder of its own (it may write there, never in yours), and its reply is read from the
    * tool's own output format, with the tokens and cost it reports. A generic runner gets the
-   * prompt on stdin in the current directory and its stdout is the reply.
+   * prompt on stdin in the current directory and its stdout is the reply. A tool's rate-limit
+   * report is waited out and the question asked again (at most MAX_RATE_LIMITED_TRIES in a row);
+   * a failure carries the usage the tool reported on every try.
    */
   private async askRunner(
     runner: AgentRunnerConfig,
@@ -209,8 +236,12 @@ export class HostProvider implements Provider {
     const timeout = this.options.timeout_ms ?? DEFAULT_RUNNER_TIMEOUT_MS;
     let reply = "";
     let usage: Usage | undefined;
+    /** Every failure from here on carries what the tool reported so far (a failed call is paid for). */
+    const failure = (code: string, message: string) => new DecisionFailure(code, message, { usage });
+    let rateLimits = 0;
     try {
-      for (let attempt = 1; attempt <= 2; attempt++) {
+      // Two tries at a readable label; tries that met a rate limit are not counted.
+      for (let attempt = 1; attempt <= 2;) {
         const input =
           attempt === 1
             ? prompt
@@ -224,30 +255,41 @@ export class HostProvider implements Provider {
           ...(request.groups ? { groups: request.groups } : {}),
         });
         const who = `D-20: host runner '${runner.name}'${scratch ? ` (${preset.tool})` : ""} for question '${q.id}' (${where(request)})`;
-        if (r.spawnError) throw new DecisionFailure("host-failed", `${who} could not start: ${r.spawnError.message}`);
-        if (request.signal.aborted) throw new DecisionFailure("host-failed", `${who}: cancelled`);
-        if (r.timedOut) throw new DecisionFailure("host-failed", `${who} gave no reply within ${timeout} ms`);
-        // The tool's own report first (issue 27): its error, in its words, with its exit status.
+        if (r.spawnError) throw failure("host-failed", `${who} could not start: ${r.spawnError.message}`);
+        if (request.signal.aborted) throw failure("host-failed", `${who}: cancelled`);
+        if (r.timedOut) throw failure("host-failed", `${who} gave no reply within ${timeout} ms`);
+        // The tool's own report first: its error, in its words, with its exit status.
         const read = scratch
           ? readPresetOutput(runner, { stdout: r.stdout, stderr: r.stderr, exit: r.code }, who, { signal: r.signal })
           : undefined;
         usage = sumUsage(usage, read ? (read.ok ? read.report.usage : read.usage) : undefined);
-        if (read && !read.ok) throw new DecisionFailure("host-failed", read.error);
+        const limited = read && !read.ok ? read.toolError?.rateLimit : undefined;
+        if (limited && rateLimits < MAX_RATE_LIMITED_TRIES) {
+          // A rate limit is neither an answer nor a bad reply: wait as an agent turn would, then
+          // ask the same question again.
+          rateLimits += 1;
+          await waitOut(rateLimitDelay(limited.delayMs, rateLimits), request.signal, () => failure("host-failed", `${who}: cancelled`));
+          continue;
+        }
+        if (read && !read.ok)
+          throw failure("host-failed", limited ? `${read.error} (rate limited ${rateLimits + 1} times in a row)` : read.error);
         if (r.code !== 0) {
           const err = excerpt(r.stderr, 300);
-          throw new DecisionFailure(
+          throw failure(
             "host-failed",
             `${who} ${r.signal ? `was killed by ${r.signal}` : `exited with status ${r.code}`}${err ? `; stderr: ${err}` : ""}`,
           );
         }
+        rateLimits = 0;
         reply = read?.ok ? read.report.reply : r.stdout;
         const label = parseHostReply(reply, q.labels);
         if (label) return { label, ...(usage ? { usage } : {}) };
+        attempt += 1;
       }
     } finally {
       if (scratch) rmSync(scratch, { recursive: true, force: true });
     }
-    throw new DecisionFailure(
+    throw failure(
       "host-unparseable",
       `D-20: the host's reply to question '${q.id}' (${where(request)}) could not be read as one label of ${q.labels.join(", ")} after 2 tries; last reply: '${excerpt(reply, 200)}'`,
     );

@@ -256,6 +256,7 @@ function keepingErrorBodies(sdk: typeof import("openai")): typeof OpenAI {
   return keeping;
 }
 
+/** A provider over the OpenAI API: /v1/decisions, or Chat Completions log-probabilities for the models listed in logprob_models. */
 export class OpenAIProvider implements Provider {
   readonly name: string;
   private client: OpenAI | undefined;

@@ -1,4 +1,4 @@
-// The `systemone` provider's direct first attempt (issue 10). Against a fast server the official
+// The `systemone` provider's direct first attempt. Against a fast server the official
 // client's per-request work — resolving its retry policy (a copy of its status set), merging
 // headers twice, redacting them for a debug log that is off, an AbortController and a promise
 // subclass per call, serialising the whole request again — cost about as much as the rest of a
@@ -31,6 +31,7 @@ export interface WireTemplate {
 /** Headers set per request, never part of the template. */
 const PER_REQUEST = new Set(["authorization", "content-length", "x-typesafe-retry-count"]);
 
+/** The header that tells a SystemOne server how many times a request has been retried. */
 export const RETRY_COUNT = "x-typesafe-retry-count";
 
 /** The template for a request the client is sending (its headers have lower-case names). */

@@ -32,6 +32,7 @@ import { ProviderError, type Provider, type ProviderRequest, type ProviderRespon
 import { buildSystemOneRequest, parseSystemOneResponse, systemOneRequestText, type SystemOneRequest } from "../systemone-wire.js";
 import { directAttempt, firstRetryDelayMs, RETRY_COUNT, templateOf, wait, type WireTemplate } from "./systemone-direct.js";
 
+/** A provider over the SystemOne API: requests sent directly once the vendor client has shown their URL and headers; retries through the vendor client. */
 export class SystemOneProvider implements Provider {
   readonly name: string;
   private readonly client: TypeSafeClient;

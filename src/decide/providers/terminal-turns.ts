@@ -1,8 +1,9 @@
 // The `tty` host shares the terminal with whatever draws there (the CLI's live progress): before
 // a question is written the drawer is asked to clear its block and hold it, and after the answer
-// to draw again (issue 13), so the question is never overwritten. The decision layer only
+// to draw again, so the question is never overwritten. The decision layer only
 // announces; the CLI registers what to do.
 
+/** How a person's turn at the terminal pauses and resumes whatever else draws there (the run's progress line). */
 export interface TerminalTurns {
   pause(): void;
   resume(): void;

@@ -1,4 +1,4 @@
-// Rate limits per agent runner (issue 27): a turn that ends in the tool's rate-limit report (HTTP
+// Rate limits per agent runner: a turn that ends in the tool's rate-limit report (HTTP
 // 429/529, "rate limit", "overloaded") is tried again after the delay the tool asks for — or a
 // capped exponential backoff when it names none — without counting as a failed attempt, and the
 // runner's concurrency follows additive increase, multiplicative decrease: each limit halves the
@@ -11,12 +11,24 @@ import { decodeEvent, pacingEvents } from "../store/index.js";
 
 /** The delay when the tool names none: 2 s, doubling per limit in a row, at most 2 minutes. */
 export const BACKOFF_BASE_MS = 2000;
+/** The longest wait after a rate limit, however many came in a row. */
 export const BACKOFF_MAX_MS = 120_000;
 /** How long without a limit before the concurrency is raised by one per passed turn. */
 export const QUIET_MS = 60_000;
 /** Rate-limited tries of one instance before the limit counts as a failed attempt after all. */
 export const MAX_RATE_LIMITED_TRIES = 20;
 
+/**
+ * How long to wait after the `streak`-th rate limit in a row: the delay the tool asked for (at
+ * most 10 minutes), else 2 s doubling per limit, at most 2 minutes. Agent turns and host calls
+ * (src/decide/providers/host.ts) wait the same.
+ */
+export function rateLimitDelay(askedMs: number | undefined, streak: number): number {
+  if (askedMs !== undefined) return Math.min(askedMs, BACKOFF_MAX_MS * 5);
+  return Math.min(BACKOFF_BASE_MS * 2 ** (streak - 1), BACKOFF_MAX_MS);
+}
+
+/** One agent runner's concurrency under rate limits: lowered on a limit, raised again after quiet, with the wait before the next turn. */
 export class RunnerLimiter {
   /** Turns of this runner running now. */
   running = 0;
@@ -63,8 +75,7 @@ export class RunnerLimiter {
     this.lastLimitAt = this.now();
     this.streak += 1;
     this.limit = Math.max(1, Math.floor(Math.min(this.limit ?? Infinity, this.running) / 2));
-    const backoff = Math.min(BACKOFF_BASE_MS * 2 ** (this.streak - 1), BACKOFF_MAX_MS);
-    return { delay_ms: askedMs !== undefined ? Math.min(askedMs, BACKOFF_MAX_MS * 5) : backoff, limit: this.limit };
+    return { delay_ms: rateLimitDelay(askedMs, this.streak), limit: this.limit };
   }
 
   /** A turn passed: after a quiet period, one more may run. Returns the new limit when it changed. */

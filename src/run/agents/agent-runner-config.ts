@@ -1,4 +1,4 @@
-// An agent runner from the machine config (D-40, issue 12): `[agents.NAME]` with a `preset` (the
+// An agent runner from the machine config (D-40): `[agents.NAME]` with a `preset` (the
 // tool it drives, see agent-presets/presets.ts) or a `command` speaking switchyard's own protocol.
 import type { PresetName } from "./presets/presets.js";
 
@@ -10,6 +10,7 @@ export interface PriceTable {
   cached_input_per_mtok?: number;
 }
 
+/** One `[agents.NAME]` runner of the machine config, as the engine uses it to launch agent turns. */
 export interface AgentRunnerConfig {
   name: string;
   /**

@@ -2,7 +2,7 @@
 // runner configuration, rate limits, and the git worktrees an agent works in.
 // Files outside this room import only this file (eslint.config.js; docs/architecture.md).
 
-export { limiterFor, MAX_RATE_LIMITED_TRIES, rateLimitState, type RunnerLimiter } from "./agent-rate-limits.js";
+export { limiterFor, MAX_RATE_LIMITED_TRIES, rateLimitDelay, rateLimitState, type RunnerLimiter } from "./agent-rate-limits.js";
 export { type AgentRunnerConfig, type PriceTable } from "./agent-runner-config.js";
 export { canReportCost, invocation, presetArgsAnyEffort, presetOf, runnerEnv, withCost } from "./presets/invocation.js";
 export { PRESET_NAMES, type PresetName, PRESETS } from "./presets/presets.js";

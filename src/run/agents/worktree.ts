@@ -1,4 +1,4 @@
-// Git for `worktree` agents (issue 12): find the run's repository and its base commit, refuse a
+// Git for `worktree` agents: find the run's repository and its base commit, refuse a
 // dirty or missing one, and give each attempt its own `git worktree` at the recorded base.
 //
 // Concurrency: `git worktree add/remove` and `git branch -D` write the repository's shared
@@ -13,6 +13,7 @@ import { execFile, spawnSync } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 
+/** What a git command printed and whether it succeeded. */
 export interface GitResult {
   ok: boolean;
   stdout: string;
@@ -69,6 +70,7 @@ export interface GitScope {
   workTree: string;
 }
 
+/** How git is run: the environment its allowlisted variables come from, and its scope. */
 export interface GitOptions {
   /** The environment the allowlisted variables are taken from (default: the engine's own). */
   env?: NodeJS.ProcessEnv;
@@ -150,6 +152,7 @@ function gitSync(cwd: string, args: string[]): GitResult {
   return runSync(cwd, invocation(args, {}, filters));
 }
 
+/** The repository a run uses, or why it cannot be used. */
 export type RepositoryProbe = { ok: true; path: string; head: string } | { ok: false; problem: string };
 
 /**

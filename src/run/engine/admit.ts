@@ -11,6 +11,7 @@ import { snapshotPack } from "./snapshot.js";
 import { publishSnapshot } from "../store/index.js";
 import type { Store } from "../store/index.js";
 
+/** Settings a run's flags override (--concurrency …), over the playbook's. */
 export interface SettingsOverrides {
   concurrency?: number;
   decision_concurrency?: number;
@@ -18,6 +19,7 @@ export interface SettingsOverrides {
   budget_usd?: number;
 }
 
+/** The playbook's settings with the given overrides applied. */
 export function applyOverrides(base: Settings, o: SettingsOverrides | undefined): Settings {
   const out: Settings = { ...base };
   if (o?.concurrency !== undefined) out.concurrency = o.concurrency;
@@ -33,6 +35,7 @@ function newRunId(now = new Date()): string {
   return `${t}-${randomBytes(3).toString("hex")}`;
 }
 
+/** What admitting a run needs: its plan, the pack to snapshot, and the invocation's overrides. */
 export interface AdmitOptions {
   plan: Plan;
   /** The pack folder to snapshot. */
@@ -40,12 +43,13 @@ export interface AdmitOptions {
   /** What the person ran (a pack folder, a .star file, a plan .toml), for listings. */
   sourcePath: string;
   overrides?: SettingsOverrides;
-  /** The repository of `worktree` agents and its base commit (issue 12). */
+  /** The repository of `worktree` agents and its base commit. */
   repo?: RunRepository;
-  /** Each preset agent runner's tool version (issue 27). */
+  /** Each preset agent runner's tool version. */
   agentVersions?: Record<string, string>;
 }
 
+/** Admits a run: gives it an id, snapshots its pack into the run folder, records run_admitted, and returns the id. */
 export function admitRun(store: Store, opts: AdmitOptions): string {
   const run = newRunId();
   const dir = store.runDir(run);

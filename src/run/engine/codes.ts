@@ -4,6 +4,7 @@
 import type { CodeEntry } from "../../lang/diagnostic.js";
 export type { CodeEntry };
 
+/** Every code the run layer emits, with its rule and explanation. */
 export const RUN_CODES: CodeEntry[] = [
   {
     code: "bad-element",

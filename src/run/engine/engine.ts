@@ -61,6 +61,7 @@ import { DecisionLayerRefused, RunRefused } from "../store/index.js";
 import { UNMAPPED, TaskState, taskStatus, type Inst, type Recorded, type TaskRecord } from "./task-state.js";
 import { MAX_RATE_LIMITED_TRIES } from "../agents/index.js";
 
+/** What a run engine runs: the store, the run, and what it may call (judge, agent runners, executor) and override. */
 export interface EngineOptions {
   store: Store;
   run: string;
@@ -91,6 +92,7 @@ export interface EngineOptions {
   executor?: InstanceExecutor;
 }
 
+/** How an invocation of a run ended: its status, and why when it stopped or was cancelled. */
 export interface RunOutcome {
   run: string;
   status: RunStatus;
@@ -100,6 +102,7 @@ export interface RunOutcome {
   code?: string;
 }
 
+/** One task's counts as the progress display shows them. */
 export interface TaskProgress {
   task: string;
   kind: string;
@@ -113,6 +116,7 @@ const SYNC_SLICE = 2000; // in-engine instances run per turn of the event loop b
 /** Queued command instances (per concurrency slot) whose files are prepared ahead of a free slot. */
 const PREFETCH_PER_SLOT = 2;
 
+/** Runs (or resumes) one run: schedules its instances within the concurrency limits, records every event, and stops at its deadline or on cancel. */
 export class RunEngine {
   readonly run: string;
   readonly plan: Plan;
@@ -123,7 +127,7 @@ export class RunEngine {
   private readonly order: TaskState[] = [];
   private readonly packDir: string;
   private readonly repo: RunRepository | undefined;
-  /** The run's recorded repository (issue 12), for workers in workers mode. */
+  /** The run's recorded repository, for workers in workers mode. */
   get repository(): RunRepository | undefined {
     return this.repo;
   }
@@ -308,7 +312,7 @@ export class RunEngine {
           this.store.onFault = null;
           this.owner?.release();
         });
-      // A commit that fails (a full disk, ...) stops the run as a cancel does (issue 9 item 5).
+      // A commit that fails (a full disk, ...) stops the run as a cancel does.
       this.store.onFault = (f) => {
         this.storageFault ??= f;
         this.cancel(`the state database cannot be written`);
@@ -554,7 +558,7 @@ export class RunEngine {
         continue;
       }
       if (rec?.kept !== undefined) {
-        // A rerun cleared this route instance but kept its decision (issue 13): its gate is open
+        // A rerun cleared this route instance but kept its decision: its gate is open
         // again, so the recorded answer is reused, never asked again.
         inst.output = rec.kept;
         this.emit("decision_recorded", ts.name, key, { attempt: inst.attempts, record: rec.kept as DecisionRecord, reused: true });
@@ -641,6 +645,7 @@ export class RunEngine {
     return this.opts.executor ?? localExecutor;
   }
 
+  // eslint-disable-next-line max-lines-per-function -- not split yet: starting an instance (input, files, launch) is to be split with the src/run rooms
   private startInstance(ts: TaskState, inst: Inst): void {
     // Resume in workers mode: an attempt still alive on the queue is waited for, not started again.
     const adopted = inst.rec?.status === "running" && inst.tries === 0 && this.executor.adopts?.(ts.name, inst.key, inst.attempts) === true;
@@ -728,7 +733,7 @@ export class RunEngine {
         this.workRunning -= 1;
         if (err instanceof StorageFault) {
           // Its files could not be written (a full disk), or the queue lost the store: the run
-          // stops as when a commit fails, and the attempt runs again on resume (issue 9 item 5).
+          // stops as when a commit fails, and the attempt runs again on resume.
           this.storageFault ??= err;
           this.cancel(err.code === "store-unreachable" ? "the store cannot be reached" : "the run folder cannot be written");
           this.complete(ts, inst, attempt, { status: "interrupted" }, false);
@@ -784,7 +789,7 @@ export class RunEngine {
       ts.setStatus(inst, "passed");
     } else {
       // A rate limit the tool reported is tried again after its delay, not counted as a failed
-      // attempt (issue 27), up to MAX_RATE_LIMITED_TRIES in a row.
+      // attempt, up to MAX_RATE_LIMITED_TRIES in a row.
       const limited =
         out.rateLimit && retryable && !this.halt && (inst.rateLimits ?? 0) < MAX_RATE_LIMITED_TRIES ? out.rateLimit : undefined;
       if (limited || (retryable && inst.tries < ts.plan.retries && !this.halt)) {

@@ -1,4 +1,4 @@
-// Where command, agent and revise attempts run (issue 17 item 2). The engine decides what starts
+// Where command, agent and revise attempts run. The engine decides what starts
 // and records every event; an executor only runs one attempt and hands its outcome back. The local
 // executor runs it here, with today's launcher and workspace code; the queue executor
 // (queue/queue-executor.ts) enqueues it for `switchyard worker` processes on other machines.
@@ -10,6 +10,7 @@ import { runCommand, type AttemptFiles } from "../kinds/index.js";
 import { runAgent } from "../kinds/index.js";
 import { runRevise, type ReviseRound } from "../kinds/index.js";
 
+/** The tasks whose attempts an executor runs: command, agent and revise. */
 export type WorkTask = TaskOf<"command"> | TaskOf<"agent"> | TaskOf<"revise">;
 
 /** One attempt of a command, agent or revise instance, as the engine hands it over. */
@@ -27,6 +28,7 @@ export interface AttemptRequest {
   mayStartRound: () => boolean;
 }
 
+/** Where attempts run: in this process, or on workers through the queue. */
 export interface InstanceExecutor {
   /** True when attempts run in this process (the engine prepares command files ahead, see prefetch). */
   readonly local: boolean;

@@ -8,6 +8,7 @@ import { RunNotFound } from "../store/index.js";
 import type { Store } from "../store/index.js";
 import { UNMAPPED, type Recorded, type TaskRecord } from "./task-state.js";
 
+/** What a run's event log says, folded: its plan, pack, settings, task states and where it stopped. */
 export interface FoldedRun {
   plan: Plan;
   packDir: string;
@@ -20,7 +21,7 @@ export interface FoldedRun {
   priorMs: number;
   /** Cost reported by agents so far (for budget_usd, R-6). */
   spentUsd: number;
-  /** The recorded repository of `worktree` agents (issue 12). */
+  /** The recorded repository of `worktree` agents. */
   repo?: RunRepository;
 }
 
@@ -144,6 +145,7 @@ const FOLD: EventHandlers<[Fold, number]> = {
   rerun_requested: () => {},
 };
 
+/** Folds a run's event log into the state a resume continues from. */
 export function foldEvents(store: Store, run: string): FoldedRun {
   const f = new Fold();
   for (const e of store.events(run)) {

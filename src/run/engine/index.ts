@@ -9,3 +9,8 @@ export { type AttemptRequest, type InstanceExecutor, localExecutor, type WorkTas
 export { keyDirName } from "./keys.js";
 export { foldRunPlan, type InstanceReset, planRerun, recordRerun, RerunError, type RerunPlan, samePlan } from "./rerun.js";
 export { SnapshotError, snapshotPack } from "./snapshot.js";
+// What a cassette (src/run/cassette) rebuilds from a recorded run: the fold, the tasks' state, each instance's input and a route's request.
+export { foldEvents } from "./fold-events.js";
+export { buildInput, taskFold } from "./instance-input.js";
+export { routeRequest } from "./route-instance.js";
+export { TaskState, UNMAPPED, type Recorded } from "./task-state.js";

@@ -30,6 +30,7 @@ export function taskFold(ts: TaskState): { items: Record<string, unknown>; statu
   return { items, status: statuses, summary };
 }
 
+/** An instance's input: each dependency's output for its key (or whole, when not mapped alike), and its element. */
 export function buildInput(ts: TaskState, key: string | null): InstanceInput {
   const k = key ?? UNMAPPED;
   const inputs: Record<string, unknown> = {};

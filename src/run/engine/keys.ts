@@ -5,6 +5,7 @@ import { CodedError, type ErrorDetails } from "../../shared/coded-error.js";
 // integer's decimal text, 1–256 characters, with no NUL or control characters, unique in the list.
 // The list length is checked against max_fanout before any element is read.
 
+/** A mapped task's list that cannot give element keys (M-1 … M-3). */
 export class KeyError extends CodedError {
   constructor(code: "bad-element" | "duplicate-key" | "over-max-fanout" | "over-value-not-list", message: string, details?: ErrorDetails) {
     super(code, message, details);
@@ -17,6 +18,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** The most max_fanout may be (the compiler's cap, M-1). */
 const MAX_FANOUT_CAP = 10000;
 
+/** The keys of a list's elements (M-1 … M-3): checked against max_fanout first, then each element's key, unique. */
 export function elementKeys(list: unknown, where: string, maxFanout: number): string[] {
   if (!Array.isArray(list)) {
     throw new KeyError("over-value-not-list", `${where} is not a list (got ${list === null ? "null" : typeof list}) (M-1)`);

@@ -3,7 +3,7 @@
 // and asks the decision layer (D-1). Either way the outcome is recorded by the engine.
 
 import type { FieldRef, RouteSpec } from "../../plan/plan.js";
-import type { Judge } from "../kinds/index.js";
+import type { Judge, ResolvedQuestion } from "../kinds/index.js";
 import type { GroupHooks } from "../process/index.js";
 import { DecisionFailure } from "../kinds/index.js";
 import { failedOutcome, type InstanceInput, type Outcome } from "../kinds/index.js";
@@ -39,6 +39,7 @@ export function outputRoute(
   }
 }
 
+/** What deciding a model route needs: the judge, the run and its limits. */
 export interface ModelRouteContext {
   judge: Judge;
   run: string;
@@ -53,23 +54,20 @@ export interface ModelRouteContext {
   groups?: GroupHooks;
 }
 
-/** A model-decided route instance (T-3, R-21, Q-30 … Q-32): resolve, then ask the judge. */
-export async function decideModelRoute(
+/**
+ * What a model-decided route instance asks (R-21, Q-30 … Q-32): its resolved questions and its
+ * state. Shared by the engine and by cassettes, which name a decision by exactly this request.
+ */
+export function routeRequest(
   ts: TaskState,
   route: RouteSpec,
   key: string | null,
   input: InstanceInput,
-  c: ModelRouteContext,
-): Promise<Outcome> {
-  let questions;
-  try {
-    const lists: Record<string, unknown> = {};
-    for (const q of route.questions) if (q.dynamic) lists[q.name] = readRef(ts, key, q.dynamic, input, c.tasks);
-    questions = resolveQuestions(route, lists, (ref) => refAt(ref, key));
-  } catch (err) {
-    if (err instanceof OptionsError || err instanceof InputError) return failedOutcome(err.code, err.message);
-    throw err;
-  }
+  tasks: ReadonlyMap<string, TaskState>,
+): { questions: ResolvedQuestion[]; state: Record<string, unknown> } {
+  const lists: Record<string, unknown> = {};
+  for (const q of route.questions) if (q.dynamic) lists[q.name] = readRef(ts, key, q.dynamic, input, tasks);
+  const questions = resolveQuestions(route, lists, (ref) => refAt(ref, key));
   const state: Record<string, unknown> = { ...input };
   if (route.files.length > 0) {
     const files: Record<string, Record<string, unknown>> = {};
@@ -85,6 +83,25 @@ export async function decideModelRoute(
     }
     state.files = files;
   }
+  return { questions, state };
+}
+
+/** A model-decided route instance (T-3, R-21, Q-30 … Q-32): resolve, then ask the judge. */
+export async function decideModelRoute(
+  ts: TaskState,
+  route: RouteSpec,
+  key: string | null,
+  input: InstanceInput,
+  c: ModelRouteContext,
+): Promise<Outcome> {
+  let request;
+  try {
+    request = routeRequest(ts, route, key, input, c.tasks);
+  } catch (err) {
+    if (err instanceof OptionsError || err instanceof InputError) return failedOutcome(err.code, err.message);
+    throw err;
+  }
+  const { questions, state } = request;
   try {
     const record = await c.judge.judge({
       run: c.run,
@@ -108,7 +125,8 @@ export async function decideModelRoute(
     return { status: "passed", output: record };
   } catch (err) {
     if (c.cancelled()) return { status: "interrupted" };
-    if (err instanceof DecisionFailure) return failedOutcome(err.code, err.message);
+    // What the host spent before it failed is charged with the failed instance, as a failed turn's is.
+    if (err instanceof DecisionFailure) return failedOutcome(err.code, err.message, err.usage);
     return failedOutcome("decision-failed", errorText(err));
   }
 }

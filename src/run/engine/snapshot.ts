@@ -16,6 +16,7 @@ const STATE_DATABASE = "switchyard.db";
 
 const SNAPSHOT_LIMIT_BYTES = 50 * 1024 * 1024;
 
+/** A pack that cannot be snapshotted into the run folder, such as one over the size limit. */
 export class SnapshotError extends CodedError {}
 
 interface Entry {

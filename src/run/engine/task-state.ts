@@ -20,7 +20,7 @@ export interface Recorded {
   code?: string;
   attempts: number;
   rounds: ReviseRound[];
-  /** Reset by a rerun, its decision kept (issue 13): reused if the gate is still open. */
+  /** Reset by a rerun, its decision kept: reused if the gate is still open. */
   kept?: unknown;
 }
 
@@ -32,6 +32,7 @@ export interface TaskRecord {
   failed?: { code: string };
 }
 
+/** One instance's state as the engine tracks it. */
 export interface Inst {
   key: string | null;
   status: InstanceStatus;
@@ -49,12 +50,14 @@ export interface Inst {
   prepared?: PreparedAttempt;
 }
 
+/** An attempt prepared ahead of its slot: its number, input and files. */
 export interface PreparedAttempt {
   attempt: number;
   input: InstanceInput;
   files: Promise<AttemptFiles>;
 }
 
+/** One task's state in a running engine: its instances, dependencies and counts. */
 export class TaskState {
   readonly name: string;
   readonly mapped: boolean;

@@ -1,4 +1,4 @@
-// `agent(..., workspace = "worktree")` (issue 12): the attempt's workspace is its own git worktree
+// `agent(..., workspace = "worktree")`: the attempt's workspace is its own git worktree
 // of the run's repository at the recorded base commit, on a branch switchyard/RUN/TASK/KEY/aN.
 // After the turn, whatever it passed or failed, the change is captured — `git add -A` in the
 // worktree, then the diff of its index against the base — into changes.patch in the attempt
@@ -121,6 +121,7 @@ async function addWorktree(
   return added;
 }
 
+/** Runs an agent turn in a fresh git worktree of the run's repository, and records its branch and commit. */
 export async function inWorktree(
   ctx: AttemptContext,
   input: InstanceInput,

@@ -2,9 +2,9 @@
 // agent runner run in a fresh workspace with SWITCHYARD_EFFORT, the prompt passed the way its
 // preset says (stdin for generic). The output is what it wrote to $SWITCHYARD_OUTPUT (may be
 // absent) plus `files`, and for a preset the tool's `reply` and `turns`. Usage — written to
-// $SWITCHYARD_USAGE, or read from the tool's own output by its preset (issue 12) — is charged
+// $SWITCHYARD_USAGE, or read from the tool's own output by its preset — is charged
 // to the run's budget, whether the turn passed or not. A preset's own report is read before its
-// exit status (issue 27): a tool that says why it failed is recorded with its words.
+// exit status: a tool that says why it failed is recorded with its words.
 
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -71,11 +71,13 @@ function pace(limiter: RunnerLimiter, runner: string, turn: NonNullable<ReturnTy
   return p.changed ? { raised: { runner, limit: p.limit } } : {};
 }
 
+/** Runs one agent attempt: in a worktree when the task asks for one, else in a scratch workspace. */
 export function runAgent(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceInput): Promise<Outcome> {
   if (ctx.task.agent.workspace === "worktree") return inWorktree(ctx, input, (files) => agentTurn(ctx, input, files));
   return agentTurn(ctx, input);
 }
 
+// eslint-disable-next-line max-lines-per-function -- not split yet: an agent turn's prompt, launch and reading its reply; to be split into those steps
 async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceInput, prepared?: AttemptFiles): Promise<Outcome> {
   const spec = ctx.task.agent;
   const runner = ctx.env.agentRunners[spec.runner];

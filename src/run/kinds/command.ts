@@ -20,6 +20,7 @@ import {
 import { parseUntrustedJson } from "../process/index.js";
 import { folderFault } from "../store/index.js";
 
+/** The files of an attempt: its workspace, its input and output files, and its log. */
 export interface AttemptFiles {
   workspace: string;
   input: string;
@@ -91,6 +92,7 @@ function prepareAttemptFiles(stem: string, input: InstanceInput): AttemptFiles {
   return files;
 }
 
+/** The environment of an instance's process: the engine's (secrets removed) plus the SWITCHYARD_* variables. */
 export function instanceEnv(ctx: AttemptContext, files: AttemptFiles, extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...ctx.env.baseEnv, ...instanceVars(ctx, files, extra) };
 }

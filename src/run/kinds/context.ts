@@ -17,8 +17,10 @@ export interface InstanceInput {
   round?: number;
 }
 
+/** Makes the evaluator function of an `evaluate` task. */
 export type EvaluatorFactory = (task: TaskPlan) => (input: unknown) => unknown;
 
+/** What every attempt of a run may use: its plan, pack, environment, agent runners, launcher and limits. */
 export interface KindEnv {
   run: string;
   plan: Plan;
@@ -26,7 +28,7 @@ export interface KindEnv {
   /** The environment processes inherit, secrets already removed (R-20). */
   baseEnv: NodeJS.ProcessEnv;
   agentRunners: Record<string, AgentRunnerConfig>;
-  /** The run's recorded repository, for `worktree` agents (issue 12). */
+  /** The run's recorded repository, for `worktree` agents. */
   repo?: RunRepository;
   evaluatorFor: (task: TaskPlan) => (input: unknown) => unknown;
   /** The launcher shells for commands, or null where `setsid` is missing (spawn directly). */
@@ -50,6 +52,7 @@ export interface AttemptContext<T extends TaskPlan = TaskPlan> {
   groups?: GroupHooks;
 }
 
+/** How an attempt ended: passed with its output, failed with a code, or interrupted (not a result). */
 export type Outcome =
   | { status: "passed"; output: unknown; usage?: Usage; runnerConcurrency?: RunnerConcurrency }
   | { status: "failed"; error: string; code: string; usage?: Usage; rateLimit?: RateLimited }

@@ -10,6 +10,7 @@ import { CodedError } from "../../shared/coded-error.js";
 const MAX_DYNAMIC_OPTIONS = 64;
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** A dynamic choice's option list that cannot be used (Q-30 … Q-32). */
 export class OptionsError extends CodedError {}
 
 /** Resolves one element's option list (`where` names the field and key for messages). */

@@ -4,6 +4,7 @@
 import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
 import { checkEmits, errorText, isPlainObject } from "../values/index.js";
 
+/** Runs an `evaluate` instance: calls its function on the input in the engine and checks what it emits. */
 export function runEvaluate(ctx: AttemptContext, input: InstanceInput): Outcome {
   let output: unknown;
   try {

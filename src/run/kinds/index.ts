@@ -21,3 +21,4 @@ export {
 export { type ReviseRound, runRevise } from "./revise.js";
 export { outputDecision, resolveQuestions, RouteError } from "./route.js";
 export { stateJson } from "./shared-json.js";
+export { renderPrompt } from "./template.js";

@@ -4,8 +4,8 @@
 
 import type { QuestionKind } from "../../plan/plan.js";
 import type { GroupHooks } from "../process/index.js";
-import { CodedError } from "../../shared/coded-error.js";
-import type { DecisionRecord, ResolvedOption } from "../store/index.js";
+import { CodedError, type ErrorDetails } from "../../shared/coded-error.js";
+import type { DecisionRecord, ResolvedOption, Usage } from "../store/index.js";
 
 // The decision record is part of the event log, so its types live with the store; the port
 // re-exports them for the decision layer that fills them in.
@@ -36,6 +36,7 @@ export interface ResolvedQuestion {
   resolved_options?: ResolvedOption[];
 }
 
+/** One route instance's questions with its state, as the engine hands them to the Judge. */
 export interface JudgeRequest {
   run: string;
   playbook: string;
@@ -60,9 +61,19 @@ export interface JudgeRequest {
 /**
  * Thrown by a Judge when an element's decision cannot be made (bad response after retries,
  * unparseable host reply, …). The message names what was wrong; it fails that element only.
+ * `usage` is what the host runner reported for the calls that led to the failure (a tool that
+ * worked, then failed, was paid for): the engine records it with the failed instance and charges
+ * it like a failed agent turn.
  */
-export class DecisionFailure extends CodedError {}
+export class DecisionFailure extends CodedError {
+  readonly usage?: Usage;
+  constructor(code: string, message: string, details: ErrorDetails & { usage?: Usage | undefined } = {}) {
+    super(code, message, details);
+    if (details.usage !== undefined) this.usage = details.usage;
+  }
+}
 
+/** What the engine calls to decide a route instance (D-1); the decision layer implements it. */
 export interface Judge {
   /** Answers every question of one route instance; rejects with DecisionFailure. */
   judge(request: JudgeRequest): Promise<DecisionRecord>;

@@ -12,6 +12,7 @@ import { runAgent } from "./agent.js";
 import { runEvaluate } from "./evaluate.js";
 import { isPlainObject } from "../values/index.js";
 
+/** One round of a revise loop: the body's draft and the reviewer's verdict and feedback. */
 export interface ReviseRound {
   round: number;
   body: unknown;
@@ -37,6 +38,7 @@ function withOutput(body: unknown, rounds: number): Record<string, unknown> {
   return { ...(isPlainObject(body) ? body : {}), rounds };
 }
 
+/** Runs a revise loop from where earlier rounds left off, until the reviewer accepts or the rounds run out. */
 export async function runRevise(
   ctx: AttemptContext<TaskOf<"revise">>,
   input: InstanceInput,

@@ -8,6 +8,7 @@ import { resolveOptions } from "./dynamic-options.js";
 import { isPlainObject } from "../values/index.js";
 import { CodedError } from "../../shared/coded-error.js";
 
+/** A route instance that cannot be decided from its inputs. */
 export class RouteError extends CodedError {}
 
 /** With decide = "output": `entry` is the source's object for this instance ({question: label}). */

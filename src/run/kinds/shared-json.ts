@@ -1,4 +1,4 @@
-// JSON text of instance inputs with each dependency's output serialised once per run (issue 10).
+// JSON text of instance inputs with each dependency's output serialised once per run.
 // Every instance of a task receives the same object for an unmapped dependency's output and for
 // a mapped dependency's fold, and a `keyed` narrowing keeps the producer's other fields as they
 // are; serialising those again for every instance (a command's input file, a route's state, a

@@ -36,6 +36,7 @@ export function setsidSyscall(platform: string = process.platform, arch: string 
   return arch === "x64" ? 112 : arch === "arm64" ? 157 : null;
 }
 
+/** The Perl program of the process launcher: forks each command as a session leader, so its whole group can be signalled. */
 export const PERL_LAUNCHER = String.raw`
 use strict;
 $| = 1;

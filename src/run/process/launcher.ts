@@ -31,6 +31,7 @@ function q(s: string): string {
   return "'" + s.replace(/'/g, "'\\''") + "'";
 }
 
+/** Which launcher program is in use: Perl, or the POSIX shell fallback. */
 export type LauncherDialect = "perl" | "sh";
 
 /** A process to run: the launcher's environment plus `extraEnv` replaces `env`. */

@@ -1,4 +1,4 @@
-// The process groups of a run's instances (issue 9 item 2). Every command and agent runs in its
+// The process groups of a run's instances. Every command and agent runs in its
 // own process group; when the owner is killed (kill -9, a lost terminal) those groups live on.
 // So each group is recorded while it runs — its id, its leader's start time, the owner that
 // started it and the instance — and whoever next claims the run from a dead owner (resume,

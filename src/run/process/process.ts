@@ -8,6 +8,7 @@ import { open } from "node:fs/promises";
 import type { GroupHooks } from "./process-groups.js";
 import { signalGroup } from "./signal-group.js";
 
+/** How a process ended: its exit code or signal, and whether it was stopped for its timeout. */
 export interface ProcessResult {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -19,6 +20,7 @@ export interface ProcessResult {
   outputExists?: boolean;
 }
 
+/** A process to run: its argv, folder, environment, its log and optional stdin and stdout files, and its timeout. */
 export interface ProcessSpec {
   argv: string[];
   cwd: string;
@@ -44,6 +46,7 @@ function killGroup(pid: number, sig: NodeJS.Signals): void {
   signalGroup(pid, sig);
 }
 
+/** Runs a process in its own group, its output to the log, and kills the whole group at its timeout or abort. */
 export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const logHandle = await open(spec.logFile, "a");
   const stdinHandle = spec.stdinFile ? await open(spec.stdinFile, "r") : null;

@@ -1,4 +1,4 @@
-// Reading files that commands and agents leave behind (issue 9 item 3). Anything an instance
+// Reading files that commands and agents leave behind. Anything an instance
 // writes is untrusted: a FIFO would block the engine's event loop forever, a symlink to
 // /dev/zero would grow it without bound, a symlink to a file outside the workspace would record
 // that file's content. So a file is read only when it is a regular file whose real path is inside
@@ -121,6 +121,7 @@ export async function checkWorkspace(root: WorkspaceRoot): Promise<void> {
 /** Linux's view of what an open descriptor names; undefined where there is no /proc. */
 const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
 
+/** How to read a file an attempt left: the workspace it must be in, and the limits. */
 export interface UntrustedRead {
   /** The folder the file (or what a symlink points at) must be in: the instance's workspace. */
   workspace: string;

@@ -1,4 +1,4 @@
-// Parsing JSON that commands and agents wrote (issue 9 item 4). No output may be a poison pill:
+// Parsing JSON that commands and agents wrote. No output may be a poison pill:
 // JSON nested 100,000 deep parses, but recording it (JSON.stringify) then overflows the stack on
 // every resume. So the text is checked before it is parsed, in one pass: nesting deeper than
 // MAX_JSON_DEPTH is refused, and so is an integer literal that a JavaScript number cannot hold

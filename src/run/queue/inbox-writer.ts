@@ -1,4 +1,4 @@
-// A worker's writes to the inbox, grouped (issue 17, the queue's rate): every job a worker runs
+// A worker's writes to the inbox, grouped (the queue's rate): every job a worker runs
 // costs a start claim and a finished report, each a round trip to the store that wakes a server
 // process and then this one. With many short attempts at once, the claims (and the reports) that
 // arrive while one statement is on its way go together as the next one — a group commit: one
@@ -69,6 +69,7 @@ class Group<T> {
   }
 }
 
+/** Writes a worker's claims and reports into the inbox, grouping concurrent writes into one statement. */
 export class InboxWriter {
   private readonly claims: Group<Claim>;
   private readonly reports: Group<Report>;

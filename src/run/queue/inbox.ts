@@ -1,4 +1,4 @@
-// The inbox (issue 17 item 2): what workers report about the attempts they run. A worker writes
+// The inbox: what workers report about the attempts they run. A worker writes
 // `started`, one `round` per finished revise round and one `finished` with the outcome; the
 // coordinator folds the rows into the run's events and marks them folded in the same transaction
 // that appends those events — never by an id watermark, which loses a row whose smaller id
@@ -12,8 +12,11 @@ import { queueNames } from "./names.js";
 
 /** A connection or a pool: one statement at a time. */
 export type Db = queueDb.Db;
+/** The kinds of row a worker reports into the inbox: an attempt started, a revise round, an attempt finished. */
 export type InboxKind = queueDb.InboxKind;
+/** One row of the inbox, as the coordinator reads it. */
 export type InboxRow = queueDb.InboxRow;
+/** Which attempt an inbox row is about. */
 export type InboxAddress = queueDb.InboxAddress;
 
 /** What a `finished` row carries: the outcome, and the tail of the attempt's log. */
@@ -22,6 +25,7 @@ export interface FinishedReport {
   log_tail?: string;
 }
 
+/** A revise round a worker reports as it ends. */
 export interface RoundReport {
   round: ReviseRound;
   usage?: Usage;

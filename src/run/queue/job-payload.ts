@@ -1,10 +1,11 @@
-// What a job carries from the coordinator to a worker (issue 17 item 2): everything one attempt
+// What a job carries from the coordinator to a worker: everything one attempt
 // needs besides the run's plan and pack snapshot, which a worker fetches once per run.
 
 import type { InstanceInput } from "../kinds/index.js";
 import type { ReviseRound } from "../kinds/index.js";
 import type { WorkTask } from "../engine/index.js";
 
+/** A queue job: one attempt of an instance, with its task plan, input and earlier rounds. */
 export interface JobPayload {
   run: string;
   /** The task name the instance is recorded under. */

@@ -1,4 +1,4 @@
-// The names the coordinator and its workers agree on (issue 17 items 2–3): the graphile-worker
+// The names the coordinator and its workers agree on: the graphile-worker
 // task identifier, job keys, notification channels, tables and the liveness lock space.
 
 import { createHash } from "node:crypto";
@@ -60,6 +60,7 @@ export const QUEUE_TIMEOUT_CAP_SECONDS = 3 * 3600 + 50 * 60;
 
 /** How often the sweeper looks for dead workers, and workers write their heartbeat. */
 export const SWEEP_INTERVAL_MS = 2000;
+/** How often a worker writes its heartbeat. */
 export const HEARTBEAT_INTERVAL_MS = 5000;
 
 /**

@@ -1,4 +1,4 @@
-// The coordinator's side of workers mode (issue 17 item 2): each command, agent and revise attempt
+// The coordinator's side of workers mode: each command, agent and revise attempt
 // becomes a graphile-worker job keyed `run/task/key/aN`, added in the same store transaction that
 // records its `instance_started`, so a job exists exactly when its start is recorded. Workers
 // report into the inbox; the coordinator, woken by LISTEN/NOTIFY (and a 1 s poll), hands each
@@ -31,6 +31,7 @@ export interface CommitHook {
   check(): void;
 }
 
+/** What a coordinator's queue executor needs: the shared store's connection, schema and run. */
 export interface QueueExecutorOptions {
   connectionString: string;
   schema: string;
@@ -61,6 +62,7 @@ function capTimeout<T extends WorkTask>(t: T): T {
   return capped;
 }
 
+/** An executor that queues attempts for workers and reads their reports from the inbox. */
 export class QueueExecutor implements InstanceExecutor {
   readonly local = false;
   private readonly pending = new Map<string, Pending>();

@@ -7,15 +7,17 @@ import type { Pool } from "pg";
 import type { Plan } from "../../plan/plan.js";
 import { queueDb, type RunRepository } from "../store/index.js";
 
-/** Writes run `run`'s pack snapshot into the empty folder `dest` (the store's copy, issue 17 item 1). */
+/** Writes run `run`'s pack snapshot into the empty folder `dest` (the store's copy). */
 export type PackSource = (run: string, dest: string) => Promise<void>;
 
+/** What a worker needs of a run: its plan, pack folder and repository. */
 export interface RunFacts {
   plan: Plan;
   repo?: RunRepository;
   packDir: string;
 }
 
+/** A worker's cache of runs' facts, each read and its pack extracted once. */
 export class RunCache {
   private readonly facts = new Map<string, Promise<RunFacts>>();
   constructor(

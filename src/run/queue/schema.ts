@@ -1,7 +1,7 @@
-// The tables the queue adds beside the store's (issue 17 items 2–3; their statements are the
-// store's, src/run/store/pg/queue-tables.ts): the inbox workers report into, the live workers, and
-// the per-run facts workers need (the plan); plus graphile-worker's own migrations, in its own
-// schema of the same database.
+// The tables the queue adds beside the store's (their statements are the store's,
+// src/run/store/pg/queue-tables.ts): the inbox workers report into, the live workers, and the
+// per-run facts workers need (the plan); plus graphile-worker's own migrations, in its own schema
+// of the same database.
 
 import type { ClientBase } from "pg";
 import { format } from "node:util";

@@ -1,4 +1,4 @@
-// Dependency outputs that many jobs share travel once (issue 17, performance). An instance's
+// Dependency outputs that many jobs share travel once (performance). An instance's
 // input holds every dependency's output: for a task mapped over a list, each instance
 // carries the whole producer, list included, so N jobs carried N copies — 23 KB per job at
 // 3,000 elements, 78 KB at 10,000: quadratic bytes through the queue, the coordinator's commits
@@ -17,6 +17,7 @@ export const SHARED_INPUT_BYTES = 2048;
 /** How many outputs a worker keeps parsed (a few per run; each is read from the store once). */
 const WORKER_CACHE_ENTRIES = 64;
 
+/** An instance's input with the large shared outputs taken out, sent once per run instead of per job. */
 export interface SplitInput {
   /** The input with each shared output replaced by null (its key keeps its place). */
   input: InstanceInput;

@@ -1,4 +1,4 @@
-// Releases a dead worker's jobs within seconds (issue 17 item 3). graphile-worker gives a locked
+// Releases a dead worker's jobs within seconds. graphile-worker gives a locked
 // job back only after 4 hours; every switchyard worker holds a session advisory lock on its id
 // while it lives, so a lock that can be taken means its worker is gone (kill -9, a lost machine
 // once TCP keepalives give up), and the sweeper calls graphile's force_unlock_workers for its

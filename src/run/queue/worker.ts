@@ -1,4 +1,4 @@
-// `switchyard worker` (issue 17 item 3): runs graphile-worker with one task handler that runs a
+// `switchyard worker`: runs graphile-worker with one task handler that runs a
 // switchyard attempt here with today's workspace and launcher code (executor.ts's local
 // executor), and reports it into the inbox. Before it runs a job it checks the inbox: a job
 // redelivered after its instance passed, or after its attempt reported, is skipped. Each worker
@@ -29,6 +29,7 @@ import { RunCache, type PackSource } from "./run-cache.js";
 import { InputJoiner } from "./shared-inputs.js";
 import type { JobPayload } from "./job-payload.js";
 
+/** How to run a worker: the shared store, its state folder, concurrency and tags, and what attempts may use. */
 export interface WorkerOptions {
   connectionString: string;
   /** The store's schema (the inbox and workers tables live there). */
@@ -48,6 +49,7 @@ export interface WorkerOptions {
   log?: (line: string) => void;
 }
 
+/** A running worker: its id, how to drain it, and whether it lost the store. */
 export interface RunningWorker {
   id: string;
   /** Stops taking jobs, lets running ones finish within the grace period, then interrupts them. */
@@ -92,6 +94,187 @@ function capped(out: Outcome, limit: number): Outcome {
   };
 }
 
+/** Attempts running in this worker by job key, so that a cancel notification can stop them. */
+type RunningAttempts = Map<string, { run: string; abort: AbortController; cancelled: boolean }>;
+
+/** What the job handler works with: the worker's connections, caches and environment. */
+interface HandlerDeps {
+  opts: WorkerOptions;
+  id: string;
+  pool: pg.Pool;
+  names: ReturnType<typeof queueNames>;
+  cache: RunCache;
+  inputs: InputJoiner;
+  inbox: InboxWriter;
+  baseEnv: NodeJS.ProcessEnv;
+  limit: number;
+  launcher: () => Launcher | null;
+  running: RunningAttempts;
+  log: (line: string) => void;
+}
+
+/** The default pack source: the snapshot archive the store keeps for each run. */
+function storePacks(pool: pg.Pool, schema: string): PackSource {
+  return async (run, dest) => {
+    const archive = await queueDb.packArchive(pool, schema, run);
+    if (!archive) throw new Error(`the store holds no pack snapshot for run ${run}`);
+    extractPack(archive, dest);
+  };
+}
+
+/** Opens the worker's dedicated session, takes its liveness lock and registers it in the workers table. */
+async function openWorkerSession(opts: WorkerOptions, id: string, pgOpts: pg.ClientConfig): Promise<pg.Client> {
+  const session = new pg.Client(pgOpts);
+  await session.connect();
+  await holdWorkerLock(session, id);
+  await queueDb.insertWorker(session, opts.schema, {
+    id,
+    host: hostname(),
+    pid: process.pid,
+    concurrency: opts.concurrency,
+    tags: opts.tags,
+  });
+  return session;
+}
+
+/** Stops the running attempts a cancel notification names: one job key, or every job of a run (`RUN/`). */
+async function listenForCancels(session: pg.Client, names: ReturnType<typeof queueNames>, running: RunningAttempts): Promise<void> {
+  await queueDb.listenTo(session, names.cancel);
+  session.on("notification", (n) => {
+    if (n.channel !== names.cancel || !n.payload) return;
+    for (const [k, r] of running) {
+      if (k === n.payload || (n.payload.endsWith("/") && `${r.run}/` === n.payload)) {
+        r.cancelled = true;
+        r.abort.abort();
+      }
+    }
+  });
+}
+
+/** The kind environment an attempt of a run runs in on this worker. */
+function attemptEnv(d: HandlerDeps, run: string, facts: Awaited<ReturnType<RunCache["get"]>>): KindEnv {
+  const { opts } = d;
+  return {
+    run,
+    plan: facts.plan,
+    packDir: facts.packDir,
+    baseEnv: d.baseEnv,
+    agentRunners: opts.agentRunners ?? {},
+    ...(facts.repo ? { repo: facts.repo } : {}),
+    maxFileBytes: d.limit,
+    launcher: d.launcher,
+    evaluatorFor: (task) => {
+      if (!opts.evaluators) throw new Error(`no evaluator was given to the worker for ${task.name}`);
+      return opts.evaluators(facts.packDir, facts.plan)(task);
+    },
+  };
+}
+
+/** The rounds of a revise attempt already reported, by the job's payload or by an earlier delivery: the loop continues after them. */
+async function priorRounds(d: HandlerDeps, p: JobPayload, at: InboxAddress): Promise<JobPayload["rounds"]> {
+  const prior = [...p.rounds];
+  if (p.plan.kind === "revise") {
+    const db2 = await d.pool.connect();
+    try {
+      for (const r of await reportedRounds(db2, d.opts.schema, at)) if (r.round > prior.length) prior.push(r);
+    } finally {
+      db2.release();
+    }
+  }
+  return prior;
+}
+
+/**
+ * The queue's one task: runs an attempt here unless the inbox already has it, reports its rounds
+ * and its outcome into the inbox, and throws (so the queue retries elsewhere) when drained mid-way.
+ */
+function jobHandler(d: HandlerDeps): Task {
+  return async (raw, helpers) => {
+    const p = raw as JobPayload;
+    const at: InboxAddress = { run: p.run, task: p.task, key: p.key, attempt: p.attempt };
+    const key = jobKey(d.names, p.run, p.task, p.key, p.attempt);
+    if ((await d.inbox.claimStart(at, { host: hostname(), pid: process.pid })) === "skip") {
+      d.log(`skipped ${key}: its result is already in the inbox`);
+      return;
+    }
+    const facts = await d.cache.get(p.run);
+    const input = await d.inputs.join(p.run, p.input, p.shared);
+    const env = attemptEnv(d, p.run, facts);
+    const abort = new AbortController();
+    const entry = { run: p.run, abort, cancelled: false };
+    d.running.set(key, entry);
+    const onShutdown = () => abort.abort();
+    helpers.abortSignal?.addEventListener("abort", onShutdown);
+    const base = join(d.cache.runDir(p.run), "work", p.task);
+    const dir = p.key !== null ? join(base, `${keyDirName(p.key)}.a${p.attempt}`) : join(base, `a${p.attempt}`);
+    const prior = await priorRounds(d, p, at);
+    let rounds: Promise<unknown> = Promise.resolve();
+    let out: Outcome;
+    try {
+      out = await localExecutor.run({
+        ctx: { env, task: p.plan, recordTask: p.task, key: p.key, dir, signal: abort.signal },
+        input,
+        attempt: p.attempt,
+        rounds: prior,
+        recordRound: (r, usage) => {
+          rounds = rounds.then(() => d.inbox.report(at, "round", { round: r, ...(usage ? { usage } : {}) }, r.round));
+        },
+        mayStartRound: () => !abort.signal.aborted,
+      });
+    } catch (err) {
+      out = { status: "failed", code: "internal", error: `internal: ${errorText(err)}` };
+    } finally {
+      d.running.delete(key);
+      helpers.abortSignal?.removeEventListener("abort", onShutdown);
+    }
+    await rounds;
+    if (out.status === "interrupted" && !entry.cancelled) {
+      // Drained (SIGTERM past its grace period): not a result; the queue gives the job to another worker.
+      throw new Error(`worker ${d.id} stopped before ${key} finished`);
+    }
+    const tail = logTail(`${dir}.log`);
+    const finished: FinishedReport = { outcome: capped(out, d.limit), ...(tail !== undefined ? { log_tail: tail } : {}) };
+    await d.inbox.report(at, "finished", finished);
+    d.log(`${key}: ${out.status}`);
+  };
+}
+
+/** Starts graphile-worker over the pool with the one task handler; its console output is quieted until it stops. */
+async function startQueue(
+  opts: WorkerOptions,
+  id: string,
+  pool: pg.Pool,
+  taskName: string,
+  handler: Task,
+): Promise<{ runner: Runner; restoreConsole: () => void }> {
+  const events: WorkerEvents = new EventEmitter() as WorkerEvents;
+  events.on("pool:create", ({ workerPool }) => {
+    void queueDb.setWorkerPool(pool, opts.schema, id, workerPool.id).catch(() => undefined);
+  });
+  const restoreConsole = quietConsole();
+  const runner: Runner = await runQueue({
+    pgPool: pool,
+    concurrency: opts.concurrency,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    taskList: { [taskName]: handler },
+    logger: quietLogger,
+    events,
+    gracefulShutdownAbortTimeout: opts.graceMs ?? 60000,
+    // Completions within 20 ms are sent as one statement. A job left locked by a worker killed
+    // in that window runs again elsewhere and is skipped there: its report is in the inbox.
+    preset: { worker: { completeJobBatchDelay: 20 } },
+  }).catch((err: unknown) => {
+    restoreConsole();
+    throw err;
+  });
+  return { runner, restoreConsole };
+}
+
+/**
+ * Starts a worker: registers it in the store, takes jobs from the queue until drained or cut off
+ * from the store, heartbeats, and sweeps the jobs of dead workers.
+ */
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const log = opts.log ?? (() => undefined);
   const id = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
@@ -108,138 +291,36 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     first.release();
   }
   // The liveness lock and cancel notifications share one dedicated session.
-  const session = new pg.Client(pgOpts);
-  await session.connect();
-  await holdWorkerLock(session, id);
-  await queueDb.insertWorker(session, schema, { id, host: hostname(), pid: process.pid, concurrency: opts.concurrency, tags: opts.tags });
-  const packs: PackSource =
-    opts.packs ??
-    (async (run, dest) => {
-      const archive = await queueDb.packArchive(pool, schema, run);
-      if (!archive) throw new Error(`the store holds no pack snapshot for run ${run}`);
-      extractPack(archive, dest);
-    });
-  const cache = new RunCache(pool, schema, opts.stateDir, packs);
-  const inputs = new InputJoiner(pool, schema);
-  const inbox = new InboxWriter(pool, schema, id);
+  const session = await openWorkerSession(opts, id, pgOpts);
   const secrets = new Set(opts.secretEnv ?? []);
   const baseEnv: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!secrets.has(k)) baseEnv[k] = v;
   let launcher: Launcher | null | undefined;
-  const limit = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  /** Running attempts by job key, to stop them on a cancel. */
-  const running = new Map<string, { run: string; abort: AbortController; cancelled: boolean }>();
-
+  const running: RunningAttempts = new Map();
   const names = queueNames(schema);
-  await queueDb.listenTo(session, names.cancel);
-  session.on("notification", (n) => {
-    if (n.channel !== names.cancel || !n.payload) return;
-    for (const [k, r] of running) {
-      if (k === n.payload || (n.payload.endsWith("/") && `${r.run}/` === n.payload)) {
-        r.cancelled = true;
-        r.abort.abort();
-      }
-    }
-  });
+  await listenForCancels(session, names, running);
 
-  const handler: Task = async (raw, helpers) => {
-    const p = raw as JobPayload;
-    const at: InboxAddress = { run: p.run, task: p.task, key: p.key, attempt: p.attempt };
-    const key = jobKey(names, p.run, p.task, p.key, p.attempt);
-    if ((await inbox.claimStart(at, { host: hostname(), pid: process.pid })) === "skip") {
-      log(`skipped ${key}: its result is already in the inbox`);
-      return;
-    }
-    const facts = await cache.get(p.run);
-    const input = await inputs.join(p.run, p.input, p.shared);
-    const env: KindEnv = {
-      run: p.run,
-      plan: facts.plan,
-      packDir: facts.packDir,
-      baseEnv,
-      agentRunners: opts.agentRunners ?? {},
-      ...(facts.repo ? { repo: facts.repo } : {}),
-      maxFileBytes: limit,
-      launcher: () => {
-        if (launcher === undefined) {
-          const l = new Launcher(baseEnv);
-          launcher = l.available ? l : null;
-        }
-        return launcher;
-      },
-      evaluatorFor: (task) => {
-        if (!opts.evaluators) throw new Error(`no evaluator was given to the worker for ${task.name}`);
-        return opts.evaluators(facts.packDir, facts.plan)(task);
-      },
-    };
-    const abort = new AbortController();
-    const entry = { run: p.run, abort, cancelled: false };
-    running.set(key, entry);
-    const onShutdown = () => abort.abort();
-    helpers.abortSignal?.addEventListener("abort", onShutdown);
-    const base = join(cache.runDir(p.run), "work", p.task);
-    const dir = p.key !== null ? join(base, `${keyDirName(p.key)}.a${p.attempt}`) : join(base, `a${p.attempt}`);
-    // Rounds reported by an earlier delivery of this attempt: the loop continues after them.
-    const prior = [...p.rounds];
-    if (p.plan.kind === "revise") {
-      const db2 = await pool.connect();
-      try {
-        for (const r of await reportedRounds(db2, schema, at)) if (r.round > prior.length) prior.push(r);
-      } finally {
-        db2.release();
+  const handler = jobHandler({
+    opts,
+    id,
+    pool,
+    names,
+    cache: new RunCache(pool, schema, opts.stateDir, opts.packs ?? storePacks(pool, schema)),
+    inputs: new InputJoiner(pool, schema),
+    inbox: new InboxWriter(pool, schema, id),
+    baseEnv,
+    limit: opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    launcher: () => {
+      if (launcher === undefined) {
+        const l = new Launcher(baseEnv);
+        launcher = l.available ? l : null;
       }
-    }
-    let rounds: Promise<unknown> = Promise.resolve();
-    let out: Outcome;
-    try {
-      out = await localExecutor.run({
-        ctx: { env, task: p.plan, recordTask: p.task, key: p.key, dir, signal: abort.signal },
-        input,
-        attempt: p.attempt,
-        rounds: prior,
-        recordRound: (r, usage) => {
-          rounds = rounds.then(() => inbox.report(at, "round", { round: r, ...(usage ? { usage } : {}) }, r.round));
-        },
-        mayStartRound: () => !abort.signal.aborted,
-      });
-    } catch (err) {
-      out = { status: "failed", code: "internal", error: `internal: ${errorText(err)}` };
-    } finally {
-      running.delete(key);
-      helpers.abortSignal?.removeEventListener("abort", onShutdown);
-    }
-    await rounds;
-    if (out.status === "interrupted" && !entry.cancelled) {
-      // Drained (SIGTERM past its grace period): not a result; the queue gives the job to another worker.
-      throw new Error(`worker ${id} stopped before ${key} finished`);
-    }
-    const tail = logTail(`${dir}.log`);
-    const finished: FinishedReport = { outcome: capped(out, limit), ...(tail !== undefined ? { log_tail: tail } : {}) };
-    await inbox.report(at, "finished", finished);
-    log(`${key}: ${out.status}`);
-  };
-
-  const events: WorkerEvents = new EventEmitter() as WorkerEvents;
-  events.on("pool:create", ({ workerPool }) => {
-    void queueDb.setWorkerPool(pool, schema, id, workerPool.id).catch(() => undefined);
+      return launcher;
+    },
+    running,
+    log,
   });
-  const restoreConsole = quietConsole();
-  const runner: Runner = await runQueue({
-    pgPool: pool,
-    concurrency: opts.concurrency,
-    noHandleSignals: true,
-    pollInterval: 1000,
-    taskList: { [names.task]: handler },
-    logger: quietLogger,
-    events,
-    gracefulShutdownAbortTimeout: opts.graceMs ?? 60000,
-    // Completions within 20 ms are sent as one statement. A job left locked by a worker killed
-    // in that window runs again elsewhere and is skipped there: its report is in the inbox.
-    preset: { worker: { completeJobBatchDelay: 20 } },
-  }).catch((err: unknown) => {
-    restoreConsole();
-    throw err;
-  });
+  const { runner, restoreConsole } = await startQueue(opts, id, pool, names.task, handler);
   const heartbeat = setInterval(() => {
     void queueDb.touchWorker(pool, schema, id).catch(() => undefined);
   }, HEARTBEAT_INTERVAL_MS);

@@ -1,4 +1,4 @@
-// What `switchyard workers` shows (issue 17 item 4): the live workers, each with its running jobs
+// What `switchyard workers` shows: the live workers, each with its running jobs
 // and last heartbeat. A row whose worker's liveness lock is free is a dead worker the sweeper has
 // not yet cleared: it is left out (and its jobs are about to run elsewhere).
 
@@ -7,12 +7,14 @@ import { queueDb } from "../store/index.js";
 import { queueNames } from "./names.js";
 import { workerAlive } from "./sweeper.js";
 
+/** A job a worker holds, and since when. */
 export interface WorkerJob {
   job: string;
   /** When the worker took it. */
   since: string;
 }
 
+/** A live worker as `switchyard workers` lists it. */
 export interface WorkerInfo {
   id: string;
   host: string;
@@ -24,6 +26,7 @@ export interface WorkerInfo {
   jobs: WorkerJob[];
 }
 
+/** The live workers of a shared store, with the jobs they hold. */
 export async function listWorkers(pool: Pool, schema: string): Promise<WorkerInfo[]> {
   const db = await pool.connect();
   try {

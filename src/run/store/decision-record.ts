@@ -2,11 +2,13 @@
 // the event log's decision payloads. They live in the store because events carry them; the Judge
 // port (kinds/judge.ts) that produces them re-exports them.
 
+/** One option of a dynamic choice, resolved for an element. */
 export interface ResolvedOption {
   value: string;
   description: string;
 }
 
+/** Tokens and cost of an agent turn or a decision, as far as the tool or provider reported them. */
 export interface Usage {
   input_tokens?: number;
   output_tokens?: number;
@@ -36,6 +38,7 @@ export interface Receipt {
   time: string; // ISO 8601
 }
 
+/** Who decided: the host, the host with a model shadowing, a model, or precomputed output (T-3). */
 export type DecisionMode = "host" | "shadow" | "model" | "output";
 
 /** One question's part of a decision record. */

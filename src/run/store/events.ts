@@ -5,14 +5,19 @@
 import type { Plan } from "../../plan/plan.js";
 import type { DecisionRecord, Usage } from "./decision-record.js";
 
+/** An instance's status in the event log and the projections. */
 export type InstanceStatus = "pending" | "running" | "passed" | "failed" | "not_taken" | "blocked";
+/** The statuses an instance ends in. */
 export type TerminalStatus = "passed" | "failed" | "not_taken" | "blocked";
+/** A run's status. */
 export type RunStatus = "running" | "passed" | "failed" | "stopped" | "cancelled";
 
+/** Whether an instance's status is final. */
 export function isTerminal(s: InstanceStatus): s is TerminalStatus {
   return s === "passed" || s === "failed" || s === "not_taken" || s === "blocked";
 }
 
+/** A run's settings as recorded at admission (and at each resume). */
 export interface Settings {
   concurrency: number;
   decision_concurrency: number;
@@ -20,6 +25,7 @@ export interface Settings {
   budget_usd?: number;
 }
 
+/** Where a run's pack snapshot is and what it came from, as run_admitted records it. */
 export interface SnapshotInfo {
   /** Absolute path of the copy inside the run folder ($SWITCHYARD_PACK). */
   dir: string;
@@ -39,7 +45,7 @@ export interface EventPayloads {
     settings: Settings;
     pid: number;
     repo?: RunRepository;
-    /** Each preset agent runner's tool version, read by preflight (issue 27). */
+    /** Each preset agent runner's tool version, read by preflight. */
     agent_versions?: Record<string, string>;
   };
   /** Another invocation continues the run (R-4), with its effective settings. */
@@ -58,7 +64,7 @@ export interface EventPayloads {
     error?: string;
     code?: string;
     usage?: Usage;
-    /** The agent runner's concurrency, raised after a quiet period without rate limits (issue 27). */
+    /** The agent runner's concurrency, raised after a quiet period without rate limits. */
     runner_concurrency?: { runner: string; limit: number | null };
   };
   /** An attempt failed and will be retried after `delay_ms`. */
@@ -68,7 +74,7 @@ export interface EventPayloads {
     code?: string;
     delay_ms: number;
     usage?: Usage;
-    /** The tool reported a rate limit (issue 27): not a failed attempt; the runner's concurrency after it. */
+    /** The tool reported a rate limit: not a failed attempt; the runner's concurrency after it. */
     rate_limited?: { runner: string; concurrency: number };
   };
   /** The run was cancelled or stopped while this attempt ran; it runs again on resume. */
@@ -89,10 +95,10 @@ export interface EventPayloads {
   run_cancelled: { reason: string };
   /** Every task settled. */
   run_finished: { status: "passed" | "failed" };
-  /** `switchyard rerun` (issue 13): what was asked for, before the resets it caused. */
+  /** `switchyard rerun`: what was asked for, before the resets it caused. */
   rerun_requested: RerunRequest & { reset: number; pid: number };
   /**
-   * An instance is cleared (issue 13): it runs again on resume. `previous` is what it had, so the
+   * An instance is cleared: it runs again on resume. `previous` is what it had, so the
    * log keeps an earlier answer beside the new one. `keep_decision`: a route's recorded decision
    * is reused, not asked again, if its gate is still open.
    */
@@ -103,6 +109,7 @@ export interface EventPayloads {
   pack_refreshed: { snapshot: SnapshotInfo; pack_digest: string };
 }
 
+/** What a rerun asked for: tasks, keys or the failed instances; whether downstream instances, decisions and the pack are redone too. */
 export interface RerunRequest {
   tasks: string[];
   keys: string[];
@@ -112,6 +119,7 @@ export interface RerunRequest {
   refresh_pack: boolean;
 }
 
+/** An instance's result before a rerun reset it, kept in the log so that `show` can list earlier results. */
 export interface ResetPrevious {
   status: InstanceStatus;
   attempts: number;
@@ -120,8 +128,10 @@ export interface ResetPrevious {
   label?: string;
 }
 
+/** The type of a recorded event. */
 export type EventType = keyof EventPayloads;
 
+/** Counts of a task's instances by status. */
 export interface FoldSummary {
   total: number;
   passed: number;
@@ -141,7 +151,7 @@ interface EventOf<T extends EventType> {
   payload: EventPayloads[T];
 }
 
-/** The repository `worktree` agents work on (issue 12), fixed at admission: resume never reads HEAD. */
+/** The repository `worktree` agents work on, fixed at admission: resume never reads HEAD. */
 export interface RunRepository {
   /** The repository's top-level folder. */
   path: string;
@@ -191,8 +201,12 @@ export function decodeEvent(run: string, r: StoredEvent): RunEvent {
 
 /**
  * What an event charges to the run's spend (R-6): the cost an agent or reviser reported with
- * an attempt (passed, failed, retried or interrupted) or a round. The one place spend is
- * counted: the engine (live budget), the fold (resume's budget) and the projection (`runs`).
+ * an attempt (passed, failed, retried or interrupted) or a round — a failed decision's attempt
+ * carries what its host runner spent — and what the host runner reported for a recorded
+ * decision's answers (an agent runner is charged whatever it answers, D-40). A decision
+ * provider's requests are not charged (R-6), nor a record reused after a rerun (charged when it was made). The one
+ * place spend is counted: the engine (live budget), the fold (resume's budget) and the
+ * projection (`runs`).
  */
 export function chargedUsd(e: RunEvent): number {
   switch (e.type) {
@@ -201,7 +215,16 @@ export function chargedUsd(e: RunEvent): number {
     case "instance_interrupted":
     case "revise_round":
       return e.payload.usage?.cost_usd ?? 0;
+    case "decision_recorded":
+      return e.payload.reused ? 0 : hostCostUsd(e.payload.record);
     default:
       return 0;
   }
+}
+
+/** The cost the host runner reported for a decision record's answers (each request counted once, on its first question). */
+function hostCostUsd(record: DecisionRecord): number {
+  let usd = 0;
+  for (const d of Object.values(record)) if (d.provider === "host") usd += d.usage?.cost_usd ?? 0;
+  return usd;
 }

@@ -8,6 +8,7 @@ import { SqliteStore } from "./store-sqlite.js";
 import { parsePgUrl, PostgresStore } from "./store-postgres.js";
 import { sqlitePath, type Store } from "./store.js";
 
+/** The store a --store value names: a SQLite file or a PostgreSQL database. */
 export type StoreSpec = { kind: "sqlite"; file: string } | { kind: "postgres"; url: string };
 
 /** What a --store value names; throws a message (never the password) for one that is neither kind. */

@@ -1,4 +1,4 @@
-// Run ownership (R-4, issue 9 item 1): exactly one process executes a run at a time.
+// Run ownership (R-4): exactly one process executes a run at a time.
 //
 // The owner is claimed in one SQLite write transaction (BEGIN IMMEDIATE), so of several
 // `resume RUN` started at once exactly one wins and the others are refused with `run-busy`
@@ -29,6 +29,7 @@ import type { PostgresStore } from "./store-postgres.js";
 import type { SqliteStore } from "./store-sqlite.js";
 import { RunRefused } from "./run-refused.js";
 
+/** Which process owns a run: its pid, start time and boot, its host, and the token it holds. */
 export interface OwnerIdentity {
   pid: number;
   /** The process's start time in clock ticks since boot (null where /proc cannot tell). */
@@ -39,6 +40,7 @@ export interface OwnerIdentity {
   token: string;
 }
 
+/** Whether a run's owner is alive, known gone, or cannot be told (another host, no /proc). */
 export type OwnerCheck =
   | { state: "alive"; owner: OwnerIdentity }
   | { state: "gone"; owner: OwnerIdentity; why: string }

@@ -19,6 +19,7 @@ export interface RowExtras {
   outputText?: string;
 }
 
+/** An event waiting to be written, with the projection rows it updates. */
 export type PendingRow = RunEvent & RowExtras;
 
 /** Payload fields that are also written to an instance row's `output` column. */

@@ -4,6 +4,7 @@
 
 import { CodedError } from "../../shared/coded-error.js";
 
+/** A run that may not be started, resumed or changed now; the person's to fix. */
 export class RunRefused extends CodedError {}
 
 /** No such run in the state folder: the wrong run was named. */

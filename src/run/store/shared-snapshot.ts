@@ -1,4 +1,4 @@
-// A run's pack snapshot on a store shared by many machines (issue 17): the snapshot folder
+// A run's pack snapshot on a store shared by many machines: the snapshot folder
 // lives in the state folder of the machine that admitted the run, so the store keeps a copy as
 // one archive (pack-archive.ts). Any other machine — a coordinator resuming the run, a worker
 // running its attempts — unpacks that copy into its own state folder instead of needing a shared

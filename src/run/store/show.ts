@@ -5,6 +5,7 @@ import type { Sql, Store } from "./store.js";
 import { decodeEvent, type FoldSummary, type RerunRequest, type StoredEvent } from "./events.js";
 import { sumUsage, type Usage } from "./decision-record.js";
 
+/** One instance as `show --json` prints it. */
 export interface ShownInstance {
   status: string;
   output: unknown;
@@ -12,12 +13,13 @@ export interface ShownInstance {
   attempts: number;
   /** Only for not_taken: the label that closed the gate (absent when none applies). */
   label?: string;
-  /** What a rerun cleared, oldest first (issue 13): the earlier status and output or answer. */
+  /** What a rerun cleared, oldest first: the earlier status and output or answer. */
   earlier?: EarlierResult[];
-  /** Tokens and cost_usd its attempts reported, summed over all of them (agents; issue 27). */
+  /** Tokens and cost_usd its attempts reported, summed over all of them (agents). */
   usage?: Usage;
 }
 
+/** An instance's result from before a rerun reset it. */
 export interface EarlierResult {
   reset_at: string;
   reason: "rerun" | "downstream";
@@ -29,7 +31,7 @@ export interface EarlierResult {
   kept?: boolean;
 }
 
-/** One `switchyard rerun` of the run (issue 13). */
+/** One `switchyard rerun` of the run. */
 export interface ShownRerun extends RerunRequest {
   time: string;
   reset: number;
@@ -37,6 +39,7 @@ export interface ShownRerun extends RerunRequest {
   snapshot?: string;
 }
 
+/** One task as `show --json` prints it. */
 export interface ShownTask {
   kind: string;
   status: string;
@@ -48,11 +51,12 @@ export interface ShownTask {
   label?: string;
   /** Unmapped: what reruns cleared, oldest first. */
   earlier?: EarlierResult[];
-  /** Unmapped: the tokens and cost_usd its attempts reported (agents; issue 27). */
+  /** Unmapped: the tokens and cost_usd its attempts reported (agents). */
   usage?: Usage;
   instances?: Record<string, ShownInstance>;
 }
 
+/** What `show --json` prints: the run, its tasks, their instances, usage and cost. */
 export interface ShowJson {
   run: string;
   status: string;
@@ -117,6 +121,7 @@ function rerunHistory(store: Store, run: string, only?: string) {
   return { reruns, earlier };
 }
 
+/** A run as `show --json` prints it (only one task's instances with `only`); undefined when there is no such run. */
 export function showRun(store: Store, run: string, only?: string): ShowJson | undefined {
   const r = store.run(run);
   if (!r) return undefined;

@@ -1,4 +1,4 @@
-// Faults of the state database (issue 9 item 5): a full disk, a file-size limit, a read-only or
+// Faults of the state database: a full disk, a file-size limit, a read-only or
 // immutable file, a corrupt or truncated database. SQLite reports them as SqliteError with a
 // code; here they become a StorageFault that names the file, says what is wrong and how to
 // recover, instead of an uncaught error with a stack. The same holds for the files the engine
@@ -24,6 +24,7 @@ const DAMAGED: Record<string, string> = {
   SQLITE_NOTADB: "it is not an SQLite database (truncated or overwritten?)",
 };
 
+/** The store or the state folder failed (disk full, database gone): not a bug and not the run's fault; the run can be resumed. */
 export class StorageFault extends CodedError {
   /** The run that was executing, when there was one (for the advice to resume it). */
   run?: string;

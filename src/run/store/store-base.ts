@@ -17,6 +17,7 @@ const FLUSH_MS = 15;
 /** Events per page when the log is read (events(), rebuild()). */
 const PAGE = 4000;
 
+/** A store that buffers events and their projection rows and writes them in batches. */
 export abstract class BufferedStore implements Store {
   abstract readonly kind: StoreKind;
   abstract readonly location: string;

@@ -98,6 +98,7 @@ const CANNOT_WRITE: Record<string, string> = {
   "42501": "the user may not write these tables",
 };
 
+/** Where a PostgreSQL store lives: its connection string and schema. */
 export interface PgLocation {
   /** The connection string for `pg`, without switchyard's parameters. */
   url: string;
@@ -127,6 +128,7 @@ export function parsePgUrl(spec: string): PgLocation {
   return { url, schema, where: shown.toString() };
 }
 
+/** The event log and projections in a PostgreSQL schema, shared by coordinators and workers. */
 export class PostgresStore extends BufferedStore {
   readonly kind = "postgres" as const;
   readonly location: string;

@@ -6,6 +6,7 @@ import type { Sql } from "./store.js";
 
 const q = (sqlite: string, postgres?: string): Sql => (postgres === undefined ? { sqlite } : { sqlite, postgres });
 
+/** The SQL of the event log, in SQLite's dialect and PostgreSQL's where they differ. */
 export const LOG_SQL = {
   maxSeq: q("SELECT MAX(seq) AS m FROM events WHERE run = ?"),
   eventsAfter: q("SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND seq > ? ORDER BY seq LIMIT ?"),

@@ -84,6 +84,7 @@ const UPSERT_INSTANCE = `INSERT INTO instances (run, task, key, status, attempts
   ON CONFLICT (run, task, key) DO UPDATE SET status = excluded.status, attempts = MAX(attempts, excluded.attempts),
   output = excluded.output, error = excluded.error, label = excluded.label`;
 
+/** The event log and projections in the state folder's SQLite file. */
 export class SqliteStore extends BufferedStore {
   readonly kind = "sqlite" as const;
   readonly location: string;

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import type { EventPayloads, EventType, RunEvent, RunStatus, StoredEvent } from "./events.js";
 import type { StorageFault } from "./storage-fault.js";
 
+/** A run's row in the runs projection. */
 export interface RunRow {
   run: string;
   playbook: string;
@@ -31,6 +32,7 @@ export interface RunRow {
   spent_usd: number;
 }
 
+/** A task's row in the tasks projection. */
 export interface TaskRow {
   task: string;
   kind: string;
@@ -41,6 +43,7 @@ export interface TaskRow {
   error: string | null;
 }
 
+/** An instance's row in the instances projection. */
 export interface InstanceRow {
   task: string;
   /** null for an unmapped task's instance. */
@@ -61,8 +64,10 @@ export interface Sql {
   postgres?: string;
 }
 
+/** Which database a store is. */
 export type StoreKind = "sqlite" | "postgres";
 
+/** Where runs are recorded: the event log, its projections, and the run folders; SQLite or PostgreSQL. */
 export interface Store {
   readonly kind: StoreKind;
   /** The local state folder: run folders (snapshots, attempt workspaces, logs) and labs. */

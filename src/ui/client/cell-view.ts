@@ -48,6 +48,7 @@ function decisionEl(d: CellDecision): HTMLElement {
   );
 }
 
+/** The cell page: an instance's status, decision, attempts, input, prompt, log and files (links only when live). */
 export function cellView(c: CellDoc, live: boolean, fileLink: (attempt: number, path: string) => string): HTMLElement {
   const title = `${c.task}${c.key === null ? "" : `[${c.key}]`}`;
   const parts: Array<HTMLElement | null> = [

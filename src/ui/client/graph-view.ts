@@ -12,6 +12,7 @@ const GAP_X = 56;
 const GAP_Y = 16;
 const PAD = 8;
 
+/** The run's task graph as SVG, tasks in columns by depth, each clickable. */
 export function graphView(doc: RunDoc, onTask: (t: GraphTask) => void): SVGElement {
   const depth = new Map<string, number>();
   for (const t of doc.graph)

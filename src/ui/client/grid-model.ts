@@ -6,6 +6,7 @@ import type { ApiEvent, GridDoc } from "../api-types.js";
 import { STATUS_LETTER, type StatusName } from "../api-types.js";
 import { routeCell } from "../decisions.js";
 
+/** One task's column of the grid: its name, kind, and a status letter per key. */
 export interface Column {
   name: string;
   kind: string;
@@ -14,6 +15,7 @@ export interface Column {
   confidence: Array<number | null>;
 }
 
+/** The grid's data: keys in rows, mapped tasks in columns, updated cell by cell as events arrive. */
 export class GridModel {
   readonly keys: string[];
   readonly columns: Column[];

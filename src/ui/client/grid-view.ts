@@ -8,6 +8,7 @@ import type { Column, GridModel } from "./grid-model.js";
 const ROW = 26;
 const OVERSCAN = 10;
 
+/** A status letter of the grid spelled out, for titles and filters. */
 export const STATUS_NAME: Record<string, string> = {
   p: "pending",
   r: "running",
@@ -20,6 +21,7 @@ export const STATUS_NAME: Record<string, string> = {
 
 type SortBy = "key" | "key-desc" | "conf" | "conf-desc" | "status";
 
+/** What the grid shows: by column, status, label, confidence, key substring, and its sort. */
 export interface GridFilter {
   /** The column the status, label, confidence and sort apply to ("" = any column for status). */
   column: string;
@@ -31,6 +33,7 @@ export interface GridFilter {
   sort: SortBy;
 }
 
+/** The grid of a run's mapped instances, drawn virtually (only the visible rows exist), filterable and sortable. */
 export class GridView {
   readonly el: HTMLElement;
   private readonly body: HTMLElement;
@@ -42,6 +45,7 @@ export class GridView {
   private filter: GridFilter;
   private frame = 0;
 
+  // eslint-disable-next-line max-lines-per-function -- not split yet: the grid's DOM is built in its constructor
   constructor(
     private readonly model: GridModel,
     private readonly onCell: (task: string, key: string) => void,

@@ -3,6 +3,7 @@
 
 import type { ApiEvent, CellDoc, EmbeddedRun, GridDoc, LabItem, RunDoc, RunListItem } from "../api-types.js";
 
+/** Where the browser code gets its documents: the server's API, or the data embedded in a `show --html` file. */
 export interface Source {
   /** False for a `show --html` file: no run list, no labs, no attempt files, no live updates. */
   readonly live: boolean;
@@ -26,6 +27,7 @@ async function getJson<T>(path: string): Promise<T> {
 
 const enc = encodeURIComponent;
 
+/** Documents from the server's JSON API, with live updates by server-sent events. */
 export class HttpSource implements Source {
   readonly live = true;
   async runs(): Promise<RunListItem[]> {
@@ -55,6 +57,7 @@ export class HttpSource implements Source {
   }
 }
 
+/** Documents from the data a `show --html` file carries: one run, frozen. */
 export class EmbeddedSource implements Source {
   readonly live = false;
   constructor(private readonly data: EmbeddedRun) {}

@@ -1,4 +1,4 @@
-// How a runner is started for one turn (issue 12): the argv its preset builds (executable,
+// How a runner is started for one turn: the argv its preset builds (executable,
 // the preset's non-interactive and permission flags — or the config's `base_args` instead — the
 // effort knobs, less the config's `remove_args`, then the config's extra `args`, then the prompt
 // the way the tool takes it), the environment the tool needs, and the cost of the turn.
@@ -8,10 +8,12 @@ import type { AgentRunnerConfig, PriceTable } from "../agent-runner-config.js";
 import type { Usage } from "../../store/index.js";
 import { PRESETS, type Preset } from "./presets.js";
 
+/** The preset a runner uses (generic when it names none). */
 export function presetOf(runner: AgentRunnerConfig): Preset {
   return PRESETS[runner.preset ?? "generic"];
 }
 
+/** How a preset launches one turn: the argv, whether the prompt goes on stdin, and where the tool's output is read from. */
 export interface Invocation {
   argv: string[];
   /** Whether the prompt goes to stdin (else stdin is /dev/null). */

@@ -4,8 +4,10 @@
 
 import { isPlainObject } from "../../values/index.js";
 
+/** One event of a tool's JSON-lines output. */
 export type JsonEvent = Record<string, unknown> & { type: string };
 
+/** A tool's stdout as JSON-lines events, or why it is not (nothing printed, a line that is not a JSON event). */
 export function jsonEventLines(stdout: string): { ok: true; events: JsonEvent[] } | { ok: false; error: string } {
   const lines = stdout.split("\n").filter((l) => l.trim() !== "");
   if (lines.length === 0) return { ok: false, error: "printed no JSON events on stdout" };

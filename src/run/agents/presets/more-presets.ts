@@ -1,4 +1,4 @@
-// The presets for opencode and Qwen Code (issue 27), verified against the real tools by the
+// The presets for opencode and Qwen Code, verified against the real tools by the
 // conformance suite (test/agents-real/, docs/agents/opencode.md and qwen-code.md). Kept apart from
 // presets.ts, which spreads them into its table. Their readers are opencode-output.ts and
 // qwen-code-output.ts.
@@ -8,11 +8,14 @@
 // @qwen-code/qwen-code 0.24.4 (--output-format json, --approval-mode auto-edit, the prompt from
 // stdin) and https://qwenlm.github.io/qwen-code-docs/en/users/features/headless.
 
+/** The presets defined in this file, beyond the first five. */
 export const MORE_PRESET_NAMES = ["opencode", "qwen-code"] as const;
+/** How the tools of these presets print a turn's result. */
 export type MoreOutputFormat = "opencode-jsonl" | "qwen-json";
 
 const NO_EFFORT = { low: [], medium: [], high: [] } as const;
 
+/** The presets for opencode and Qwen Code (checked against Preset in presets.ts). */
 export const MORE_PRESETS = {
   opencode: {
     name: "opencode",

@@ -1,4 +1,4 @@
-// Reads `opencode run --format json` (issue 27): one JSON event per line, recorded from opencode-ai
+// Reads `opencode run --format json`: one JSON event per line, recorded from opencode-ai
 // 1.18.33 in test/fixtures/real-agents/. Each model call is a step: `step_start`, the step's `text`
 // and `tool_use` events, then `step_finish` with `part.tokens {input, output, reasoning,
 // cache: {read, write}}` and `part.cost`. A failed call is an `error` event (`error.name`,
@@ -12,6 +12,7 @@ import { jsonEventLines } from "./json-lines.js";
 
 const count = (x: unknown): number => (typeof x === "number" && Number.isFinite(x) && x >= 0 ? x : 0);
 
+/** Reads an opencode turn from its JSON-lines output: the reply, usage and cost, or the tool's error. */
 export function readOpencode({ stdout }: ToolOutput): TurnReading {
   const parsed = jsonEventLines(stdout);
   if (!parsed.ok) return parsed;

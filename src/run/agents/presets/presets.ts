@@ -1,4 +1,4 @@
-// Runner presets (issue 12): what switchyard knows about each agent CLI, as data — one table per
+// Runner presets: what switchyard knows about each agent CLI, as data — one table per
 // tool, no class per tool. A preset says how to run the tool non-interactively in a workspace it
 // may write to, how `effort` maps onto the tool's own knobs, and which reader turns its
 // machine-readable output into the reply text, turns, tokens and cost (see read-output.ts).
@@ -17,7 +17,7 @@
 //   stdin; --skip-git-repo-check (a scratch workspace is not a repository),
 //   -c model_reasoning_effort=…: https://skills.sh/skills-directory/skill-codex/codex
 //
-// Verified against the real tools (issue 27; recordings in test/fixtures/real-agents/, facts in
+// Verified against the real tools (recordings in test/fixtures/real-agents/, facts in
 // docs/agents/*.md): Claude Code 2.1.197 (`--effort low|medium|high|xhigh|max`; error results
 // exit 1), Codex 0.145.0–0.171.0 (`--sandbox workspace-write`; `--full-auto` is rejected from
 // 0.147.0 on, exit 2), Gemini CLI 0.61.0 (refuses an untrusted folder unless
@@ -36,7 +36,9 @@
 import type { Effort } from "../../../plan/plan.js";
 import { MORE_PRESET_NAMES, MORE_PRESETS, type MoreOutputFormat } from "./more-presets.js";
 
+/** Every agent preset a runner may name. */
 export const PRESET_NAMES = ["claude-code", "codex", "gemini", "aider", "generic", ...MORE_PRESET_NAMES] as const;
+/** One of PRESET_NAMES. */
 export type PresetName = (typeof PRESET_NAMES)[number];
 
 /**
@@ -64,6 +66,7 @@ export type PromptPassing =
   /** as a file: `FLAG PATH` at the end of the argv */
   | { via: "file"; flag: string };
 
+/** What switchyard knows of one agent CLI: how to launch a turn, set its effort and workspace, read its output, and which versions work. */
 export interface Preset {
   name: PresetName;
   /** The tool's name, for messages ("Claude Code"). */
@@ -92,6 +95,7 @@ const NO_EFFORT = { low: [], medium: [], high: [] } as const;
 // their output formats, so more-presets.ts importing it back would be an import cycle.
 const MORE: Readonly<Record<(typeof MORE_PRESET_NAMES)[number], Preset>> = MORE_PRESETS;
 
+/** Every preset, by name. */
 export const PRESETS: Readonly<Record<PresetName, Preset>> = {
   "claude-code": {
     name: "claude-code",
@@ -109,7 +113,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     output: "claude-json",
     reportsCost: true,
     docs: "https://docs.anthropic.com/en/docs/claude-code/cli-reference",
-    versions: { verified: { oldest: "2.1.197", newest: "2.1.197" } },
+    versions: { verified: { oldest: "2.1.197", newest: "2.1.332" } },
   },
   codex: {
     name: "codex",

@@ -1,4 +1,4 @@
-// Reads `qwen --output-format json` (issue 27): one JSON array of messages printed when the turn
+// Reads `qwen --output-format json`: one JSON array of messages printed when the turn
 // ends, recorded from @qwen-code/qwen-code 0.24.4 in test/fixtures/real-agents/. Its last element
 // is the result: `{"type": "result", "subtype": "success" | "error_during_execution", "is_error",
 // "result", "num_turns", "usage": {input_tokens, output_tokens, cache_read_input_tokens},
@@ -10,6 +10,7 @@ import { isPlainObject } from "../../values/index.js";
 import type { Usage } from "../../store/index.js";
 import { count, failedByTool, stderrErrorObject, toolError, type ToolOutput, type TurnReading } from "./tool-report.js";
 
+/** Reads a Qwen Code turn from its JSON output (and stderr, where it reports errors before a result). */
 export function readQwenCode({ stdout, stderr }: ToolOutput): TurnReading {
   const t = stdout.trim();
   if (t === "") {

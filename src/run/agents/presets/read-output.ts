@@ -1,4 +1,4 @@
-// Reads what an agent CLI printed for one turn (issue 12): the reply text, the number of turns,
+// Reads what an agent CLI printed for one turn: the reply text, the number of turns,
 // tokens and cost, per the preset's output format (presets.ts cites each tool's documentation).
 // The output is untrusted: anything that is not the documented shape is a clear failure of that
 // instance naming the tool, never a guess. Token counts follow one convention whatever the tool:
@@ -217,6 +217,7 @@ function readAider({ stdout }: ToolOutput): TurnReading {
 
 export type { ToolError, ToolOutput, TurnReading, TurnReport } from "./tool-report.js";
 
+/** The reader of each tool output format, by format. */
 export const READERS: Readonly<Record<Exclude<OutputFormat, "switchyard">, (out: ToolOutput) => TurnReading>> = {
   "claude-json": readClaude,
   "codex-jsonl": readCodex,

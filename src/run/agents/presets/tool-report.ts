@@ -5,6 +5,7 @@
 import { isPlainObject } from "../../values/index.js";
 import type { Usage } from "../../store/index.js";
 
+/** What an agent turn reported: its reply, turns, usage and cost. */
 export interface TurnReport {
   reply: string;
   turns?: number;
@@ -34,14 +35,18 @@ export interface ToolError {
  */
 export type TurnReading = { ok: true; report: TurnReport } | { ok: false; error: string; usage?: Usage; toolError?: ToolError };
 
+/** A usage object, or undefined when the tool reported none of it. */
 export const reported = (u: Usage): Usage | undefined => (Object.keys(u).length > 0 ? u : undefined);
 
+/** A token or cost count as the tool gave it, when it is a finite number at least 0. */
 export const count = (x: unknown): number | undefined => (typeof x === "number" && Number.isFinite(x) && x >= 0 ? x : undefined);
 
+/** Adds a count to a usage field, leaving the field absent when there is no count. */
 export function sumInto(u: Usage, field: keyof Usage, v: number | undefined): void {
   if (v !== undefined) u[field] = (u[field] ?? 0) + v;
 }
 
+/** A tool's stdout parsed as one JSON value, or why it cannot be (nothing printed, not JSON). */
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
   const t = text.trim();
   if (t === "") return { ok: false, error: "printed nothing on stdout" };
@@ -74,6 +79,7 @@ export function toolError(message: string, status?: number): ToolError {
   return { message, rateLimit: {} };
 }
 
+/** A tool's text cut to 500 characters for a message. */
 export const clip = (text: string): string => (text.length > 500 ? `${text.slice(0, 500)}…` : text);
 
 /** A JSON error body inside a message (`{"error": {"message": …}}`) read down to its message. */
@@ -87,6 +93,7 @@ export function innerMessage(text: string): string {
   return text;
 }
 
+/** The reading of a turn the tool itself reported as failed, keeping its usage. */
 export function failedByTool(err: ToolError, usage: Usage): TurnReading {
   return {
     ok: false,

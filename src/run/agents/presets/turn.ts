@@ -1,4 +1,4 @@
-// One preset turn, read back (issue 12, issue 27): the tool's own report comes first — its stdout
+// One preset turn, read back: the tool's own report comes first — its stdout
 // (size-capped) through the preset's reader, its stderr (the tail of the instance log, where a tool
 // such as Gemini CLI prints its error) and its exit status — and only then the exit status alone.
 // A tool that reports its own error fails the turn as agent-output-invalid with the tool's name,
@@ -17,6 +17,7 @@ const MAX_STDOUT_BYTES = 32 * 1024 * 1024;
 /** How much of the end of the log is read as the tool's stderr. */
 const STDERR_TAIL_BYTES = 256 * 1024;
 
+/** A preset turn's result: the report, or an error coded as invalid output or a failed runner. */
 export type PresetTurn =
   | { ok: true; report: TurnReport }
   | { ok: false; code: "agent-output-invalid" | "agent-runner-failed"; error: string; usage?: Usage; toolError?: ToolError };

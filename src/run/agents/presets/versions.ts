@@ -1,4 +1,4 @@
-// Which version of each agent CLI a run drives (issue 27): `TOOL --version` is read once per run
+// Which version of each agent CLI a run drives: `TOOL --version` is read once per run
 // by preflight and recorded with the run; a version the preset is known not to work with is
 // refused with the range and the fix, and one newer (or older) than the versions it was verified
 // with is warned about, naming how to change the preset's flags.
@@ -40,6 +40,7 @@ export function readToolVersion(runner: AgentRunnerConfig, env: NodeJS.ProcessEn
   return { version: v.join(".") };
 }
 
+/** What checking a tool's version found: a version known not to work, or one outside the verified range. */
 export interface VersionCheck {
   problem?: string;
   warning?: string;

@@ -12,8 +12,10 @@ export type { Statement };
 // Counts and epoch milliseconds come back as bigint (int8); every one we store fits a double.
 pg.types.setTypeParser(20, (v: string) => Number(v));
 
+/** What the synchronous PostgreSQL bridge asks its worker thread: one query, statements in one transaction, or to close. */
 export type Request = { op: "query"; text: string; values?: unknown[] } | { op: "transaction"; statements: Statement[] } | { op: "close" };
 
+/** The worker thread's answer: rows, or the error with its SQLSTATE and whether the connection was lost. */
 export type Reply =
   { ok: true; rows?: unknown[]; results?: unknown[][] } | { ok: false; error: { message: string; code?: string; connection: boolean } };
 

@@ -28,6 +28,7 @@ export class SqlError extends Error {
   }
 }
 
+/** Where the synchronous client connects and how messages name the server. */
 export interface SyncPgOptions {
   /** The connection string, without switchyard's own parameters. */
   url: string;
@@ -39,6 +40,7 @@ export interface SyncPgOptions {
   timeoutMs?: number;
 }
 
+/** A synchronous PostgreSQL client: queries run on a worker thread while the caller waits on a shared flag, so the store can stay synchronous. */
 export class SyncPg {
   private readonly worker: Worker;
   private readonly port: MessagePort;

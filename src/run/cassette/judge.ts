@@ -1,0 +1,38 @@
+// The decision layer of `switchyard test` (issue 29): answers each route instance from the
+// cassette. The engine calls it exactly as it calls the real one (judge.ts), so ceilings,
+// recording and resume are the engine's own. A request the cassette does not hold is a miss:
+// recorded with why, then asked of the live decision layer when one is given (--allow-live), else
+// failed with `cassette-miss`, so nothing outside is contacted.
+
+import { DecisionFailure, type DecisionRecord, type Judge, type JudgeRequest } from "../kinds/index.js";
+import { decisionRequestOf, elementView, type Overs } from "./identity.js";
+import { answerFor, decisionMiss, recordedFor, recordHit, recordMiss } from "./replay-index.js";
+
+export class CassetteJudge implements Judge {
+  constructor(
+    private readonly index: string,
+    private readonly runDir: (run: string) => string,
+    private readonly overs: Overs,
+    private readonly live?: Judge,
+  ) {}
+
+  preflight(types: string[]): string[] {
+    return this.live?.preflight?.(types) ?? [];
+  }
+
+  async judge(req: JudgeRequest): Promise<DecisionRecord> {
+    const r = decisionRequestOf(req.questions, elementView(req.state, req.key, this.overs[req.task]), this.runDir(req.run));
+    const hit = answerFor(this.index, r.request);
+    if (hit?.kind === "decision") {
+      recordHit(this.index, "decision");
+      return structuredClone(hit.answer);
+    }
+    const why = decisionMiss(recordedFor(this.index, req.task, req.key), r.questions, r.state);
+    recordMiss(this.index, { kind: "decision", task: req.task, key: req.key, ...why });
+    if (this.live) return this.live.judge(req);
+    throw new DecisionFailure(
+      "cassette-miss",
+      `the cassette has no answer for this decision: ${why.why}; nothing was asked (--allow-live asks it)`,
+    );
+  }
+}

@@ -1,0 +1,16 @@
+// Paths into a run's folder (an agent's `patch`, a file an output names) differ between two runs
+// and between attempts; a request's identity must not. Before a prompt, an input or a state is
+// hashed, the run folder is written as $RUN and an attempt's folder number as aN.
+
+const ATTEMPT = /(\$RUN\/work\/[^"\s]*?(?:\/|\.))a\d+(?=\/|-r\d|\.|"|\s|$)/g;
+
+export function withoutRunPaths(text: string, runDir: string): string {
+  if (!text.includes(runDir)) return text;
+  return text.split(runDir).join("$RUN").replace(ATTEMPT, "$1aN");
+}
+
+/** The run folder of a workspace under it (STATE/runs/RUN/work/TASK/…), for the replaying runner. */
+export function runDirOfWorkspace(workspace: string, run: string): string | undefined {
+  const at = workspace.lastIndexOf(`/${run}/work/`);
+  return at < 0 ? undefined : workspace.slice(0, at + run.length + 1);
+}
