@@ -4,7 +4,7 @@
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Sql, Store } from "../run/index.js";
+import { readInvocation, writeInvocation, type Store } from "../run/index.js";
 import type { RunFlags } from "./run-wiring.js";
 
 interface Invocation {
@@ -14,14 +14,6 @@ interface Invocation {
 
 // Kept in the state database (so a deleted run folder does not make a resume silently use
 // another machine config), and as invocation.json in the run folder for people and older runs.
-const SCHEMA = "CREATE TABLE IF NOT EXISTS invocations (run TEXT PRIMARY KEY, config TEXT, decide TEXT NOT NULL) WITHOUT ROWID";
-const WRITE: Sql = {
-  sqlite: "INSERT OR REPLACE INTO invocations (run, config, decide) VALUES (?, ?, ?)",
-  postgres:
-    "INSERT INTO invocations (run, config, decide) VALUES ($1, $2, $3) ON CONFLICT (run) DO UPDATE SET config = excluded.config, decide = excluded.decide",
-};
-const READ: Sql = { sqlite: "SELECT config, decide FROM invocations WHERE run = ?" };
-
 function file(stateDir: string, run: string): string {
   return join(stateDir, "runs", run, "invocation.json");
 }
@@ -29,15 +21,13 @@ function file(stateDir: string, run: string): string {
 /** Keeps a run's --config and --decide beside it, for `resume` to reuse. */
 export function rememberInvocation(store: Store, run: string, flags: RunFlags): void {
   const inv: Invocation = { config: flags.config ? resolve(flags.config) : null, decide: flags.decide };
-  store.ensureTable(SCHEMA);
-  store.exec(WRITE, [run, inv.config, JSON.stringify(inv.decide)]);
+  writeInvocation(store, run, inv.config, JSON.stringify(inv.decide));
   writeFileSync(file(store.stateDir, run), JSON.stringify(inv, null, 2) + "\n");
 }
 
 function stored(store: Store, run: string): Invocation | null {
   try {
-    store.ensureTable(SCHEMA);
-    const row = store.select<{ config: string | null; decide: string }>(READ, [run])[0];
+    const row = readInvocation(store, run);
     if (row) return { config: row.config, decide: JSON.parse(row.decide) as string[] };
   } catch {
     // a read-only database: the file below may still say

@@ -10,7 +10,17 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Store } from "../run/store/index.js";
-import type { PostgresStore } from "../run/store/index.js";
+import {
+  addPairToNextCommit,
+  currentLabId,
+  deleteLabRow,
+  insertLabRow,
+  labPairLines,
+  labRows,
+  setCurrentLab,
+  setCurrentLabIfNone,
+  type PostgresStore,
+} from "../run/store/index.js";
 import type { ShadowPair } from "../decide/pair.js";
 import { pairLine } from "./pair-line.js";
 import { labsDir, newLabId, pairsPath, type LabInfo, type LabSink } from "./store.js";
@@ -22,41 +32,25 @@ export function sharedStore(store: Store | null | undefined): PostgresStore | un
 
 function insertLab(pg: PostgresStore, note: string): LabInfo {
   const info: LabInfo = { id: newLabId(), created: new Date().toISOString(), note };
-  pg.exec({ sqlite: "INSERT INTO labs (id, created, note) VALUES (?, ?, ?)" }, [info.id, info.created, info.note]);
+  insertLabRow(pg, info);
   return info;
-}
-
-function currentOf(pg: PostgresStore): string | undefined {
-  return pg.select<{ id: string }>({ sqlite: "SELECT id FROM lab_current WHERE only_row" })[0]?.id;
 }
 
 /** `lab new` on a shared store: a new lab, made current for every machine. */
 export function newSharedLab(pg: PostgresStore, note: string): LabInfo {
   const info = insertLab(pg, note);
-  pg.exec(
-    {
-      sqlite: "INSERT INTO lab_current (only_row, id) VALUES (TRUE, ?)",
-      postgres: "INSERT INTO lab_current (only_row, id) VALUES (TRUE, $1) ON CONFLICT (only_row) DO UPDATE SET id = excluded.id",
-    },
-    [info.id],
-  );
+  setCurrentLab(pg, info.id);
   return info;
 }
 
 /** The current lab, or a new one made current when there is none; two machines racing agree on one. */
 function ensureCurrent(pg: PostgresStore): string {
-  const existing = currentOf(pg);
+  const existing = currentLabId(pg);
   if (existing) return existing;
   const info = insertLab(pg, "made by the first shadow pair");
-  pg.exec(
-    {
-      sqlite: "INSERT INTO lab_current (only_row, id) VALUES (TRUE, ?)",
-      postgres: "INSERT INTO lab_current (only_row, id) VALUES (TRUE, $1) ON CONFLICT (only_row) DO NOTHING",
-    },
-    [info.id],
-  );
-  const winner = currentOf(pg)!;
-  if (winner !== info.id) pg.exec({ sqlite: "DELETE FROM labs WHERE id = ?" }, [info.id]);
+  setCurrentLabIfNone(pg, info.id);
+  const winner = currentLabId(pg)!;
+  if (winner !== info.id) deleteLabRow(pg, info.id);
   return winner;
 }
 
@@ -66,12 +60,7 @@ export function openSharedLabSink(pg: PostgresStore): LabSink {
   return {
     append(pair: Omit<ShadowPair, "lab">): void {
       lab ??= ensureCurrent(pg);
-      // Merged with the commit's other pairs into one insert; ids follow the order they were asked in.
-      pg.addToNextCommit({
-        text: "INSERT INTO lab_pairs (lab, line) SELECT l, p FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(l, p, o) ORDER BY o",
-        values: [[lab], [pairLine({ ...pair, lab })]],
-        merge: true,
-      });
+      addPairToNextCommit(pg, lab, pairLine({ ...pair, lab }));
     },
     labId: () => lab,
     close(): void {
@@ -86,19 +75,19 @@ export function openSharedLabSink(pg: PostgresStore): LabSink {
  * Labs made in the folder itself are left alone.
  */
 export function pullSharedLabs(pg: PostgresStore, stateDir: string): void {
-  const labs = pg.select<LabInfo>({ sqlite: "SELECT id, created, note FROM labs ORDER BY created, id" });
+  const labs: LabInfo[] = labRows(pg);
   mkdirSync(labsDir(stateDir), { recursive: true });
   for (const lab of labs) {
     const dir = join(labsDir(stateDir), lab.id);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "lab.json"), JSON.stringify({ id: lab.id, created: lab.created, note: lab.note }, null, 2) + "\n");
-    const lines = pg.select<{ line: string }>({ sqlite: "SELECT line FROM lab_pairs WHERE lab = ? ORDER BY id" }, [lab.id]);
+    const lines = labPairLines(pg, lab.id);
     const file = pairsPath(stateDir, lab.id);
     const tmp = `${file}.pull-${process.pid}`;
-    writeFileSync(tmp, lines.map((r) => r.line + "\n").join(""));
+    writeFileSync(tmp, lines.map((line) => line + "\n").join(""));
     renameSync(tmp, file);
   }
-  const current = currentOf(pg);
+  const current = currentLabId(pg);
   if (current) {
     const tmp = join(labsDir(stateDir), `current.pull-${process.pid}`);
     writeFileSync(tmp, current + "\n");

@@ -32,6 +32,8 @@ export type {
 export { decodeEvent, dispatch, eventTask } from "./store/index.js";
 export type { EvaluatorFactory, InstanceInput } from "./kinds/index.js";
 export { instanceUsage, showRun, type ShowJson } from "./store/index.js";
+export { runView } from "./store/index.js";
+export { readInvocation, writeInvocation } from "./store/index.js";
 export type { Usage } from "./kinds/index.js";
 export { SnapshotError } from "./engine/index.js";
 export { RUN_CODES } from "./engine/index.js";

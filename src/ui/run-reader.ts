@@ -1,9 +1,9 @@
 // Reads the documents of the web view (src/ui/api-types.ts) from the state folder's store: the
 // run list, a run with its plan, the grid, a cell and the events after a sequence number. Only
-// reads: the store is never appended to. Every query is bounded by one run (the events table's
-// key is (run, seq)), so a page costs what that run holds, not what the folder holds.
+// reads: the store is never appended to. The queries are the store's (src/run/store/readers/
+// run-view.ts), each bounded by one run, so a page costs what that run holds, not the folder.
 
-import { instanceUsage, showRun, type FoldSummary, type Sql, type Store, type Usage } from "../run/index.js";
+import { instanceUsage, runView, showRun, type FoldSummary, type Store, type Usage } from "../run/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { decisionsOf, routeCell } from "./decisions.js";
 import {
@@ -19,48 +19,6 @@ import {
 } from "./api-types.js";
 import { parseJson } from "../shared/primitives.js";
 
-// The queries, in both stores' dialects (PostgreSQL's where it is not SQLite's with numbered parameters).
-const Q = {
-  counts: { sqlite: "SELECT run, status, COUNT(*) AS n FROM instances GROUP BY run, status" },
-  countsByTask: { sqlite: "SELECT task, status, COUNT(*) AS n FROM instances WHERE run = ? GROUP BY task, status" },
-  decisions: {
-    sqlite:
-      "SELECT i.run AS run, COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE t.kind = 'route' AND i.status = 'passed' GROUP BY i.run",
-  },
-  decisionsOf: {
-    sqlite:
-      "SELECT COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE i.run = ? AND t.kind = 'route' AND i.status = 'passed'",
-  },
-  plan: { sqlite: "SELECT payload FROM events WHERE run = ? AND seq = 1" },
-  cellEvents: {
-    sqlite: "SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND task = ? AND key IS ? ORDER BY seq",
-    postgres:
-      "SELECT seq, time, type, task, key, payload FROM events WHERE run = $1 AND task = $2 AND key IS NOT DISTINCT FROM $3 ORDER BY seq",
-  },
-  code: {
-    sqlite:
-      "SELECT json_extract(payload, '$.code') AS code FROM events WHERE run = ? AND task = ? AND key IS ? AND type IN ('instance_finished', 'instance_retried', 'task_failed') ORDER BY seq DESC LIMIT 1",
-    postgres:
-      "SELECT (payload::jsonb)->>'code' AS code FROM events WHERE run = $1 AND task = $2 AND key IS NOT DISTINCT FROM $3 AND type IN ('instance_finished', 'instance_retried', 'task_failed') ORDER BY seq DESC LIMIT 1",
-  },
-  grid: { sqlite: "SELECT task, key, status, output, label FROM instances WHERE run = ? AND key <> '' ORDER BY task, key" },
-  instance: { sqlite: "SELECT status, attempts, output, error, label FROM instances WHERE run = ? AND task = ? AND key = ?" },
-  changed: { sqlite: "SELECT run, status, inv_last, spent_usd FROM runs" },
-  // Parameters: run, then task, status and key substring (each null for any) twice each, then limit and offset.
-  page: {
-    sqlite: `SELECT task, key, status, attempts, output, error, label FROM instances WHERE run = ? AND (? IS NULL OR task = ?)
-      AND (? IS NULL OR status = ?) AND (? IS NULL OR instr(key, ?) > 0) ORDER BY task, key LIMIT ? OFFSET ?`,
-    postgres: `SELECT task, key, status, attempts, output, error, label FROM instances WHERE run = $1 AND ($2::text IS NULL OR task = $3)
-      AND ($4::text IS NULL OR status = $5) AND ($6::text IS NULL OR strpos(key, $7) > 0) ORDER BY task, key LIMIT $8 OFFSET $9`,
-  },
-  pageCount: {
-    sqlite: `SELECT COUNT(*) AS n FROM instances WHERE run = ? AND (? IS NULL OR task = ?)
-      AND (? IS NULL OR status = ?) AND (? IS NULL OR instr(key, ?) > 0)`,
-    postgres: `SELECT COUNT(*) AS n FROM instances WHERE run = $1 AND ($2::text IS NULL OR task = $3)
-      AND ($4::text IS NULL OR status = $5) AND ($6::text IS NULL OR strpos(key, $7) > 0)`,
-  },
-} satisfies Record<string, Sql>;
-
 /** Which instances GET /api/runs/ID/instances returns: by task, status and key substring. */
 export interface InstanceFilter {
   task?: string;
@@ -69,15 +27,6 @@ export interface InstanceFilter {
   key?: string;
   offset: number;
   limit: number;
-}
-
-interface RawEvent {
-  seq: number;
-  time: string;
-  type: string;
-  task: string | null;
-  key: string | null;
-  payload: string;
 }
 
 /** The gate of a task in words: "match.package ∈ uncertain", "gate.depth otherwise". */
@@ -106,10 +55,6 @@ export class RunReader {
 
   constructor(readonly store: Store) {}
 
-  private one<R>(q: Sql, params: unknown[]): R | undefined {
-    return this.store.select<R>(q, params)[0];
-  }
-
   hasRun(run: string): boolean {
     return this.store.run(run) !== undefined;
   }
@@ -117,9 +62,9 @@ export class RunReader {
   plan(run: string): Plan | undefined {
     let p = this.plans.get(run);
     if (!p) {
-      const row = this.one(Q.plan, [run]) as { payload: string } | undefined;
-      if (!row) return undefined;
-      p = (JSON.parse(row.payload) as { plan: Plan }).plan;
+      const payload = runView.admittedPayload(this.store, run);
+      if (payload === undefined) return undefined;
+      p = (JSON.parse(payload) as { plan: Plan }).plan;
       this.plans.set(run, p);
     }
     return p;
@@ -128,12 +73,12 @@ export class RunReader {
   /** Every run, newest first. */
   runs(): RunListItem[] {
     const counts = new Map<string, Record<string, number>>();
-    for (const r of this.store.select(Q.counts, []) as Array<{ run: string; status: string; n: number }>) {
+    for (const r of runView.instanceCountsByRun(this.store)) {
       let c = counts.get(r.run);
       if (!c) counts.set(r.run, (c = {}));
       c[r.status] = r.n;
     }
-    const decisions = new Map((this.store.select(Q.decisions, []) as Array<{ run: string; n: number }>).map((r) => [r.run, r.n]));
+    const decisions = new Map(runView.decisionCountsByRun(this.store).map((r) => [r.run, r.n]));
     return this.store
       .runs()
       .reverse()
@@ -162,7 +107,7 @@ export class RunReader {
     if (!r || !plan) return undefined;
     const counts: Record<string, number> = {};
     const perTask = new Map<string, FoldSummary>();
-    for (const row of this.store.select(Q.countsByTask, [run]) as Array<{ task: string; status: string; n: number }>) {
+    for (const row of runView.instanceCountsByTask(this.store, run)) {
       counts[row.status] = (counts[row.status] ?? 0) + row.n;
       let s = perTask.get(row.task);
       if (!s) perTask.set(row.task, (s = { total: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 }));
@@ -191,7 +136,7 @@ export class RunReader {
       started_at: r.started_at,
       finished_at: r.finished_at,
       tasks,
-      listing: this.listing(run, counts, (this.one(Q.decisionsOf, [run]) as { n: number }).n)!,
+      listing: this.listing(run, counts, runView.decisionCountOf(this.store, run))!,
       graph: graphOf(plan),
       last_seq: this.lastSeq(run),
     };
@@ -203,13 +148,7 @@ export class RunReader {
     if (!plan) return undefined;
     const lastSeq = this.lastSeq(run);
     const mapped = plan.tasks.filter((t) => t.over !== undefined);
-    const rows = this.store.select(Q.grid, [run]) as Array<{
-      task: string;
-      key: string;
-      status: string;
-      output: string | null;
-      label: string | null;
-    }>;
+    const rows = runView.gridRows(this.store, run);
     const keySet = new Set<string>();
     for (const r of rows) keySet.add(r.key);
     const keys = [...keySet].sort();
@@ -251,12 +190,11 @@ export class RunReader {
     const plan = this.plan(run);
     const task = plan?.tasks.find((t) => t.name === taskName);
     if (!task || (task.over !== undefined) !== (key !== null)) return undefined;
-    const row = this.one(Q.instance, [run, taskName, key ?? ""]) as
-      { status: string; attempts: number; output: string | null; error: string | null; label: string | null } | undefined;
+    const row = runView.instanceRow(this.store, run, taskName, key ?? "");
     if (!row) return undefined;
     const output = row.output === null ? null : parseJson(row.output);
-    const code = (this.one(Q.code, [run, taskName, key]) as { code: string | null } | undefined)?.code ?? null;
-    const events = (this.store.select(Q.cellEvents, [run, taskName, key]) as RawEvent[]).map((e) => ({
+    const code = runView.latestFailureCode(this.store, run, taskName, key);
+    const events = runView.instanceEvents(this.store, run, taskName, key).map((e) => ({
       seq: e.seq,
       time: e.time,
       type: e.type,
@@ -309,17 +247,7 @@ export class RunReader {
   /** A page of instances in the `show --json` instance shape, with their task and key. */
   instances(run: string, f: InstanceFilter): InstancePage {
     const [task, status, key] = [f.task ?? null, f.status ?? null, f.key ?? null];
-    const params = [run, task, task, status, status, key, key, f.limit, f.offset];
-    const total = this.one<{ n: number }>(Q.pageCount, params.slice(0, 7))!.n;
-    const rows = this.store.select(Q.page, params) as Array<{
-      task: string;
-      key: string;
-      status: string;
-      attempts: number;
-      output: string | null;
-      error: string | null;
-      label: string | null;
-    }>;
+    const { total, rows } = runView.instancePage(this.store, run, { task, status, key, limit: f.limit, offset: f.offset });
     // Tokens and cost as `show --json` gives them, for the instances of this page.
     const usage = rows.length > 0 ? instanceUsage(this.store, run, task ?? undefined) : new Map<string, Usage>();
     return {
@@ -356,8 +284,7 @@ export class RunReader {
   /** A cheap fingerprint per run (status, last activity, spend) to tell which runs changed. */
   fingerprints(): Map<string, string> {
     const m = new Map<string, string>();
-    for (const r of this.store.select(Q.changed, []) as Array<{ run: string; status: string; inv_last: number; spent_usd: number }>)
-      m.set(r.run, `${r.status} ${r.inv_last} ${r.spent_usd}`);
+    for (const r of runView.runActivity(this.store)) m.set(r.run, `${r.status} ${r.inv_last} ${r.spent_usd}`);
     return m;
   }
 }

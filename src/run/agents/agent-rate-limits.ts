@@ -6,8 +6,8 @@
 // limit lets one more run, until the playbook's concurrency is reached again (no cap). One
 // limiter per run and runner in this process (a worker process has its own).
 
-import type { Sql, Store } from "../store/index.js";
-import { decodeEvent, type StoredEvent } from "../store/index.js";
+import type { Store } from "../store/index.js";
+import { decodeEvent, pacingEvents } from "../store/index.js";
 
 /** The delay when the tool names none: 2 s, doubling per limit in a row, at most 2 minutes. */
 export const BACKOFF_BASE_MS = 2000;
@@ -98,15 +98,10 @@ export function limiterFor(run: string, runner: string, ceiling: number, quietMs
   return l;
 }
 
-const PACING_EVENTS: Sql = {
-  sqlite:
-    "SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND ((type = 'instance_retried' AND payload LIKE '%\"rate_limited\":%') OR (type = 'instance_finished' AND payload LIKE '%\"runner_concurrency\":%')) ORDER BY seq",
-};
-
 /** Per agent runner of a run, from its events: turns retried after a rate limit, and its concurrency now (null: unlimited). */
 export function rateLimitState(store: Store, run: string): Record<string, { retried: number; concurrency: number | null }> {
   const out: Record<string, { retried: number; concurrency: number | null }> = {};
-  for (const e of store.select<StoredEvent>(PACING_EVENTS, [run]).map((row) => decodeEvent(run, row))) {
+  for (const e of pacingEvents(store, run).map((row) => decodeEvent(run, row))) {
     if (e.type === "instance_retried" && e.payload.rate_limited) {
       const { runner, concurrency } = e.payload.rate_limited;
       out[runner] = { retried: (out[runner]?.retried ?? 0) + 1, concurrency };

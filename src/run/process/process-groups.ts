@@ -17,8 +17,18 @@
 // pid while a process group of that id exists, so the group's members are the originals).
 // Groups recorded on another host are never touched.
 
-import type { Sql, Store } from "../store/index.js";
-import { pidExists, processStartTime, type OwnerCheck } from "../store/index.js";
+import type { Store } from "../store/index.js";
+import {
+  ensureProcessGroupTable,
+  forgetOthersProcessGroups,
+  forgetProcessGroup,
+  othersProcessGroups,
+  pidExists,
+  processStartTime,
+  recordProcessGroup,
+  type OwnerCheck,
+  type ProcessGroupRow,
+} from "../store/index.js";
 import { signalGroup } from "./signal-group.js";
 
 /** What process.ts and launcher.ts report about the group of the process they start. */
@@ -26,22 +36,6 @@ export interface GroupHooks {
   started(pgid: number): void;
   ended(pgid: number): void;
 }
-
-const SCHEMA = `CREATE TABLE IF NOT EXISTS process_groups (
-  run TEXT NOT NULL, pgid INTEGER NOT NULL, started TEXT, owner TEXT NOT NULL,
-  task TEXT NOT NULL, key TEXT, attempt INTEGER NOT NULL,
-  PRIMARY KEY (run, pgid)
-) WITHOUT ROWID`;
-
-const ADD: Sql = {
-  sqlite: "INSERT OR REPLACE INTO process_groups (run, pgid, started, owner, task, key, attempt) VALUES (?, ?, ?, ?, ?, ?, ?)",
-  postgres: `INSERT INTO process_groups (run, pgid, started, owner, task, key, attempt) VALUES ($1, $2, $3, $4, $5, $6, $7)
-    ON CONFLICT (run, pgid) DO UPDATE SET started = excluded.started, owner = excluded.owner, task = excluded.task,
-    key = excluded.key, attempt = excluded.attempt`,
-};
-const DEL: Sql = { sqlite: "DELETE FROM process_groups WHERE run = ? AND pgid = ?" };
-const OTHERS: Sql = { sqlite: "SELECT pgid, started FROM process_groups WHERE run = ? AND owner != ?" };
-const DEL_OTHERS: Sql = { sqlite: "DELETE FROM process_groups WHERE run = ? AND owner != ?" };
 
 /** How long a stopped group gets between SIGTERM and SIGKILL, and how long it is waited for. */
 const TERM_GRACE_MS = 1000;
@@ -54,14 +48,17 @@ export class GroupRecorder {
     private readonly run: string,
     private readonly owner: string,
   ) {
-    store.ensureTable(SCHEMA);
+    ensureProcessGroupTable(store);
   }
 
   /** The hooks for one attempt of an instance. */
   hooks(task: string, key: string | null, attempt: number): GroupHooks {
     return {
-      started: (pgid) => this.write(() => this.store.exec(ADD, [this.run, pgid, processStartTime(pgid), this.owner, task, key, attempt])),
-      ended: (pgid) => this.write(() => this.store.exec(DEL, [this.run, pgid])),
+      started: (pgid) =>
+        this.write(() =>
+          recordProcessGroup(this.store, { run: this.run, pgid, started: processStartTime(pgid), owner: this.owner, task, key, attempt }),
+        ),
+      ended: (pgid) => this.write(() => forgetProcessGroup(this.store, this.run, pgid)),
     };
   }
 
@@ -75,31 +72,26 @@ export class GroupRecorder {
   }
 }
 
-interface GroupRow {
-  pgid: number;
-  started: string | null;
-}
-
 function groupAlive(pgid: number): boolean {
   return signalGroup(pgid, 0);
 }
 
 /** Whether the recorded leader is alive with the recorded start time. */
-function sameLeader(g: GroupRow): boolean {
+function sameLeader(g: ProcessGroupRow): boolean {
   return g.started !== null && pidExists(g.pgid) && processStartTime(g.pgid) === g.started;
 }
 
 /** Whether the recorded group, or its leader before it made the group, can still be the one its row names. */
-function stillOurs(g: GroupRow): boolean {
+function stillOurs(g: ProcessGroupRow): boolean {
   if (!groupAlive(g.pgid)) return sameLeader(g);
   return !pidExists(g.pgid) || sameLeader(g);
 }
 
-function alive(g: GroupRow): boolean {
+function alive(g: ProcessGroupRow): boolean {
   return groupAlive(g.pgid) || sameLeader(g);
 }
 
-function signal(g: GroupRow, sig: NodeJS.Signals): void {
+function signal(g: ProcessGroupRow, sig: NodeJS.Signals): void {
   if (!signalGroup(g.pgid, sig) && sameLeader(g)) {
     try {
       process.kill(g.pgid, sig);
@@ -116,10 +108,10 @@ function signal(g: GroupRow, sig: NodeJS.Signals): void {
  */
 export async function stopOrphanedGroups(store: Store, run: string, self: string, previous: OwnerCheck | undefined): Promise<number> {
   if (previous && previous.state !== "gone") return 0; // on another host, or unverifiable
-  let rows: GroupRow[];
+  let rows: ProcessGroupRow[];
   try {
-    store.ensureTable(SCHEMA);
-    rows = store.select<GroupRow>(OTHERS, [run, self]);
+    ensureProcessGroupTable(store);
+    rows = othersProcessGroups(store, run, self);
   } catch {
     return 0;
   }
@@ -137,7 +129,7 @@ export async function stopOrphanedGroups(store: Store, run: string, self: string
     await new Promise((r) => setTimeout(r, 20));
   }
   try {
-    store.exec(DEL_OTHERS, [run, self]);
+    forgetOthersProcessGroups(store, run, self);
   } catch {
     // read-only or failing database: the rows are recognised as stale next time
   }

@@ -8,8 +8,9 @@
 // server refuses) fails only its own job.
 
 import type { Pool } from "pg";
+import { queueDb } from "../store/index.js";
 import { claimStart, report, type InboxAddress, type InboxKind, type FinishedReport } from "./inbox.js";
-import { ident, queueNames } from "./names.js";
+import { queueNames } from "./names.js";
 
 interface Claim {
   at: InboxAddress;
@@ -107,57 +108,12 @@ export class InboxWriter {
   }
 
   private async claimAll(batch: Claim[]): Promise<void> {
-    const t = `${ident(this.schema)}.inbox`;
-    const r = await this.pool.query<{ o: string }>(
-      `with req as (
-         select * from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::jsonb[]) with ordinality as r(run, task, key, attempt, payload, o)),
-       done as (
-         select r.o from req r where exists (
-           select 1 from ${t} i where i.run = r.run and i.task = r.task and i.key = r.key and i.kind = 'finished'
-             and (i.status = 'passed' or i.attempt = r.attempt))),
-       ins as (
-         insert into ${t} (run, task, key, attempt, kind, round, status, payload, worker)
-         select run, task, key, attempt, 'started', 0, null, payload, $6 from req where o not in (select o from done)
-         on conflict do nothing returning id)
-       select o::text from done`,
-      [
-        batch.map((c) => c.at.run),
-        batch.map((c) => c.at.task),
-        batch.map((c) => c.at.key ?? ""),
-        batch.map((c) => c.at.attempt),
-        batch.map((c) => c.payload),
-        this.worker,
-      ],
-    );
-    const skip = new Set(r.rows.map((row) => Number(row.o)));
+    const skip = await queueDb.insertInboxStarts(this.pool, this.schema, this.worker, batch);
     batch.forEach((c, i) => c.done(skip.has(i + 1) ? "skip" : "run"));
   }
 
   private async reportAll(batch: Report[]): Promise<void> {
-    const t = `${ident(this.schema)}.inbox`;
-    // Identical notifications in one transaction reach a listener once: one wake-up per run.
-    await this.pool.query(
-      `with ins as (
-         insert into ${t} (run, task, key, attempt, kind, round, status, payload, worker)
-         select run, task, key, attempt, kind, round, status, payload, $9
-         from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::text[], $8::jsonb[])
-           with ordinality as r(run, task, key, attempt, kind, round, status, payload, o)
-         order by o
-         on conflict do nothing returning run)
-       select pg_notify($10, run) from ins`,
-      [
-        batch.map((x) => x.at.run),
-        batch.map((x) => x.at.task),
-        batch.map((x) => x.at.key ?? ""),
-        batch.map((x) => x.at.attempt),
-        batch.map((x) => x.kind),
-        batch.map((x) => x.round),
-        batch.map((x) => x.status),
-        batch.map((x) => x.payload),
-        this.worker,
-        queueNames(this.schema).inbox,
-      ],
-    );
+    await queueDb.insertInboxReports(this.pool, this.schema, this.worker, queueNames(this.schema).inbox, batch);
     for (const x of batch) x.done();
   }
 }

@@ -2,9 +2,10 @@
 // task identifier, job keys, notification channels, tables and the liveness lock space.
 
 import { createHash } from "node:crypto";
+import { queueDb } from "../store/index.js";
 
 /** The PostgreSQL schema graphile-worker's own tables live in (its migrations create it). */
-export const QUEUE_SCHEMA = "graphile_worker";
+export const QUEUE_SCHEMA = queueDb.QUEUE_SCHEMA;
 
 /**
  * Each store (a schema of the database, `?schema=`) has a queue of its own inside graphile-worker's
@@ -74,9 +75,4 @@ export const JOB_MAX_ATTEMPTS = 1000;
 /** `run/task/key/aN` after the store's prefix; an unmapped instance's key is empty. */
 export function jobKey(names: QueueNames, run: string, task: string, key: string | null, attempt: number): string {
   return `${names.keyPrefix}${run}/${task}/${key ?? ""}/a${attempt}`;
-}
-
-/** A double-quoted SQL identifier. */
-export function ident(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }

@@ -8,12 +8,12 @@
 
 import pg from "pg";
 import type { Plan } from "../../plan/plan.js";
-import type { RunRepository } from "../store/index.js";
+import { queueDb, type RunRepository } from "../store/index.js";
 import type { AttemptRequest, InstanceExecutor, WorkTask } from "../engine/index.js";
 import type { Outcome } from "../kinds/index.js";
-import { markFoldedSql, unfolded, type FinishedReport, type InboxRow, type RoundReport } from "./inbox.js";
+import type { FinishedReport, InboxRow, RoundReport } from "./inbox.js";
 import type { JobPayload } from "./job-payload.js";
-import { ident, JOB_MAX_ATTEMPTS, jobKey, QUEUE_SCHEMA, queueNames, type QueueNames, QUEUE_TIMEOUT_CAP_SECONDS } from "./names.js";
+import { JOB_MAX_ATTEMPTS, jobKey, queueNames, type QueueNames, QUEUE_TIMEOUT_CAP_SECONDS } from "./names.js";
 import { ensureQueueSchema } from "./schema.js";
 import { InputSharer } from "./shared-inputs.js";
 import { startSweeper } from "./sweeper.js";
@@ -51,16 +51,6 @@ interface Pending {
   started: boolean;
   withdrawing: boolean;
 }
-
-/**
- * Adds the jobs of one commit: payloads ($1) and job keys ($2), in order. A key already queued
- * and not yet taken is replaced, one already taken gets a new job (add_job's default mode); a
- * key twice in one commit keeps its last payload (add_jobs refuses to touch a row twice).
- */
-const addJobsSql = (task: string) => `select count(*) from ${QUEUE_SCHEMA}.add_jobs(array(
-  select row('${task.replace(/'/g, "''")}', p, null, null, ${JOB_MAX_ATTEMPTS}, k, null, null)::${QUEUE_SCHEMA}.job_spec
-  from (select distinct on (k) p, k, o from unnest($1::json[], $2::text[]) with ordinality as u(p, k, o) order by k, o desc) last
-  order by o))`;
 
 /** An instance's timeout capped below the queue's 4-hour lock (names.ts), revise steps included. */
 function capTimeout<T extends WorkTask>(t: T): T {
@@ -102,7 +92,7 @@ export class QueueExecutor implements InstanceExecutor {
 
   constructor(private readonly opts: QueueExecutorOptions) {
     this.names = queueNames(opts.schema);
-    this.addJobs = addJobsSql(this.names.task);
+    this.addJobs = queueDb.addJobsSql(this.names.task, JOB_MAX_ATTEMPTS);
     this.inputs = new InputSharer(opts.run, (s) => opts.commits.addToNextCommit(s), opts.schema);
     this.pool = new pg.Pool({ connectionString: opts.connectionString, keepAlive: true, max: 4 });
     this.pool.on("error", () => undefined);
@@ -118,25 +108,17 @@ export class QueueExecutor implements InstanceExecutor {
     const db = await this.pool.connect();
     try {
       await ensureQueueSchema(db, opts.connectionString, opts.schema);
-      await db.query(
-        `insert into ${ident(opts.schema)}.queue_runs (run, plan, repo) values ($1, $2, $3)
-         on conflict (run) do update set plan = excluded.plan, repo = excluded.repo`,
-        [opts.run, JSON.stringify(plan), repo ? JSON.stringify(repo) : null],
-      );
+      await queueDb.upsertQueueRun(db, opts.schema, opts.run, JSON.stringify(plan), repo ? JSON.stringify(repo) : null);
       // Jobs first, then the inbox: a job that finishes in between has its report committed
       // before its job row is deleted, so it is seen by one read or the other.
       const prefix = `${this.names.keyPrefix}${opts.run}/`;
-      const jobs = await db.query<{ key: string }>(
-        `select key from ${QUEUE_SCHEMA}.jobs where task_identifier = $1 and left(key, length($2)) = $2 and attempts < max_attempts`,
-        [this.names.task, prefix],
-      );
-      for (const j of jobs.rows) this.alive.add(j.key);
-      const rows = await unfolded(db, opts.schema, opts.run);
+      for (const key of await queueDb.liveJobKeys(db, this.names.task, prefix)) this.alive.add(key);
+      const rows = await queueDb.unfolded(db, opts.schema, opts.run);
       const stale: string[] = [];
       for (const r of rows) if (r.kind === "finished") this.alive.add(this.keyOf(r));
       // Reports of attempts neither alive nor finished (their job is gone): nothing to wait for.
       for (const r of rows) if (!this.alive.has(this.keyOf(r))) stale.push(r.id);
-      if (stale.length) await db.query(markFoldedSql(opts.schema), [stale]);
+      if (stale.length) await queueDb.markFolded(db, opts.schema, stale);
     } finally {
       db.release();
     }
@@ -184,7 +166,7 @@ export class QueueExecutor implements InstanceExecutor {
       setTimeout(() => void this.listen().catch(() => undefined), 1000);
     });
     await c.connect();
-    await c.query(`listen ${this.names.inbox}`);
+    await queueDb.listenTo(c, this.names.inbox);
     this.listener = c;
   }
 
@@ -244,10 +226,10 @@ export class QueueExecutor implements InstanceExecutor {
     }
     for (const [k, p] of this.pending) {
       if (p.started || p.withdrawing) continue;
-      void this.pool
-        .query(`delete from ${QUEUE_SCHEMA}._private_jobs where key = $1 and locked_at is null returning id`, [k])
-        .then((r) => {
-          if ((r.rowCount ?? 0) > 0 && this.pending.get(k) === p) {
+      void queueDb
+        .withdrawUntakenJob(this.pool, k)
+        .then((withdrawn) => {
+          if (withdrawn && this.pending.get(k) === p) {
             this.pending.delete(k);
             p.resolve({ status: "interrupted" });
           }
@@ -270,7 +252,7 @@ export class QueueExecutor implements InstanceExecutor {
       queueMicrotask(() => {
         const ids = this.marks;
         this.marks = [];
-        if (ids.length) this.opts.commits.addToNextCommit({ text: markFoldedSql(this.opts.schema), values: [ids], merge: true });
+        if (ids.length) this.opts.commits.addToNextCommit({ text: queueDb.markFoldedSql(this.opts.schema), values: [ids], merge: true });
       });
     }
     this.marks.push(id);
@@ -299,7 +281,7 @@ export class QueueExecutor implements InstanceExecutor {
   }
 
   private async fold(all = true): Promise<void> {
-    const rows = await unfolded(this.pool, this.opts.schema, this.opts.run, all ? undefined : this.seen);
+    const rows = await queueDb.unfolded(this.pool, this.opts.schema, this.opts.run, all ? undefined : this.seen);
     for (const row of rows) {
       if (BigInt(row.id) > BigInt(this.seen)) this.seen = row.id;
       if (this.handled.has(row.id)) continue;
@@ -341,28 +323,24 @@ export class QueueExecutor implements InstanceExecutor {
     for (;;) {
       if (!this.pending.has(k) || this.closed) return;
       try {
-        const r = await this.pool.query<{ id: string | null; locked_at: Date | null }>(
-          `select id::text, locked_at from ${QUEUE_SCHEMA}.remove_job($1)`,
-          [k],
-        );
-        const job = r.rows[0];
+        const job = await queueDb.removeJob(this.pool, k);
         if (job?.id && job.locked_at === null) {
           // Removed before any worker took it.
           this.pending.delete(k);
           p.resolve({ status: "interrupted" });
           return;
         }
-        if (job?.id) await this.pool.query("select pg_notify($1, $2)", [this.names.cancel, k]);
+        if (job?.id) await queueDb.notify(this.pool, this.names.cancel, k);
         // Running (or already reported): wait for its report; a job whose worker died meanwhile
         // is no longer locked (the sweeper) and, its key removed, never runs again.
         await new Promise((res) => setTimeout(res, 1000));
         await this.fold();
         if (!this.pending.has(k)) return;
-        const still = await this.pool.query(`select 1 from ${QUEUE_SCHEMA}.jobs where id = $1 and locked_at is not null`, [job?.id ?? "0"]);
-        if (job?.id && (still.rowCount ?? 0) === 0) {
+        const still = await queueDb.jobLocked(this.pool, job?.id ?? "0");
+        if (job?.id && !still) {
           await this.fold();
           if (!this.pending.has(k)) return;
-          await this.pool.query(`delete from ${QUEUE_SCHEMA}._private_jobs where id = $1 and locked_at is null`, [job.id]);
+          await queueDb.deleteUntakenJob(this.pool, job.id);
           this.pending.delete(k);
           p.resolve({ status: "interrupted" });
           return;

@@ -5,8 +5,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Pool } from "pg";
 import type { Plan } from "../../plan/plan.js";
-import type { RunRepository } from "../store/index.js";
-import { ident } from "./names.js";
+import { queueDb, type RunRepository } from "../store/index.js";
 import { CodedError } from "../../shared/coded-error.js";
 
 /** Writes run `run`'s pack snapshot into the empty folder `dest` (the store's copy). */
@@ -45,11 +44,7 @@ export class RunCache {
   }
 
   private async load(run: string): Promise<RunFacts> {
-    const r = await this.pool.query<{ plan: Plan; repo: RunRepository | null }>(
-      `select plan, repo from ${ident(this.schema)}.queue_runs where run = $1`,
-      [run],
-    );
-    const row = r.rows[0];
+    const row = await queueDb.queueRun<Plan, RunRepository>(this.pool, this.schema, run);
     if (!row) throw new CodedError("state-corrupt", `the store has no queue record for run ${run}`);
     const packDir = join(this.runDir(run), "pack");
     if (!existsSync(packDir)) {

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import type { Pool } from "pg";
 import type { InstanceInput } from "../kinds/index.js";
-import { ident } from "./names.js";
+import { queueDb } from "../store/index.js";
 import { CodedError } from "../../shared/coded-error.js";
 import { parseJson } from "../../shared/primitives.js";
 
@@ -18,12 +18,6 @@ export const SHARED_INPUT_BYTES = 2048;
 
 /** How many outputs a worker keeps parsed (a few per run; each is read from the store once). */
 const WORKER_CACHE_ENTRIES = 64;
-
-/** The statement that stores outputs (merged per commit: run, hash and body arrays). */
-export function storeInputsSql(schema: string): string {
-  return `insert into ${ident(schema)}.queue_inputs (run, hash, body)
-    select r, h, b from unnest($1::text[], $2::text[], $3::text[]) as u(r, h, b) on conflict do nothing`;
-}
 
 /** An instance's input with the large shared outputs taken out, sent once per run instead of per job. */
 export interface SplitInput {
@@ -54,7 +48,7 @@ export class InputSharer {
       if (!big) continue;
       if (!this.stored.has(big.hash)) {
         this.stored.add(big.hash);
-        this.store({ text: storeInputsSql(this.schema), values: [[this.run], [big.hash], [big.body]], merge: true });
+        this.store({ text: queueDb.storeInputsSql(this.schema), values: [[this.run], [big.hash], [big.body]], merge: true });
       }
       (shared ??= {})[dep] = big.hash;
       (inputs ??= { ...input.inputs })[dep] = null;
@@ -99,13 +93,10 @@ export class InputJoiner {
       this.cache.set(k, v);
       return v;
     }
-    v = this.pool
-      .query<{ body: string }>(`select body from ${ident(this.schema)}.queue_inputs where run = $1 and hash = $2`, [run, hash])
-      .then((r) => {
-        const row = r.rows[0];
-        if (!row) throw new CodedError("state-corrupt", `the store holds no input ${hash.slice(0, 12)} for run ${run}`);
-        return parseJson(row.body);
-      });
+    v = queueDb.sharedInputBody(this.pool, this.schema, run, hash).then((body) => {
+      if (body === undefined) throw new CodedError("state-corrupt", `the store holds no input ${hash.slice(0, 12)} for run ${run}`);
+      return parseJson(body);
+    });
     this.cache.set(k, v);
     v.catch(() => this.cache.delete(k)); // the database restarting: the job's next delivery reads again
     while (this.cache.size > WORKER_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);

@@ -17,12 +17,12 @@ import type { Plan } from "../../plan/plan.js";
 import { keyDirName } from "../engine/index.js";
 import { Launcher } from "../process/index.js";
 import { localExecutor } from "../engine/index.js";
-import { extractPack } from "../store/index.js";
+import { extractPack, queueDb } from "../store/index.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../process/index.js";
 import { errorText } from "../values/index.js";
 import { reportedRounds, type FinishedReport, type InboxAddress } from "./inbox.js";
 import { InboxWriter } from "./inbox-writer.js";
-import { HEARTBEAT_INTERVAL_MS, ident, jobKey, queueNames } from "./names.js";
+import { HEARTBEAT_INTERVAL_MS, jobKey, queueNames } from "./names.js";
 import { ensureQueueSchema, quietConsole, quietLogger } from "./schema.js";
 import { holdWorkerLock, startSweeper } from "./sweeper.js";
 import { RunCache, type PackSource } from "./run-cache.js";
@@ -118,8 +118,7 @@ interface HandlerDeps {
 /** The default pack source: the snapshot archive the store keeps for each run. */
 function storePacks(pool: pg.Pool, schema: string): PackSource {
   return async (run, dest) => {
-    const r = await pool.query<{ archive: Buffer }>(`select archive from ${ident(schema)}.packs where run = $1`, [run]);
-    const archive = r.rows[0]?.archive;
+    const archive = await queueDb.packArchive(pool, schema, run);
     if (!archive) throw new SnapshotError("snapshot-missing", `the store holds no pack snapshot for run ${run}`);
     extractPack(archive, dest);
   };
@@ -130,19 +129,19 @@ async function openWorkerSession(opts: WorkerOptions, id: string, pgOpts: pg.Cli
   const session = new pg.Client(pgOpts);
   await session.connect();
   await holdWorkerLock(session, id);
-  await session.query(`insert into ${ident(opts.schema)}.workers (id, host, pid, concurrency, tags) values ($1, $2, $3, $4, $5)`, [
+  await queueDb.insertWorker(session, opts.schema, {
     id,
-    hostname(),
-    process.pid,
-    opts.concurrency,
-    opts.tags,
-  ]);
+    host: hostname(),
+    pid: process.pid,
+    concurrency: opts.concurrency,
+    tags: opts.tags,
+  });
   return session;
 }
 
 /** Stops the running attempts a cancel notification names: one job key, or every job of a run (`RUN/`). */
 async function listenForCancels(session: pg.Client, names: ReturnType<typeof queueNames>, running: RunningAttempts): Promise<void> {
-  await session.query(`listen ${names.cancel}`);
+  await queueDb.listenTo(session, names.cancel);
   session.on("notification", (n) => {
     if (n.channel !== names.cancel || !n.payload) return;
     for (const [k, r] of running) {
@@ -252,7 +251,7 @@ async function startQueue(
 ): Promise<{ runner: Runner; restoreConsole: () => void }> {
   const events: WorkerEvents = new EventEmitter() as WorkerEvents;
   events.on("pool:create", ({ workerPool }) => {
-    void pool.query(`update ${ident(opts.schema)}.workers set pool = $2 where id = $1`, [id, workerPool.id]).catch(() => undefined);
+    void queueDb.setWorkerPool(pool, opts.schema, id, workerPool.id).catch(() => undefined);
   });
   const restoreConsole = quietConsole();
   const runner: Runner = await runQueue({
@@ -325,7 +324,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   });
   const { runner, restoreConsole } = await startQueue(opts, id, pool, names.task, handler);
   const heartbeat = setInterval(() => {
-    void pool.query(`update ${ident(schema)}.workers set heartbeat = now() where id = $1`, [id]).catch(() => undefined);
+    void queueDb.touchWorker(pool, schema, id).catch(() => undefined);
   }, HEARTBEAT_INTERVAL_MS);
   const stopSweeper = startSweeper(pool, schema, (pools) => log(`released the jobs of dead worker pools ${pools.join(", ")}`));
   let draining: Promise<void> | null = null;
@@ -333,7 +332,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     clearInterval(heartbeat);
     await stopSweeper();
     launcher?.close();
-    await session.query(`delete from ${ident(schema)}.workers where id = $1`, [id]).catch(() => undefined);
+    await queueDb.deleteWorker(session, schema, id).catch(() => undefined);
     await session.end().catch(() => undefined);
     await pool.end().catch(() => undefined);
     restoreConsole();
@@ -344,7 +343,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     async () => {
       // The queue stopped by itself (not drained): one of its connections failed; if the store is
       // gone, that is why.
-      if (lost === undefined && draining === null) await session.query("select 1").catch((err: unknown) => (lost = err));
+      if (lost === undefined && draining === null) await queueDb.ping(session).catch((err: unknown) => (lost = err));
       await shutdown();
       if (lost !== undefined) throw lost;
     },

@@ -3,7 +3,8 @@
 // not yet cleared: it is left out (and its jobs are about to run elsewhere).
 
 import type { Pool } from "pg";
-import { ident, QUEUE_SCHEMA, queueNames } from "./names.js";
+import { queueDb } from "../store/index.js";
+import { queueNames } from "./names.js";
 import { workerAlive } from "./sweeper.js";
 
 /** A job a worker holds, and since when. */
@@ -29,27 +30,12 @@ export interface WorkerInfo {
 export async function listWorkers(pool: Pool, schema: string): Promise<WorkerInfo[]> {
   const db = await pool.connect();
   try {
-    const exists = await db.query("select to_regclass($1) as t", [`${ident(schema)}.workers`]);
-    if (!exists.rows[0]?.t) return [];
-    const rows = await db.query<{
-      id: string;
-      host: string;
-      pid: number;
-      concurrency: number;
-      tags: string[];
-      pool: string | null;
-      started: Date;
-      heartbeat: Date;
-    }>(`select id, host, pid, concurrency, tags, pool, started, heartbeat from ${ident(schema)}.workers order by host, started`);
+    if (!(await queueDb.queueTablesExist(db, schema))) return [];
+    const rows = await queueDb.workerRows(db, schema);
     const out: WorkerInfo[] = [];
-    for (const w of rows.rows) {
+    for (const w of rows) {
       if (!(await workerAlive(db, w.id))) continue;
-      const jobs = w.pool
-        ? await db.query<{ key: string; locked_at: Date }>(
-            `select key, locked_at from ${QUEUE_SCHEMA}.jobs where locked_by = $1 and task_identifier = $2 order by locked_at`,
-            [w.pool, queueNames(schema).task],
-          )
-        : { rows: [] };
+      const jobs = w.pool ? await queueDb.jobsLockedBy(db, w.pool, queueNames(schema).task) : [];
       out.push({
         id: w.id,
         host: w.host,
@@ -58,7 +44,7 @@ export async function listWorkers(pool: Pool, schema: string): Promise<WorkerInf
         tags: w.tags,
         started: w.started.toISOString(),
         heartbeat: w.heartbeat.toISOString(),
-        jobs: jobs.rows.map((j) => ({ job: j.key ?? "(withdrawn)", since: j.locked_at.toISOString() })),
+        jobs: jobs.map((j) => ({ job: j.key ?? "(withdrawn)", since: j.locked_at.toISOString() })),
       });
     }
     return out;

@@ -46,8 +46,34 @@ export {
   runOwner,
   RunOwnership,
 } from "./ownership.js";
+export { type InvocationRow, readInvocation, writeInvocation } from "./invocations.js";
+export {
+  addPairToNextCommit,
+  currentLabId,
+  deleteLabRow,
+  insertLabRow,
+  labPairLines,
+  type LabRow,
+  labRows,
+  setCurrentLab,
+  setCurrentLabIfNone,
+} from "./lab-tables.js";
 export { extractPack } from "./pack-archive.js";
 export { lostConnection } from "./pg/connection-lost.js";
+/** The job queue's statements (src/run/queue/ calls them): its tables, inbox, jobs and workers. */
+export * as queueDb from "./pg/queue.js";
+export {
+  ensureProcessGroupTable,
+  forgetOthersProcessGroups,
+  forgetProcessGroup,
+  othersProcessGroups,
+  type ProcessGroupRecord,
+  type ProcessGroupRow,
+  recordProcessGroup,
+} from "./process-group-records.js";
+export { pacingEvents } from "./readers/pacing-events.js";
+/** The web view's reads (src/ui/run-reader.ts), one named query each. */
+export * as runView from "./readers/run-view.js";
 export { DecisionLayerRefused, RunNotFound, RunRefused } from "./run-refused.js";
 export { localSnapshot, publishSnapshot } from "./shared-snapshot.js";
 export { type EarlierResult, instanceUsage, type ShowJson, type ShownRerun, showRun } from "./show.js";

@@ -10,7 +10,8 @@
 //   - the projections (runs, tasks, instances) are written by the shared code of projection.ts
 //     in the transaction of their events, and rebuild() replays the log through it.
 // Reads outside the event log and its projections (ownership, process groups, the web view)
-// go through select()/exec() with SQL written for both dialects (a Sql).
+// go through select()/exec() with SQL written for both dialects (a Sql), always by a named
+// function of this room: no SQL text outside src/run/store/.
 
 import { join } from "node:path";
 import type { EventPayloads, EventType, RunEvent, RunStatus, StoredEvent } from "./events.js";
