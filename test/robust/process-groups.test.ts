@@ -201,8 +201,8 @@ test(
 
 test("a recorded or reported process group id of 0, 1 or below is never signalled (kill(-0) is our own group)", () => {
   // Run in a process of its own group (setsid), so that a regression kills that process, not this runner.
-  const mod = join(process.cwd(), "dist", "src", "run", "signal-group.js");
-  const own = join(process.cwd(), "dist", "src", "run", "ownership.js");
+  const mod = join(process.cwd(), "dist", "src", "run", "process", "signal-group.js");
+  const own = join(process.cwd(), "dist", "src", "run", "store", "ownership.js");
   const script = `
     const { signalGroup } = await import(${JSON.stringify(mod)});
     const { pidExists } = await import(${JSON.stringify(own)});
