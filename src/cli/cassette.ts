@@ -22,6 +22,7 @@ export function cassetteSummary(c: Cassette, bytes: number): string {
   return `${agents} agent turn${agents === 1 ? "" : "s"}, ${decisions} decision${decisions === 1 ? "" : "s"}, ${sizeText(bytes)}`;
 }
 
+/** Adds `switchyard cassette`: writes a recorded run's agent turns and model decisions as a cassette file. */
 export function register(program: Command): void {
   program
     .command("cassette")

@@ -17,6 +17,7 @@ import { UsageError } from "./common.js";
 
 const STATUSES = ["passed", "failed", "not_taken", "blocked"] as const;
 
+/** What one task of a test run should have: counts by status, by route label and by not-taken label, and listed elements' statuses. */
 export interface TaskExpectation {
   passed?: number;
   failed?: number;
@@ -27,6 +28,7 @@ export interface TaskExpectation {
   elements?: Record<string, string>;
 }
 
+/** A `--expect` file: task name → what that task should have. */
 export type Expectations = Record<string, TaskExpectation>;
 
 /** One instance as an expectation reads it: `passed`, `passed:q=label` for a route, `not_taken:label`, `failed`. */
@@ -63,6 +65,7 @@ export function observed(instances: InstanceRow[], listed: Expectations = {}): E
   return out;
 }
 
+/** Reads and checks a `--expect` TOML file; a wrong shape is a usage error naming the file and the key. */
 export function readExpectations(path: string): Expectations {
   let doc: Record<string, unknown>;
   try {
@@ -114,6 +117,7 @@ function sorted<T>(v: T): T {
   ) as T;
 }
 
+/** Writes the `--expect` file from a test run's instances (sorted, so it diffs well), keeping the elements it already listed. */
 export function writeExpectations(path: string, instances: InstanceRow[]): void {
   const listed = existsSync(path) ? readExpectations(path) : {};
   const head = "# What `switchyard test` expects of the run (docs/testing-playbooks.md). Written by --update.\n";

@@ -26,6 +26,7 @@ interface Case {
   failure?: { type: string; message: string; body: string };
 }
 
+/** The test run as JUnit XML: a suite per task, a case per element, a miss or a failed element as its failure; no times, so the file is the same run to run. */
 export function junitXml(playbook: string, tasks: TaskRow[], instances: InstanceRow[], misses: Miss[]): string {
   const byTask = new Map<string, Case[]>();
   for (const t of tasks) byTask.set(t.task, []);

@@ -193,6 +193,7 @@ function report(
   process.stdout.write(out.join("\n") + "\n");
 }
 
+/** Adds `switchyard test`: runs a pack with its agents and decisions answered from a cassette, and reports misses. */
 export function register(program: Command): void {
   program
     .command("test")

@@ -2,6 +2,7 @@
 
 import type { CodeEntry } from "../../lang/diagnostic.js";
 
+/** The error codes of cassettes and `switchyard test`, for docs/errors.md and `explain`. */
 export const CASSETTE_CODES: CodeEntry[] = [
   {
     code: "cassette-unreadable",

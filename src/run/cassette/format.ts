@@ -9,12 +9,15 @@ import type { DecisionRecord, Usage } from "../kinds/index.js";
 import { CodedError } from "../../shared/coded-error.js";
 import { isPlainObject } from "../values/index.js";
 
+/** The header's `format`: tells a cassette from any other JSON Lines file. */
 export const CASSETTE_FORMAT = "switchyard-cassette";
+/** The format's version; a reader refuses any other. */
 export const CASSETTE_VERSION = 1;
 
 /** Texts longer than this are kept as a digest only (a 10,000-element fold in every input would make a cassette quadratic). */
 export const MAX_KEPT_TEXT = 8192;
 
+/** The cassette's first line: format, version, and the run and playbook it was written from. */
 export interface CassetteHeader {
   format: typeof CASSETTE_FORMAT;
   version: number;
@@ -58,6 +61,7 @@ interface EntryBase {
   request: string;
 }
 
+/** One agent turn (or revise round part): what was sent, by digest, and what the agent left. */
 export interface AgentEntry extends EntryBase {
   kind: "agent";
   /** A revise loop's turn: `r2-body`, `r2-review`; absent for a plain agent task. */
@@ -71,6 +75,7 @@ export interface AgentEntry extends EntryBase {
   answer: AgentAnswer;
 }
 
+/** One model-decided route element: the questions and state asked, by digest, and the decision record that came back. */
 export interface DecisionEntry extends EntryBase {
   kind: "decision";
   questions: QuestionIdentity[];
@@ -81,8 +86,10 @@ export interface DecisionEntry extends EntryBase {
   answer: DecisionRecord;
 }
 
+/** A cassette line after the header. */
 export type CassetteEntry = AgentEntry | DecisionEntry;
 
+/** A whole cassette: its header and its entries, sorted by element. */
 export interface Cassette {
   header: CassetteHeader;
   entries: CassetteEntry[];
@@ -120,6 +127,7 @@ export function readCassette(path: string): Cassette {
   return parseCassette(text, path);
 }
 
+/** Reads a cassette's text; a bad line is a `FILE:LINE` error saying what is wrong with it. */
 export function parseCassette(text: string, path: string): Cassette {
   const lines = text.split("\n");
   let header: CassetteHeader | undefined;

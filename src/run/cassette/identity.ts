@@ -10,6 +10,7 @@ import { isPlainObject, stableStringify } from "../values/index.js";
 import type { QuestionIdentity } from "./format.js";
 import { withoutRunPaths } from "./run-paths.js";
 
+/** A text's digest as the cassette writes it (`sha256:` and hex). */
 export function sha256(text: string): string {
   return `sha256:${createHash("sha256").update(text).digest("hex")}`;
 }

@@ -8,6 +8,7 @@ import { DecisionFailure, type DecisionRecord, type Judge, type JudgeRequest } f
 import { decisionRequestOf, elementView, type Overs } from "./identity.js";
 import { answerFor, decisionMiss, recordedFor, recordHit, recordMiss } from "./replay-index.js";
 
+/** The engine's Judge during `switchyard test`: answers each route element from the cassette, or records a miss. */
 export class CassetteJudge implements Judge {
   constructor(
     private readonly index: string,

@@ -13,6 +13,7 @@ import { shortDiff } from "./text-diff.js";
 /** Why a request had no answer in the cassette. */
 export type MissReason = "new-element" | "prompt-changed" | "input-changed" | "question-changed" | "state-changed" | "answer-failed";
 
+/** A request the cassette could not answer: which element, and why, with a short diff. */
 export interface Miss {
   kind: "agent" | "decision";
   task: string;
@@ -27,6 +28,7 @@ export interface Miss {
 
 const fileName = (id: string) => `${sha256(id).slice("sha256:".length)}.json`;
 
+/** Lays the cassette out as one file per request digest and per element, so replay processes look answers up without reading the whole cassette. */
 export function writeReplayIndex(dir: string, cassette: Cassette, overs: Overs): void {
   mkdirSync(join(dir, "requests"), { recursive: true });
   writeFileSync(join(dir, "overs.json"), JSON.stringify(overs));
@@ -47,14 +49,17 @@ function readEntry(file: string): CassetteEntry | undefined {
   }
 }
 
+/** The field each mapped task is mapped over, as written beside the index for the replay processes. */
 export function oversOf(dir: string): Overs {
   return JSON.parse(readFileSync(join(dir, "overs.json"), "utf8")) as Overs;
 }
 
+/** The entry recorded for a request digest, if any. */
 export function answerFor(dir: string, request: string): CassetteEntry | undefined {
   return readEntry(join(dir, "requests", fileName(request)));
 }
 
+/** The entry recorded for an element (and revise part), whatever its request was: what a miss is compared with. */
 export function recordedFor(dir: string, task: string, key: string | null, part?: string): CassetteEntry | undefined {
   return readEntry(join(dir, "elements", fileName(elementId(task, key, part))));
 }
@@ -64,12 +69,14 @@ export function recordHit(dir: string, kind: "agent" | "decision"): void {
   appendFileSync(join(dir, "hits"), `${kind}\n`);
 }
 
+/** How many agent turns and decisions were answered from the cassette. */
 export function countHits(dir: string): { agent: number; decision: number } {
   const file = join(dir, "hits");
   const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n") : [];
   return { agent: lines.filter((l) => l === "agent").length, decision: lines.filter((l) => l === "decision").length };
 }
 
+/** Records a miss, one file per element, so processes never write the same file. */
 export function recordMiss(dir: string, miss: Miss): void {
   writeFileSync(join(dir, "misses", fileName(elementId(miss.task, miss.key, miss.part))), JSON.stringify(miss));
 }

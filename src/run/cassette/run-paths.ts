@@ -4,6 +4,7 @@
 
 const ATTEMPT = /(\$RUN\/work\/[^"\s]*?(?:\/|\.))a\d+(?=\/|-r\d|\.|"|\s|$)/g;
 
+/** The text with the run folder written as `$RUN` and attempt numbers as `aN`, so a request is the same in every run and attempt. */
 export function withoutRunPaths(text: string, runDir: string): string {
   if (!text.includes(runDir)) return text;
   return text.split(runDir).join("$RUN").replace(ATTEMPT, "$1aN");

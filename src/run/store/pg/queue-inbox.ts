@@ -6,6 +6,7 @@
 import type { Pool } from "pg";
 import { ident, type Db } from "./queue-tables.js";
 
+/** What a worker reports to the coordinator's inbox about an attempt. */
 export type InboxKind = "started" | "round" | "finished";
 
 /** An inbox row as the coordinator reads it (the id as text: a bigint). */
