@@ -24,8 +24,11 @@ export async function ensureQueueSchema(client: ClientBase, connectionString: st
  * once, as it stops; graphile's own retries of a blip need no word).
  */
 function queueLine(level: string, message: string, error?: unknown): void {
-  // The error is in the message's meta, or only in its words (after the last colon of a line).
-  const told = message.split("\n").some((l) => lostConnection({ message: l.replace(/^.*: /, "") }) !== undefined);
+  // The error is in the message's meta, or only in its words: a part of a line between colons,
+  // e.g. "Runner stopping (reason: worker pool exited with error: error: terminating connection …)".
+  const told = message
+    .split("\n")
+    .some((l) => l.split(": ").some((part) => lostConnection({ message: part.replace(/\)+$/, "") }) !== undefined));
   if (told || lostConnection(error) !== undefined) return;
   process.stderr.write(`switchyard worker: queue ${level}: ${message.split("\n")[0]}\n`);
 }

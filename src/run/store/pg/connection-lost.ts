@@ -7,8 +7,10 @@
 // errors, a `cause`). A person is told about a lost server in one line: none of these is a bug.
 
 const LOST_CODES = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|08\w{3}|57P0[123])$/;
+// node-postgres's own words, then the server's for the shutdown classes (57P01, 57P02, 57P03), which
+// graphile-worker repeats without the code when its runner stops.
 const LOST_WORDS =
-  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect)$/;
+  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect|terminating connection due to administrator command|terminating connection because of crash of another server process|the database system is (shutting down|starting up|in recovery mode))$/;
 
 /**
  * When `err` (or every error it wraps) is a lost connection to the server: what to name it by
