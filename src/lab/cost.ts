@@ -48,8 +48,8 @@ export interface Savings {
   saved_latency_ms: number;
 }
 
-/** The sums behind one side's figures. */
-class Side {
+/** The sums behind one side's figures (also one model's, in `lab compare`). */
+export class Side {
   latencies: number[] = [];
   latencySum = 0;
   tokensIn = 0;
