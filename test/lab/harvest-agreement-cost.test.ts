@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { spawnSync } from "node:child_process";
 import { harvest } from "../../src/lab/harvest.js";
+import { pairLine } from "../../src/lab/pair-line.js";
 import { labPair, pairsOfCounts, withPairsFile } from "../support/lab-pairs.js";
 
 const BIN = resolve("bin/switchyard.js");
@@ -173,4 +174,20 @@ test("savings count only the pairs at or above the threshold; none without the h
   await withPairsFile([labPair({ key: "a", host: "yes", model: "yes", confidence: 0.99 })], async (file) =>
     assert.equal((await harvest(file)).types[0]!.cost!.savings, null),
   );
+});
+
+test("H-1: a pair's line keeps the host's latency and usage (tokens and cost only), and a reviewed pair's label", () => {
+  const pair = labPair({
+    key: "k",
+    host: "yes",
+    model: "yes",
+    hostSide: { latency_ms: 70, usage: { input_tokens: 5, cached_input_tokens: 2, cost_usd: 0.1 } },
+  });
+  assert.deepEqual(JSON.parse(pairLine(pair)).host, { latency_ms: 70, usage: { input_tokens: 5, cost_usd: 0.1 } });
+  const reviewed = JSON.parse(
+    pairLine({ ...pair, kind: "reviewed", reviewed: { label: "no", by: "ana", source: "x.csv", time: "2026-12-04T00:00:00.000Z" } }),
+  );
+  assert.equal(reviewed.kind, "reviewed");
+  assert.deepEqual(reviewed.reviewed, { label: "no", by: "ana", source: "x.csv", time: "2026-12-04T00:00:00.000Z" });
+  assert.equal("host" in JSON.parse(pairLine(labPair({ key: "k", host: "yes", model: "yes" }))), false);
 });
