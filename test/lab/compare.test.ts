@@ -6,12 +6,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { labPair, withPairsFile, type PairSpec } from "../support/lab-pairs.js";
 import type { ShadowPair } from "../../src/decide/pair.js";
 
-const BIN = resolve("bin/switchyard.js");
 const ref = JSON.parse(readFileSync("test/fixtures/stats/reference.json", "utf8")) as {
   mcnemar: { b: number; c: number; p: number }[];
   paired: { table: number[][]; d: number; lo: number; hi: number }[];
@@ -58,14 +57,15 @@ function twoModels(): { old: ShadowPair[]; neu: ShadowPair[] } {
   return { old, neu };
 }
 
-function cli(args: string[]) {
-  return spawnSync(process.execPath, [BIN, "lab", "compare", ...args], { encoding: "utf8" });
+async function cli(args: string[]) {
+  const r = await runCliInProcess(["lab", "compare", ...args]);
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
 test("lab compare: the paired difference, Newcombe's interval and McNemar's exact p equal the references; coverage and cost per model", async () => {
   const { old, neu } = twoModels();
   await withPairsFile([...old, ...neu], async (file) => {
-    const out = cli([file, "sys1/old", "sys1/new", "--type", "t.gate", "--json"]);
+    const out = await cli([file, "sys1/old", "sys1/new", "--type", "t.gate", "--json"]);
     assert.equal(out.status, 0, out.stderr);
     const r = JSON.parse(out.stdout);
     const paired = ref.paired.find(
@@ -87,7 +87,7 @@ test("lab compare: the paired difference, Newcombe's interval and McNemar's exac
     assert.deepEqual(r.b.at_threshold, { covered: 300, coverage: 1, agree: 230, agreement: r6(230 / 300) });
     assert.equal(r.a.cost.mean_latency_ms, 100);
     assert.equal(r.b.cost.mean_cost_usd, 0.001);
-    const text = cli([file, "sys1/old", "sys1/new", "--type", "t.gate"]).stdout;
+    const text = (await cli([file, "sys1/old", "sys1/new", "--type", "t.gate"])).stdout;
     assert.match(text, /difference B − A: \+6\.0% \(\+1\.8% … \+10\.2%\), McNemar exact p = /);
     assert.match(text, /both right 200 · only A 12 · only B 30 · neither 58/);
   });
@@ -108,21 +108,21 @@ test("lab compare --max-drop exits 1 only when the whole interval of B − A lie
         ]),
     )!.lo;
     assert.ok(Math.abs(hi - -0.018152) < 1e-6);
-    const worse = cli([newFile, "--against", oldFile, "--type", "t.gate", "--max-drop", "0.018"]);
+    const worse = await cli([newFile, "--against", oldFile, "--type", "t.gate", "--max-drop", "0.018"]);
     assert.equal(worse.status, 1, worse.stderr);
     assert.match(worse.stderr, /B is worse than A by more than 1\.8% at 95 %/);
-    const within = cli([newFile, "--against", oldFile, "--type", "t.gate", "--max-drop", "0.0182"]);
+    const within = await cli([newFile, "--against", oldFile, "--type", "t.gate", "--max-drop", "0.0182"]);
     assert.equal(within.status, 0, within.stderr);
     assert.match(within.stderr, /--max-drop 0\.0182: holds/);
     // Old against new: B is better; any drop holds.
-    assert.equal(cli([oldFile, "--against", newFile, "--type", "t.gate", "--max-drop", "0"]).status, 0);
+    assert.equal((await cli([oldFile, "--against", newFile, "--type", "t.gate", "--max-drop", "0"])).status, 0);
   });
 });
 
 test("lab compare names the models when a lab's pairs of the type mix them, with exit 2 and no stack trace", async () => {
   const { old, neu } = twoModels();
   await withPairsFile([...old, ...neu], async (file) => {
-    const out = cli([file, "--against", file, "--type", "t.gate"]);
+    const out = await cli([file, "--against", file, "--type", "t.gate"]);
     assert.equal(out.status, 2);
     assert.match(out.stderr, /error\[lab-compare-model\]: .*several models \(sys1\/old, sys1\/new\)/);
     assert.doesNotMatch(out.stderr, /\n\s+at /);

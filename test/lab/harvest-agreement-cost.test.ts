@@ -6,13 +6,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { spawnSync } from "node:child_process";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { harvest } from "../../src/lab/harvest.js";
 import { pairLine } from "../../src/lab/pair-line.js";
 import { labPair, pairsOfCounts, withPairsFile } from "../support/lab-pairs.js";
 
-const BIN = resolve("bin/switchyard.js");
 interface KappaCase {
   counts: number[][];
   kappa: number;
@@ -61,7 +59,7 @@ test("harvest gives Cohen's kappa with its 95 % interval for yes/no (abstentions
     const q = caseOf(ref.quadratic, levels);
     assert.deepEqual(level.kappa, { weighting: "quadratic", n: 28, kappa: r6(q.kappa), se: r6(q.se), lo: r6(q.lo), hi: r6(q.hi) });
     assert.equal(level.score?.quadratic_kappa, r6(q.kappa));
-    const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
+    const text = (await runCliInProcess(["lab", "harvest", file])).stdout;
     assert.match(
       text,
       new RegExp(
@@ -137,7 +135,7 @@ test("harvest gives mean and p95 latency, tokens and cost per decision on both s
       model_latency_ms: 210,
       saved_latency_ms: 20790,
     });
-    const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
+    const text = (await runCliInProcess(["lab", "harvest", file])).stdout;
     assert.match(text, /sys1\/jev\s+model\s+21\s+11 ms\s+20 ms\s+100\/10\s+\$0\.001000/);
     assert.match(text, /sys1\/jev\s+host\s+20\s+1050 ms\s+1900 ms\s+1000\/50\s+\$0\.020000/);
     assert.match(

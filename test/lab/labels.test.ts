@@ -5,13 +5,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { labPair, withPairsFile } from "../support/lab-pairs.js";
 import { parseCsv } from "../../src/lab/labels.js";
 
-const BIN = resolve("bin/switchyard.js");
-const lab = (...args: string[]) => spawnSync(process.execPath, [BIN, "lab", ...args], { encoding: "utf8" });
+async function lab(...args: string[]) {
+  const r = await runCliInProcess(["lab", ...args]);
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+}
 
 /** 10 agreeing elements and 4 disagreeing ones (one refused); one key needs CSV quoting. */
 function pairs() {
@@ -27,7 +29,7 @@ function pairs() {
 test("lab export --disagreements writes one row per disagreeing element; import reads labels back; harvest compares host and model with them", async () => {
   await withPairsFile(pairs(), async (file, dir) => {
     const csv = join(dir, "to-label.csv");
-    const ex = lab("export", file, "--disagreements", "-o", csv);
+    const ex = await lab("export", file, "--disagreements", "-o", csv);
     assert.equal(ex.status, 0, ex.stderr);
     const records = parseCsv(readFileSync(csv, "utf8"));
     const [head, ...rows] = records.map((r) => r.fields);
@@ -50,7 +52,7 @@ test("lab export --disagreements writes one row per disagreeing element; import 
       ...rows.map((r, i) => r.map((v, j) => (j === 12 ? (["yes", "no", "yes", ""][i] as string) : j === 13 ? "ana" : v))),
     ];
     writeFileSync(csv, filled.map((r) => r.map((v) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v)).join(",")).join("\n") + "\n");
-    const im = lab("import", file, csv);
+    const im = await lab("import", file, csv);
     assert.equal(im.status, 0, im.stderr);
     assert.match(im.stdout, /imported 3 reviewed labels .* \(1 rows without a label skipped\)/);
     const reviewed = readFileSync(file, "utf8")
@@ -66,7 +68,7 @@ test("lab export --disagreements writes one row per disagreeing element; import 
         ["d2", "no", "yes", "yes", "ana", "to-label.csv"],
       ],
     );
-    const h = JSON.parse(lab("harvest", file, "--json").stdout);
+    const h = JSON.parse((await lab("harvest", file, "--json")).stdout);
     const t = h.types[0];
     // Reviewed pairs are not shadow pairs: the shadow figures are unchanged.
     assert.equal(t.pairs, 14);
@@ -74,19 +76,19 @@ test("lab export --disagreements writes one row per disagreeing element; import 
     assert.deepEqual([t.reviewed.host.agree, t.reviewed.model.agree, t.reviewed.model.answered], [1, 2, 3]);
     assert.equal(t.reviewed.host.rate, 0.333333);
     assert.match(
-      lab("harvest", file).stdout,
+      (await lab("harvest", file)).stdout,
       /against 3 reviewed labels: host 33\.3% \(.*\) · model 66\.7% \(.*\) of 3 answered \(few pairs\)/,
     );
     // Imported twice, the same labels are one piece of evidence each.
-    lab("import", file, csv);
-    assert.equal(JSON.parse(lab("harvest", file, "--json").stdout).types[0].reviewed.n, 3);
+    await lab("import", file, csv);
+    assert.equal(JSON.parse((await lab("harvest", file, "--json")).stdout).types[0].reviewed.n, 3);
   });
 });
 
 test("lab export writes JSONL too; lab import refuses a label that is not the question's, naming the line, and appends nothing", async () => {
   await withPairsFile(pairs(), async (file, dir) => {
     const jsonl = join(dir, "all.jsonl");
-    assert.equal(lab("export", file, "-o", jsonl).status, 0);
+    assert.equal((await lab("export", file, "-o", jsonl)).status, 0);
     const rows = readFileSync(jsonl, "utf8")
       .trim()
       .split("\n")
@@ -96,7 +98,7 @@ test("lab export writes JSONL too; lab import refuses a label that is not the qu
     rows[2].label = "maybe";
     writeFileSync(jsonl, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
     const before = readFileSync(file, "utf8");
-    const im = lab("import", file, jsonl);
+    const im = await lab("import", file, jsonl);
     assert.equal(im.status, 2);
     assert.match(im.stderr, /all\.jsonl:3: 'maybe' is not a label of question q \(yes, no\)/);
     assert.doesNotMatch(im.stderr, /\n\s+at /);
