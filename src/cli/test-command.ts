@@ -21,7 +21,7 @@ import {
   cassetteFromRun,
   CassetteJudge,
   cassetteText,
-  countHits,
+  countAgentHits,
   readCassette,
   readMisses,
   REPLAY_AGENT_PROGRAM,
@@ -102,7 +102,7 @@ async function replay(pack: string, flags: TestFlags, state: string): Promise<vo
   try {
     const index = join(state, "cassette");
     const overs = Object.fromEntries(plan.tasks.map((t) => [t.name, t.over]));
-    writeReplayIndex(index, cassette, overs);
+    const decisions = writeReplayIndex(index, cassette, overs);
     const agentRunners = replayRunners(plan, index, live);
     let repo;
     if (agentLeaves(plan).some((t) => t.kind === "agent" && t.agent.workspace === "worktree")) {
@@ -114,12 +114,13 @@ async function replay(pack: string, flags: TestFlags, state: string): Promise<vo
       repo = { path: probe.path, base: probe.head, keep_branches: false };
     }
     const run = admitRun(store, { plan, packDir: compiled.packRoot, sourcePath: pack, ...(repo ? { repo } : {}) });
+    const judge = new CassetteJudge(index, decisions, (r) => store.runDir(r), overs, live?.engineDeps.judge);
     const engine: RunEngine = new RunEngine({
       store,
       run,
       resume: false,
       agentRunners,
-      judge: new CassetteJudge(index, (r) => store.runDir(r), overs, live?.engineDeps.judge),
+      judge,
       secretEnv: live?.engineDeps.secretEnv ?? [],
       // A miss fails the same way every time: retries are not waited for.
       retryBaseMs: 1,
@@ -127,7 +128,7 @@ async function replay(pack: string, flags: TestFlags, state: string): Promise<vo
     });
     const outcome = await engine.execute();
     const misses = readMisses(index);
-    const hits = countHits(index);
+    const hits = { agent: countAgentHits(index), decision: judge.answered };
     report(plan.playbook, run, outcome.status, misses, hits, state, flags);
     if (flags.junit !== undefined) writeFileSync(flags.junit, junitXml(plan.playbook, store.tasks(run), store.instances(run), misses));
     if (process.env.GITHUB_ACTIONS === "true") {

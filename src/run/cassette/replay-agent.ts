@@ -13,9 +13,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { AgentAnswer } from "./format.js";
 import { agentRequestOf, elementView } from "./identity.js";
-import { agentMiss, answerFor, oversOf, recordedFor, recordHit, recordMiss } from "./replay-index.js";
+import { agentMiss, answerFor, oversOf, recordedFor, recordAgentHit, recordMiss } from "./replay-index.js";
 import { runDirOfWorkspace } from "./run-paths.js";
-import { runLive } from "./live-turn.js";
 import type { AgentRunnerConfig } from "../agents/index.js";
 
 /** Exit status of a miss with no live runner: the engine records the turn failed. */
@@ -60,7 +59,7 @@ function leave(answer: AgentAnswer, workspace: string): number {
   return 0;
 }
 
-function main(): number {
+async function main(): Promise<number> {
   const index = env("SWITCHYARD_CASSETTE_INDEX");
   const workspace = resolve(env("SWITCHYARD_WORKSPACE"));
   const run = env("SWITCHYARD_RUN");
@@ -73,15 +72,16 @@ function main(): number {
   const req = agentRequestOf(prompt, elementView(input, key, oversOf(index)[task]), runDir);
   const hit = answerFor(index, req.request);
   if (hit?.kind === "agent") {
-    recordHit(index, "agent");
+    recordAgentHit(index);
     return leave(hit.answer, workspace);
   }
   const why = agentMiss(recordedFor(index, task, key, part), req);
   recordMiss(index, { kind: "agent", task, key, ...(part !== undefined ? { part } : {}), ...why });
   const live = process.env.SWITCHYARD_CASSETTE_LIVE;
-  if (live) return runLive(JSON.parse(live) as AgentRunnerConfig, prompt, workspace);
+  // Loaded only for a live miss: the presets' modules would cost every replayed turn their load time.
+  if (live) return (await import("./live-turn.js")).runLive(JSON.parse(live) as AgentRunnerConfig, prompt, workspace);
   process.stderr.write(`cassette-miss: the cassette has no answer for this turn: ${why.why}; nothing was run (--allow-live runs it)\n`);
   return MISS_EXIT;
 }
 
-process.exitCode = main();
+process.exitCode = await main();
