@@ -8,7 +8,7 @@
 // The figures are wall times of the whole command, starting Node included.
 //
 // usage: node dist/bench/replay.js [sizes...]        (default: 1000 10000)
-//        SWITCHYARD_BENCH_PROF=DIR writes a CPU profile of each replay's engine process there
+//        SWITCHYARD_BENCH_PROF=DIR writes a CPU profile of each run's and replay's engine process there
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -120,15 +120,13 @@ async function oneSize(n: number): Promise<Figures> {
       config,
       `[agents.default]\ncommand = ["node", "./agent.mjs"]\n\n[providers.s1]\nkind = "systemone"\nvendor = "typesafe"\nbase_url = "${server.url}"\nmodels = ["jev-1"]\n\n[decisions]\ndefault = "s1/jev-1"\n`,
     );
-    const first = timed(["run", "pack", "--config", config, "--state-dir", join(dir, "state1"), "-q"], dir).seconds;
+    const prof = process.env.SWITCHYARD_BENCH_PROF;
+    const profile = (name: string) =>
+      prof ? ["--cpu-prof", "--cpu-prof-dir", resolve(prof), "--cpu-prof-name", `${name}-${n}.cpuprofile`] : [];
+    const first = timed(["run", "pack", "--config", config, "--state-dir", join(dir, "state1"), "-q"], dir, profile("scripted")).seconds;
     const cassette = join(dir, "cassette.jsonl");
     timed(["cassette", "latest", "--state-dir", join(dir, "state1"), "-o", cassette], dir);
-    const prof = process.env.SWITCHYARD_BENCH_PROF;
-    const replay = timed(
-      ["test", "pack", "--cassette", cassette],
-      dir,
-      prof ? ["--cpu-prof", "--cpu-prof-dir", resolve(prof), "--cpu-prof-name", `replay-${n}.cpuprofile`] : [],
-    );
+    const replay = timed(["test", "pack", "--cassette", cassette], dir, profile("replay"));
     const turns = n / AGENT_EVERY;
     const expected = `${turns} agent turns and ${n} decisions answered from the cassette, 0 misses; the run passed`;
     if (!replay.out.includes(expected)) throw new Error(`the replay did not answer everything: ${replay.out}`);
