@@ -17,6 +17,7 @@ import { register as registerLogs } from "./logs.js";
 import { register as registerRun } from "./run.js";
 import { register as registerRerun } from "./rerun.js";
 import { register as registerResume } from "./resume.js";
+import { register as registerReview } from "./review.js";
 import { register as registerStatus } from "./status.js";
 import { register as registerTest } from "./test-command.js";
 import { register as registerShow } from "./show.js";
@@ -42,6 +43,7 @@ const registrations: Array<(program: Command) => void> = [
   registerLogs,
   registerRerun,
   registerResume,
+  registerReview,
   registerRun,
   registerRuns,
   registerShow,

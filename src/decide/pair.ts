@@ -13,8 +13,11 @@ export function stateDigest(stateText: string): string {
 /** One line of a lab's pairs.jsonl: what the host and a shadow (or audited) model said about the same question and state. */
 export interface ShadowPair {
   lab: string;
-  /** "audit" for a turned-on decision the host was also asked about (D-34); absent: shadow. */
-  kind?: "shadow" | "audit";
+  /**
+   * "audit" for a turned-on decision the host was also asked about (D-34); "reviewed" for an
+   * escalated decision a person answered from the review queue (H-5); absent: shadow.
+   */
+  kind?: "shadow" | "audit" | "reviewed";
   time: string; // ISO 8601
   run: string;
   type: string; // judgement type

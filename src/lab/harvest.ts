@@ -299,6 +299,26 @@ export interface TypeReport {
   /** Score questions: distances between the host's and the model's levels. */
   score?: { mean_abs_level_distance: number | null; quadratic_kappa: number | null } | null;
   audit?: AuditReport | null;
+  /** Agreement of the model with people's answers to its escalated questions (H-5); null without reviewed pairs. */
+  reviewed?: ReviewedReport | null;
+}
+
+/** A type's reviewed pairs (H-5): how many, and how often the escalated model agreed with the person. */
+export interface ReviewedReport {
+  pairs: number;
+  answered: number;
+  agreement: { agree: number; rate: number | null; wilson?: Interval; small_sample?: boolean };
+}
+
+function reviewedReport(t: Tally): ReviewedReport | null {
+  if (t.pairs === 0) return null;
+  const agreement = {
+    agree: t.agree,
+    rate: rate(t.agree, t.answered),
+    wilson: interval(t.agree, t.answered),
+    small_sample: t.answered < SMALL_SAMPLE,
+  };
+  return { pairs: t.pairs, answered: t.answered, agreement };
 }
 
 /** What `lab harvest` reports (H-2), as its --json prints it (shape in docs/lab.md). */
@@ -438,6 +458,8 @@ export interface HarvestOptions extends PairFilters {
 class TypeState {
   shadow = new Tally();
   audit = new Tally();
+  /** Pairs a person answered from the review queue (H-5): the best labels there are, reported apart. */
+  reviewed = new Tally();
   /** Shadow answers of the calibration's model, with their confidence mapped. */
   mapped: Tally | null = null;
   digest = createHash("sha256");
@@ -470,8 +492,9 @@ export async function harvest(pairsFile: string, options: HarvestOptions = {}): 
       }
       if (!st) states.set(type, (st = new TypeState(options.calibrations?.[type])));
     }
-    if (pairKind(pair) === "audit") {
-      st.audit.add(pair);
+    const kind = pairKind(pair);
+    if (kind !== "shadow") {
+      st[kind].add(pair);
       return;
     }
     st.shadow.add(pair);
@@ -523,6 +546,7 @@ export async function harvest(pairsFile: string, options: HarvestOptions = {}): 
     r.calibration = calibrationReport(st, options.lab ?? null, target);
     const rec = r.calibration && r.calibration.status !== "stale" ? r.calibration.recommended : r.recommended;
     r.audit = auditReport(st);
+    r.reviewed = reviewedReport(st.reviewed);
     r.verdict = r.pairs === 0 && r.audit ? audited(r.audit) : verdict(r, rec);
     r.config_line = configLine(name, r, rec);
     r.disagreements = { total: st.disagreeing, listed: st.disagreements };

@@ -20,9 +20,9 @@ export interface PairFilters {
   all?: boolean;
 }
 
-/** "shadow" unless the pair says it is an audit pair (older files have no kind). */
-export function pairKind(pair: ShadowPair): "shadow" | "audit" {
-  return pair.kind === "audit" ? "audit" : "shadow";
+/** "shadow" unless the pair says it is an audit or a reviewed pair (older files have no kind). */
+export function pairKind(pair: ShadowPair): "shadow" | "audit" | "reviewed" {
+  return pair.kind === "audit" || pair.kind === "reviewed" ? pair.kind : "shadow";
 }
 
 /** The model a pair is about: `provider/model` of the answer or of the skip. */

@@ -54,7 +54,7 @@ function probabilitiesOf(p: Record<string, number>): Record<string, number> {
 export function pairLine(pair: ShadowPair): string {
   const line: ShadowPair = {
     lab: pair.lab,
-    ...(pair.kind === "audit" ? { kind: "audit" as const } : {}),
+    ...(pair.kind === "audit" || pair.kind === "reviewed" ? { kind: pair.kind } : {}),
     time: pair.time,
     run: pair.run,
     type: pair.type,

@@ -33,7 +33,8 @@ function pairProblem(value: unknown): string | null {
   const p = value as Record<string, unknown>;
   if (typeof p.type !== "string" || p.type === "") return "missing judgement type ('type')";
   if (typeof p.host_label !== "string") return "missing 'host_label'";
-  if (p.kind !== undefined && p.kind !== "shadow" && p.kind !== "audit") return "kind is neither shadow nor audit";
+  if (p.kind !== undefined && p.kind !== "shadow" && p.kind !== "audit" && p.kind !== "reviewed")
+    return "kind is neither shadow, audit nor reviewed";
   const q = p.question as Record<string, unknown> | undefined;
   if (typeof q !== "object" || q === null) return "missing 'question'";
   if (typeof q.kind !== "string" || !KINDS.has(q.kind)) return "question.kind is not choice, noul or score";

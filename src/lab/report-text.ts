@@ -4,6 +4,7 @@ import {
   SMALL_SAMPLE,
   type AuditReport,
   type CalibrationReport,
+  type ReviewedReport,
   type HarvestReport,
   type ThresholdPoint,
   type TypeReport,
@@ -38,11 +39,12 @@ function section(r: TypeReport, target: number): string[] {
   const out: string[] = [];
   const models = r.models.map((m) => m.model).join(", ") || "no model";
   out.push(r.type === "(overall)" ? "overall" : `judgement type ${r.type}`);
-  if (r.pairs === 0 && r.audit) {
-    // Turned on and audited, shadowed by nothing: the audit is all there is to read.
-    out.push("  no shadow pairs: the type is turned on, and only its audit pairs are here");
+  if (r.pairs === 0 && (r.audit || r.reviewed)) {
+    // Turned on and audited or reviewed, shadowed by nothing: those pairs are all there is to read.
+    out.push(`  no shadow pairs: the type is turned on, and only its ${r.audit ? "audit" : "reviewed"} pairs are here`);
     if (r.calibration) out.push(`  ${calibrationSentence(r.calibration, target)}`);
-    out.push(`  ${auditSentence(r.audit)}`);
+    if (r.audit) out.push(`  ${auditSentence(r.audit)}`);
+    if (r.reviewed) out.push(`  ${reviewedSentence(r.reviewed)}`);
     return out;
   }
   out.push(`  ${r.kinds.join("/") || "–"} · ${models}`);
@@ -71,6 +73,7 @@ function section(r: TypeReport, target: number): string[] {
       `  levels: mean absolute distance ${fmt(r.score.mean_abs_level_distance)} · quadratic-weighted kappa ${fmt(r.score.quadratic_kappa)}`,
     );
   if (r.audit) out.push(`  ${auditSentence(r.audit)}`);
+  if (r.reviewed) out.push(`  ${reviewedSentence(r.reviewed)}`);
   if (r.disagreements && r.disagreements.total > 0) {
     out.push(
       `  disagreements: ${r.disagreements.total}${r.disagreements.total > r.disagreements.listed.length ? ` (first ${r.disagreements.listed.length} listed)` : ""}`,
@@ -137,6 +140,13 @@ export function calibrationSentence(c: CalibrationReport, target: number): strin
       ? `; these ${c.calibrated} answers mapped: ECE ${fmt(c.ece)}, Brier ${fmt(c.brier)}, min_confidence for ${pct(target)} ${rec ? `${rec.threshold.toFixed(2)} (decides ${pct(rec.coverage)})` : "none"}`
       : "")
   );
+}
+
+/** Agreement on the reviewed pairs (H-5): people's answers to the escalated questions. */
+export function reviewedSentence(r: ReviewedReport): string {
+  const a = r.agreement;
+  const ci = a.wilson ? ` (${pct(a.wilson.lo)}–${pct(a.wilson.hi)})` : "";
+  return `reviewed by people: ${r.answered} escalated answers, agreement ${pct(a.rate)}${ci}${a.small_sample ? FEW : ""}`;
 }
 
 /** The audit's agreement against its baseline, and whether it drifted; shared by text and HTML. */

@@ -1,7 +1,7 @@
 // The pair a shadow or audited question leaves for the lab (H-1, D-34): the host's label beside the
 // model's answer, or beside why the model has none.
 
-import type { JudgeRequest, ResolvedQuestion } from "../../run/kinds/index.js";
+import type { JudgeRequest, ResolvedQuestion, ReviewedPair } from "../../run/kinds/index.js";
 import { stateDigest, type ShadowPair } from "../pair.js";
 import type { Calibrated } from "./calibrate.js";
 import type { ModelOutcome } from "./outcomes.js";
@@ -63,4 +63,37 @@ export function pairOf(
     };
   }
   return pair;
+}
+
+/**
+ * A reviewed pair (H-5): the label a person gave an escalated question beside the model's answer
+ * that was escalated (its calibrated confidence, when the type has a map, as an audit pair has it).
+ */
+export function reviewedPair(p: ReviewedPair, time: Date): Omit<ShadowPair, "lab"> {
+  const m = p.question.model;
+  const raw = m.raw_confidence;
+  return {
+    kind: "reviewed",
+    time: time.toISOString(),
+    run: p.run,
+    type: p.question.type,
+    task: p.task,
+    key: p.key,
+    attempt: p.attempt,
+    question: { id: p.question.id, kind: p.question.kind, labels: [...p.question.labels] },
+    state_digest: stateDigest(p.state_text),
+    host_label: p.label,
+    model: {
+      provider: m.provider ?? "",
+      model: m.model ?? "",
+      label: m.label,
+      probabilities: m.probabilities,
+      confidence: raw ?? m.confidence,
+      refused: m.refused,
+      latency_ms: m.latency_ms,
+      usage: m.usage,
+      ...(raw !== undefined ? { calibrated_confidence: m.confidence } : {}),
+      ...(m.calibration !== undefined ? { calibration: m.calibration } : {}),
+    },
+  };
 }
