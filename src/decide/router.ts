@@ -62,6 +62,8 @@ export interface RoutingJudge extends Judge {
   modeOf(type: string): JudgementMode;
   /** Closes every provider built so far. */
   close(): Promise<void>;
+  /** A person's answer to an escalated question: its pair goes to the lab, marked reviewed (H-5). */
+  reviewed(pair: ReviewedPair): void;
 }
 
 /**

@@ -225,6 +225,15 @@ test(
       }
       assert.equal(pending().length, 0);
       assert.equal(viaCli, 15);
+      // Each person's answer beside the escalated model's "yes" is a reviewed pair in the lab (H-5),
+      // reported apart from shadow pairs (there are none here).
+      const harvested = cli("lab", "harvest", "--json");
+      assert.equal(harvested.status, 0, harvested.stderr);
+      type Harvested = { types: Array<{ type: string; pairs: number; reviewed: { pairs: number; agreement: { agree: number } } }> };
+      const triage = (JSON.parse(harvested.stdout) as Harvested).types.find((t) => t.type === "triage")!;
+      assert.equal(triage.pairs, 0);
+      assert.equal(triage.reviewed.pairs, waitingKeys.length);
+      assert.equal(triage.reviewed.agreement.agree, waitingKeys.filter((k) => label(k) === "yes").length);
     } finally {
       if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       dir.cleanup();
