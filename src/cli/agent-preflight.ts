@@ -155,7 +155,7 @@ export function agentPreflight(plans: Plan[], config: MachineConfig, opts: Agent
   const types = new Set<string>();
   for (const plan of plans)
     for (const t of plan.tasks) if (t.route?.decide === "model") for (const q of t.route.questions) types.add(q.type);
-  const hostAsked = [...types].filter((ty) => opts.modeOf(ty).kind !== "model").sort();
+  const hostAsked = [...types].filter((ty) => opts.modeOf(ty).kind === "host" || opts.modeOf(ty).kind === "shadow").sort();
   const host = config.decisions.host;
   const hostRunner = host !== "tty" && Object.hasOwn(config.agents, host) ? config.agents[host] : undefined;
   if (types.size > 0 && hostRunner !== undefined) used.set(host, hostRunner);

@@ -137,7 +137,7 @@ function checkConfig(pack: string | undefined, opts: CheckOptions): { report: Ch
     ...Object.entries(overrides).map(([t, m]): [string, JudgementMode, Source] => [t, m, "--decide"]),
   ];
   for (const [type, mode, source] of routed) {
-    if (mode.kind === "host") continue;
+    if (mode.kind === "host" || mode.kind === "review") continue;
     const problem = routeProblem(config, mode, true);
     const what = type === null ? "[decisions] default" : `judgement type "${type}" (${source})`;
     if (problem) {

@@ -24,6 +24,7 @@ const commands: ReadonlyArray<readonly [string, () => Promise<{ register: (progr
   ["logs", () => import("./logs.js")],
   ["rerun", () => import("./rerun.js")],
   ["resume", () => import("./resume.js")],
+  ["review", () => import("./review.js")],
   ["run", () => import("./run.js")],
   ["runs", () => import("./runs.js")],
   ["show", () => import("./show.js")],

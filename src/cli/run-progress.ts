@@ -182,6 +182,11 @@ const DETAIL: EventHandlers<[], string> = {
     Object.entries(e.payload.record)
       .map(([q, d]) => `${q}=${d.label}`)
       .join(" "),
+  review_requested: (e) =>
+    `waiting for review: ${e.payload.questions.map((q) => (q.model ? `${q.id} (model: ${q.model.label}, confidence ${q.model.confidence.toFixed(2)})` : q.id)).join(", ")}`,
+  review_answered: (e) =>
+    `${e.payload.question}=${e.payload.label} (${e.payload.timeout ? "review timed out" : `answered by ${e.payload.by}`})`,
+  run_waiting: (e) => e.payload.reason,
   revise_round: (e) => `round ${e.payload.round}: ${e.payload.verdict}`,
   fold_settled: (e) => e.payload.status,
   task_settled: (e) => e.payload.status,

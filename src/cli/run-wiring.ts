@@ -21,6 +21,7 @@ import { locateConfig, locateState, prepareStateFolder } from "./state-discovery
 import { Progress, progressMode } from "./run-progress.js";
 import { RunTally } from "./run-summary.js";
 import { shareTerminal } from "../decide/providers/terminal-turns.js";
+import { reviewNotifier } from "./review-notify.js";
 
 /** The flags `run`, `resume` and `rerun` share. */
 export interface RunFlags {
@@ -42,6 +43,8 @@ export interface RunFlags {
   store?: string;
   /** --executor: local or workers (executor-option.ts). */
   executor?: string;
+  /** --detach-reviews: end as `waiting` when only elements waiting for review are left (D-62). */
+  detachReviews?: boolean;
 }
 
 /** Adds the flags `run`, `resume` and `rerun` share to a command. */
@@ -58,7 +61,7 @@ export function addRunFlags(cmd: Command): Command {
     .option("--executor <where>", EXECUTOR_HELP)
     .option(
       "--decide <type=mode>",
-      "route a judgement type: host, shadow:PROVIDER/MODEL or PROVIDER/MODEL (repeatable)",
+      "route a judgement type: host, review, shadow:PROVIDER/MODEL or PROVIDER/MODEL (repeatable)",
       (v: string, acc: string[]) => [...acc, v],
       [] as string[],
     )
@@ -67,7 +70,11 @@ export function addRunFlags(cmd: Command): Command {
     .option("--json", "print events as JSON lines and a JSON summary")
     .option("-q, --quiet", "print only the summary at the end")
     .option("-v, --verbose", "on a terminal, also print each event above the live progress")
-    .option("--no-color", "no colour (also: NO_COLOR=1, or output that is not a terminal)");
+    .option("--no-color", "no colour (also: NO_COLOR=1, or output that is not a terminal)")
+    .option(
+      "--detach-reviews",
+      "when only elements waiting for review are left, end the run as `waiting` (continue it with `resume` after answering) instead of staying up",
+    );
 }
 
 /** `--force` of resume and rerun. */
@@ -164,6 +171,23 @@ export function wire(flags: RunFlags, state: string, store?: Store): Wiring {
   };
 }
 
+/** The engine's review queue options (D-62, D-66): detach, the stderr line when only waiting is left, and the notifier. */
+function reviewOptions(
+  run: string,
+  flags: RunFlags,
+  config: MachineConfig,
+): Pick<ConstructorParameters<typeof RunEngine>[0], "detachReviews" | "onOnlyWaiting" | "onReviewQueue"> {
+  const notify = reviewNotifier(config.decisions.review_notify);
+  return {
+    detachReviews: flags.detachReviews === true,
+    onOnlyWaiting: (n) =>
+      process.stderr.write(
+        `switchyard: only ${n} element(s) waiting for review are left; the run stays up until they are answered (\`switchyard review ${run}\`), or Ctrl-C and resume later\n`,
+      ),
+    ...(notify ? { onReviewQueue: notify } : {}),
+  };
+}
+
 /** Runs the engine with Ctrl-C handling and progress; sets the exit code from the outcome. */
 // eslint-disable-next-line max-lines-per-function -- not split yet: wiring a run's store, judge, lab and signals; to be split per concern
 export async function execute(
@@ -200,6 +224,7 @@ export async function execute(
       ...(queue ? { executor: queue } : {}),
       force: flags.force,
       ...(owner ? { owner } : {}),
+      ...reviewOptions(run, flags, wiring.config),
       evaluators: (task) => {
         const s = snapshot ?? { dir: engine.packDirectory, plan: engine.plan };
         return wiring.evaluators(s.dir, s.plan)(task);

@@ -66,7 +66,7 @@ function describeRerun(r: ShownRerun): string {
   return `${flags.join(" ")}: ${r.reset} instance${r.reset === 1 ? "" : "s"} cleared${r.snapshot ? `, pack copied again to ${r.snapshot}` : ""}`;
 }
 
-const STATUSES = ["passed", "failed", "not_taken", "blocked", "running", "pending"];
+const STATUSES = ["passed", "failed", "not_taken", "blocked", "running", "waiting", "pending"];
 
 /** Keeps only the instances, and unmapped tasks, with this status (mapped tasks keep their summary). */
 function onlyStatus(shown: ShowJson, status: string): void {

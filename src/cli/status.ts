@@ -12,7 +12,7 @@ import { rateLimitState } from "../run/agents/index.js";
 
 const WATCH_MS = 500;
 
-type Counts = { pending: number; running: number; passed: number; failed: number; not_taken: number; blocked: number };
+type Counts = { pending: number; running: number; waiting: number; passed: number; failed: number; not_taken: number; blocked: number };
 
 function report(store: Store, run: string): { status: string; json: unknown; text: string } {
   const r = foundRun(store, run);
@@ -20,11 +20,11 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
   const counts = new Map<string, Counts>();
   for (const i of store.instances(run)) {
     let c = counts.get(i.task);
-    if (!c) counts.set(i.task, (c = { pending: 0, running: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 }));
+    if (!c) counts.set(i.task, (c = { pending: 0, running: 0, waiting: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 }));
     c[i.status as keyof Counts] += 1;
   }
   const rows = tasks.map((t) => {
-    const c: Counts = counts.get(t.task) ?? { pending: 0, running: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 };
+    const c: Counts = counts.get(t.task) ?? { pending: 0, running: 0, waiting: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 };
     const total = t.mapped ? (t.count ?? 0) : 1;
     const seen = Object.values(c).reduce((a, b) => a + b, 0);
     return { task: t.task, kind: t.kind, status: t.status, mapped: t.mapped, total, ...c, pending: c.pending + Math.max(0, total - seen) };
@@ -48,7 +48,7 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
     ([runner, l]) =>
       `rate limits: runner "${runner}": ${l.retried} turn${l.retried === 1 ? "" : "s"} retried, ${l.concurrency === null ? "no longer limited" : `now at most ${l.concurrency} at once`}\n`,
   );
-  const header = ["task", "kind", "status", "total", "passed", "failed", "not_taken", "blocked", "running", "pending"];
+  const header = ["task", "kind", "status", "total", "passed", "failed", "not_taken", "blocked", "running", "waiting", "pending"];
   const text =
     `run ${r.run}  ${r.playbook}  ${r.status}${r.stop_reason ? ` (${r.stop_reason})` : ""}\n` +
     `started ${r.started_at}  elapsed ${formatElapsed(r.elapsed_ms)}  spent $${r.spent_usd.toFixed(4)}\n` +
@@ -66,6 +66,7 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
         String(x.not_taken),
         String(x.blocked),
         String(x.running),
+        String(x.waiting),
         String(x.pending),
       ]),
     ) +

@@ -175,4 +175,21 @@ export const DECIDE_CODES: CodeEntry[] = [
     explain:
       "A table-form `[decisions.types]` entry may name a calibration file (`calibration = \"cal.json\"`, relative to the config file) written by `switchyard lab calibrate`. The file must exist, be a calibration file of a version this switchyard reads, hold a map for that judgement type, and that map must have been fitted on pairs of the very model the entry's mode names: a map says how one model's confidence relates to agreement with the host, so it means nothing for another. Fit a map for this type and model (run it in shadow, then `switchyard lab calibrate`), or fix the path.",
   },
+  // --- the review queue (D-60 … D-66), src/cli/review-queue.ts ---
+  {
+    code: "review-not-waiting",
+    usage: true,
+    rule: "D-63",
+    summary: "the element or question named does not wait for review",
+    explain:
+      "`switchyard review RUN --key K --answer QUESTION=LABEL` answers a question that waits in the run's review queue. The element has no waiting question (it was never sent to review, or it was answered already: an answer is given once and never asked again), or the question named is not one of its waiting questions. `switchyard review RUN --list` lists what waits; to ask a decided element again, rerun its route.",
+  },
+  {
+    code: "review-bad-label",
+    usage: true,
+    rule: "D-63",
+    summary: "the answer given is not one of the question's labels",
+    explain:
+      "A review answer must be one of the question's labels (choice options, `yes`/`no`, score levels) or `uncertain`. The message lists them.",
+  },
 ];

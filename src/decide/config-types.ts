@@ -32,9 +32,12 @@ export interface ProviderConfig {
   max_retries: number;
 }
 
-/** A judgement mode (D-10): `host`, `shadow:PROVIDER/MODEL`, or `PROVIDER/MODEL`. */
+/** A judgement mode (D-10): `host`, `review` (people answer from the review queue, D-60), `shadow:PROVIDER/MODEL`, or `PROVIDER/MODEL`. */
 export type JudgementMode =
-  { kind: "host" } | { kind: "shadow"; provider: string; model: string } | { kind: "model"; provider: string; model: string };
+  | { kind: "host" }
+  | { kind: "review" }
+  | { kind: "shadow"; provider: string; model: string }
+  | { kind: "model"; provider: string; model: string };
 
 /** What a table-form `[decisions.types]` entry adds to its mode (D-33, D-34). */
 export interface TypeSettings {
@@ -46,6 +49,10 @@ export interface TypeSettings {
   min_confidence?: number;
   /** The fraction of turned-on decisions the host is asked about as well. */
   audit?: number;
+  /** Turned on: an answer whose (calibrated) confidence is below this goes to the review queue (D-61). */
+  escalate_below?: number;
+  /** How long a question of this type waits in the review queue before it is `uncertain` (D-64). */
+  review_timeout_ms?: number;
 }
 
 /** The `[decisions]` section: how each judgement type is answered, and by which host. */
@@ -59,6 +66,10 @@ export interface DecisionsConfig {
   fallback_on_refusal: boolean;
   /** Who answers as the host (D-20): an agent runner's name, or "tty" for a person. */
   host: string;
+  /** The default wait of a review question before it is `uncertain` (D-64); none: it waits until answered. */
+  review_timeout_ms?: number;
+  /** A command (no shell) told on stdin when questions start waiting and when the queue empties (D-66). */
+  review_notify?: string[];
 }
 
 /** The machine config (D-50) as loaded and checked: agent runners, providers and decisions. */

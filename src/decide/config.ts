@@ -18,6 +18,7 @@ import type { DecisionsConfig, JudgementMode, MachineConfig, ProviderConfig, Pro
 import { formatMode, MODE_FORMS, parseMode } from "./mode.js";
 import { locateKeys, type KeyPositions } from "./toml-positions.js";
 import { typeEntry } from "./type-entry.js";
+import { reviewNotify, reviewTimeout } from "./review-config.js";
 import { readRegularFileSync } from "../run/process/index.js";
 import { itemAt } from "../shared/checked-index.js";
 import { messageOf, errnoCode } from "../shared/thrown.js";
@@ -55,7 +56,7 @@ const PROVIDER_KEYS = [
   "timeout",
   "max_retries",
 ];
-const DECISIONS_KEYS = ["default", "deny_vendors", "fallback_on_refusal", "host", "types"];
+const DECISIONS_KEYS = ["default", "deny_vendors", "fallback_on_refusal", "host", "types", "review_timeout", "review_notify"];
 const NAME = /^[A-Za-z0-9_-]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -642,6 +643,11 @@ class Validator {
 
     const deny = this.strings(body, ["decisions", "deny_vendors"]);
     if (deny) out.deny_vendors = deny;
+    const review = { error: this.error.bind(this), wrongType: this.wrongType.bind(this) };
+    const timeout = reviewTimeout(review, body.review_timeout, ["decisions", "review_timeout"], "decisions.review_timeout");
+    if (timeout !== undefined) out.review_timeout_ms = timeout;
+    const notify = reviewNotify(review, body.review_notify, ["decisions", "review_notify"]);
+    if (notify) out.review_notify = notify;
     const fallback = body.fallback_on_refusal;
     if (fallback !== undefined) {
       if (typeof fallback !== "boolean") this.wrongType(["decisions", "fallback_on_refusal"], fallback, "a boolean (true or false)");
@@ -702,7 +708,7 @@ class Validator {
       this.error("config-bad-mode", path, `${name}: ${mode.error}`, `a mode is ${MODE_FORMS}`, true);
       return undefined;
     }
-    if (mode.kind === "host") return mode;
+    if (mode.kind === "host" || mode.kind === "review") return mode;
     if (this.brokenProviders.has(mode.provider)) return undefined;
     const problem = routeProblem(config, mode, false, [...this.brokenProviders]);
     if (problem) {

@@ -1,5 +1,5 @@
 // Judgement modes (D-10) as written in the machine config and in `--decide TYPE=MODE` flags:
-// `host`, `shadow:PROVIDER/MODEL`, or `PROVIDER/MODEL`. The model is everything after the first
+// `host`, `review` (D-60), `shadow:PROVIDER/MODEL`, or `PROVIDER/MODEL`. The model is everything after the first
 // `/`, so model names that contain slashes (`meta-llama/Llama-3.1-8B` on a vLLM server) work.
 
 import { DiagnosticError, errorAt, type Position } from "../lang/diagnostic.js";
@@ -7,13 +7,14 @@ import type { JudgementMode } from "./config-types.js";
 
 const PROVIDER_NAME = /^[A-Za-z0-9_-]+$/;
 
-/** The three forms of a mode, for messages that say what was expected. */
-export const MODE_FORMS = "`host`, `shadow:PROVIDER/MODEL` or `PROVIDER/MODEL`";
+/** The forms of a mode, for messages that say what was expected. */
+export const MODE_FORMS = "`host`, `review`, `shadow:PROVIDER/MODEL` or `PROVIDER/MODEL`";
 
 /** The mode, or a sentence saying what is wrong with the text. */
 export function parseMode(text: string): JudgementMode | { error: string } {
   const t = text.trim();
   if (t === "host") return { kind: "host" };
+  if (t === "review") return { kind: "review" };
   let rest = t;
   let kind: "shadow" | "model" = "model";
   if (t.startsWith("shadow:")) {
@@ -36,7 +37,7 @@ export function parseMode(text: string): JudgementMode | { error: string } {
 
 /** A mode as written in the config and in `--decide`: `host`, `shadow:P/M` or `P/M`. */
 export function formatMode(mode: JudgementMode): string {
-  if (mode.kind === "host") return "host";
+  if (mode.kind === "host" || mode.kind === "review") return mode.kind;
   const target = `${mode.provider}/${mode.model}`;
   return mode.kind === "shadow" ? `shadow:${target}` : target;
 }

@@ -57,6 +57,13 @@ export interface ShadowPair {
   reviewed?: { label: string; by: string | null; source: string; time: string };
 }
 
+/**
+ * The `reviewed.source` of a pair a person answered from the review queue (H-5), as against a file
+ * read by `lab import`: no host was asked apart from the person, so harvest compares only the
+ * model with such a label.
+ */
+export const REVIEW_QUEUE_SOURCE = "review queue";
+
 /** Where the router appends pairs; the lab (src/lab) implements it over pairs.jsonl. */
 export interface PairSink {
   append(pair: Omit<ShadowPair, "lab">): void;

@@ -16,7 +16,10 @@
 // fallback answers; the provider and model for a model's answers. A batch's usage is recorded on
 // its first question only, so that summing a record's usage counts each request once.
 
-import type { DecisionRecord, Judge, JudgeRequest } from "../run/kinds/index.js";
+import type { DecisionRecord, Judge, JudgeRequest, ReviewedPair } from "../run/kinds/index.js";
+import { ReviewNeeded } from "../run/kinds/index.js";
+import { toReview } from "./routing/review.js";
+import { reviewedPair } from "./routing/shadow-pair.js";
 import type { JudgementMode, MachineConfig } from "./config-types.js";
 import { modeFor } from "./mode.js";
 import type { PairSink, ShadowPair } from "./pair.js";
@@ -59,6 +62,8 @@ export interface RoutingJudge extends Judge {
   modeOf(type: string): JudgementMode;
   /** Closes every provider built so far. */
   close(): Promise<void>;
+  /** A person's answer to an escalated question: its pair goes to the lab, marked reviewed (H-5). */
+  reviewed(pair: ReviewedPair): void;
 }
 
 /**
@@ -111,15 +116,32 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     }
     try {
       const answers = await askAll({ config, providers, warn }, req, t, signal, local);
-      return assemble(req, t, answers, { hostName: config.decisions.host, now, appendPair });
+      const record = assemble(req, t, answers, { hostName: config.decisions.host, now, appendPair });
+      const timeoutOf = (type: string) => settingsOf(type)?.review_timeout_ms ?? config.decisions.review_timeout_ms;
+      const review = toReview(req, t, record, timeoutOf);
+      if (review.length > 0) throw new ReviewNeeded(review, record);
+      return record;
     } finally {
       if (local) req.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** A person's answer beside an escalated model's (H-5); a pair that cannot be written is a warning. */
+  function reviewed(p: ReviewedPair): void {
+    if (!opts.pairs) return;
+    try {
+      opts.pairs.append(reviewedPair(p, now()));
+    } catch (err) {
+      warn(
+        `could not record the reviewed pair of ${p.task}${p.key === null ? "" : `[${p.key}]`} question '${p.question.id}': ${messageOf(err)}`,
+      );
     }
   }
 
   const env = opts.env ?? process.env;
   return {
     judge,
+    reviewed,
     preflight: (types) =>
       preflight(
         { config, overrides, modeOf, settingsOf, providers: opts.providers, host: opts.host, hasPairs: !!opts.pairs, env, warn },

@@ -10,8 +10,9 @@ import { checkCalibrationFile } from "./calibration-map.js";
 import type { JudgementMode, TypeSettings } from "./config-types.js";
 import { formatMode } from "./mode.js";
 import { messageOf, errnoCode } from "../shared/thrown.js";
+import { reviewTimeout } from "./review-config.js";
 
-const TYPE_ENTRY_KEYS = ["mode", "calibration", "min_confidence", "audit"];
+const TYPE_ENTRY_KEYS = ["mode", "calibration", "min_confidence", "audit", "escalate_below", "review_timeout"];
 
 /** What reading a `[decisions.types]` entry needs from the config reader: where to report problems, how to resolve a mode, and the folder relative calibration paths start from. */
 export interface EntryContext {
@@ -80,10 +81,14 @@ export function typeEntry(
   const mode = ctx.mode(body.mode, [...path, "mode"], `${name}.mode`);
   const minConfidence = fraction(ctx, body, path, "min_confidence", name, "the confidence under which the answer is uncertain");
   const audit = fraction(ctx, body, path, "audit", name, "the fraction of decisions the host is asked about as well");
+  const escalate = fraction(ctx, body, path, "escalate_below", name, "the confidence under which a person reviews the answer");
+  const timeout = reviewTimeout(ctx, body.review_timeout, [...path, "review_timeout"], `${name}.review_timeout`);
   if (mode === undefined) return undefined;
   const settings: TypeSettings = { mode };
   if (minConfidence !== undefined) settings.min_confidence = minConfidence;
   if (audit !== undefined && audit > 0) settings.audit = audit;
+  if (escalate !== undefined && escalate > 0) settings.escalate_below = escalate;
+  if (timeout !== undefined) settings.review_timeout_ms = timeout;
   // Keys that only a mode with a model reads: written beside `host` they would do nothing.
   const onlyTurnedOn = (key: string): boolean => {
     if (body[key] === undefined || mode.kind === "model") return true;
@@ -97,7 +102,18 @@ export function typeEntry(
   };
   const calOk = onlyTurnedOn("calibration");
   let ok = onlyTurnedOn("audit") && calOk;
-  if (mode.kind === "host" && body.min_confidence !== undefined) ok = onlyTurnedOn("min_confidence") && ok;
+  ok = onlyTurnedOn("escalate_below") && ok;
+  if ((mode.kind === "host" || mode.kind === "review") && body.min_confidence !== undefined) ok = onlyTurnedOn("min_confidence") && ok;
+  // A timeout needs a queue to wait in: review mode, or a turned-on type that escalates (D-64).
+  if (timeout !== undefined && mode.kind !== "review" && settings.escalate_below === undefined) {
+    ctx.error(
+      "config-bad-value",
+      [...path, "review_timeout"],
+      `${name}.review_timeout does nothing: no question of this type goes to review`,
+      'review_timeout applies with mode = "review", or with a turned-on mode and escalate_below; remove it, or add one of them',
+    );
+    ok = false;
+  }
   const cal = body.calibration;
   if (cal !== undefined && mode.kind === "model") {
     if (typeof cal !== "string") {

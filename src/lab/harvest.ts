@@ -5,7 +5,7 @@
 
 import { createHash } from "node:crypto";
 import { applyMap, type TypeCalibration } from "../decide/calibration-map.js";
-import type { ShadowPair } from "../decide/pair.js";
+import { REVIEW_QUEUE_SOURCE, type ShadowPair } from "../decide/pair.js";
 import type { QuestionKind } from "../plan/plan.js";
 import { itemAt } from "../shared/checked-index.js";
 import { UNCERTAIN } from "../shared/primitives.js";
@@ -307,10 +307,14 @@ export interface TypeReport {
   per_label?: LabelReport[];
   /** Cost and latency per model on both sides, and what turning the type on would have saved. */
   cost?: { models: ModelCost[]; savings: Savings | null };
-  /** Agreement of the host and of the model each with labels people gave (`lab import`); null without any. */
+  /**
+   * Agreement of the host and of the model each with labels people gave (`lab import`, the review
+   * queue); null without any. The host is compared only where it answered apart from the person
+   * (`host.answered`: not on review-queue pairs, where no host was asked).
+   */
   reviewed?: {
     n: number;
-    host: { agree: number; rate: number | null; wilson: Interval };
+    host: { answered: number; agree: number; rate: number | null; wilson: Interval };
     model: { answered: number; agree: number; rate: number | null; wilson: Interval };
   } | null;
 }
@@ -451,6 +455,7 @@ export interface HarvestOptions extends PairFilters {
 /** Reviewed pairs of a type: how often the host and the model each agreed with a person's label. */
 class ReviewTally {
   n = 0;
+  hostAnswered = 0;
   hostAgree = 0;
   modelAnswered = 0;
   modelAgree = 0;
@@ -459,7 +464,10 @@ class ReviewTally {
     const label = pair.reviewed?.label;
     if (label === undefined) return;
     this.n++;
-    if (pair.host_label === label) this.hostAgree++;
+    if (pair.reviewed?.source !== REVIEW_QUEUE_SOURCE) {
+      this.hostAnswered++;
+      if (pair.host_label === label) this.hostAgree++;
+    }
     if (!pair.model) return;
     this.modelAnswered++;
     if (modelLabel(pair) === label) this.modelAgree++;
@@ -559,7 +567,12 @@ function reviewedReport(t: ReviewTally): TypeReport["reviewed"] {
   if (t.n === 0) return null;
   return {
     n: t.n,
-    host: { agree: t.hostAgree, rate: rate(t.hostAgree, t.n), wilson: interval(t.hostAgree, t.n) },
+    host: {
+      answered: t.hostAnswered,
+      agree: t.hostAgree,
+      rate: rate(t.hostAgree, t.hostAnswered),
+      wilson: interval(t.hostAgree, t.hostAnswered),
+    },
     model: {
       answered: t.modelAnswered,
       agree: t.modelAgree,

@@ -40,11 +40,12 @@ function section(r: TypeReport, target: number): string[] {
   const out: string[] = [];
   const models = r.models.map((m) => m.model).join(", ") || "no model";
   out.push(r.type === "(overall)" ? "overall" : `judgement type ${r.type}`);
-  if (r.pairs === 0 && r.audit) {
-    // Turned on and audited, shadowed by nothing: the audit is all there is to read.
-    out.push("  no shadow pairs: the type is turned on, and only its audit pairs are here");
+  if (r.pairs === 0 && (r.audit || r.reviewed)) {
+    // Turned on and audited or reviewed, shadowed by nothing: those pairs are all there is to read.
+    out.push(`  no shadow pairs: the type is turned on, and only its ${r.audit ? "audit" : "reviewed"} pairs are here`);
     if (r.calibration) out.push(`  ${calibrationSentence(r.calibration, target)}`);
-    out.push(`  ${auditSentence(r.audit)}`);
+    if (r.audit) out.push(`  ${auditSentence(r.audit)}`);
+    if (r.reviewed) out.push(`  ${reviewedSentence(r.reviewed)}`);
     return out;
   }
   out.push(`  ${r.kinds.join("/") || "–"} · ${models}`);
@@ -168,7 +169,10 @@ function perLabelSentence(labels: LabelReport[]): string {
 /** Agreement of the host and of the model with people's labels; shared by the text and HTML reports. */
 export function reviewedSentence(v: NonNullable<TypeReport["reviewed"]>): string {
   return (
-    `against ${v.n} reviewed labels: host ${pct(v.host.rate)} (${pct(v.host.wilson.lo)}–${pct(v.host.wilson.hi)})` +
+    `against ${v.n} reviewed labels: ` +
+    (v.host.answered > 0
+      ? `host ${pct(v.host.rate)} (${pct(v.host.wilson.lo)}–${pct(v.host.wilson.hi)}) of ${v.host.answered} asked apart`
+      : "host not asked apart (people answered in its place)") +
     ` · model ${pct(v.model.rate)} (${pct(v.model.wilson.lo)}–${pct(v.model.wilson.hi)}) of ${v.model.answered} answered` +
     (v.n < SMALL_SAMPLE ? FEW : "")
   );

@@ -58,7 +58,7 @@ export interface RunDoc {
 }
 
 /** Status letters of the grid: one per cell. */
-export const STATUS_LETTER = { pending: "p", running: "r", passed: "P", failed: "F", not_taken: "n", blocked: "b" } as const;
+export const STATUS_LETTER = { pending: "p", running: "r", waiting: "w", passed: "P", failed: "F", not_taken: "n", blocked: "b" } as const;
 /** The name of a cell status, as the grid's letters encode it. */
 export type StatusName = keyof typeof STATUS_LETTER;
 

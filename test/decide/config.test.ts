@@ -259,10 +259,10 @@ test("D-21: keys a provider's kind never reads are config-key-not-for-kind", () 
   );
 });
 
-test("D-10: a bad mode is config-bad-mode, at the value, listing the three forms", () => {
+test("D-10: a bad mode is config-bad-mode, at the value, listing the forms", () => {
   const d = only(`[decisions]\ndefault = "shadow"\n`, "config-bad-mode");
   assert.match(d.message, /decisions\.default/);
-  assert.match(d.hint ?? "", /`host`, `shadow:PROVIDER\/MODEL` or `PROVIDER\/MODEL`/);
+  assert.match(d.hint ?? "", /`host`, `review`, `shadow:PROVIDER\/MODEL` or `PROVIDER\/MODEL`/);
   assert.deepEqual([d.pos?.line, d.pos?.col], [2, 11]);
   const t = only(`${PROVIDER}\n[decisions.types]\n"triage.gate.x" = "model:local/wald-4b"\n`, "config-bad-mode");
   assert.match(t.message, /unknown prefix "model:"/);

@@ -34,7 +34,7 @@ COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length 
       assert.equal(r.stderr, "");
       return r.stdout.trim().split("\n").filter(Boolean);
     };
-    assert.deepEqual(complete("switchyard", "re"), ["rerun", "resume"]);
+    assert.deepEqual(complete("switchyard", "re"), ["rerun", "resume", "review"]);
     assert.deepEqual(complete("switchyard", "rerun", id, "--re"), ["--redecide", "--refresh-pack"]);
     assert.deepEqual(complete("switchyard", "lab", "ha"), ["harvest"]);
     assert.deepEqual(complete("switchyard", "show", id.slice(0, 8)), [id], "run ids from the state folder");

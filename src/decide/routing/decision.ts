@@ -63,6 +63,8 @@ export function assemble(req: JudgeRequest, t: Pick<Targets, "modes" | "audited"
   const out: DecisionRecord = {};
   for (const q of req.questions) {
     const mode = t.modes.get(q.id)!;
+    // A review question (D-60) has no answer yet: the router sends it to the review queue.
+    if (mode.kind === "review") continue;
     if (mode.kind === "host") {
       const h = a.hostAnswers.get(q.id)!;
       out[q.id] = decisionOf(q, h.answer, "host", "host", hostName, h.latency_ms, h.usage);

@@ -34,7 +34,7 @@ export function preflight(ctx: PreflightContext, types: string[]): string[] {
   }
   for (const type of unique) {
     const mode = ctx.modeOf(type);
-    if (mode.kind === "host") continue;
+    if (mode.kind === "host" || mode.kind === "review") continue;
     const problem = routeProblem(config, mode, true);
     if (problem) {
       const what = `D-30: judgement type "${type}" is routed to ${formatMode(mode)} (by ${routedBy(config, overrides, type)}), but ${problem.message}`;

@@ -1,8 +1,8 @@
 // The pair a shadow or audited question leaves for the lab (H-1, D-34): the host's label beside the
 // model's answer, or beside why the model has none.
 
-import type { JudgeRequest, ResolvedQuestion } from "../../run/kinds/index.js";
-import { stateDigest, type ShadowPair } from "../pair.js";
+import type { JudgeRequest, ResolvedQuestion, ReviewedPair } from "../../run/kinds/index.js";
+import { REVIEW_QUEUE_SOURCE, stateDigest, type ShadowPair } from "../pair.js";
 import type { Calibrated } from "./calibrate.js";
 import type { ModelOutcome } from "./outcomes.js";
 
@@ -65,4 +65,41 @@ export function pairOf(
     };
   }
   return pair;
+}
+
+/**
+ * A reviewed pair (H-5): the label a person gave an escalated question beside the model's answer
+ * that was escalated (its calibrated confidence, when the type has a map, as an audit pair has it).
+ */
+export function reviewedPair(p: ReviewedPair, time: Date): Omit<ShadowPair, "lab"> {
+  const m = p.question.model;
+  const raw = m.raw_confidence;
+  return {
+    kind: "reviewed",
+    time: time.toISOString(),
+    run: p.run,
+    type: p.question.type,
+    task: p.task,
+    key: p.key,
+    attempt: p.attempt,
+    question: { id: p.question.id, kind: p.question.kind, labels: [...p.question.labels] },
+    state_digest: stateDigest(p.state_text),
+    // No host was asked apart from the person: the person's label stands as the host's too, and
+    // the reviewed object says it came from the review queue (harvest leaves such pairs out of the
+    // host's agreement with people).
+    host_label: p.label,
+    reviewed: { label: p.label, by: p.by, source: REVIEW_QUEUE_SOURCE, time: p.at },
+    model: {
+      provider: m.provider ?? "",
+      model: m.model ?? "",
+      label: m.label,
+      probabilities: m.probabilities,
+      confidence: raw ?? m.confidence,
+      refused: m.refused,
+      latency_ms: m.latency_ms,
+      usage: m.usage,
+      ...(raw !== undefined ? { calibrated_confidence: m.confidence } : {}),
+      ...(m.calibration !== undefined ? { calibration: m.calibration } : {}),
+    },
+  };
 }

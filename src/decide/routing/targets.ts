@@ -36,6 +36,10 @@ export interface Targets {
   audited: Set<string>;
   /** Turned-on questions whose confidence is calibrated (D-33), with their threshold. */
   calibrations: Map<string, Calibration>;
+  /** Review-mode questions (D-60): nobody is asked now; they go to the review queue. */
+  forReview: ResolvedQuestion[];
+  /** Turned-on questions that go to review when the model's confidence is below this (D-61). */
+  escalations: Map<string, number>;
 }
 
 /**
@@ -62,14 +66,17 @@ export function planTargets(
   const shadows = new Map<string, Target>();
   const audited = new Set<string>();
   const calibrations = new Map<string, Calibration>();
+  const forReview: ResolvedQuestion[] = [];
+  const escalations = new Map<string, number>();
   for (const q of req.questions) {
     const mode = modeOf(q.type);
     modes.set(q.id, mode);
-    if (mode.kind === "host") {
-      forHost.push(q);
+    if (mode.kind === "host" || mode.kind === "review") {
+      (mode.kind === "host" ? forHost : forReview).push(q);
       continue;
     }
     const settings = settingsOf(q.type);
+    if (mode.kind === "model" && settings?.escalate_below !== undefined) escalations.set(q.id, settings.escalate_below);
     // The machine config's min_confidence wins over the playbook's (D-33).
     let asked = settings?.min_confidence === undefined ? q : { ...q, min_confidence: settings.min_confidence };
     if (mode.kind === "shadow") forHost.push(q);
@@ -90,7 +97,7 @@ export function planTargets(
     t.questions.push(asked);
     groups.set(key, t);
   }
-  return { modes, forHost, turnedOn, shadows, audited, calibrations };
+  return { modes, forHost, turnedOn, shadows, audited, calibrations, forReview, escalations };
 }
 
 /**

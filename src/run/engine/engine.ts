@@ -60,6 +60,7 @@ import { decideModelRoute, outputRoute } from "./route-instance.js";
 import { DecisionLayerRefused, RunRefused } from "../store/index.js";
 import { UNMAPPED, TaskState, taskStatus, type Inst, type Recorded, type TaskRecord } from "./task-state.js";
 import { MAX_RATE_LIMITED_TRIES } from "../agents/index.js";
+import { ReviewWaits, type ReviewQueueChange } from "./review-waits.js";
 
 /** What a run engine runs: the store, the run, and what it may call (judge, agent runners, executor) and override. */
 export interface EngineOptions {
@@ -90,6 +91,12 @@ export interface EngineOptions {
   maxFileBytes?: number;
   /** Where command, agent and revise attempts run (default: here, executor.ts). */
   executor?: InstanceExecutor;
+  /** When only instances waiting for review are left, end the run as `waiting` instead of staying up (D-62). */
+  detachReviews?: boolean;
+  /** Told once each time only instances waiting for review are left and the run stays up (D-62). */
+  onOnlyWaiting?: (waiting: number) => void;
+  /** Told when questions start waiting for review and when the queue empties (D-66). */
+  onReviewQueue?: (change: ReviewQueueChange) => void;
 }
 
 /** How an invocation of a run ended: its status, and why when it stopped or was cancelled. */
@@ -177,12 +184,27 @@ export class RunEngine {
   private groups: GroupRecorder | undefined;
   /** The state database stopped taking events: nothing new starts, the run ends with this. */
   private storageFault: StorageFault | null = null;
+  /** Route instances waiting for people (D-62). */
+  private readonly reviews: ReviewWaits;
+  /** Whether the run was said to be waiting only for reviews (said again after it moves on). */
+  private saidOnlyWaiting = false;
 
   constructor(opts: EngineOptions) {
     this.opts = opts;
     this.store = opts.store;
     this.run = opts.run;
     this.owner = opts.owner ?? (this.store.run(opts.run) ? claimRun(this.store, opts.run, { force: opts.force }) : undefined);
+    this.reviews = new ReviewWaits({
+      store: this.store,
+      run: this.run,
+      emit: (type, task, key, payload) => this.emit(type, task, key, payload),
+      judge: opts.judge,
+      decided: (ts, inst, attempt, record) => {
+        this.complete(ts, inst, attempt, { status: "passed", output: record }, false);
+        this.schedulePump();
+      },
+      onChange: opts.onReviewQueue,
+    });
     let folded: ReturnType<typeof foldEvents>;
     try {
       folded = foldEvents(this.store, this.run);
@@ -365,6 +387,7 @@ export class RunEngine {
   private fail(err: unknown): void {
     if (this.finished) return;
     this.finished = true;
+    this.reviews.stop();
     this.abort.abort();
     this.launcher?.close();
     try {
@@ -448,6 +471,7 @@ export class RunEngine {
     if (this.halt || queuedNow === 0) this.launcher?.close();
     if (this.halt) {
       this.finished = true;
+      this.reviews.stop();
       if (this.halt.kind === "cancelled") this.emit("run_cancelled", null, null, { reason: this.halt.reason });
       else this.emit("run_stopped", null, null, { ceiling: this.halt.ceiling, reason: this.halt.reason });
       this.store.flush(); // after a storage fault, one more try: what can be recorded is
@@ -467,6 +491,7 @@ export class RunEngine {
       (this.workQueue.length - this.workHead) +
       (this.decisionQueue.length - this.decisionHead);
     if (queued > 0) return;
+    if (this.reviews.size > 0) return this.onlyWaiting();
     if (this.settledTasks < this.order.length) {
       const stuck = this.order.filter((t) => !t.settled).map((t) => t.name);
       this.fail(new CodedError("internal", `the scheduler has nothing to run but tasks are unsettled: ${stuck.join(", ")}`));
@@ -479,6 +504,25 @@ export class RunEngine {
     this.store.flush();
     if (this.storageFault) this.failure?.(this.storageFault);
     else this.done?.({ run: this.run, status });
+  }
+
+  /** Nothing runs but instances wait for people (D-62): end as `waiting` when detached, else stay up and say so once. */
+  private onlyWaiting(): void {
+    // Answers given while nothing looked (a resume, a detached run) are taken before waiting.
+    if (this.reviews.poll() > 0) return;
+    if (this.opts.detachReviews) {
+      this.finished = true;
+      this.reviews.stop();
+      const reason = `${this.reviews.size} element(s) wait for review; answer them with \`switchyard review ${this.run}\`, then \`switchyard resume ${this.run}\``;
+      this.emit("run_waiting", null, null, { waiting: this.reviews.size, reason });
+      this.store.flush();
+      if (this.storageFault) this.failure?.(this.storageFault);
+      else this.done?.({ run: this.run, status: "waiting", reason });
+      return;
+    }
+    if (this.saidOnlyWaiting) return;
+    this.saidOnlyWaiting = true;
+    this.opts.onOnlyWaiting?.(this.reviews.size);
   }
 
   // ---- ceilings (R-6) ----
@@ -557,6 +601,12 @@ export class RunEngine {
         closeInstance(ts, inst, d, this.emit);
         continue;
       }
+      if (rec?.status === "waiting" && rec.review) {
+        // Sent to review before (D-65): it waits again with the answers recorded so far.
+        ts.open += 1;
+        this.reviews.wait(ts, inst, rec.review);
+        continue;
+      }
       if (rec?.kept !== undefined) {
         // A rerun cleared this route instance but kept its decision: its gate is open
         // again, so the recorded answer is reused, never asked again.
@@ -569,6 +619,7 @@ export class RunEngine {
       this.enqueue(ts, inst);
     }
     if (ts.open === 0) this.settle(ts, taskStatus(ts));
+    else this.reviews.finishAnswered();
   }
 
   private failTask(ts: TaskState, error: string, code: string): void {
@@ -690,7 +741,10 @@ export class RunEngine {
       }).then(
         (out) => {
           this.decisionRunning -= 1;
-          this.complete(ts, inst, attempt, out, true);
+          if (out.status === "waiting") {
+            if (!this.finished) this.reviews.request(ts, inst, attempt, out.questions, out.decided, out.state);
+            this.saidOnlyWaiting = false;
+          } else this.complete(ts, inst, attempt, out, true);
           this.schedulePump();
         },
         (err) => this.fail(err),

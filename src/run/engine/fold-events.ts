@@ -97,8 +97,20 @@ const FOLD: EventHandlers<[Fold, number]> = {
     r.label = undefined;
     r.attempts = Math.max(r.attempts, p.attempt);
   },
+  review_requested: (e, f, t) => {
+    const r = f.rec(e);
+    const p = e.payload;
+    r.status = "waiting";
+    r.attempts = Math.max(r.attempts, p.attempt);
+    r.review = { attempt: p.attempt, questions: p.questions, decided: p.decided, state: p.state, since: t, answers: new Map() };
+  },
+  review_answered: (e, f) => {
+    f.rec(e).review?.answers.set(e.payload.question, e.payload);
+  },
+  run_waiting: () => {},
   decision_recorded: (e, f) => {
     const r = f.rec(e);
+    r.review = undefined;
     r.status = "passed";
     r.output = e.payload.record;
     r.kept = undefined;
@@ -123,7 +135,7 @@ const FOLD: EventHandlers<[Fold, number]> = {
     const r = f.rec(e);
     r.kept = p.keep_decision && p.previous.status === "passed" ? p.previous.output : undefined;
     r.status = "pending";
-    r.output = r.error = r.code = r.label = undefined;
+    r.output = r.error = r.code = r.label = r.review = undefined;
     r.rounds = [];
   },
   task_reset: (e, f) => {

@@ -7,6 +7,7 @@ export { RUN_CODES } from "./codes.js";
 export { type EngineOptions, RunEngine, type RunOutcome, type TaskProgress } from "./engine.js";
 export { type AttemptRequest, type InstanceExecutor, localExecutor, type WorkTask } from "./executor.js";
 export { keyDirName } from "./keys.js";
+export { type ReviewQueueChange, UNCERTAIN } from "./review-waits.js";
 export { foldRunPlan, type InstanceReset, planRerun, recordRerun, RerunError, type RerunPlan, samePlan } from "./rerun.js";
 export { SnapshotError, snapshotPack } from "./snapshot.js";
 // What a cassette (src/run/cassette) rebuilds from a recorded run: the fold, the tasks' state, each instance's input and a route's request.

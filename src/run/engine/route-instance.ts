@@ -5,7 +5,7 @@
 import type { FieldRef, RouteSpec } from "../../plan/plan.js";
 import type { Judge, ResolvedQuestion } from "../kinds/index.js";
 import type { GroupHooks } from "../process/index.js";
-import { DecisionFailure } from "../kinds/index.js";
+import { DecisionFailure, ReviewNeeded, type DecisionRecord, type ReviewQuestion } from "../kinds/index.js";
 import { failedOutcome, type InstanceInput, type Outcome } from "../kinds/index.js";
 import { outputDecision, resolveQuestions, RouteError } from "../kinds/index.js";
 import { OptionsError } from "../kinds/index.js";
@@ -86,6 +86,14 @@ export function routeRequest(
   return { questions, state };
 }
 
+/** Some questions of the instance went to people (D-62): what to record while it waits. */
+export interface WaitingOutcome {
+  status: "waiting";
+  questions: ReviewQuestion[];
+  decided: DecisionRecord;
+  state: unknown;
+}
+
 /** A model-decided route instance (T-3, R-21, Q-30 … Q-32): resolve, then ask the judge. */
 export async function decideModelRoute(
   ts: TaskState,
@@ -93,7 +101,7 @@ export async function decideModelRoute(
   key: string | null,
   input: InstanceInput,
   c: ModelRouteContext,
-): Promise<Outcome> {
+): Promise<Outcome | WaitingOutcome> {
   let request;
   try {
     request = routeRequest(ts, route, key, input, c.tasks);
@@ -125,6 +133,7 @@ export async function decideModelRoute(
     return { status: "passed", output: record };
   } catch (err) {
     if (c.cancelled()) return { status: "interrupted" };
+    if (err instanceof ReviewNeeded) return { status: "waiting", questions: err.questions, decided: err.decided, state };
     // What the host spent before it failed is charged with the failed instance, as a failed turn's is.
     if (err instanceof DecisionFailure) return failedOutcome(err.code, err.message, err.usage);
     return failedOutcome("decision-failed", errorText(err));

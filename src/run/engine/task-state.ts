@@ -2,7 +2,7 @@
 // by element (M-4), and what the event log already says about each (folded on resume, R-4).
 
 import type { TaskPlan } from "../../plan/plan.js";
-import type { InstanceStatus, TerminalStatus } from "../store/index.js";
+import type { DecisionRecord, InstanceStatus, ReviewAnswer, ReviewQuestion, TerminalStatus } from "../store/index.js";
 import type { InstanceInput } from "../kinds/index.js";
 import type { AttemptFiles } from "../kinds/index.js";
 import type { ReviseRound } from "../kinds/index.js";
@@ -22,6 +22,20 @@ export interface Recorded {
   rounds: ReviseRound[];
   /** Reset by a rerun, its decision kept: reused if the gate is still open. */
   kept?: unknown;
+  /** Waiting for people (D-62): what was sent to review, and the answers recorded so far. */
+  review?: RecordedReview;
+}
+
+/** A route instance's questions in the review queue, as the log says (D-62, D-65). */
+export interface RecordedReview {
+  attempt: number;
+  questions: ReviewQuestion[];
+  decided: DecisionRecord;
+  state: unknown;
+  /** When the questions were sent (epoch ms): timeouts count from here (D-64). */
+  since: number;
+  /** Question id → its recorded answer. */
+  answers: Map<string, ReviewAnswer>;
 }
 
 /** What the log says about a task as a whole (folded from its events). */
@@ -72,7 +86,7 @@ export class TaskState {
   inst = new Map<string, Inst>();
   open = 0;
   total: number | null = null;
-  counts: Record<InstanceStatus, number> = { pending: 0, running: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 };
+  counts: Record<InstanceStatus, number> = { pending: 0, running: 0, waiting: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 };
   fold: unknown = null;
   /** Task-level label when not taken as a whole (an unmapped task's closing label). */
   label?: string;

@@ -15,6 +15,10 @@ export {
   type QuestionDecision,
   type Receipt,
   type ResolvedQuestion,
+  type ReviewAnswer,
+  type ReviewedPair,
+  ReviewNeeded,
+  type ReviewQuestion,
   sumUsage,
   type Usage,
 } from "./judge.js";

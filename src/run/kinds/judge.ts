@@ -2,10 +2,9 @@
 // decision layer (src/decide) implements it; the engine resolves dynamic options (Q-30 … Q-32)
 // before calling, so an implementation only ever sees ordinary, fully-labelled questions.
 
-import type { QuestionKind } from "../../plan/plan.js";
 import type { GroupHooks } from "../process/index.js";
 import { CodedError, type ErrorDetails } from "../../shared/coded-error.js";
-import type { DecisionRecord, ResolvedOption, Usage } from "../store/index.js";
+import type { AskedQuestion, DecisionRecord, ResolvedOption, ReviewQuestion, Usage } from "../store/index.js";
 
 // The decision record is part of the event log, so its types live with the store; the port
 // re-exports them for the decision layer that fills them in.
@@ -18,18 +17,10 @@ export {
   type ResolvedOption,
   type Usage,
 } from "../store/index.js";
+export { type ReviewAnswer, type ReviewQuestion } from "../store/index.js";
 
 /** A question as the decision layer sees it: labels known, min_confidence resolved. */
-export interface ResolvedQuestion {
-  /** The question's name in the route (the id on the wire). */
-  id: string;
-  kind: QuestionKind;
-  ask: string;
-  /** Labels in declared order: choice options, ["yes","no"] for noul, levels lowest first. */
-  labels: string[];
-  descriptions: Record<string, string>;
-  /** Judgement type (Q-5). */
-  type: string;
+export interface ResolvedQuestion extends AskedQuestion {
   /** The question's min_confidence, else the route's (Q-11). */
   min_confidence: number;
   /** For a dynamic choice: the options it was resolved to (recorded, Q-32). */
@@ -73,6 +64,35 @@ export class DecisionFailure extends CodedError {
   }
 }
 
+/**
+ * Thrown by a Judge when some of an instance's questions go to people (D-60, D-61): the engine
+ * records them and the instance waits (D-62). `decided` holds the decisions of its other
+ * questions, which are kept and never asked again (D-65).
+ */
+export class ReviewNeeded extends CodedError {
+  constructor(
+    readonly questions: ReviewQuestion[],
+    readonly decided: DecisionRecord,
+  ) {
+    super("review-needed", `questions ${questions.map((q) => q.id).join(", ")} wait for review`);
+  }
+}
+
+/** A person's answer to an escalated question (D-61), beside the model's, for the lab (H-5). */
+export interface ReviewedPair {
+  run: string;
+  task: string;
+  key: string | null;
+  attempt: number;
+  question: ReviewQuestion & { model: NonNullable<ReviewQuestion["model"]> };
+  /** The state the model saw, serialised as it was sent. */
+  state_text: string;
+  label: string;
+  /** Who answered (the name given with `--as`, or null) and when (ISO 8601). */
+  by: string | null;
+  at: string;
+}
+
 /** What the engine calls to decide a route instance (D-1); the decision layer implements it. */
 export interface Judge {
   /** Answers every question of one route instance; rejects with DecisionFailure. */
@@ -82,4 +102,6 @@ export interface Judge {
    * unknown providers) for the judgement types the plan uses. Empty when all is well.
    */
   preflight?(types: string[]): string[];
+  /** A person answered an escalated question (D-61): its pair goes to the lab, marked reviewed (H-5). */
+  reviewed?(pair: ReviewedPair): void;
 }

@@ -64,6 +64,14 @@ export interface QuestionDecision {
   calibration?: string;
   /** Sampled for audit (D-34): the host's label for the same question (the model's still gated). */
   audit?: { host_label: string };
+  /** Answered from the review queue (D-63, D-64): who and when, and the model's label when escalated (D-61). */
+  review?: {
+    by: string;
+    at: string;
+    note?: string;
+    timeout?: boolean;
+    model?: { provider: string | null; model: string | null; label: string; confidence: number };
+  };
 }
 
 /** A route instance's output: question name → its decision. */

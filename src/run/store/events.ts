@@ -4,14 +4,15 @@
 
 import type { Plan } from "../../plan/plan.js";
 import type { DecisionRecord, Usage } from "./decision-record.js";
+import type { ReviewAnswer, ReviewQuestion } from "./review-record.js";
 import { CodedError } from "../../shared/coded-error.js";
 
-/** An instance's status in the event log and the projections. */
-export type InstanceStatus = "pending" | "running" | "passed" | "failed" | "not_taken" | "blocked";
+/** An instance's status in the event log and the projections; `waiting`: a route instance's questions wait for people (D-62). */
+export type InstanceStatus = "pending" | "running" | "waiting" | "passed" | "failed" | "not_taken" | "blocked";
 /** The statuses an instance ends in. */
 export type TerminalStatus = "passed" | "failed" | "not_taken" | "blocked";
 /** A run's status. */
-export type RunStatus = "running" | "passed" | "failed" | "stopped" | "cancelled";
+export type RunStatus = "running" | "passed" | "failed" | "stopped" | "cancelled" | "waiting";
 
 /** Whether an instance's status is final. */
 export function isTerminal(s: InstanceStatus): s is TerminalStatus {
@@ -84,6 +85,15 @@ export interface EventPayloads {
   gate_closed: { label?: string; reason: string };
   /** A route instance's decision record (Q-20): its output; the instance passed. */
   decision_recorded: { attempt: number; record: DecisionRecord; reused?: boolean };
+  /**
+   * Questions of a route instance go to people (D-60, D-61): the instance waits (D-62). `decided`
+   * holds its other questions' decisions, `state` what the model saw (or would have).
+   */
+  review_requested: { attempt: number; questions: ReviewQuestion[]; decided: DecisionRecord; state: unknown };
+  /** A person answered one waiting question, or its timeout did (D-63, D-64). */
+  review_answered: ReviewAnswer;
+  /** `run --detach-reviews`: only waiting instances are left; the run ends as `waiting` until resumed (D-62). */
+  run_waiting: { waiting: number; reason: string };
   /** One finished round of a revise loop (T-5). */
   revise_round: { attempt: number; round: number; body: unknown; verdict: string; feedback?: unknown; usage?: Usage };
   /** A mapped task settled: its fold's status and summary (G-7). */

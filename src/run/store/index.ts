@@ -59,6 +59,8 @@ export {
   setCurrentLabIfNone,
 } from "./lab-tables.js";
 export { extractPack } from "./pack-archive.js";
+export { type AskedQuestion, type ReviewAnswer, type ReviewQuestion } from "./review-record.js";
+export { dropReviewAnswer, giveReviewAnswer, type GivenAnswer, waitingReviewAnswers } from "./review-answers.js";
 export { lostConnection } from "./pg/connection-lost.js";
 /** The job queue's statements (src/run/queue/ calls them): its tables, inbox, jobs and workers. */
 export * as queueDb from "./pg/queue.js";

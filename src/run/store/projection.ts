@@ -199,6 +199,10 @@ const PROJECT: EventHandlers<[Projection, RowExtras]> = {
       error: null,
       label: null,
     }),
+  review_requested: (e, p) =>
+    p.upsert({ ...instanceOf(e), status: "waiting", attempts: e.payload.attempt, output: null, error: null, label: null }),
+  review_answered: () => {}, // the instance stays waiting until its decision is recorded
+  run_waiting: (e, p) => void p.s.endRun.run("waiting", e.payload.reason, null, e.run),
   revise_round: () => {}, // its cost is charged by apply(), like every event's
   fold_settled: (e, p) => {
     p.s.taskSettled.run(e.payload.status, JSON.stringify(e.payload.summary), e.run, e.task);

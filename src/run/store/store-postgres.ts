@@ -28,6 +28,7 @@ import { BufferedStore } from "./store-base.js";
 import { LOG_SQL, PROJECTION_SQL } from "./store-sql.js";
 import { StorageFault } from "./storage-fault.js";
 import { numberedParams, type Sql } from "./store.js";
+import { reviewAnswersDdl } from "./review-answers.js";
 import type { EventPayloads, EventType, RunEvent } from "./events.js";
 import { CodedError } from "../../shared/coded-error.js";
 
@@ -72,6 +73,7 @@ CREATE TABLE IF NOT EXISTS ${s}.process_groups (
 CREATE TABLE IF NOT EXISTS ${s}.invocations (run ${t} PRIMARY KEY, config text, decide text NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.packs (run ${t} PRIMARY KEY, archive bytea NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.cancel_requests (run ${t} PRIMARY KEY, reason text NOT NULL, at text NOT NULL);
+${reviewAnswersDdl(s, t)}
 CREATE TABLE IF NOT EXISTS ${s}.labs (id ${t} PRIMARY KEY, created text NOT NULL, note text NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.lab_current (only_row boolean PRIMARY KEY DEFAULT TRUE CHECK (only_row), id text NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.lab_pairs (

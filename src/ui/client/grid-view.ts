@@ -13,6 +13,7 @@ const OVERSCAN = 10;
 export const STATUS_NAME: Record<string, string> = {
   p: "pending",
   r: "running",
+  w: "waiting",
   P: "passed",
   F: "failed",
   n: "not_taken",
@@ -72,7 +73,7 @@ export class GridView {
       "select",
       { class: "f-status", "aria-label": "status", onchange: (e: Event) => this.set({ status: (e.target as HTMLSelectElement).value }) },
       h("option", { value: "" }, "any status"),
-      ...["P", "F", "n", "b", "r", "p", "-"].map((s) => h("option", { value: s }, statusName(s))),
+      ...["P", "F", "n", "b", "r", "w", "p", "-"].map((s) => h("option", { value: s }, statusName(s))),
     );
     this.labelSelect = h("select", {
       class: "f-label",
