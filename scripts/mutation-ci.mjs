@@ -36,7 +36,13 @@ const touches = (name) => {
   const m = modules[name];
   const sources = m.tests.map((t) => t.replace(/^dist\//, "").replace(/\.js$/, ".ts"));
   return (
-    [...m.mutate, ...(m.watch ?? []), ...sources, `stryker/incremental/${name}.json`].some((f) => changed.has(f)) || testsChanged(name)
+    // A `mutate` entry may name lines of a file ("FILE:FIRST-LAST"): any change to the file counts.
+    [
+      ...m.mutate.map((f) => f.replace(/:\d+(?::\d+)?-\d+(?::\d+)?$/, "")),
+      ...(m.watch ?? []),
+      ...sources,
+      `stryker/incremental/${name}.json`,
+    ].some((f) => changed.has(f)) || testsChanged(name)
   );
 };
 // Stryker's incremental mode cannot see a test file change with the tap runner (it keeps no test
