@@ -30,7 +30,7 @@ if (mergeBase.status === 0) {
   console.log(`# mutation: no merge base with ${base}; every module runs (incrementally)`);
 }
 
-const everything = ["stryker.config.mjs", "stryker/modules.json", "scripts/mutation.mjs", "package-lock.json"];
+const everything = ["stryker.config.mjs", "stryker/modules.json", "stryker/equivalents.json", "scripts/mutation.mjs", "package-lock.json"];
 const touches = (name) => {
   if (changed === null || everything.some((f) => changed.has(f))) return true;
   const m = modules[name];
