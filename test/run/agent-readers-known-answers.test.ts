@@ -353,6 +353,19 @@ test("aider's token report lines: 12k sent, 2.1k cache hit, 133 received, $0.04 
     ok: true,
     report: { reply: "no report", turns: 0, usage: {} },
   });
+  // A line that only mentions a report is reply text; a report whose figures are not bare counts cannot be read.
+  assert.deepEqual(READERS["aider-report"]({ stdout: "Note Tokens: 5 sent, 1 received.", stderr: "", exit: 0 }), {
+    ok: true,
+    report: { reply: "Note Tokens: 5 sent, 1 received.", turns: 0, usage: {} },
+  });
+  assert.deepEqual(READERS["aider-report"]({ stdout: "Tokens: about 5 sent, 1 received.", stderr: "", exit: 0 }), {
+    ok: false,
+    error: 'printed a token report that cannot be read: "Tokens: about 5 sent, 1 received."',
+  });
+  assert.deepEqual(READERS["aider-report"]({ stdout: "Tokens: 5 sent, 1 received. Cost: $0.01 message. And more", stderr: "", exit: 0 }), {
+    ok: false,
+    error: 'printed a token report that cannot be read: "Tokens: 5 sent, 1 received. Cost: $0.01 message. And more"',
+  });
   assert.deepEqual(READERS["aider-report"]({ stdout: "Tokens: 5 received.", stderr: "", exit: 0 }), {
     ok: false,
     error: 'printed a token report that cannot be read: "Tokens: 5 received."',
@@ -539,6 +552,12 @@ test("a rate limit and the delay it asks for: Retry-After in seconds or ms, 'try
   assert.deepEqual(toolError("resource exhausted"), { message: "resource exhausted", rateLimit: {} });
   assert.deepEqual(toolError("Ratelimit exceeded"), { message: "Ratelimit exceeded", rateLimit: {} });
   assert.deepEqual(toolError("error 5290"), { message: "error 5290" });
+  assert.deepEqual(toolError("error 1429"), { message: "error 1429" });
+  assert.deepEqual(toolError('RESOURCE_EXHAUSTED {"retryDelay": "0.5s"}'), {
+    message: 'RESOURCE_EXHAUSTED {"retryDelay": "0.5s"}',
+    rateLimit: { delayMs: 500 },
+  });
+  assert.deepEqual(toolError("429: Retry-After: 1.25"), { message: "429: Retry-After: 1.25", rateLimit: { delayMs: 1250 } });
   assert.deepEqual(toolError("error 529"), { message: "error 529", rateLimit: {} });
   assert.deepEqual(toolError("bad request"), { message: "bad request" });
   // A status decides over the text: 529 is a limit whatever it says, 500 is not even if it says so.
