@@ -52,6 +52,7 @@ test("H-1: a bearer token of 8 characters and up is scrubbed, in any case, after
     ["BEARER\tabcdefgh", "[redacted]"],
     ["Bearer abcdefg", "Bearer abcdefg"],
     ["Bearerabcdefgh", "Bearerabcdefgh"],
+    ["xBearer abcdefgh", "xBearer abcdefgh"],
   ];
   for (const [text, scrubbed] of cases) assert.equal(redact(text), scrubbed, text);
 });

@@ -134,8 +134,11 @@ test("R-4: orphaned groups are stopped only when the previous owner is gone; one
   const stubborn = sleeper({ detached: true, ignoreTerm: true });
   const mine = sleeper({ detached: true });
   const stranger = sleeper({ detached: true });
+  // A recorded leader that has not made its group yet (a launcher's child before setsid): not a
+  // group leader, so it is signalled as a process.
+  const lone = sleeper();
   try {
-    await Promise.all([polite, stubborn, mine, stranger].map((s) => new Promise((done) => s.child.once("spawn", done))));
+    await Promise.all([polite, stubborn, mine, stranger, lone].map((s) => new Promise((done) => s.child.once("spawn", done))));
     await stubborn.ready;
     const ticks = (pid: number) => startTicks(pid, readFileSync(`/proc/${pid}/comm`, "utf8").trim());
     ensureProcessGroupTable(store);
@@ -144,22 +147,24 @@ test("R-4: orphaned groups are stopped only when the previous owner is gone; one
     record(polite.pid, "old", ticks(polite.pid));
     record(stubborn.pid, "old", ticks(stubborn.pid));
     record(mine.pid, "self", ticks(mine.pid));
+    record(lone.pid, "old", ticks(lone.pid));
     // A group whose leader started at another time is not the one recorded: never signalled.
     record(stranger.pid, "old", String(Number(ticks(stranger.pid)) + 1));
     const me = currentIdentity();
     assert.equal(await stopOrphanedGroups(store, "r", "self", { state: "unverifiable", owner: me, why: "another host" }), 0);
     assert.equal(await stopOrphanedGroups(store, "r", "self", { state: "alive", owner: me }), 0);
     assert.equal(signalGroup(polite.pid, 0), true, "nothing was signalled for an owner not known gone");
-    assert.equal(await stopOrphanedGroups(store, "r", "self", { state: "gone", owner: me, why: "killed" }), 2);
+    assert.equal(await stopOrphanedGroups(store, "r", "self", { state: "gone", owner: me, why: "killed" }), 3);
     assert.equal(await polite.ended, "SIGTERM");
+    assert.equal(await lone.ended, "SIGTERM");
     assert.equal(await stubborn.ended, "SIGKILL");
     assert.equal(signalGroup(mine.pid, 0), true, "this owner's own group is left alone");
     assert.equal(signalGroup(stranger.pid, 0), true, "a group that is not the recorded one is left alone");
     // The others' rows are forgotten: a second call finds nothing; no previous owner at all counts as gone.
     assert.equal(await stopOrphanedGroups(store, "r", "self", undefined), 0);
   } finally {
-    for (const s of [polite, stubborn, mine, stranger]) s.child.kill("SIGKILL");
-    await Promise.all([polite.ended, stubborn.ended, mine.ended, stranger.ended]);
+    for (const s of [polite, stubborn, mine, stranger, lone]) s.child.kill("SIGKILL");
+    await Promise.all([polite.ended, stubborn.ended, mine.ended, stranger.ended, lone.ended]);
     store.close();
     rmSync(dir, { recursive: true, force: true });
   }
