@@ -10,8 +10,10 @@ import { spawnSync } from "node:child_process";
 import {
   closeSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readSync,
   realpathSync,
   renameSync,
@@ -109,6 +111,11 @@ test("no file is undefined (also below a file); a FIFO, a folder, a socket are r
   try {
     const o = { workspace: ws, limit: 100, what: "NOTE.txt" };
     assert.equal(await readUntrustedFile(join(ws, "absent"), o), undefined);
+    // A name longer than a folder entry can be is not "no file": it cannot be looked at.
+    await assert.rejects(
+      readUntrustedFile(join(ws, "n".repeat(300)), o),
+      rejected("NOTE.txt cannot be read (ENAMETOOLONG); leave a readable regular file"),
+    );
     writeFileSync(join(ws, "file"), "x");
     assert.equal(await readUntrustedFile(join(ws, "file", "below"), o), undefined);
     mkfifo(join(ws, "fifo"));
@@ -167,6 +174,8 @@ test("the workspace's real path is the bound: named through a link it still hold
     // A workspace path that does not exist bounds nothing: a file elsewhere is outside it.
     const missing = { workspace: join(top, "gone"), limit: 100, what: "NOTE.txt" };
     await assert.rejects(readUntrustedFile(join(ws, "f"), missing), outside(join(ws, "f")));
+    // The root folder as the workspace holds every file (its path already ends with "/").
+    assert.equal(await readUntrustedFile(join(ws, "f"), { workspace: "/", limit: 100, what: "NOTE.txt" }), "via link");
     // A pinned workspace's real path wins over the path given.
     const pinned = { workspace: join(top, "gone"), root: pinWorkspace(ws), limit: 100, what: "NOTE.txt" };
     assert.equal(await readUntrustedFile(join(ws, "f"), pinned), "via link");
@@ -351,6 +360,11 @@ test("readRegularFileSync: exactly the limit read, one byte more EFBIG; a folder
     mkfifo(join(ws, "fifo"));
     assert.throws(() => readRegularFileSync(join(ws, "fifo"), 100), { code: "ENOTREG", message: "is a FIFO" });
     assert.throws(() => readRegularFileSync("/dev/null", 100), { code: "ENOTREG", message: "is a device" });
+    // A block device too (a disk), where the machine has one to look at.
+    const disk = readdirSync("/dev")
+      .map((name) => join("/dev", name))
+      .find((path) => lstatSync(path).isBlockDevice());
+    if (disk) assert.throws(() => readRegularFileSync(disk, 100), { code: "ENOTREG", message: "is a device" });
     assert.throws(() => readRegularFileSync(join(ws, "absent"), 100), { code: "ENOENT" });
     // A link to a regular file is fine: the person chose it.
     symlinkSync("ten", join(ws, "link"));
