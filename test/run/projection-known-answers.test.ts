@@ -69,6 +69,11 @@ test("R-3, R-6: two runs in two batches project to the rows worked out by hand",
     store.flush();
     const batch1 = [...store.events("r")].map((e) => Date.parse(e.time));
     const sTimes = [...store.events("s")].map((e) => Date.parse(e.time));
+    // After batch 1 each run's invocation has lasted until its own last event, though run s's came last.
+    assert.deepEqual(store.select({ sqlite: "SELECT run, inv_start, inv_last FROM runs ORDER BY run" }), [
+      { run: "r", inv_start: batch1[0]!, inv_last: batch1.at(-1)! },
+      { run: "s", inv_start: sTimes[0]!, inv_last: sTimes.at(-1)! },
+    ]);
     // Batch 2: r resumed after one more event of the earlier invocation, then an interruption of a
     // row batch 1 wrote, a reset, a rerun, a failed task.
     add("r", "instance_interrupted", "each", "c", { attempt: 1 });
