@@ -53,6 +53,7 @@ test("H-1: a bearer token of 8 characters and up is scrubbed, in any case, after
     ["Bearer abcdefg", "Bearer abcdefg"],
     ["Bearerabcdefgh", "Bearerabcdefgh"],
     ["xBearer abcdefgh", "xBearer abcdefgh"],
+    ["Bearer  abcdefgh", "[redacted]"],
   ];
   for (const [text, scrubbed] of cases) assert.equal(redact(text), scrubbed, text);
 });
@@ -70,6 +71,8 @@ test("H-1: a named secret's value of 4 characters and up is scrubbed, keeping it
     ["password:abcd efgh", "password:[redacted] efgh"],
     ["Authorization: Basic-abcd", "Authorization: [redacted]"],
     ["mytoken=abcd", "mytoken=abcd"],
+    ["accessXtoken=abcd", "accessXtoken=abcd"],
+    ["tokenX=abcd", "tokenX=abcd"],
     ["token=ab,cd", "token=ab,cd"],
     ["token abcd", "token abcd"],
   ];
@@ -127,6 +130,10 @@ test("H-1: the model's answer keeps only numeric probabilities and input, output
   );
   assert.equal(pairLine({ ...base, model: { ...model, usage: {}, calibrated_confidence: 0.6 } }), `${head}${answer}"usage":{}}}`);
   assert.equal(pairLine({ ...base, model: { ...model, usage: {}, calibration: "cal-1" } }), `${head}${answer}"usage":{}}}`);
+  // Only numbers are kept: a count written as text, or null, is left out.
+  const junk = { input_tokens: "10", output_tokens: null, cost_usd: "0.5" } as never;
+  assert.equal(pairLine({ ...base, model: { ...model, usage: junk } }), `${head}${answer}"usage":{}}}`);
+  assert.equal(pairLine({ ...base, attempt: "2" as never }), `${head.slice(0, -1)}}`);
 });
 
 test("H-1: a skipped pair's reason is scrubbed (a provider's error can echo the key); provider and model are kept", () => {
