@@ -32,7 +32,11 @@ const tsconfig = (kind, files) => {
   return file;
 };
 const testSources = mod.tests.map((t) => t.replace(/^dist\//, "").replace(/\.js$/, ".ts"));
-const checkConfig = tsconfig("check", mod.mutate);
+// A `mutate` entry may name lines of a file (Stryker's "FILE:FIRST-LAST"): the file is what is compiled.
+const checkConfig = tsconfig(
+  "check",
+  mod.mutate.map((m) => m.replace(/:\d+(?::\d+)?-\d+(?::\d+)?$/, "")),
+);
 const buildConfig = tsconfig("build", [...testSources, ...(mod.build ?? [])]);
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

@@ -30,13 +30,19 @@ if (mergeBase.status === 0) {
   console.log(`# mutation: no merge base with ${base}; every module runs (incrementally)`);
 }
 
-const everything = ["stryker.config.mjs", "stryker/modules.json", "scripts/mutation.mjs", "package-lock.json"];
+const everything = ["stryker.config.mjs", "stryker/modules.json", "stryker/equivalents.json", "scripts/mutation.mjs", "package-lock.json"];
 const touches = (name) => {
   if (changed === null || everything.some((f) => changed.has(f))) return true;
   const m = modules[name];
   const sources = m.tests.map((t) => t.replace(/^dist\//, "").replace(/\.js$/, ".ts"));
   return (
-    [...m.mutate, ...(m.watch ?? []), ...sources, `stryker/incremental/${name}.json`].some((f) => changed.has(f)) || testsChanged(name)
+    // A `mutate` entry may name lines of a file ("FILE:FIRST-LAST"): any change to the file counts.
+    [
+      ...m.mutate.map((f) => f.replace(/:\d+(?::\d+)?-\d+(?::\d+)?$/, "")),
+      ...(m.watch ?? []),
+      ...sources,
+      `stryker/incremental/${name}.json`,
+    ].some((f) => changed.has(f)) || testsChanged(name)
   );
 };
 // Stryker's incremental mode cannot see a test file change with the tap runner (it keeps no test

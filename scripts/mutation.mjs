@@ -4,8 +4,11 @@
 // (stryker/incremental/MODULE.json) is rewritten; with it, only mutants in changed code or
 // reached by changed tests run (what CI does, scripts/mutation-ci.mjs). Prints each module's
 // score and time, and exits non-zero when any module is below its threshold or fails to run.
+// Mutants listed in stryker/equivalents.json (equivalent to the original: no input tells them
+// apart; each with its reason) are left out of the score; an entry that matches no surviving
+// mutant fails the run, so a stale entry cannot hide a different one.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 
 const modules = JSON.parse(readFileSync("stryker/modules.json", "utf8"));
@@ -21,13 +24,30 @@ for (const m of chosen) {
 }
 const list = chosen.length ? chosen : known;
 
-/** Mutation score as Stryker defines it: detected / (detected + undetected), ignoring mutants that never ran. */
-function score(report) {
-  const c = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Ignored: 0, CompileError: 0, RuntimeError: 0 };
-  for (const file of Object.values(report.files)) for (const m of file.mutants) c[m.status] = (c[m.status] ?? 0) + 1;
+const BREAK = 90; // the break threshold of stryker.config.mjs, applied after the equivalents are left out
+const equivalents = JSON.parse(readFileSync("stryker/equivalents.json", "utf8"));
+
+/** Whether a surviving mutant is one listed as equivalent: same file, line, mutator and replacement. */
+const listed = (entry, file, m) =>
+  entry.file === file && entry.line === m.location.start.line && entry.mutator === m.mutatorName && entry.replacement === m.replacement;
+
+/**
+ * Mutation score as Stryker defines it, detected / (detected + undetected), ignoring mutants that
+ * never ran and the module's listed equivalents; `stale` are listed entries no undetected mutant matched.
+ */
+function score(report, name) {
+  const c = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Ignored: 0, Equivalent: 0, CompileError: 0, RuntimeError: 0 };
+  const entries = equivalents[name] ?? [];
+  const used = new Set();
+  for (const [file, { mutants }] of Object.entries(report.files))
+    for (const m of mutants) {
+      const entry = m.status === "Survived" || m.status === "NoCoverage" ? entries.find((e) => listed(e, file, m)) : undefined;
+      if (entry) used.add(entry);
+      c[entry ? "Equivalent" : m.status] = (c[entry ? "Equivalent" : m.status] ?? 0) + 1;
+    }
   const detected = c.Killed + c.Timeout;
   const valid = detected + c.Survived + c.NoCoverage;
-  return { ...c, score: valid ? (100 * detected) / valid : 100 };
+  return { ...c, score: valid ? (100 * detected) / valid : 100, stale: entries.filter((e) => !used.has(e)) };
 }
 
 // Tests make many small files; like scripts/test.mjs, they get a temp folder in the checkout.
@@ -44,12 +64,23 @@ for (const name of list) {
   });
   const seconds = Math.round((Date.now() - started) / 1000);
   const reportFile = `.tmp/mutation/${name}.json`;
-  if (run.status !== 0) failed = true;
-  if (run.status !== 0 && !existsSync(reportFile)) {
+  // A report older than this run is an earlier run's (Stryker stopped before writing its own).
+  if (run.status !== 0 && !(existsSync(reportFile) && statSync(reportFile).mtimeMs >= started)) {
+    failed = true;
     rows.push({ name, seconds, error: `stryker exited with ${run.status ?? run.signal}` });
     continue;
   }
-  const result = score(JSON.parse(readFileSync(reportFile, "utf8")));
+  const result = score(JSON.parse(readFileSync(reportFile, "utf8")), name);
+  for (const e of result.stale) {
+    failed = true;
+    console.error(
+      `error: stryker/equivalents.json lists ${e.file}:${e.line} ${e.mutator} (${e.replacement}) for ${name}, but no surviving mutant matches it`,
+    );
+  }
+  // Stryker's own break (stryker.config.mjs) counts the listed equivalents as survivors: the score
+  // without them decides.
+  const below = result.score < BREAK;
+  if (below || result.stale.length > 0) failed = true;
   // No mutant that ran (every one failed to compile, or was ignored) is not a score of 100 %: a
   // broken sandbox build looks like this.
   if (result.Killed + result.Timeout + result.Survived + result.NoCoverage === 0) {
@@ -57,15 +88,15 @@ for (const name of list) {
     rows.push({ name, seconds, error: `no mutant ran (${result.CompileError} compile errors, ${result.Ignored} ignored)` });
     continue;
   }
-  rows.push({ name, seconds, status: run.status, ...result });
+  rows.push({ name, seconds, below, ...result });
 }
 const table = [
-  "| module | score | killed | timeout | survived | no coverage | ignored (equivalent) | compile errors | time |",
-  "|---|---|---|---|---|---|---|---|---|",
+  "| module | score | killed | timeout | survived | no coverage | ignored (marked) | equivalent (listed) | compile errors | time |",
+  "|---|---|---|---|---|---|---|---|---|---|",
   ...rows.map((r) =>
     r.error
-      ? `| ${r.name} | ${r.error} |  |  |  |  |  |  | ${r.seconds} s |`
-      : `| ${r.name} | ${r.score.toFixed(2)} %${r.status === 0 ? "" : " (below threshold)"} | ${r.Killed} | ${r.Timeout} | ${r.Survived} | ${r.NoCoverage} | ${r.Ignored} | ${r.CompileError} | ${r.seconds} s |`,
+      ? `| ${r.name} | ${r.error} |  |  |  |  |  |  |  | ${r.seconds} s |`
+      : `| ${r.name} | ${r.score.toFixed(2)} %${r.below ? " (below threshold)" : ""} | ${r.Killed} | ${r.Timeout} | ${r.Survived} | ${r.NoCoverage} | ${r.Ignored} | ${r.Equivalent} | ${r.CompileError} | ${r.seconds} s |`,
   ),
 ].join("\n");
 writeFileSync(".tmp/mutation/summary.md", table + "\n");

@@ -91,3 +91,11 @@ test("T-1: text that is not JSON is output-invalid, naming what was read", () =>
   assert.match(refusal(""), /^the output is not valid JSON: /);
   assert.throws(() => parseUntrustedJson("[", "$SWITCHYARD_OUTPUT"), { message: /^\$SWITCHYARD_OUTPUT is not valid JSON: / });
 });
+
+test("T-1: an exponent without digits ends its number where its digits would start: what follows is still read", () => {
+  // "[1e]" 257 times never nests deeper than 1: each "]" right after the bare "e" closes its "[".
+  // Read as if the exponent always had a sign, the "]" would be skipped and the depth reach 257.
+  assert.match(refusal("[1e]".repeat(257)), /^the output is not valid JSON: /);
+  // The same with a sign: the sign is part of the exponent, the "]" after it is not.
+  assert.match(refusal("[1e+]".repeat(257)), /^the output is not valid JSON: /);
+});
