@@ -18,7 +18,7 @@
 
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
-import type { Plan, TaskPlan } from "../../plan/plan.js";
+import type { Plan, TaskOf, TaskPlan } from "../../plan/plan.js";
 import type { AgentRunnerConfig } from "../agents/index.js";
 import { applyOverrides, type SettingsOverrides } from "./admit.js";
 import {
@@ -44,7 +44,7 @@ import {
 import { CodedError, codedText } from "../../shared/coded-error.js";
 import { prepareAttempt, type AttemptFiles } from "../kinds/index.js";
 import { runEvaluate } from "../kinds/index.js";
-import { localExecutor, type AttemptRequest, type InstanceExecutor } from "./executor.js";
+import { localExecutor, type AttemptRequest, type InstanceExecutor, type WorkTask } from "./executor.js";
 import { localSnapshot } from "../store/index.js";
 import type { Store } from "../store/index.js";
 import { errorText, isPlainObject } from "../values/index.js";
@@ -645,7 +645,7 @@ export class RunEngine {
     return this.opts.executor ?? localExecutor;
   }
 
-  // eslint-disable-next-line max-lines-per-function -- not split yet: starting an instance (input, files, launch) is to be split with the src/run rooms
+  /** Starts an instance's next attempt (or adopts one still alive on the queue): its input, then its kind's work. */
   private startInstance(ts: TaskState, inst: Inst): void {
     // Resume in workers mode: an attempt still alive on the queue is waited for, not started again.
     const adopted = inst.rec?.status === "running" && inst.tries === 0 && this.executor.adopts?.(ts.name, inst.key, inst.attempts) === true;
@@ -663,7 +663,6 @@ export class RunEngine {
       }
       throw err;
     }
-    const kind = ts.plan.kind;
     const plan = ts.plan;
     if (plan.kind === "evaluate") {
       const out = runEvaluate(this.ctx(ts, inst), input);
@@ -677,37 +676,54 @@ export class RunEngine {
     ts.setStatus(inst, "running");
     if (!adopted) this.emit("instance_started", ts.name, inst.key, { attempt });
     if (plan.kind === "route") {
-      this.decisionRunning += 1;
-      decideModelRoute(ts, plan.route, inst.key, input, {
-        judge: this.opts.judge!,
-        run: this.run,
-        playbook: this.plan.playbook,
-        tasks: this.tasks,
-        signal: this.abort.signal,
-        cancelled: () => this.halt?.kind === "cancelled",
-        attempt,
-        ...(this.groups ? { groups: this.groups.hooks(ts.name, inst.key, attempt) } : {}),
-      }).then(
-        (out) => {
-          this.decisionRunning -= 1;
-          this.complete(ts, inst, attempt, out, true);
-          this.schedulePump();
-        },
-        (err) => this.fail(err),
-      );
+      this.startDecision(ts, inst, plan.route, input, attempt);
       return;
     }
-    this.workRunning += 1;
     if (plan.kind !== "command" && plan.kind !== "agent" && plan.kind !== "revise") {
-      this.workRunning -= 1;
-      this.complete(ts, inst, attempt, { status: "failed", error: `unknown task kind ${kind}`, code: "bad-plan" }, false);
+      this.complete(ts, inst, attempt, { status: "failed", error: `unknown task kind ${ts.plan.kind}`, code: "bad-plan" }, false);
       return;
     }
-    const req: AttemptRequest = {
+    this.startWork(ts, inst, this.attemptRequest(ts, inst, plan, input, attempt, prepared?.files));
+  }
+
+  /** Asks the decision model a route's questions for one instance. */
+  private startDecision(ts: TaskState, inst: Inst, route: TaskOf<"route">["route"], input: InstanceInput, attempt: number): void {
+    const judge = this.opts.judge;
+    if (!judge) throw new CodedError("internal-error", `model-decided route ${ts.name} started without a judge`);
+    this.decisionRunning += 1;
+    decideModelRoute(ts, route, inst.key, input, {
+      judge,
+      run: this.run,
+      playbook: this.plan.playbook,
+      tasks: this.tasks,
+      signal: this.abort.signal,
+      cancelled: () => this.halt?.kind === "cancelled",
+      attempt,
+      ...(this.groups ? { groups: this.groups.hooks(ts.name, inst.key, attempt) } : {}),
+    }).then(
+      (out) => {
+        this.decisionRunning -= 1;
+        this.complete(ts, inst, attempt, out, true);
+        this.schedulePump();
+      },
+      (err) => this.fail(err),
+    );
+  }
+
+  /** What the executor runs for one attempt of a command, agent or revise instance. */
+  private attemptRequest(
+    ts: TaskState,
+    inst: Inst,
+    plan: WorkTask,
+    input: InstanceInput,
+    attempt: number,
+    preparedFiles: Promise<AttemptFiles> | undefined,
+  ): AttemptRequest {
+    return {
       ctx: { ...this.ctx(ts, inst), task: plan },
       input,
       attempt,
-      ...(prepared ? { prepared: prepared.files } : {}),
+      ...(preparedFiles ? { prepared: preparedFiles } : {}),
       rounds: inst.rounds,
       recordRound: (r, usage) => {
         inst.rounds = [...inst.rounds, r];
@@ -722,6 +738,12 @@ export class RunEngine {
       },
       mayStartRound: () => !this.checkCeilings(),
     };
+  }
+
+  /** Runs an attempt on the executor and completes the instance with its outcome. */
+  private startWork(ts: TaskState, inst: Inst, req: AttemptRequest): void {
+    const attempt = req.attempt;
+    this.workRunning += 1;
     this.executor.run(req).then(
       (out) => {
         this.workRunning -= 1;
