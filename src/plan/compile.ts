@@ -16,7 +16,7 @@ import { readPlanToml } from "./toml.js";
 import { COMPILER_VERSION } from "./version.js";
 import { planCode } from "./codes.js";
 import { wholeReadWarnings } from "./whole-reads.js";
-import { messageOf } from "../shared/thrown.js";
+import { errnoCode, messageOf } from "../shared/thrown.js";
 
 /** A compilation's plan, present only when it has no error, and every diagnostic, sorted. */
 export interface CompileResult {
@@ -44,8 +44,8 @@ export function compilePath(path: string, opts: CompileOptions = {}): CompileRes
     r = compileTarget(path, opts);
   } catch (e) {
     // Unreadable files (permissions, a vanished file) are the user's to fix, not a crash.
-    const code = (e as NodeJS.ErrnoException | undefined)?.code;
-    if (typeof code !== "string" || !/^E[A-Z]+$/.test(code)) throw e;
+    const code = errnoCode(e);
+    if (code === undefined || !/^E[A-Z]+$/.test(code)) throw e;
     return {
       diagnostics: [errorAt("pack-not-found", `cannot read ${path}: ${messageOf(e)}`, undefined)],
       sources: new Map(),

@@ -60,6 +60,7 @@ import { decideModelRoute, outputRoute } from "./route-instance.js";
 import { DecisionLayerRefused, RunRefused } from "../store/index.js";
 import { UNMAPPED, TaskState, taskStatus, type Inst, type Recorded, type TaskRecord } from "./task-state.js";
 import { MAX_RATE_LIMITED_TRIES } from "../agents/index.js";
+import { entryOf, itemAt } from "../../shared/checked-index.js";
 
 /** What a run engine runs: the store, the run, and what it may call (judge, agent runners, executor) and override. */
 export interface EngineOptions {
@@ -382,14 +383,14 @@ export class RunEngine {
       let ops = 0;
       for (;;) {
         let progressed = false;
-        while (this.expandQueue.length) {
-          this.expand(this.expandQueue.shift()!);
+        for (let next = this.expandQueue.shift(); next !== undefined; next = this.expandQueue.shift()) {
+          this.expand(next);
           progressed = true;
         }
         if (this.halt) break;
         while (this.inlineHead < this.inlineQueue.length && ops < SYNC_SLICE) {
           if (this.checkCeilings()) break;
-          const [ts, inst] = this.inlineQueue[this.inlineHead++]!;
+          const [ts, inst] = itemAt(this.inlineQueue, this.inlineHead++);
           this.startInstance(ts, inst);
           ops++;
           progressed = true;
@@ -397,7 +398,7 @@ export class RunEngine {
         if (this.halt) break;
         while (this.workRunning < this.settings.concurrency && this.workHead < this.workQueue.length && ops < SYNC_SLICE) {
           if (this.checkCeilings()) break;
-          const [ts, inst] = this.workQueue[this.workHead++]!;
+          const [ts, inst] = itemAt(this.workQueue, this.workHead++);
           if (ts.plan.kind === "evaluate") ops++;
           this.startInstance(ts, inst);
           progressed = true;
@@ -406,7 +407,7 @@ export class RunEngine {
         this.prefetch();
         while (this.decisionRunning < this.settings.decision_concurrency && this.decisionHead < this.decisionQueue.length) {
           if (this.checkCeilings()) break;
-          const [ts, inst] = this.decisionQueue[this.decisionHead++]!;
+          const [ts, inst] = itemAt(this.decisionQueue, this.decisionHead++);
           this.startInstance(ts, inst);
           progressed = true;
         }
@@ -508,14 +509,15 @@ export class RunEngine {
     ts.status = "running";
     let keys: Array<string | null>;
     if (ts.mapped) {
-      const over = ts.plan.over!;
-      const producer = this.tasks.get(over.task)!;
+      const over = ts.plan.over;
+      if (!over) throw new CodedError("internal-error", `mapped task ${ts.name} has no over`);
+      const producer = entryOf(this.tasks, over.task, "the run's tasks");
       if (producer.mapped) {
         const message = `${ts.name} maps over ${over.task}.${over.field}, but ${over.task} is itself mapped: its output is a fold, not a list (M-1)`;
         this.failTask(ts, codedText({ code: "over-value-not-list", message }), "over-value-not-list");
         return;
       }
-      const pi = producer.inst.get(UNMAPPED)!;
+      const pi = entryOf(producer.inst, UNMAPPED, `${over.task}'s instances`);
       if (pi.status !== "passed") {
         // No list to expand: the task takes its producer's fate as a whole.
         const status: TerminalStatus = pi.status === "not_taken" ? "not_taken" : "blocked";
@@ -620,7 +622,7 @@ export class RunEngine {
     if (this.halt || !this.executor.local) return;
     const end = Math.min(this.workQueue.length, this.workHead + this.settings.concurrency * PREFETCH_PER_SLOT);
     for (let i = this.workHead; i < end; i++) {
-      const [ts, inst] = this.workQueue[i]!;
+      const [ts, inst] = itemAt(this.workQueue, i);
       if (ts.plan.kind !== "command" || inst.prepared) continue;
       let input: InstanceInput;
       try {
