@@ -5,11 +5,19 @@
 //   node scripts/type-discipline.mjs            totals for src/
 //   node scripts/type-discipline.mjs --files    the same, per file, most first
 //   node scripts/type-discipline.mjs DIR...     other folders instead of src/
+//   node scripts/type-discipline.mjs --check    fails (exit 1) when src/ has more than LIMIT
+//
+// LIMIT is the count src/ has reached: lower it whenever a change removes casts or assertions, so
+// they cannot grow back (test/lint/type-discipline.test.ts runs --check).
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 
+/** The most `as` casts and non-null assertions src/ may hold. */
+const LIMIT = { casts: 148, nonNull: 94 };
+
 const args = process.argv.slice(2);
+const check = args.includes("--check");
 const perFile = args.includes("--files");
 const roots = args.filter((a) => !a.startsWith("--"));
 
@@ -47,3 +55,9 @@ if (perFile) {
   for (const r of rows.filter((r) => r.casts + r.nonNull > 0)) console.log(`${r.casts}\t${r.nonNull}\t${r.path}`);
 }
 console.log(`casts (as, <T>): ${total.casts}   non-null (!): ${total.nonNull}   files: ${rows.length}`);
+if (check && (total.casts > LIMIT.casts || total.nonNull > LIMIT.nonNull)) {
+  console.error(
+    `more type assertions than the limit (${LIMIT.casts} casts, ${LIMIT.nonNull} non-null): check the value instead (a type guard, a typed parser, an explicit miss) — see docs/architecture.md`,
+  );
+  process.exitCode = 1;
+}

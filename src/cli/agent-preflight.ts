@@ -9,7 +9,7 @@
 import { accessSync, closeSync, constants, openSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { nearestName } from "../lang/diagnostic.js";
-import type { Plan, TaskPlan } from "../plan/plan.js";
+import type { Plan, TaskOf } from "../plan/plan.js";
 import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import type { AgentRunnerConfig } from "../run/agents/index.js";
 import { canReportCost, presetOf } from "../run/agents/index.js";
@@ -56,8 +56,8 @@ export interface AgentPreflight {
 }
 
 /** Every agent of the plan, revise bodies and reviewers included. */
-function agentTasks(plan: Plan): TaskPlan[] {
-  const out: TaskPlan[] = [];
+function agentTasks(plan: Plan): TaskOf<"agent">[] {
+  const out: TaskOf<"agent">[] = [];
   for (const t of plan.tasks) {
     for (const x of t.revise ? [t.revise.body, t.revise.reviewer] : [t]) if (x.kind === "agent" && x.agent) out.push(x);
   }
@@ -140,7 +140,7 @@ export function agentPreflight(plans: Plan[], config: MachineConfig, opts: Agent
   let worktreeTask: string | undefined;
   for (const plan of plans) {
     for (const t of agentTasks(plan)) {
-      const spec = t.agent!;
+      const spec = t.agent;
       if (spec.workspace === "worktree") worktreeTask ??= t.name;
       const runner = Object.hasOwn(config.agents, spec.runner) ? config.agents[spec.runner] : undefined;
       if (!runner) {

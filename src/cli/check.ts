@@ -42,10 +42,11 @@ export function register(program: Command): void {
       } else {
         const sources = (f: string) => result.sources.get(f);
         for (const d of result.diagnostics) process.stderr.write(formatForPeople(d, sources) + "\n\n");
-        if (failed) process.stderr.write(`${path}: ${summaryLine(result.diagnostics)}\n`);
+        const plan = result.plan;
+        if (failed || !plan) process.stderr.write(`${path}: ${summaryLine(result.diagnostics)}\n`);
         else
           process.stdout.write(
-            `${path}: ok: playbook '${result.plan!.playbook}', ${result.plan!.tasks.length} task${result.plan!.tasks.length === 1 ? "" : "s"}${result.diagnostics.length ? ` (${summaryLine(result.diagnostics)})` : ""}\n`,
+            `${path}: ok: playbook '${plan.playbook}', ${plan.tasks.length} task${plan.tasks.length === 1 ? "" : "s"}${result.diagnostics.length ? ` (${summaryLine(result.diagnostics)})` : ""}\n`,
           );
       }
       if (failed) setExitCode(compileFailureExit(result.diagnostics));

@@ -7,7 +7,6 @@ import { UsageError } from "./common.js";
 import { isOneOf } from "../shared/primitives.js";
 
 const SHELLS = ["bash", "zsh", "fish"] as const;
-type Shell = (typeof SHELLS)[number];
 
 interface Entry {
   /** "show", or "lab harvest" for a subcommand. */
@@ -132,7 +131,7 @@ Examples:
           hint: `choose one of ${SHELLS.join(", ")}`,
         });
       const list = entries(program);
-      const script = { bash, zsh, fish }[shell as Shell](list);
+      const script = { bash, zsh, fish }[shell](list);
       process.stdout.write(script);
     });
 }

@@ -14,6 +14,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parse, stringify, TomlError } from "smol-toml";
 import type { InstanceRow } from "../run/index.js";
 import { UsageError } from "./common.js";
+import { isOneOf, isPlainObject } from "../shared/primitives.js";
+import { errnoCode, messageOf } from "../shared/thrown.js";
 
 const STATUSES = ["passed", "failed", "not_taken", "blocked"] as const;
 
@@ -41,11 +43,10 @@ function elementText(i: InstanceRow): string {
 /** A route instance's `question=label` pairs (empty for other kinds). */
 function routeLabels(i: InstanceRow): string[] {
   const out = i.output;
-  if (typeof out !== "object" || out === null) return [];
+  if (!isPlainObject(out)) return [];
   const pairs: string[] = [];
-  for (const [q, d] of Object.entries(out as Record<string, unknown>)) {
-    const label = typeof d === "object" && d !== null ? (d as { label?: unknown }).label : undefined;
-    if (typeof label === "string" && typeof (d as { probabilities?: unknown }).probabilities === "object") pairs.push(`${q}=${label}`);
+  for (const [q, d] of Object.entries(out)) {
+    if (isPlainObject(d) && typeof d.label === "string" && typeof d.probabilities === "object") pairs.push(`${q}=${d.label}`);
   }
   return pairs.sort();
 }
@@ -55,12 +56,13 @@ export function observed(instances: InstanceRow[], listed: Expectations = {}): E
   const out: Expectations = {};
   for (const i of instances) {
     const t = (out[i.task] ??= {});
-    if ((STATUSES as readonly string[]).includes(i.status))
-      t[i.status as (typeof STATUSES)[number]] = (t[i.status as (typeof STATUSES)[number]] ?? 0) + 1;
+    const status = i.status;
+    if (isOneOf(STATUSES, status)) t[status] = (t[status] ?? 0) + 1;
     if (i.status === "passed") for (const l of routeLabels(i)) (t.labels ??= {})[l] = (t.labels[l] ?? 0) + 1;
     if (i.status === "not_taken" && i.label) (t.not_taken_labels ??= {})[i.label] = (t.not_taken_labels[i.label] ?? 0) + 1;
     const key = i.key ?? "";
-    if (listed[i.task]?.elements && Object.hasOwn(listed[i.task]!.elements!, key)) (t.elements ??= {})[key] = elementText(i);
+    const elements = listed[i.task]?.elements;
+    if (elements && Object.hasOwn(elements, key)) (t.elements ??= {})[key] = elementText(i);
   }
   return out;
 }
@@ -71,19 +73,53 @@ export function readExpectations(path: string): Expectations {
   try {
     doc = parse(readFileSync(path, "utf8"));
   } catch (err) {
-    const why =
-      err instanceof TomlError
-        ? err.message.split("\n")[0]
-        : (err as NodeJS.ErrnoException).code === "ENOENT"
-          ? "no such file"
-          : (err as Error).message;
+    const why = err instanceof TomlError ? err.message.split("\n")[0] : errnoCode(err) === "ENOENT" ? "no such file" : messageOf(err);
     throw new UsageError("usage", `cannot read the expectations ${path}: ${why}`, {
       hint: "write it from a run with `switchyard test PACK --cassette FILE --expect PATH --update`",
     });
   }
   const tasks = doc.tasks;
-  if (typeof tasks !== "object" || tasks === null) throw new UsageError("usage", `${path}: expectations are [tasks.NAME] tables`);
-  return tasks as Expectations;
+  if (!isPlainObject(tasks)) throw new UsageError("usage", `${path}: expectations are [tasks.NAME] tables`);
+  const out: Expectations = {};
+  for (const [name, table] of Object.entries(tasks)) out[name] = taskExpectation(path, name, table);
+  return out;
+}
+
+/** One [tasks.NAME] table, checked key by key: counts are numbers, labels count tables, elements status texts. */
+function taskExpectation(path: string, name: string, table: unknown): TaskExpectation {
+  const wrong = (key: string, what: string) => new UsageError("usage", `${path}: tasks.${name}${key ? `.${key}` : ""} must be ${what}`);
+  if (!isPlainObject(table)) throw wrong("", "a table");
+  const t: TaskExpectation = {};
+  for (const [key, v] of Object.entries(table)) {
+    if (isOneOf(STATUSES, key)) {
+      if (typeof v !== "number") throw wrong(key, "a number");
+      t[key] = v;
+    } else if (key === "labels" || key === "not_taken_labels")
+      t[key] = tableOf(
+        v,
+        (x) => typeof x === "number",
+        () => wrong(key, "a table of numbers"),
+      );
+    else if (key === "elements")
+      t.elements = tableOf(
+        v,
+        (x) => typeof x === "string",
+        () => wrong(key, "a table of texts"),
+      );
+    else throw wrong(key, `one of ${[...STATUSES, "labels", "not_taken_labels", "elements"].join(", ")} (unknown key)`);
+  }
+  return t;
+}
+
+/** A TOML table whose every value passes `is`; else the error `wrong` makes. */
+function tableOf<T>(v: unknown, is: (x: unknown) => x is T, wrong: () => Error): Record<string, T> {
+  if (!isPlainObject(v)) throw wrong();
+  const out: Record<string, T> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (!is(x)) throw wrong();
+    out[k] = x;
+  }
+  return out;
 }
 
 /** The differences, one line each: `TASK: passed 9, the run had 8`; `TASK[KEY]: expected …, the run had …`. */
@@ -108,13 +144,13 @@ export function compareExpectations(expected: Expectations, instances: InstanceR
 }
 
 /** Keys in order at every level, so the written file diffs well. */
-function sorted<T>(v: T): T {
-  if (typeof v !== "object" || v === null) return v;
+function sorted(v: unknown): unknown {
+  if (!isPlainObject(v)) return v;
   return Object.fromEntries(
-    Object.keys(v)
-      .sort()
-      .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
-  ) as T;
+    Object.entries(v)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, x]) => [k, sorted(x)]),
+  );
 }
 
 /** Writes the `--expect` file from a test run's instances (sorted, so it diffs well), keeping the elements it already listed. */

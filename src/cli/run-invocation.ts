@@ -6,6 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { readInvocation, writeInvocation, type Store } from "../run/index.js";
 import type { RunFlags } from "./run-wiring.js";
+import { isPlainObject, parseJson } from "../shared/primitives.js";
 
 interface Invocation {
   config: string | null;
@@ -25,17 +26,35 @@ export function rememberInvocation(store: Store, run: string, flags: RunFlags): 
   writeFileSync(file(store.stateDir, run), JSON.stringify(inv, null, 2) + "\n");
 }
 
+/** A list of strings, or undefined when `v` is anything else. */
+function stringList(v: unknown): string[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const out: string[] = [];
+  for (const x of v) if (typeof x === "string") out.push(x);
+  return out.length === v.length ? out : undefined;
+}
+
+/** A note of how a run was started, checked (null when it is not one: a damaged note only loses the convenience). */
+function invocationOf(v: unknown): Invocation | null {
+  if (!isPlainObject(v)) return null;
+  const decide = stringList(v.decide);
+  const config = v.config;
+  if (!decide || (config !== null && typeof config !== "string")) return null;
+  return { config, decide };
+}
+
 function stored(store: Store, run: string): Invocation | null {
   try {
     const row = readInvocation(store, run);
-    if (row) return { config: row.config, decide: JSON.parse(row.decide) as string[] };
+    const decide = row ? stringList(parseJson(row.decide)) : undefined;
+    if (row && decide) return { config: row.config, decide };
   } catch {
     // a read-only database: the file below may still say
   }
   const path = file(store.stateDir, run);
   if (!existsSync(path)) return null;
   try {
-    return JSON.parse(readFileSync(path, "utf8")) as Invocation;
+    return invocationOf(parseJson(readFileSync(path, "utf8")));
   } catch {
     return null; // a damaged note only loses the convenience; the flags still work
   }

@@ -7,6 +7,7 @@
 import type { Plan } from "../plan/index.js";
 import { eventTask, type RunEvent, type TaskProgress } from "../run/index.js";
 import { formatElapsed } from "./run-lookup.js";
+import { entryOf } from "../shared/checked-index.js";
 
 const SLOWEST = 3;
 const REASON_CHARS = 100;
@@ -153,7 +154,7 @@ export class RunTally {
     const loop = this.loops.get(id);
     if (!loop) return;
     this.loops.delete(id);
-    const t = this.takers.get(task)!;
+    const t = entryOf(this.takers, task, "the tasks' takers");
     if (!settled && t.body && loop.lastRound < t.maxRounds) this.countRevise(1);
   }
 

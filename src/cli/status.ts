@@ -9,10 +9,12 @@ import { findRun, foundRun, noRuns, openForReading, formatElapsed } from "./run-
 import { STORE_HELP } from "./store-option.js";
 import { table } from "./run-progress.js";
 import { rateLimitState } from "../run/agents/index.js";
+import { isOneOf } from "../shared/primitives.js";
 
 const WATCH_MS = 500;
 
-type Counts = { pending: number; running: number; waiting: number; passed: number; failed: number; not_taken: number; blocked: number };
+const COUNTED = ["pending", "running", "waiting", "passed", "failed", "not_taken", "blocked"] as const;
+type Counts = Record<(typeof COUNTED)[number], number>;
 
 function report(store: Store, run: string): { status: string; json: unknown; text: string } {
   const r = foundRun(store, run);
@@ -21,7 +23,8 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
   for (const i of store.instances(run)) {
     let c = counts.get(i.task);
     if (!c) counts.set(i.task, (c = { pending: 0, running: 0, waiting: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 }));
-    c[i.status as keyof Counts] += 1;
+    const status = i.status;
+    if (isOneOf(COUNTED, status)) c[status] += 1;
   }
   const rows = tasks.map((t) => {
     const c: Counts = counts.get(t.task) ?? { pending: 0, running: 0, waiting: 0, passed: 0, failed: 0, not_taken: 0, blocked: 0 };
@@ -48,7 +51,7 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
     ([runner, l]) =>
       `rate limits: runner "${runner}": ${l.retried} turn${l.retried === 1 ? "" : "s"} retried, ${l.concurrency === null ? "no longer limited" : `now at most ${l.concurrency} at once`}\n`,
   );
-  const header = ["task", "kind", "status", "total", "passed", "failed", "not_taken", "blocked", "running", "waiting", "pending"];
+  const header = ["task", "kind", "status", "total", "passed", "failed", "not_taken", "blocked", "running", "pending"];
   const text =
     `run ${r.run}  ${r.playbook}  ${r.status}${r.stop_reason ? ` (${r.stop_reason})` : ""}\n` +
     `started ${r.started_at}  elapsed ${formatElapsed(r.elapsed_ms)}  spent $${r.spent_usd.toFixed(4)}\n` +
@@ -66,7 +69,6 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
         String(x.not_taken),
         String(x.blocked),
         String(x.running),
-        String(x.waiting),
         String(x.pending),
       ]),
     ) +

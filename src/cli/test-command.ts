@@ -207,7 +207,7 @@ export function register(program: Command): void {
       "--decide <type=mode>",
       "with --allow-live: route a judgement type, as for `switchyard run` (repeatable)",
       (v: string, acc: string[]) => [...acc, v],
-      [] as string[],
+      new Array<string>(),
     )
     .addHelpText(
       "after",

@@ -9,7 +9,7 @@ import { loadMachineConfig, secretEnvNames } from "../decide/config.js";
 import { loadEvaluator } from "../plan/index.js";
 import { lostConnection } from "../run/store/index.js";
 import { parsePgUrl } from "../run/store/index.js";
-import { startWorker } from "../run/queue/index.js";
+import { startWorker, type RunningWorker } from "../run/queue/index.js";
 import { UsageError, examples } from "./common.js";
 import { locateConfig } from "./state-discovery.js";
 import { maxFileBytesFrom } from "./run-wiring.js";
@@ -25,7 +25,6 @@ interface WorkerFlags {
 }
 
 /** Adds `switchyard worker`: runs queued attempts from a shared PostgreSQL store until drained. */
-// eslint-disable-next-line max-lines-per-function -- not split yet: the `worker` command and its action; the action is to move into a named function
 export function register(program: Command): void {
   program
     .command("worker")
@@ -44,75 +43,89 @@ export function register(program: Command): void {
         ["switchyard workers --store postgres://sy@db/sy", "the live workers and their jobs"],
       ]),
     )
-    .action(async (flags: WorkerFlags) => {
-      const { url, where } = workersStore(flags.store, "worker");
-      const concurrency = positiveWhole("--concurrency", flags.concurrency);
-      const grace = Number(flags.grace);
-      if (!Number.isFinite(grace) || grace < 0)
-        throw new UsageError("usage", `--grace must be a number of seconds, got ${JSON.stringify(flags.grace)}`);
-      const tags = (flags.tags ?? "")
-        .split(",")
-        .map((t) => t.trim())
-        .filter(Boolean);
-      const config = loadMachineConfig(locateConfig(flags.config));
-      const maxFileBytes = maxFileBytesFrom(process.env);
-      const loc = parsePgUrl(url);
-      const stateDir = resolve(flags.stateDir ?? ".switchyard-worker");
-      const worker = await reachable(where, () =>
-        startWorker({
-          connectionString: loc.url,
-          schema: loc.schema,
-          stateDir,
-          concurrency,
-          tags,
-          agentRunners: config.agents,
-          secretEnv: secretEnvNames(config),
-          ...(maxFileBytes !== undefined ? { maxFileBytes } : {}),
-          evaluators: (packDir, plan) => (task) => loadEvaluator(packDir, plan, task),
-          graceMs: grace * 1000,
-          log: (line) => process.stderr.write(`switchyard worker: ${line}\n`),
-        }),
-      );
-      process.stderr.write(
-        `switchyard worker ${worker.id} runs up to ${concurrency} attempts at once from ${where} (state ${stateDir}); SIGTERM or Ctrl-C drains it\n`,
-      );
-      // The server gone (restarted, unreachable): the queue library's own retries then fail
-      // outside any call of ours, in whichever connection notices first. This worker's liveness
-      // lock went with its connection, so its jobs are released to other workers: it stops with
-      // one line, for its supervisor to restart once the server is back. Only the first failure
-      // is told (the others are the same loss seen by other connections).
-      let told = false;
-      const onLost = (err: unknown) => {
-        if (told) return;
-        told = true;
-        const lost = lostConnection(err) ?? (worker.storeLost() ? "connection lost" : undefined);
-        process.stderr.write(
-          lost !== undefined
-            ? `switchyard worker ${worker.id}: error[store-unreachable]: lost the store ${where} (${lost}); stopping (its jobs go to other workers)\n`
-            : `switchyard worker ${worker.id}: error[internal]: ${(err instanceof Error ? err.stack : undefined) ?? String(err)}\n`,
-        );
-        process.exit(lost !== undefined ? 1 : 70);
-      };
-      process.on("unhandledRejection", onLost);
-      process.on("uncaughtException", onLost);
-      let signals = 0;
-      const onSignal = () => {
-        signals += 1;
-        if (signals === 1) {
-          process.stderr.write(`switchyard worker: draining: no new jobs; running attempts may finish for ${grace} s\n`);
-          void worker.drain();
-        } else process.exit(130);
-      };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
-      try {
-        await worker.done;
-      } catch (err) {
-        onLost(err);
-      } finally {
-        process.off("SIGINT", onSignal);
-        process.off("SIGTERM", onSignal);
-      }
-      process.stderr.write(`switchyard worker ${worker.id}: stopped\n`);
-    });
+    .action(runWorker);
+}
+
+/** The `worker` command: reads its flags, starts the worker and runs it until it is drained or loses its store. */
+async function runWorker(flags: WorkerFlags): Promise<void> {
+  const { url, where } = workersStore(flags.store, "worker");
+  const concurrency = positiveWhole("--concurrency", flags.concurrency);
+  const grace = Number(flags.grace);
+  if (!Number.isFinite(grace) || grace < 0)
+    throw new UsageError("usage", `--grace must be a number of seconds, got ${JSON.stringify(flags.grace)}`);
+  const tags = (flags.tags ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  const config = loadMachineConfig(locateConfig(flags.config));
+  const maxFileBytes = maxFileBytesFrom(process.env);
+  const loc = parsePgUrl(url);
+  const stateDir = resolve(flags.stateDir ?? ".switchyard-worker");
+  const worker = await reachable(where, () =>
+    startWorker({
+      connectionString: loc.url,
+      schema: loc.schema,
+      stateDir,
+      concurrency,
+      tags,
+      agentRunners: config.agents,
+      secretEnv: secretEnvNames(config),
+      ...(maxFileBytes !== undefined ? { maxFileBytes } : {}),
+      evaluators: (packDir, plan) => (task) => loadEvaluator(packDir, plan, task),
+      graceMs: grace * 1000,
+      log: (line) => process.stderr.write(`switchyard worker: ${line}\n`),
+    }),
+  );
+  process.stderr.write(
+    `switchyard worker ${worker.id} runs up to ${concurrency} attempts at once from ${where} (state ${stateDir}); SIGTERM or Ctrl-C drains it\n`,
+  );
+  const onLost = stopOnFailure(worker, where);
+  process.on("unhandledRejection", onLost);
+  process.on("uncaughtException", onLost);
+  const onSignal = drainOnSignal(worker, grace);
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    await worker.done;
+  } catch (err) {
+    onLost(err);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  process.stderr.write(`switchyard worker ${worker.id}: stopped\n`);
+}
+
+/**
+ * The server gone (restarted, unreachable): the queue library's own retries then fail outside any
+ * call of ours, in whichever connection notices first. This worker's liveness lock went with its
+ * connection, so its jobs are released to other workers: it stops with one line, for its
+ * supervisor to restart once the server is back. Only the first failure is told (the others are
+ * the same loss seen by other connections).
+ */
+function stopOnFailure(worker: RunningWorker, where: string): (err: unknown) => void {
+  let told = false;
+  return (err: unknown) => {
+    if (told) return;
+    told = true;
+    const lost = lostConnection(err) ?? (worker.storeLost() ? "connection lost" : undefined);
+    process.stderr.write(
+      lost !== undefined
+        ? `switchyard worker ${worker.id}: error[store-unreachable]: lost the store ${where} (${lost}); stopping (its jobs go to other workers)\n`
+        : `switchyard worker ${worker.id}: error[internal]: ${(err instanceof Error ? err.stack : undefined) ?? String(err)}\n`,
+    );
+    process.exit(lost !== undefined ? 1 : 70);
+  };
+}
+
+/** The first SIGINT or SIGTERM drains the worker (no new jobs, running ones get `grace` seconds); a second exits at once. */
+function drainOnSignal(worker: RunningWorker, grace: number): () => void {
+  let signals = 0;
+  return () => {
+    signals += 1;
+    if (signals === 1) {
+      process.stderr.write(`switchyard worker: draining: no new jobs; running attempts may finish for ${grace} s\n`);
+      void worker.drain();
+    } else process.exit(130);
+  };
 }

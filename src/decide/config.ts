@@ -115,7 +115,7 @@ export function loadMachineConfig(path?: string, env: NodeJS.ProcessEnv = proces
 export function parseMachineConfig(text: string, file: string): MachineConfig {
   let doc: Record<string, unknown>;
   try {
-    doc = parse(text) as Record<string, unknown>;
+    doc = parse(text);
   } catch (err) {
     if (err instanceof TomlError) {
       const first = err.message.split("\n")[0];
@@ -223,12 +223,12 @@ class Validator {
   private strings(parent: Table, path: readonly string[]): string[] | undefined {
     const value = parent[itemAt(path, path.length - 1)];
     if (value === undefined) return undefined;
-    if (!Array.isArray(value) || value.some((x) => typeof x !== "string")) {
-      const bad = Array.isArray(value) ? value.find((x) => typeof x !== "string") : value;
-      this.wrongType(path, Array.isArray(value) ? value : bad, "an array of strings");
+    const strings = Array.isArray(value) ? value.filter((x): x is string => typeof x === "string") : [];
+    if (!Array.isArray(value) || strings.length !== value.length) {
+      this.wrongType(path, value, "an array of strings");
       return undefined;
     }
-    return value as string[];
+    return strings;
   }
 
   private required(table: Table, path: readonly string[], key: string, why: string): boolean {
@@ -383,8 +383,9 @@ class Validator {
       if (t[key] === undefined)
         this.error("config-missing-key", path, `${dotted(path)} has no "${key}"`, `add ${key} = … (dollars per million tokens)`);
     }
-    if (out.input_per_mtok === undefined || out.output_per_mtok === undefined) return undefined;
-    return out as unknown as PriceTable;
+    const { input_per_mtok, output_per_mtok, cached_input_per_mtok } = out;
+    if (input_per_mtok === undefined || output_per_mtok === undefined) return undefined;
+    return { input_per_mtok, output_per_mtok, ...(cached_input_per_mtok !== undefined ? { cached_input_per_mtok } : {}) };
   }
 
   /**
@@ -604,7 +605,7 @@ class Validator {
   /** Keys that only some kinds read: a key the provider would silently ignore is a mistake. */
   private keysOfOtherKinds(name: string, body: Table, kind: ProviderKind, path: string[], at: At): void {
     const notFor = (key: string, kinds: ProviderKind[]): void => {
-      if (body[key] !== undefined && !kinds.includes(kind as ProviderKind)) {
+      if (body[key] !== undefined && !kinds.includes(kind)) {
         this.error(
           "config-key-not-for-kind",
           at(key),

@@ -5,6 +5,7 @@
 import { ProviderError } from "./provider.js";
 import { TransportError } from "./http.js";
 import { isPlainObject } from "../shared/primitives.js";
+import { errnoCode } from "../shared/thrown.js";
 
 /** A short, single-line excerpt of a body or stderr for messages. */
 export function excerpt(text: string, max = 160): string {
@@ -86,8 +87,8 @@ export function describeConnectionCause(err: unknown): string {
   while (e && typeof e === "object" && !seen.has(e)) {
     seen.add(e);
     if (e instanceof TransportError) return e.message;
-    const code = (e as { code?: unknown }).code;
-    const message = (e as { message?: unknown }).message;
+    const code = errnoCode(e);
+    const message = e instanceof Error ? e.message : undefined;
     if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || message === "terminated" || message === "other side closed") {
       return "the server closed the connection before the full response arrived";
     }

@@ -168,7 +168,7 @@ function nodeSend(agents: { http: HttpAgent; https: HttpsAgent }): Send {
           }
           let payload: Buffer;
           try {
-            payload = decode(Buffer.concat(chunks), res.headers["content-encoding"] as string | undefined);
+            payload = decode(Buffer.concat(chunks), res.headers["content-encoding"]);
           } catch (e) {
             return done(() => reject(new TransportError("EDECODE", `the response body could not be decoded (${messageOf(e)})`)));
           }

@@ -5,6 +5,7 @@
 // on anything it does not follow it stops and returns what it found, and messages then simply
 // carry no position.
 
+import { parseJson } from "../shared/primitives.js";
 import type { Position } from "../lang/diagnostic.js";
 import { CodedError } from "../shared/coded-error.js";
 
@@ -64,7 +65,8 @@ export function locateKeys(text: string, file: string): KeyPositions {
     while (multi && text[i] === q) advance();
     if (q === "'") return raw;
     try {
-      return JSON.parse(`"${raw}"`) as string;
+      const text = parseJson(`"${raw}"`);
+      return typeof text === "string" ? text : raw;
     } catch {
       return raw;
     }

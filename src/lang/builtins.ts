@@ -255,8 +255,11 @@ const defs: Record<string, (call: CallContext, a: Value[], k: Array<[string, Val
     rejectKwargs(c, "range", k);
     if (a.length < 1 || a.length > 3)
       throw new StarError(a.length ? "too-many-arguments" : "missing-argument", `range() takes 1 to 3 arguments (${a.length} given)`);
-    for (const v of a) if (typeof v !== "bigint") throw typeError(`range: arguments must be ints, got ${typeName(v)}`);
-    const [start, stop, step] = a.length === 1 ? [0n, a[0] as bigint, 1n] : [a[0] as bigint, a[1] as bigint, (a[2] ?? 1n) as bigint];
+    const ints = a.map((v) => {
+      if (typeof v !== "bigint") throw typeError(`range: arguments must be ints, got ${typeName(v)}`);
+      return v;
+    });
+    const [start = 0n, stop = 0n, step = 1n] = ints.length === 1 ? [0n, ...ints] : ints;
     if (step === 0n) throw new StarError("runtime-error", "range: step argument must not be zero");
     return new RangeValue(start, stop, step);
   },

@@ -361,7 +361,8 @@ export function index(x: Value, key: Value): Value {
   if (i < 0 || i >= n)
     throw new StarError("index-error", `index ${orig} out of range: ${typeName(x)} has ${n} element${n === 1 ? "" : "s"}`);
   if (typeof x === "string") return x.charAt(i);
-  return itemAt((x as StarList | Tuple).elems, i);
+  if (!(x instanceof StarList || x instanceof Tuple)) throw typeError(`${typeName(x)} value is not indexable`);
+  return itemAt(x.elems, i);
 }
 
 /** `x[key] = v` on a dict or a list; a frozen value, or one being iterated, is an error (L-14). */
@@ -424,7 +425,8 @@ export function slice(x: Value, lo: Value, hi: Value, step: Value): Value {
     for (let k = 0, i = r.start; k < r.count; k++, i += r.step) s += x.charAt(i);
     return s;
   }
-  const elems = (x as StarList | Tuple).elems;
+  if (!(x instanceof StarList || x instanceof Tuple)) throw typeError(`${typeName(x)} value cannot be sliced`);
+  const elems = x.elems;
   const out: Value[] = [];
   for (let k = 0, i = r.start; k < r.count; k++, i += r.step) out.push(itemAt(elems, i));
   return x instanceof StarList ? new StarList(out) : new Tuple(out);

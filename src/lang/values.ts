@@ -782,7 +782,7 @@ export function fromJSON(x: unknown): Value {
   if (Array.isArray(x)) return new StarList(x.map(fromJSON));
   if (typeof x === "object") {
     const d = new Dict();
-    for (const [k, v] of Object.entries(x as Record<string, unknown>)) d.setFresh(k, fromJSON(v));
+    for (const [k, v] of Object.entries(x)) d.setFresh(k, fromJSON(v));
     return d;
   }
   return str(String(x));

@@ -204,7 +204,7 @@ export class Reader {
       );
       return def;
     }
-    return s as T;
+    return s;
   }
   int(name: string, def: number, min: number, max: number): number {
     const v = this.a.values[name];
@@ -237,8 +237,13 @@ export class Reader {
     const v = this.a.values[name];
     if (v === undefined) return undefined;
     const items = listItems(v);
-    if (!items || items.some((x) => typeof x !== "string")) return this.wrong(name, "a list of strings", v);
-    return items as string[];
+    if (!items) return this.wrong(name, "a list of strings", v);
+    const strings: string[] = [];
+    for (const x of items) {
+      if (typeof x !== "string") return this.wrong(name, "a list of strings", v);
+      strings.push(x);
+    }
+    return strings;
   }
   /** A string or a list of strings (answers, drop). */
   labels(name: string): string[] | undefined {

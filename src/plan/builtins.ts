@@ -149,7 +149,7 @@ function readCommon(r: Reader, t: DeclTask): void {
           t.emits[k] = "any"; // keep the field referenceable: no follow-on undeclared-field
           continue;
         }
-        t.emits[k] = x as FieldType;
+        t.emits[k] = x;
       }
     }
   }
@@ -241,7 +241,7 @@ const routeImpl: Impl = (ctx, r, t) => {
   };
   if (source) t.route.source = source;
   if (r.has("source") && !source && r.a.values.source !== null) r.broken.add("source");
-  t.emits = Object.fromEntries(questions.map((q) => [q.name, "string" as FieldType]));
+  t.emits = Object.fromEntries(questions.map((q) => [q.name, "string" satisfies FieldType]));
   if (r.has("emits")) {
     ctx.report("invalid-value", "route() does not take emits: its fields are its question names (T-10)", r.pos("emits"), "remove emits");
   }

@@ -8,7 +8,7 @@
 // so one typo does not cascade into a page of follow-on errors.
 
 import { errorAt, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
-import type { CheckOptions, DeclQuestion, DeclRef, DeclTask } from "./declared.js";
+import type { CheckOptions, DeclQuestion, DeclRef, DeclTask, DeclWhen } from "./declared.js";
 
 export type { CheckOptions };
 import { resolveGates } from "./gates.js";
@@ -136,9 +136,26 @@ function requireDirect(t: DeclTask, r: DeclRef, what: string, err: Report): bool
   return false;
 }
 
-// eslint-disable-next-line max-lines-per-function -- not split yet: the dependency and reference checks of one task, to be split per rule
+/** The dependency, reference, mapping and gate rules of one task, then those of its kind. */
 function checkTask(t: DeclTask, ancestors: Set<DeclTask> | undefined, err: Report): void {
-  // Dependencies and references may not reach into a revise loop's inline tasks.
+  checkInlineDependencies(t, err);
+  const badRefs = checkReferences(t, ancestors, err);
+  checkMapping(t, badRefs, err);
+  checkKeyed(t, badRefs, err);
+
+  // when (G-1, G-2)
+  if (t.strayGate && !t.when && !t.broken.has("when"))
+    err("answers-without-when", `'${t.name}' has answers/otherwise but no when`, t.strayGate, "add when = route.question");
+  if (t.when && !badRefs.has(t.when.ref)) checkWhenShape(t, t.when, err);
+
+  // kind-specific
+  if (t.route) checkRoute(t, t.route, badRefs, err);
+  if (t.agent && !t.broken.has("prompt")) checkPrompt(t, t.agent.prompt, t.agent.promptPos, placeholderScope(t), err);
+  if (t.agent && !t.broken.has("files")) checkFilePaths(t.agent.files, t.agent.filesPos, err);
+}
+
+/** Dependencies may not reach into a revise loop's inline tasks. */
+function checkInlineDependencies(t: DeclTask, err: Report): void {
   for (const d of t.depends_on) {
     if (d.task.inlineIn)
       err(
@@ -148,6 +165,13 @@ function checkTask(t: DeclTask, ancestors: Set<DeclTask> | undefined, err: Repor
         "depend on the revise task instead",
       );
   }
+}
+
+/**
+ * T-11: references may not reach into a revise loop's inline tasks, and those not checked with
+ * the argument that holds them must name a task upstream. Returns the references reported here.
+ */
+function checkReferences(t: DeclTask, ancestors: Set<DeclTask> | undefined, err: Report): Set<DeclRef> {
   const directRefs = new Set<DeclRef>([
     ...t.keyed,
     ...(t.when ? [t.when.ref] : []),
@@ -176,8 +200,11 @@ function checkTask(t: DeclTask, ancestors: Set<DeclTask> | undefined, err: Repor
       badRefs.add(r);
     }
   }
+  return badRefs;
+}
 
-  // over / max_fanout (M-1, C-5)
+/** over and max_fanout (M-1, C-5): a mapped task maps over a list field of an unmapped task, within a bound. */
+function checkMapping(t: DeclTask, badRefs: Set<DeclRef>, err: Report): void {
   if (t.over && !badRefs.has(t.over)) {
     const p = t.over.producer;
     if (p.over)
@@ -213,8 +240,10 @@ function checkTask(t: DeclTask, ancestors: Set<DeclTask> | undefined, err: Repor
         "remove max_fanout, or add over = producer.field",
       );
   }
+}
 
-  // keyed (M-3)
+/** keyed (M-3): a mapped task reads, per element, an object field of a direct, unmapped dependency. */
+function checkKeyed(t: DeclTask, badRefs: Set<DeclRef>, err: Report): void {
   if (t.keyed.length > 0 && !t.over && !t.broken.has("over"))
     err(
       "keyed-unmapped",
@@ -238,20 +267,10 @@ function checkTask(t: DeclTask, ancestors: Set<DeclTask> | undefined, err: Repor
         `declare it as "object" (keyed by element) in ${r.producer.name}'s emits`,
       );
   }
-
-  // when (G-1, G-2)
-  if (t.strayGate && !t.when && !t.broken.has("when"))
-    err("answers-without-when", `'${t.name}' has answers/otherwise but no when`, t.strayGate, "add when = route.question");
-  if (t.when && !badRefs.has(t.when.ref)) checkWhenShape(t, t.when.ref, err);
-
-  // kind-specific
-  if (t.route) checkRoute(t, t.route, badRefs, err);
-  if (t.agent && !t.broken.has("prompt")) checkPrompt(t, t.agent.prompt, t.agent.promptPos, placeholderScope(t), err);
-  if (t.agent && !t.broken.has("files")) checkFilePaths(t.agent.files, t.agent.filesPos, err);
 }
 
-function checkWhenShape(t: DeclTask, r: DeclRef, err: Report): void {
-  const w = t.when!;
+function checkWhenShape(t: DeclTask, w: DeclWhen, err: Report): void {
+  const r = w.ref;
   if (r.producer.kind !== "route") {
     err(
       "when-not-route",

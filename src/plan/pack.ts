@@ -149,7 +149,7 @@ export function readPackToml(root: string, display: string): { info: PackInfo; d
   const text = readFileSync(file, "utf8");
   let doc: Record<string, unknown>;
   try {
-    doc = parse(text) as Record<string, unknown>;
+    doc = parse(text);
   } catch (e) {
     if (e instanceof TomlError)
       return {

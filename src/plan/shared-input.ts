@@ -56,12 +56,12 @@ export function inputValue(input: unknown): Value {
   if (!isPlainObject(input) || !isPlainObject(input.inputs)) return fromJSON(input);
   const d = new Dict();
   for (const [k, v] of Object.entries(input)) {
-    if (k !== "inputs") {
+    if (k !== "inputs" || !isPlainObject(v)) {
       d.setFresh(k, fromJSON(v));
       continue;
     }
     const inputs = new Dict();
-    for (const [dep, out] of Object.entries(v as Record<string, unknown>)) inputs.setFresh(dep, dependencyValue(out));
+    for (const [dep, out] of Object.entries(v)) inputs.setFresh(dep, dependencyValue(out));
     d.setFresh(k, inputs);
   }
   return d;

@@ -20,7 +20,7 @@ import {
   type TaskSpec,
   type WhenPlan,
 } from "./plan.js";
-import { isOneOf } from "../shared/primitives.js";
+import { isOneOf, isPlainObject } from "../shared/primitives.js";
 
 type Table = Record<string, unknown>;
 
@@ -115,8 +115,8 @@ class Reader {
     );
   }
   table(v: unknown, path: string): Table {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(path, `expected a table, got ${describe(v)}`);
-    return v as Table;
+    if (!isPlainObject(v)) return this.fail(path, `expected a table, got ${describe(v)}`);
+    return v;
   }
   str(t: Table, key: string, path: string): string {
     const v = t[key];
@@ -148,13 +148,13 @@ class Reader {
     const v = this.str(t, key, path);
     if (!isOneOf(allowed, v))
       this.fail(`${path}.${key}`, `expected one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}, got ${JSON.stringify(v)}`);
-    return v as T;
+    return v;
   }
   strList(t: Table, key: string, path: string): string[] {
     const v = t[key];
-    if (!Array.isArray(v) || v.some((x) => typeof x !== "string"))
-      this.fail(`${path}.${key}`, `expected a list of strings, got ${describe(v)}`);
-    return [...(v as string[])];
+    const wrong = () => this.fail(`${path}.${key}`, `expected a list of strings, got ${describe(v)}`);
+    if (!Array.isArray(v)) return wrong();
+    return v.map((x: unknown) => (typeof x === "string" ? x : wrong()));
   }
   strRecord(t: Table, key: string, path: string): Record<string, string> {
     const v = this.table(t[key], `${path}.${key}`);
@@ -220,7 +220,7 @@ function readTask(rd: Reader, v: unknown, path: string): TaskPlan {
   for (const [k, x] of Object.entries(emitsTable)) {
     if (typeof x !== "string" || !isOneOf(FIELD_TYPES, x))
       rd.fail(`${p}.emits.${k}`, `expected one of ${FIELD_TYPES.join(", ")}, got ${describe(x)}`);
-    emits[k] = x as FieldType;
+    emits[k] = x;
   }
   const out: TaskBase & { kind: TaskKind } = {
     name,
@@ -350,7 +350,7 @@ export function readPlanToml(text: string, file = "plan.toml"): Plan {
   const rd = new Reader(file);
   let doc: Table;
   try {
-    doc = parse(text) as Table;
+    doc = parse(text);
   } catch (e) {
     if (e instanceof TomlError) {
       const first = e.message.split("\n")[0];
@@ -378,8 +378,8 @@ export function readPlanToml(text: string, file = "plan.toml"): Plan {
   };
   if (s.budget_usd !== undefined) settings.budget_usd = rd.num(s, "budget_usd", "plan.settings");
   const rawTasks: unknown = doc.task ?? [];
-  if (!Array.isArray(rawTasks)) rd.fail("task", "expected [[task]] tables");
-  const tasks = (rawTasks as unknown[]).map((t, i) => readTask(rd, t, `task[${i}]`));
+  if (!Array.isArray(rawTasks)) return rd.fail("task", "expected [[task]] tables");
+  const tasks = rawTasks.map((t, i) => readTask(rd, t, `task[${i}]`));
   checkGraph(rd, tasks);
   return {
     playbook: rd.str(p, "playbook", "plan"),
@@ -411,11 +411,12 @@ function checkGraph(rd: Reader, tasks: TaskPlan[]): void {
       if (!producer) rd.fail(p, `reference ${r.task}.${r.field} names no task declared before '${t.name}'`);
       if (!(r.field in producer.emits)) rd.fail(p, `reference ${r.task}.${r.field}: '${r.task}' emits no field '${r.field}'`);
     }
-    if (t.when) {
-      const route = seen.get(t.when.route);
-      if (!route?.route) rd.fail(`${p}.when`, `'${t.when.route}' is not a route declared before '${t.name}'`);
-      if (!route.route.questions.some((q) => q.name === t.when!.question))
-        rd.fail(`${p}.when`, `route '${t.when.route}' has no question '${t.when.question}'`);
+    const when = t.when;
+    if (when) {
+      const route = seen.get(when.route);
+      if (!route?.route) rd.fail(`${p}.when`, `'${when.route}' is not a route declared before '${t.name}'`);
+      if (!route.route.questions.some((q) => q.name === when.question))
+        rd.fail(`${p}.when`, `route '${when.route}' has no question '${when.question}'`);
     }
     seen.set(t.name, t);
   }

@@ -1,11 +1,12 @@
 // The compiler version recorded in every plan (C-20): the package version.
 import { readFileSync } from "node:fs";
+import { isPlainObject, parseJson } from "../shared/primitives.js";
 
 function packageVersion(): string {
   // dist/src/plan/version.js and src/plan/version.ts both sit three levels below the package root.
   try {
-    const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version?: unknown };
-    if (typeof pkg.version === "string") return pkg.version;
+    const pkg = parseJson(readFileSync(new URL("../../../package.json", import.meta.url), "utf8"));
+    if (isPlainObject(pkg) && typeof pkg.version === "string") return pkg.version;
   } catch {
     // fall through
   }

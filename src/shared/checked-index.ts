@@ -11,3 +11,10 @@ export function itemAt<T>(xs: ArrayLike<T>, i: number): T {
   if (x === undefined) throw new CodedError("internal-error", `index ${i} is outside 0..${xs.length - 1}`);
   return x;
 }
+
+/** `map.get(key)`, for a key the caller knows is present (`what` names the map in the internal error a miss throws). */
+export function entryOf<K, V>(map: ReadonlyMap<K, V>, key: K, what: string): V {
+  const v = map.get(key);
+  if (v === undefined) throw new CodedError("internal-error", `${what} has no entry ${String(key)}`);
+  return v;
+}

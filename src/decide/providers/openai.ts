@@ -128,7 +128,8 @@ function parseDecisionResponse(
   const out: Record<string, RawAnswer> = {};
   questions.forEach((q, i) => {
     let answer: unknown = list.find((a) => isRecord(a) && a.name === q.id);
-    if (answer === undefined && isRecord(list[i]) && (list[i] as Record<string, unknown>).name == null) answer = list[i];
+    const byPlace: unknown = list[i];
+    if (answer === undefined && isRecord(byPlace) && byPlace.name == null) answer = byPlace;
     if (answer === undefined) {
       const names = list.map((a) => (isRecord(a) ? String(a.name) : "?"));
       throw new ProviderError(
@@ -379,7 +380,7 @@ export class OpenAIProvider implements Provider {
     } else if (err instanceof APIError && typeof err.status === "number") {
       retryable = isRetryableStatus(err.status);
       // The SDK keeps an OpenAI envelope's `error` member, or a whole other JSON body.
-      const e = err.error as Record<string, unknown> | undefined;
+      const e: unknown = err.error;
       const body =
         e === undefined
           ? err.message.replace(/^\d+\s*/, "").replace(/^status code \(no body\)$/, "")

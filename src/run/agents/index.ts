@@ -6,6 +6,6 @@ export { limiterFor, MAX_RATE_LIMITED_TRIES, rateLimitDelay, rateLimitState, typ
 export { type AgentRunnerConfig, type PriceTable } from "./agent-runner-config.js";
 export { canReportCost, invocation, presetArgsAnyEffort, presetOf, runnerEnv, withCost } from "./presets/invocation.js";
 export { PRESET_NAMES, type PresetName, PRESETS } from "./presets/presets.js";
-export { readPresetOutput, readPresetTurn } from "./presets/turn.js";
+export { readPresetOutput, readPresetTurn, type PresetTurn } from "./presets/turn.js";
 export { checkVersion, readToolVersion } from "./presets/versions.js";
 export { git, gitLocked, type GitOptions, type GitScope, probeRepository, recordedRepositoryProblem, refComponent } from "./worktree.js";

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import type { DecisionRecord, Usage } from "../kinds/index.js";
 import { CodedError } from "../../shared/coded-error.js";
 import { isPlainObject } from "../values/index.js";
+import { errnoCode, messageOf } from "../../shared/thrown.js";
 
 /** The header's `format`: tells a cassette from any other JSON Lines file. */
 export const CASSETTE_FORMAT = "switchyard-cassette";
@@ -121,7 +122,7 @@ export function readCassette(path: string): Cassette {
   } catch (err) {
     throw new CassetteError(
       "cassette-unreadable",
-      `cannot read the cassette ${path}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`,
+      `cannot read the cassette ${path}: ${errnoCode(err) === "ENOENT" ? "no such file" : messageOf(err)}`,
     );
   }
   return parseCassette(text, path);

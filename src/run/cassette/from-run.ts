@@ -22,6 +22,7 @@ import {
   type DecisionEntry,
 } from "./format.js";
 import { agentRequestOf, decisionRequestOf, elementView } from "./identity.js";
+import { entryOf } from "../../shared/checked-index.js";
 
 /** The fields the engine adds to an agent's output itself; a replayed turn leaves the rest. */
 const ENGINE_FIELDS = ["files", "files_changed", "patch"];
@@ -69,7 +70,7 @@ function replayState(
   for (const t of plan.tasks) tasks.set(t.name, new TaskState(t));
   for (const ts of tasks.values()) {
     for (const d of ts.plan.depends_on) {
-      const dep = tasks.get(d)!;
+      const dep = entryOf(tasks, d, "the run's tasks");
       ts.deps.push(dep);
       (ts.plan.aligned_with.includes(d) && ts.mapped && dep.mapped ? ts.aligned : ts.others).push(dep);
     }

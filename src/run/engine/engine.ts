@@ -18,7 +18,7 @@
 
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
-import type { Plan, TaskPlan } from "../../plan/plan.js";
+import type { Plan, TaskOf, TaskPlan } from "../../plan/plan.js";
 import type { AgentRunnerConfig } from "../agents/index.js";
 import { applyOverrides, type SettingsOverrides } from "./admit.js";
 import {
@@ -44,7 +44,7 @@ import {
 import { CodedError, codedText } from "../../shared/coded-error.js";
 import { prepareAttempt, type AttemptFiles } from "../kinds/index.js";
 import { runEvaluate } from "../kinds/index.js";
-import { localExecutor, type AttemptRequest, type InstanceExecutor } from "./executor.js";
+import { localExecutor, type AttemptRequest, type InstanceExecutor, type WorkTask } from "./executor.js";
 import { localSnapshot } from "../store/index.js";
 import type { Store } from "../store/index.js";
 import { errorText, isPlainObject } from "../values/index.js";
@@ -61,6 +61,7 @@ import { DecisionLayerRefused, RunRefused } from "../store/index.js";
 import { UNMAPPED, TaskState, taskStatus, type Inst, type Recorded, type TaskRecord } from "./task-state.js";
 import { MAX_RATE_LIMITED_TRIES } from "../agents/index.js";
 import { ReviewWaits, type ReviewQueueChange } from "./review-waits.js";
+import { entryOf, itemAt } from "../../shared/checked-index.js";
 
 /** What a run engine runs: the store, the run, and what it may call (judge, agent runners, executor) and override. */
 export interface EngineOptions {
@@ -405,14 +406,14 @@ export class RunEngine {
       let ops = 0;
       for (;;) {
         let progressed = false;
-        while (this.expandQueue.length) {
-          this.expand(this.expandQueue.shift()!);
+        for (let next = this.expandQueue.shift(); next !== undefined; next = this.expandQueue.shift()) {
+          this.expand(next);
           progressed = true;
         }
         if (this.halt) break;
         while (this.inlineHead < this.inlineQueue.length && ops < SYNC_SLICE) {
           if (this.checkCeilings()) break;
-          const [ts, inst] = this.inlineQueue[this.inlineHead++]!;
+          const [ts, inst] = itemAt(this.inlineQueue, this.inlineHead++);
           this.startInstance(ts, inst);
           ops++;
           progressed = true;
@@ -420,7 +421,7 @@ export class RunEngine {
         if (this.halt) break;
         while (this.workRunning < this.settings.concurrency && this.workHead < this.workQueue.length && ops < SYNC_SLICE) {
           if (this.checkCeilings()) break;
-          const [ts, inst] = this.workQueue[this.workHead++]!;
+          const [ts, inst] = itemAt(this.workQueue, this.workHead++);
           if (ts.plan.kind === "evaluate") ops++;
           this.startInstance(ts, inst);
           progressed = true;
@@ -429,7 +430,7 @@ export class RunEngine {
         this.prefetch();
         while (this.decisionRunning < this.settings.decision_concurrency && this.decisionHead < this.decisionQueue.length) {
           if (this.checkCeilings()) break;
-          const [ts, inst] = this.decisionQueue[this.decisionHead++]!;
+          const [ts, inst] = itemAt(this.decisionQueue, this.decisionHead++);
           this.startInstance(ts, inst);
           progressed = true;
         }
@@ -552,14 +553,15 @@ export class RunEngine {
     ts.status = "running";
     let keys: Array<string | null>;
     if (ts.mapped) {
-      const over = ts.plan.over!;
-      const producer = this.tasks.get(over.task)!;
+      const over = ts.plan.over;
+      if (!over) throw new CodedError("internal-error", `mapped task ${ts.name} has no over`);
+      const producer = entryOf(this.tasks, over.task, "the run's tasks");
       if (producer.mapped) {
         const message = `${ts.name} maps over ${over.task}.${over.field}, but ${over.task} is itself mapped: its output is a fold, not a list (M-1)`;
         this.failTask(ts, codedText({ code: "over-value-not-list", message }), "over-value-not-list");
         return;
       }
-      const pi = producer.inst.get(UNMAPPED)!;
+      const pi = entryOf(producer.inst, UNMAPPED, `${over.task}'s instances`);
       if (pi.status !== "passed") {
         // No list to expand: the task takes its producer's fate as a whole.
         const status: TerminalStatus = pi.status === "not_taken" ? "not_taken" : "blocked";
@@ -671,7 +673,7 @@ export class RunEngine {
     if (this.halt || !this.executor.local) return;
     const end = Math.min(this.workQueue.length, this.workHead + this.settings.concurrency * PREFETCH_PER_SLOT);
     for (let i = this.workHead; i < end; i++) {
-      const [ts, inst] = this.workQueue[i]!;
+      const [ts, inst] = itemAt(this.workQueue, i);
       if (ts.plan.kind !== "command" || inst.prepared) continue;
       let input: InstanceInput;
       try {
@@ -696,7 +698,7 @@ export class RunEngine {
     return this.opts.executor ?? localExecutor;
   }
 
-  // eslint-disable-next-line max-lines-per-function -- not split yet: starting an instance (input, files, launch) is to be split with the src/run rooms
+  /** Starts an instance's next attempt (or adopts one still alive on the queue): its input, then its kind's work. */
   private startInstance(ts: TaskState, inst: Inst): void {
     // Resume in workers mode: an attempt still alive on the queue is waited for, not started again.
     const adopted = inst.rec?.status === "running" && inst.tries === 0 && this.executor.adopts?.(ts.name, inst.key, inst.attempts) === true;
@@ -714,7 +716,6 @@ export class RunEngine {
       }
       throw err;
     }
-    const kind = ts.plan.kind;
     const plan = ts.plan;
     if (plan.kind === "evaluate") {
       const out = runEvaluate(this.ctx(ts, inst), input);
@@ -728,40 +729,57 @@ export class RunEngine {
     ts.setStatus(inst, "running");
     if (!adopted) this.emit("instance_started", ts.name, inst.key, { attempt });
     if (plan.kind === "route") {
-      this.decisionRunning += 1;
-      decideModelRoute(ts, plan.route, inst.key, input, {
-        judge: this.opts.judge!,
-        run: this.run,
-        playbook: this.plan.playbook,
-        tasks: this.tasks,
-        signal: this.abort.signal,
-        cancelled: () => this.halt?.kind === "cancelled",
-        attempt,
-        ...(this.groups ? { groups: this.groups.hooks(ts.name, inst.key, attempt) } : {}),
-      }).then(
-        (out) => {
-          this.decisionRunning -= 1;
-          if (out.status === "waiting") {
-            if (!this.finished) this.reviews.request(ts, inst, attempt, out.questions, out.decided, out.state);
-            this.saidOnlyWaiting = false;
-          } else this.complete(ts, inst, attempt, out, true);
-          this.schedulePump();
-        },
-        (err) => this.fail(err),
-      );
+      this.startDecision(ts, inst, plan.route, input, attempt);
       return;
     }
-    this.workRunning += 1;
     if (plan.kind !== "command" && plan.kind !== "agent" && plan.kind !== "revise") {
-      this.workRunning -= 1;
-      this.complete(ts, inst, attempt, { status: "failed", error: `unknown task kind ${kind}`, code: "bad-plan" }, false);
+      this.complete(ts, inst, attempt, { status: "failed", error: `unknown task kind ${ts.plan.kind}`, code: "bad-plan" }, false);
       return;
     }
-    const req: AttemptRequest = {
+    this.startWork(ts, inst, this.attemptRequest(ts, inst, plan, input, attempt, prepared?.files));
+  }
+
+  /** Asks the decision model a route's questions for one instance. */
+  private startDecision(ts: TaskState, inst: Inst, route: TaskOf<"route">["route"], input: InstanceInput, attempt: number): void {
+    const judge = this.opts.judge;
+    if (!judge) throw new CodedError("internal-error", `model-decided route ${ts.name} started without a judge`);
+    this.decisionRunning += 1;
+    decideModelRoute(ts, route, inst.key, input, {
+      judge,
+      run: this.run,
+      playbook: this.plan.playbook,
+      tasks: this.tasks,
+      signal: this.abort.signal,
+      cancelled: () => this.halt?.kind === "cancelled",
+      attempt,
+      ...(this.groups ? { groups: this.groups.hooks(ts.name, inst.key, attempt) } : {}),
+    }).then(
+      (out) => {
+        this.decisionRunning -= 1;
+        if (out.status === "waiting") {
+          if (!this.finished) this.reviews.request(ts, inst, attempt, out.questions, out.decided, out.state);
+          this.saidOnlyWaiting = false;
+        } else this.complete(ts, inst, attempt, out, true);
+        this.schedulePump();
+      },
+      (err) => this.fail(err),
+    );
+  }
+
+  /** What the executor runs for one attempt of a command, agent or revise instance. */
+  private attemptRequest(
+    ts: TaskState,
+    inst: Inst,
+    plan: WorkTask,
+    input: InstanceInput,
+    attempt: number,
+    preparedFiles: Promise<AttemptFiles> | undefined,
+  ): AttemptRequest {
+    return {
       ctx: { ...this.ctx(ts, inst), task: plan },
       input,
       attempt,
-      ...(prepared ? { prepared: prepared.files } : {}),
+      ...(preparedFiles ? { prepared: preparedFiles } : {}),
       rounds: inst.rounds,
       recordRound: (r, usage) => {
         inst.rounds = [...inst.rounds, r];
@@ -776,6 +794,12 @@ export class RunEngine {
       },
       mayStartRound: () => !this.checkCeilings(),
     };
+  }
+
+  /** Runs an attempt on the executor and completes the instance with its outcome. */
+  private startWork(ts: TaskState, inst: Inst, req: AttemptRequest): void {
+    const attempt = req.attempt;
+    this.workRunning += 1;
     this.executor.run(req).then(
       (out) => {
         this.workRunning -= 1;

@@ -6,6 +6,7 @@ import { UNCERTAIN } from "../../plan/plan.js";
 import type { EventPayloads, EventType } from "../store/index.js";
 import type { DecisionRecord } from "../kinds/index.js";
 import { UNMAPPED, type Inst, type TaskState } from "./task-state.js";
+import { entryOf } from "../../shared/checked-index.js";
 
 /**
  * Why an instance will not run. `reason` is wording for people; what the outcome *is* — its
@@ -27,7 +28,7 @@ export type Emit = <T extends EventType>(type: T, task: string | null, key: stri
 export function sharedDisposition(ts: TaskState, tasks: ReadonlyMap<string, TaskState>): Disposition | null | undefined {
   if (ts.aligned.length > 0) return undefined;
   const w = ts.plan.when;
-  if (w && tasks.get(w.route)!.mapped) return undefined;
+  if (w && entryOf(tasks, w.route, "the run's tasks").mapped) return undefined;
   return disposition(ts, null, tasks);
 }
 
@@ -64,7 +65,7 @@ export function disposition(ts: TaskState, key: string | null, tasks: ReadonlyMa
   }
   const w = ts.plan.when;
   if (w) {
-    const route = tasks.get(w.route)!;
+    const route = entryOf(tasks, w.route, "the run's tasks");
     if (route.mapped && key === null)
       return { status: "blocked", code: "gate-unanswered", reason: `gate on mapped route ${w.route} from an unmapped task (G-2)` };
     const ri = route.mapped ? route.inst.get(k) : route.inst.get(UNMAPPED);

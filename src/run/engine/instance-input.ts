@@ -8,6 +8,7 @@ import type { InstanceInput } from "../kinds/index.js";
 import { UNMAPPED, type TaskState } from "./task-state.js";
 import { isPlainObject } from "../values/index.js";
 import { CodedError } from "../../shared/coded-error.js";
+import { entryOf } from "../../shared/checked-index.js";
 
 /** An instance's input cannot be built (a `keyed` entry or a route source missing): it fails, unretried. */
 export class InputError extends CodedError {}
@@ -79,7 +80,7 @@ export function readRef(
   input: InstanceInput,
   tasks: ReadonlyMap<string, TaskState>,
 ): unknown {
-  const dep = tasks.get(ref.task)!;
+  const dep = entryOf(tasks, ref.task, "the run's tasks");
   const k = key ?? UNMAPPED;
   if (ts.aligned.includes(dep)) {
     const di = dep.inst.get(k);
@@ -91,8 +92,7 @@ export function readRef(
   const di = dep.inst.get(UNMAPPED);
   if (!di || di.status !== "passed")
     throw new InputError("route-source-missing", `${ref.task} did not pass (${di?.status ?? dep.status}) (T-3)`);
-  const out = di.output as Record<string, unknown>;
-  const value = out[ref.field];
+  const value = isPlainObject(di.output) ? di.output[ref.field] : undefined;
   if (key === null) return value;
   const narrowed = input.inputs[ref.task];
   if (ts.plan.keyed.some((r) => r.task === ref.task && r.field === ref.field) && isPlainObject(narrowed)) return narrowed[ref.field];

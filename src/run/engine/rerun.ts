@@ -16,7 +16,7 @@ import type { Plan, TaskPlan } from "../../plan/plan.js";
 import { nearestName } from "../../lang/diagnostic.js";
 import type { EventPayloads, RerunRequest } from "../store/index.js";
 import { isTerminal } from "../store/index.js";
-import { foldEvents } from "./fold-events.js";
+import { foldEvents, type FoldedRun } from "./fold-events.js";
 import { RunNotFound } from "../store/index.js";
 import type { Store } from "../store/index.js";
 import { UNMAPPED, type Recorded } from "./task-state.js";
@@ -47,83 +47,126 @@ export interface RerunPlan {
 const isModelRoute = (t: TaskPlan) => t.kind === "route" && t.route?.decide === "model";
 
 /** Works out what a rerun clears, from the run's log; throws RerunError for a bad request. */
-// eslint-disable-next-line max-lines-per-function -- not split yet: planning a rerun's kept and redone instances; to be split into those steps
 export function planRerun(store: Store, run: string, req: RerunRequest): RerunPlan {
   const folded = foldEvents(store, run);
   const plan = folded.plan;
+  const named = requestedTasks(plan, folded, run, req);
+  const resets = new Resets(req);
+  for (const t of named) chooseRequested(t, folded, req, resets);
+  const { reached, untouched } = reachDependents(plan, req, resets);
+  if (req.downstream) {
+    for (const t of plan.tasks) {
+      if (req.tasks.includes(t.name)) continue;
+      const keys = reached.get(t.name);
+      if (keys === undefined) continue;
+      if (keys === "all") resets.wholeTasks.add(t.name);
+      for (const [k, r] of folded.recorded.get(t.name) ?? []) if (keys === "all" || keys.has(k)) resets.add(t, k, r, "downstream");
+    }
+  }
+  const out: InstanceReset[] = [];
+  const tasks: string[] = [];
+  for (const t of plan.tasks) {
+    const m = resets.chosen.get(t.name);
+    if (m) out.push(...[...m.values()].sort((a, b) => ((a.key ?? "") < (b.key ?? "") ? -1 : 1)));
+    if (m || resets.wholeTasks.has(t.name)) tasks.push(t.name);
+  }
+  return { resets: out, tasks, untouchedDependents: [...untouched].filter((n) => !resets.chosen.has(n)) };
+}
+
+/** The tasks a request names, checked: at least one, each in the plan, and `--key` only on mapped tasks with those keys. */
+function requestedTasks(plan: Plan, folded: FoldedRun, run: string, req: RerunRequest): TaskPlan[] {
   const byName = new Map(plan.tasks.map((t) => [t.name, t]));
-  if (req.tasks.length === 0)
-    throw new RerunError("usage", "say which task to run again with --task TASK", {
-      hint: `tasks: ${plan.tasks.map((t) => t.name).join(", ")}`,
-    });
-  for (const name of req.tasks) {
-    if (!byName.has(name)) {
-      const near = nearestName(name, byName.keys());
-      throw new RerunError("usage", `run ${run} has no task ${name}`, {
-        hint: near ? `did you mean ${near}?` : `tasks: ${plan.tasks.map((t) => t.name).join(", ")}`,
+  const allNames = () => `tasks: ${plan.tasks.map((t) => t.name).join(", ")}`;
+  if (req.tasks.length === 0) throw new RerunError("usage", "say which task to run again with --task TASK", { hint: allNames() });
+  const named = req.tasks.map((name) => {
+    const t = byName.get(name);
+    if (t) return t;
+    const near = nearestName(name, byName.keys());
+    throw new RerunError("usage", `run ${run} has no task ${name}`, { hint: near ? `did you mean ${near}?` : allNames() });
+  });
+  if (!req.keys.length) return named;
+  const unmapped = named.filter((t) => !t.over).map((t) => t.name);
+  if (unmapped.length)
+    throw new RerunError(
+      "usage",
+      `--key selects elements of mapped tasks, but ${unmapped.join(", ")} ${unmapped.length > 1 ? "are" : "is"} not mapped`,
+      { hint: "leave out --key to run an unmapped task again" },
+    );
+  const known = new Set<string>();
+  for (const n of req.tasks) for (const k of folded.recorded.get(n)?.keys() ?? []) known.add(k);
+  for (const k of req.keys) {
+    if (!known.has(k)) {
+      const near = nearestName(k, known);
+      throw new RerunError("usage", `no instance of ${req.tasks.join(", ")} has the key ${k}`, {
+        hint: near ? `did you mean ${near}?` : "keys are the elements of the task's `over` list; see `switchyard show RUN --task TASK`",
       });
     }
   }
-  if (req.keys.length) {
-    const unmapped = req.tasks.filter((n) => !byName.get(n)!.over);
-    if (unmapped.length)
+  return named;
+}
+
+/** The instances a rerun resets so far, per task and key, and the tasks reset whole. */
+class Resets {
+  /** Task name → key → its reset. */
+  readonly chosen = new Map<string, Map<string, InstanceReset>>();
+  readonly wholeTasks = new Set<string>();
+
+  constructor(private readonly req: RerunRequest) {}
+
+  /** Resets one finished instance (once); pending or running ones run on resume anyway. */
+  add(t: TaskPlan, k: string, r: Recorded, reason: InstanceReset["reason"]): void {
+    if (!isTerminal(r.status)) return;
+    let m = this.chosen.get(t.name);
+    if (!m) this.chosen.set(t.name, (m = new Map()));
+    if (m.has(k)) return;
+    const keepDecision = isModelRoute(t) && !(reason === "rerun" && this.req.redecide);
+    m.set(k, { task: t.name, key: k === UNMAPPED ? null : k, reason, keepDecision, previous: r });
+  }
+}
+
+/** The instances of a named task that the request selects (all, the given keys, or the failed ones). */
+function chooseRequested(t: TaskPlan, folded: FoldedRun, req: RerunRequest, resets: Resets): void {
+  const name = t.name;
+  for (const [k, r] of folded.recorded.get(name) ?? new Map<string, Recorded>()) {
+    if (req.keys.length && !req.keys.includes(k)) continue;
+    if (req.failed && r.status !== "failed") continue;
+    if (isModelRoute(t) && r.status === "passed" && !req.redecide) {
       throw new RerunError(
         "usage",
-        `--key selects elements of mapped tasks, but ${unmapped.join(", ")} ${unmapped.length > 1 ? "are" : "is"} not mapped`,
-        { hint: "leave out --key to run an unmapped task again" },
+        `${name} is a model-decided route and its decisions are recorded; they are kept unless you ask for them again`,
+        { hint: `add --redecide to ask ${name} again (the record keeps the earlier answer beside the new one)` },
       );
-    const known = new Set<string>();
-    for (const n of req.tasks) for (const k of folded.recorded.get(n)?.keys() ?? []) known.add(k);
-    for (const k of req.keys) {
-      if (!known.has(k)) {
-        const near = nearestName(k, known);
-        throw new RerunError("usage", `no instance of ${req.tasks.join(", ")} has the key ${k}`, {
-          hint: near ? `did you mean ${near}?` : "keys are the elements of the task's `over` list; see `switchyard show RUN --task TASK`",
-        });
-      }
     }
+    resets.add(t, k, r, "rerun");
   }
+  if (!req.keys.length && !req.failed) resets.wholeTasks.add(name);
+  else if (folded.taskRecords.get(name)?.failed && !req.keys.length) resets.wholeTasks.add(name);
+}
 
-  const chosen = new Map<string, Map<string, InstanceReset>>();
-  const wholeTasks = new Set<string>();
-  const add = (t: TaskPlan, k: string, r: Recorded, reason: InstanceReset["reason"]) => {
-    if (!isTerminal(r.status)) return; // pending or running: it runs on resume anyway
-    let m = chosen.get(t.name);
-    if (!m) chosen.set(t.name, (m = new Map()));
-    if (m.has(k)) return;
-    const keepDecision = isModelRoute(t) && !(reason === "rerun" && req.redecide);
-    m.set(k, { task: t.name, key: k === UNMAPPED ? null : k, reason, keepDecision, previous: r });
-  };
-
-  for (const name of req.tasks) {
-    const t = byName.get(name)!;
-    const recs = folded.recorded.get(name) ?? new Map<string, Recorded>();
-    for (const [k, r] of recs) {
-      if (req.keys.length && !req.keys.includes(k)) continue;
-      if (req.failed && r.status !== "failed") continue;
-      if (isModelRoute(t) && r.status === "passed" && !req.redecide) {
-        throw new RerunError(
-          "usage",
-          `${name} is a model-decided route and its decisions are recorded; they are kept unless you ask for them again`,
-          { hint: `add --redecide to ask ${name} again (the record keeps the earlier answer beside the new one)` },
-        );
-      }
-      add(t, k, r, "rerun");
-    }
-    if (!req.keys.length && !req.failed) wholeTasks.add(name);
-    else if (folded.taskRecords.get(name)?.failed && !req.keys.length) wholeTasks.add(name);
-  }
-
+/**
+ * The keys each dependent is reached at ("all" for the whole task), walked in plan order (a
+ * topological order): per element along aligned edges, the whole task otherwise. Without
+ * `downstream`, the dependents are only listed as left untouched.
+ */
+function reachDependents(
+  plan: Plan,
+  req: RerunRequest,
+  resets: Resets,
+): { reached: Map<string, Set<string> | "all">; untouched: Set<string> } {
   const dependents = new Map<string, TaskPlan[]>();
-  for (const t of plan.tasks) for (const d of t.depends_on) (dependents.get(d) ?? dependents.set(d, []).get(d)!).push(t);
+  for (const t of plan.tasks)
+    for (const d of t.depends_on) {
+      const list = dependents.get(d);
+      if (list) list.push(t);
+      else dependents.set(d, [t]);
+    }
   const untouched = new Set<string>();
-  // Keys reached per task ("all" for the whole task), walked in plan order (a topological order).
   const reached = new Map<string, Set<string> | "all">();
-  for (const name of req.tasks) reached.set(name, req.keys.length || req.failed ? new Set(chosen.get(name)?.keys() ?? []) : "all");
+  for (const name of req.tasks) reached.set(name, req.keys.length || req.failed ? new Set(resets.chosen.get(name)?.keys() ?? []) : "all");
   for (const t of plan.tasks) {
     const keys = reached.get(t.name);
     if (keys === undefined) continue;
-    if (keys !== "all" && keys.size === 0 && !wholeTasks.has(t.name)) continue;
+    if (keys !== "all" && keys.size === 0 && !resets.wholeTasks.has(t.name)) continue;
     for (const d of dependents.get(t.name) ?? []) {
       if (!req.downstream) {
         untouched.add(d.name);
@@ -137,24 +180,7 @@ export function planRerun(store: Store, run: string, req: RerunRequest): RerunPl
       else reached.set(d.name, new Set([...(before ?? []), ...next]));
     }
   }
-  if (req.downstream) {
-    for (const t of plan.tasks) {
-      if (req.tasks.includes(t.name)) continue;
-      const keys = reached.get(t.name);
-      if (keys === undefined) continue;
-      if (keys === "all") wholeTasks.add(t.name);
-      for (const [k, r] of folded.recorded.get(t.name) ?? []) if (keys === "all" || keys.has(k)) add(t, k, r, "downstream");
-    }
-  }
-
-  const resets: InstanceReset[] = [];
-  const tasks: string[] = [];
-  for (const t of plan.tasks) {
-    const m = chosen.get(t.name);
-    if (m) resets.push(...[...m.values()].sort((a, b) => ((a.key ?? "") < (b.key ?? "") ? -1 : 1)));
-    if (m || wholeTasks.has(t.name)) tasks.push(t.name);
-  }
-  return { resets, tasks, untouchedDependents: [...untouched].filter((n) => !chosen.has(n)) };
+  return { reached, untouched };
 }
 
 /** The playbook's plan without what does not change what runs (compiler version, positions, the pack digest). */

@@ -23,6 +23,8 @@ import { pinWorkspace, workspaceReplaced } from "../process/index.js";
 import { turnEnds, turnStarts, type RepositorySnapshot } from "../process/index.js";
 import type { RunRepository } from "../store/index.js";
 import { errnoCode } from "../../shared/thrown.js";
+import { isPlainObject } from "../../shared/primitives.js";
+import { CodedError } from "../../shared/coded-error.js";
 
 /**
  * Per repository and run, this process's sweep of leftover worktrees: every attempt awaits the
@@ -257,7 +259,8 @@ async function turnInWorktree(
       error: `${outcome.error}; what it changed is kept in ${patchFile}${repo.keep_branches ? ` and on branch ${branch}` : ""}`,
     };
   }
-  const output = outcome.output as Record<string, unknown>;
+  const output = outcome.output;
+  if (!isPlainObject(output)) throw new CodedError("internal-error", "an agent turn passed with an output that is not an object");
   output.files_changed = captured.files;
   if (captured.patch !== "") output.patch = patchFile;
   return outcome;

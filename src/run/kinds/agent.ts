@@ -27,12 +27,13 @@ import {
   type AttemptFiles,
 } from "./command.js";
 import { inWorktree } from "./agent-worktree.js";
-import { runProcess } from "../process/index.js";
+import { runProcess, type ProcessResult } from "../process/index.js";
 import { renderPrompt } from "./template.js";
 import { checkEmits, isPlainObject } from "../values/index.js";
 import type { Usage } from "./judge.js";
-import { invocation, presetOf, runnerEnv, withCost } from "../agents/index.js";
-import { readPresetTurn } from "../agents/index.js";
+import { invocation, presetOf, runnerEnv, withCost, type AgentRunnerConfig } from "../agents/index.js";
+import { readPresetTurn, type PresetTurn } from "../agents/index.js";
+import { CodedError } from "../../shared/coded-error.js";
 import { limiterFor, type RunnerLimiter } from "../agents/index.js";
 import { readUntrustedFile } from "../process/index.js";
 import { parseUntrustedJson } from "../process/index.js";
@@ -61,7 +62,7 @@ async function readUsage(path: string, ctx: AttemptContext, files: AttemptFiles)
 }
 
 /** A rate limit halves the runner's concurrency and says when to try again; a passed turn may raise it. */
-function pace(limiter: RunnerLimiter, runner: string, turn: NonNullable<ReturnType<typeof readPresetTurn>>) {
+function pace(limiter: RunnerLimiter, runner: string, turn: PresetTurn) {
   if (!turn.ok && turn.toolError?.rateLimit) {
     const l = limiter.limited(turn.toolError.rateLimit.delayMs);
     return { rateLimit: { runner, delay_ms: l.delay_ms, concurrency: l.limit } };
@@ -77,7 +78,7 @@ export function runAgent(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
   return agentTurn(ctx, input);
 }
 
-// eslint-disable-next-line max-lines-per-function -- not split yet: an agent turn's prompt, launch and reading its reply; to be split into those steps
+/** One agent turn: the runner's launch, the usage it reports, then its reply and output. */
 async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceInput, prepared?: AttemptFiles): Promise<Outcome> {
   const spec = ctx.task.agent;
   const runner = ctx.env.agentRunners[spec.runner];
@@ -89,6 +90,55 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
     );
   }
   const files = prepared ?? (await prepareAttempt(ctx.dir, input));
+  const { r, turn, paced, usageFile } = await launchTurn(ctx, input, runner, files);
+  // What the tool reported is charged even when the turn failed (an error result still cost money).
+  let written: Usage | undefined;
+  if (!turn) {
+    try {
+      written = await readUsage(usageFile, ctx, files);
+    } catch (err) {
+      if (r.aborted) return { status: "interrupted" };
+      return rejected(err);
+    }
+  }
+  const usage = turn ? (turn.ok ? turn.report.usage : turn.usage) : written && withCost(written, runner);
+  if (r.spawnError) {
+    const why = r.spawnError.code === "ENOENT" ? "no such file" : r.spawnError.code === "EACCES" ? "not executable" : r.spawnError.message;
+    return failedOutcome(
+      "agent-runner-failed",
+      `agent runner "${spec.runner}" (${runner.command[0]}) could not be started: ${why} (D-40)`,
+      usage,
+    );
+  }
+  // Killed by switchyard (timeout, cancel): what it printed is no report. Else a preset's report
+  // (or its absence) says why before the exit status does.
+  const problem = !turn || r.aborted || r.timedOut ? processProblem(r, `agent runner "${spec.runner}"`, ctx, files.log) : null;
+  if (problem) return { ...problem, usage };
+  if (turn && !turn.ok) {
+    const failed = failedOutcome(turn.code, turn.error, usage);
+    return paced.rateLimit ? { ...failed, rateLimit: paced.rateLimit } : failed;
+  }
+  const out = await agentOutput(ctx, files, turn, usage);
+  return out.status === "passed" && paced.raised ? { ...out, runnerConcurrency: paced.raised } : out;
+}
+
+/** A launched turn: how its process ended, a preset's report, and the runner's pacing after it. */
+interface LaunchedTurn {
+  r: ProcessResult;
+  turn: PresetTurn | undefined;
+  paced: { rateLimit?: RateLimited; raised?: RunnerConcurrency };
+  /** Where the runner may write its usage ($SWITCHYARD_USAGE). */
+  usageFile: string;
+}
+
+/** Renders the prompt and runs the agent runner, under its rate-limit state when it has a preset. */
+async function launchTurn(
+  ctx: AttemptContext<TaskOf<"agent">>,
+  input: InstanceInput,
+  runner: AgentRunnerConfig,
+  files: AttemptFiles,
+): Promise<LaunchedTurn> {
+  const spec = ctx.task.agent;
   const promptFile = `${ctx.dir}.prompt.txt`;
   const routes = new Set(ctx.env.plan.tasks.filter((t) => t.kind === "route").map((t) => t.name));
   const prompt = renderPrompt(spec.prompt, input, routes);
@@ -105,11 +155,8 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
       ? limiterFor(ctx.env.run, runner.name, ctx.env.plan.settings.concurrency, (runner.rate_limit_quiet_seconds ?? 60) * 1000)
       : undefined;
   await limiter?.acquire(ctx.signal);
-  let r: Awaited<ReturnType<typeof runProcess>>;
-  let turn: ReturnType<typeof readPresetTurn> | undefined;
-  let paced: { rateLimit?: RateLimited; raised?: RunnerConcurrency } = {};
   try {
-    r = await runProcess({
+    const r = await runProcess({
       argv: call.argv,
       cwd: files.workspace,
       env,
@@ -120,47 +167,28 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
       signal: ctx.signal,
       ...(ctx.groups ? { groups: ctx.groups } : {}),
     });
-    turn = stdoutFile && !r.spawnError ? readPresetTurn(runner, stdoutFile, files.log, r.code, r.signal) : undefined;
-    if (limiter && turn && !r.aborted && !r.timedOut) paced = pace(limiter, runner.name, turn);
+    const turn = stdoutFile && !r.spawnError ? readPresetTurn(runner, stdoutFile, files.log, r.code, r.signal) : undefined;
+    const paced = limiter && turn && !r.aborted && !r.timedOut ? pace(limiter, runner.name, turn) : {};
+    return { r, turn, paced, usageFile };
   } finally {
     limiter?.release();
   }
-  // What the tool reported is charged even when the turn failed (an error result still cost money).
-  let written: Usage | undefined;
-  if (!turn) {
-    try {
-      written = await readUsage(usageFile, ctx, files);
-    } catch (err) {
-      if (r.aborted) return { status: "interrupted" };
-      return rejected(err);
-    }
-  }
-  const usage = turn ? (turn.ok ? turn.report.usage : turn.usage) : written && withCost(written, runner);
-  if (r.spawnError) {
-    return failedOutcome(
-      "agent-runner-failed",
-      `agent runner "${spec.runner}" (${runner.command[0]}) could not be started: ${r.spawnError.code === "ENOENT" ? "no such file" : r.spawnError.code === "EACCES" ? "not executable" : r.spawnError.message} (D-40)`,
-      usage,
-    );
-  }
-  // Killed by switchyard (timeout, cancel): what it printed is no report. Else a preset's report
-  // (or its absence) says why before the exit status does.
-  const problem = !turn || r.aborted || r.timedOut ? processProblem(r, `agent runner "${spec.runner}"`, ctx, files.log) : null;
-  if (problem) return { ...problem, usage };
-  if (turn && !turn.ok) {
-    const failed = failedOutcome(turn.code, turn.error, usage);
-    return paced.rateLimit ? { ...failed, rateLimit: paced.rateLimit } : failed;
-  }
-  const out = await readOutput(
-    files.output,
-    {},
-    `agent runner "${spec.runner}"`,
-    true,
-    undefined,
-    fileRules(ctx, files, `agent runner "${spec.runner}"'s $SWITCHYARD_OUTPUT`, true),
-  );
+}
+
+/** The turn's output: what it wrote to $SWITCHYARD_OUTPUT, a preset's reply and turns, and its `files` (T-2). */
+async function agentOutput(
+  ctx: AttemptContext<TaskOf<"agent">>,
+  files: AttemptFiles,
+  turn: PresetTurn | undefined,
+  usage: Usage | undefined,
+): Promise<Outcome> {
+  const spec = ctx.task.agent;
+  const who = `agent runner "${spec.runner}"`;
+  const out = await readOutput(files.output, {}, who, true, undefined, fileRules(ctx, files, `${who}'s $SWITCHYARD_OUTPUT`, true));
   if (out.status !== "passed") return { ...out, usage };
-  const output = out.output as Record<string, unknown>;
+  // readOutput passes only a JSON object (or {} for an absent file).
+  if (!isPlainObject(out.output)) throw new CodedError("internal-error", `${who}'s output passed as ${typeof out.output}, not an object`);
+  const output = out.output;
   if (turn?.ok) {
     output.reply = turn.report.reply;
     if (turn.report.turns !== undefined) output.turns = turn.report.turns;
@@ -182,5 +210,5 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
   }
   const bad = checkEmits(output, ctx.task.emits);
   if (bad) return failedOutcome("output-invalid", bad, usage);
-  return { status: "passed", output, usage, ...(paced.raised ? { runnerConcurrency: paced.raised } : {}) };
+  return { status: "passed", output, usage };
 }

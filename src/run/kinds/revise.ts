@@ -64,7 +64,7 @@ export async function runRevise(
     const review = await runLeaf(sub(spec.reviewer, "review"), reviewInput);
     const usage = sumUsage(body.usage, review.usage);
     if (review.status !== "passed") return { ...review, usage };
-    const out = review.output as Record<string, unknown>;
+    const out = isPlainObject(review.output) ? review.output : {};
     const verdict = out.verdict;
     if (verdict !== "accept" && verdict !== "revise") {
       return failedOutcome(

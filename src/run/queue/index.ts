@@ -3,5 +3,5 @@
 // Files outside this room import only this file (eslint.config.js; docs/architecture.md).
 
 export { QueueExecutor } from "./queue-executor.js";
-export { startWorker } from "./worker.js";
+export { startWorker, type RunningWorker } from "./worker.js";
 export { listWorkers, type WorkerInfo } from "./workers-list.js";

@@ -8,9 +8,9 @@
 
 import type pg from "pg";
 import { loadPg } from "../../shared/lazy-packages.js";
-import type { Plan } from "../../plan/plan.js";
+import type { Plan, TaskPlan } from "../../plan/plan.js";
 import { queueDb, type RunRepository } from "../store/index.js";
-import type { AttemptRequest, InstanceExecutor, WorkTask } from "../engine/index.js";
+import type { AttemptRequest, InstanceExecutor } from "../engine/index.js";
 import type { Outcome } from "../kinds/index.js";
 import type { FinishedReport, InboxRow, RoundReport } from "./inbox.js";
 import type { JobPayload } from "./job-payload.js";
@@ -54,12 +54,10 @@ interface Pending {
 }
 
 /** An instance's timeout capped below the queue's 4-hour lock (names.ts), revise steps included. */
-function capTimeout<T extends WorkTask>(t: T): T {
-  const capped = { ...t, timeout_seconds: Math.min(t.timeout_seconds, QUEUE_TIMEOUT_CAP_SECONDS) };
-  if (capped.kind === "revise") {
-    const r = capped.revise;
-    return { ...capped, revise: { ...r, body: capTimeout(r.body as WorkTask), reviewer: capTimeout(r.reviewer as WorkTask) } } as T;
-  }
+function capTimeout<T extends TaskPlan>(t: T): T {
+  const capped: T = { ...t, timeout_seconds: Math.min(t.timeout_seconds, QUEUE_TIMEOUT_CAP_SECONDS) };
+  const r = capped.revise;
+  if (r) capped.revise = { ...r, body: capTimeout(r.body), reviewer: capTimeout(r.reviewer) };
   return capped;
 }
 

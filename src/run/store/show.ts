@@ -106,7 +106,8 @@ function rerunHistory(store: Store, run: string, only?: string) {
     } else if (r.type === "instance_reset" && (only === undefined || r.task === only)) {
       const p = r.payload;
       const id = `${r.task}\u0000${r.key ?? ""}`;
-      const list = earlier.get(id) ?? earlier.set(id, []).get(id)!;
+      let list = earlier.get(id);
+      if (!list) earlier.set(id, (list = []));
       list.push({
         reset_at: r.time,
         reason: p.reason,

@@ -6,6 +6,7 @@
 // there is the state folder's fault, not the element's.
 
 import { CodedError, type ErrorDetails } from "../../shared/coded-error.js";
+import { errnoCode } from "../../shared/thrown.js";
 
 /** The SQLite result codes that mean the database cannot be written. */
 const CANNOT_WRITE: Record<string, string> = {
@@ -56,8 +57,8 @@ export function noteDatabase(file: string): void {
 /** The StorageFault an error from the database at `dbFile` stands for, or undefined if it is none. */
 export function storageFault(err: unknown, dbFile = lastDatabase ?? "switchyard.db"): StorageFault | undefined {
   if (err instanceof StorageFault) return err;
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== "string" || !code.startsWith("SQLITE_")) return undefined;
+  const code = errnoCode(err);
+  if (code === undefined || !code.startsWith("SQLITE_")) return undefined;
   const k = base(code);
   const damaged = DAMAGED[k];
   if (damaged) {
@@ -89,8 +90,8 @@ const FOLDER_CANNOT_WRITE: Record<string, string> = {
 /** The StorageFault a failed write of a run's files under `folder` stands for, or undefined if it is none. */
 export function folderFault(err: unknown, folder: string): StorageFault | undefined {
   if (err instanceof StorageFault) return err;
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  const why = typeof code === "string" && Object.hasOwn(FOLDER_CANNOT_WRITE, code) ? FOLDER_CANNOT_WRITE[code] : undefined;
-  if (!why) return undefined;
-  return new StorageFault("state-unwritable", `the run folder ${folder} cannot be written: ${why} (${code})`, { systemCode: code! });
+  const code = errnoCode(err);
+  const why = code !== undefined && Object.hasOwn(FOLDER_CANNOT_WRITE, code) ? FOLDER_CANNOT_WRITE[code] : undefined;
+  if (code === undefined || !why) return undefined;
+  return new StorageFault("state-unwritable", `the run folder ${folder} cannot be written: ${why} (${code})`, { systemCode: code });
 }

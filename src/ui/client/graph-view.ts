@@ -5,6 +5,7 @@
 
 import { svg } from "./dom.js";
 import type { GraphTask, RunDoc } from "../api-types.js";
+import { entryOf } from "../../shared/checked-index.js";
 
 const W = 168;
 const H = 54;
@@ -21,7 +22,7 @@ export function graphView(doc: RunDoc, onTask: (t: GraphTask) => void): SVGEleme
       t.depends_on.reduce((d, dep) => Math.max(d, (depth.get(dep) ?? 0) + 1), 0),
     );
   const columns: GraphTask[][] = [];
-  for (const t of doc.graph) (columns[depth.get(t.name)!] ??= []).push(t);
+  for (const t of doc.graph) (columns[entryOf(depth, t.name, "the graph's depths")] ??= []).push(t);
   const pos = new Map<string, { x: number; y: number }>();
   columns.forEach((col, ci) => col.forEach((t, ri) => pos.set(t.name, { x: PAD + ci * (W + GAP_X), y: PAD + ri * (H + GAP_Y) })));
   const width = PAD * 2 + columns.length * W + (columns.length - 1) * GAP_X;
@@ -39,7 +40,7 @@ export function graphView(doc: RunDoc, onTask: (t: GraphTask) => void): SVGEleme
     ),
   );
   for (const t of doc.graph) {
-    const to = pos.get(t.name)!;
+    const to = entryOf(pos, t.name, "the graph's positions");
     for (const dep of t.depends_on) {
       const from = pos.get(dep);
       if (!from) continue;
@@ -65,7 +66,7 @@ export function graphView(doc: RunDoc, onTask: (t: GraphTask) => void): SVGEleme
     }
   }
   for (const t of doc.graph) {
-    const p = pos.get(t.name)!;
+    const p = entryOf(pos, t.name, "the graph's positions");
     const status = doc.tasks[t.name]?.status ?? "pending";
     const g = svg(
       "g",

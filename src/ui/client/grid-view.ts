@@ -5,40 +5,11 @@
 import { h, clear } from "./dom.js";
 import type { Column, GridModel } from "./grid-model.js";
 import { itemAt } from "../../shared/checked-index.js";
+import { gridToolbar, type GridFilter } from "./grid-toolbar.js";
+import { STATUS_NAME, statusName } from "./grid-status.js";
 
 const ROW = 26;
 const OVERSCAN = 10;
-
-/** A status letter of the grid spelled out, for titles and filters. */
-export const STATUS_NAME: Record<string, string> = {
-  p: "pending",
-  r: "running",
-  w: "waiting",
-  P: "passed",
-  F: "failed",
-  n: "not_taken",
-  b: "blocked",
-  "-": "not reached",
-};
-
-/** A status letter's name; an unknown letter is shown as itself. */
-function statusName(s: string): string {
-  return STATUS_NAME[s] ?? s;
-}
-
-type SortBy = "key" | "key-desc" | "conf" | "conf-desc" | "status";
-
-/** What the grid shows: by column, status, label, confidence, key substring, and its sort. */
-export interface GridFilter {
-  /** The column the status, label, confidence and sort apply to ("" = any column for status). */
-  column: string;
-  status: string;
-  label: string;
-  /** Rows whose confidence in `column` is at most this (1 = all). */
-  maxConfidence: number;
-  search: string;
-  sort: SortBy;
-}
 
 /** The grid of a run's mapped instances, drawn virtually (only the visible rows exist), filterable and sortable. */
 export class GridView {
@@ -52,77 +23,15 @@ export class GridView {
   private filter: GridFilter;
   private frame = 0;
 
-  // eslint-disable-next-line max-lines-per-function -- not split yet: the grid's DOM is built in its constructor
   constructor(
     private readonly model: GridModel,
     private readonly onCell: (task: string, key: string) => void,
     initial: Partial<GridFilter> = {},
   ) {
     this.filter = { column: "", status: "", label: "", maxConfidence: 1, search: "", sort: "key", ...initial };
-    const columnSelect = h(
-      "select",
-      {
-        class: "f-column",
-        "aria-label": "column",
-        onchange: (e: Event) => this.set({ column: (e.target as HTMLSelectElement).value, label: "" }),
-      },
-      h("option", { value: "" }, "any task"),
-      ...model.columns.map((c) => h("option", { value: c.name }, c.name)),
-    );
-    const statusSelect = h(
-      "select",
-      { class: "f-status", "aria-label": "status", onchange: (e: Event) => this.set({ status: (e.target as HTMLSelectElement).value }) },
-      h("option", { value: "" }, "any status"),
-      ...["P", "F", "n", "b", "r", "w", "p", "-"].map((s) => h("option", { value: s }, statusName(s))),
-    );
-    this.labelSelect = h("select", {
-      class: "f-label",
-      "aria-label": "label",
-      onchange: (e: Event) => this.set({ label: (e.target as HTMLSelectElement).value }),
-    });
-    const conf = h("input", {
-      class: "f-conf",
-      type: "number",
-      min: 0,
-      max: 1,
-      step: 0.05,
-      value: 1,
-      title: "confidence at most",
-      "aria-label": "confidence at most",
-      oninput: (e: Event) => this.set({ maxConfidence: Number((e.target as HTMLInputElement).value || 1) }),
-    });
-    const sort = h(
-      "select",
-      {
-        class: "f-sort",
-        "aria-label": "sort",
-        onchange: (e: Event) => this.set({ sort: (e.target as HTMLSelectElement).value as SortBy }),
-      },
-      h("option", { value: "key" }, "key A→Z"),
-      h("option", { value: "key-desc" }, "key Z→A"),
-      h("option", { value: "conf" }, "confidence low→high"),
-      h("option", { value: "conf-desc" }, "confidence high→low"),
-      h("option", { value: "status" }, "status"),
-    );
-    const search = h("input", {
-      class: "f-search",
-      type: "search",
-      placeholder: "key contains…",
-      "aria-label": "search keys",
-      oninput: (e: Event) => this.set({ search: (e.target as HTMLInputElement).value }),
-    });
-    this.count = h("span", { class: "count" });
-    const toolbar = h(
-      "div",
-      { class: "toolbar" },
-      search,
-      columnSelect,
-      statusSelect,
-      this.labelSelect,
-      h("label", {}, "conf ≤ ", conf),
-      sort,
-      this.count,
-    );
+    const toolbar = gridToolbar(model, (change) => this.set(change));
+    this.labelSelect = toolbar.labelSelect;
+    this.count = toolbar.count;
     const head = h(
       "div",
       { class: "grid-row grid-head" },
@@ -134,7 +43,7 @@ export class GridView {
     this.body = h("div", { class: "grid-body", onscroll: () => this.schedule() }, this.spacer, this.rows);
     this.body.style.setProperty("--cols", String(model.columns.length));
     head.style.setProperty("--cols", String(model.columns.length));
-    this.el = h("section", { class: "grid", "aria-label": "grid" }, toolbar, h("div", { class: "grid-frame" }, head, this.body));
+    this.el = h("section", { class: "grid", "aria-label": "grid" }, toolbar.el, h("div", { class: "grid-frame" }, head, this.body));
     this.rows.addEventListener("click", (e) => {
       const cell = e.target instanceof Element ? e.target.closest<HTMLElement>(".cell[data-task]") : null;
       const task = cell?.dataset.task;
@@ -160,7 +69,7 @@ export class GridView {
     const labels = new Set<string>();
     const out: number[] = [];
     for (let i = 0; i < m.keys.length; i++) {
-      if (search && !m.keys[i]!.toLowerCase().includes(search)) continue;
+      if (search && !itemAt(m.keys, i).toLowerCase().includes(search)) continue;
       if (col) {
         const l = col.label[i];
         if (l) labels.add(l);
@@ -262,8 +171,9 @@ function cellEl(c: Column, i: number): HTMLElement {
     el.title = `${c.name}: ${label}${conf === null ? "" : ` (confidence ${conf.toFixed(2)})`}`;
     el.append(h("span", { class: "label" }, label));
     if (conf !== null) {
-      const bar = h("span", { class: "bar", "aria-label": `confidence ${conf.toFixed(2)}` }, h("span", { class: "fill" }));
-      (bar.firstChild as HTMLElement).style.width = `${Math.round(conf * 100)}%`;
+      const fill = h("span", { class: "fill" });
+      fill.style.width = `${Math.round(conf * 100)}%`;
+      const bar = h("span", { class: "bar", "aria-label": `confidence ${conf.toFixed(2)}` }, fill);
       el.append(bar, h("span", { class: "conf" }, conf.toFixed(2)));
     }
   } else if (s === "n") {

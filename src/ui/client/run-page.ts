@@ -81,7 +81,6 @@ function unmappedTable(doc: RunDoc, open: (c: CellRef) => void): HTMLElement | n
 }
 
 /** Renders the run page into `root`; returns the function that stops its live updates. */
-// eslint-disable-next-line max-lines-per-function -- not split yet: the run page's sections are to move into their own functions
 export async function runPage(root: HTMLElement, source: Source, run: string, cell: CellRef | null): Promise<() => void> {
   const [doc0, gridDoc] = await Promise.all([source.run(run), source.grid(run)]);
   let doc = doc0;
@@ -92,49 +91,12 @@ export async function runPage(root: HTMLElement, source: Source, run: string, ce
   const grid = new GridView(model, (task, key) => go({ task, key }));
   const top = h("div", { class: "run-top" });
   const panel = h("aside", { class: "cell-panel", hidden: true });
-  const drawTop = () => {
-    clear(top);
-    top.append(
-      header(doc, source),
-      h(
-        "div",
-        { class: "graph-wrap" },
-        graphView(doc, (t) => (t.mapped ? grid.set({ column: t.name }) : go({ task: t.name, key: null }))),
-      ),
-    );
-    const u = unmappedTable(doc, go);
-    if (u) top.append(h("h2", {}, "tasks"), u);
-    top.append(h("h2", {}, `grid: ${model.keys.length} keys × ${model.columns.length} mapped tasks`));
-  };
+  const drawTop = () => drawRunTop(top, doc, source, model, grid, go);
   drawTop();
   clear(root);
   root.append(h("div", { class: "run-page" }, top, model.columns.length ? grid.el : h("p", { class: "meta" }, "no mapped tasks"), panel));
-
-  let shown: CellRef | null = null;
-  const showCell = async (c: CellRef | null) => {
-    shown = c;
-    if (!c) {
-      panel.hidden = true;
-      return;
-    }
-    try {
-      const d = await source.cell(run, c.task, c.key);
-      if (shown !== c) return;
-      clear(panel);
-      const fileLink = (attempt: number, path: string) =>
-        `/api/runs/${encodeURIComponent(run)}/cells/${encodeURIComponent(c.task)}/file?${new URLSearchParams({ ...(c.key === null ? {} : { key: c.key }), attempt: String(attempt), path, format: "text" })}`;
-      panel.append(
-        h("button", { class: "close", "aria-label": "close", onclick: () => go(null) }, "×"),
-        cellView(d, source.live, fileLink),
-      );
-      panel.hidden = false;
-    } catch (err) {
-      clear(panel);
-      panel.append(h("button", { class: "close", onclick: () => go(null) }, "×"), h("p", { class: "error" }, String(messageOf(err))));
-      panel.hidden = false;
-    }
-  };
-  void showCell(cell);
+  const cells = new CellPanel(panel, source, run, go);
+  void cells.show(cell);
 
   let pendingGrid = false;
   let pendingRun = false;
@@ -150,7 +112,8 @@ export async function runPage(root: HTMLElement, source: Source, run: string, ce
     const changed = model.apply(events);
     pendingGrid ||= changed.cells;
     pendingRun ||= changed.run || changed.cells;
-    if (shown && events.some((e) => e.task === shown!.task && e.key === shown!.key)) void showCell(shown);
+    const shown = cells.shown;
+    if (shown && events.some((e) => e.task === shown.task && e.key === shown.key)) void cells.show(shown);
     if (!timer) timer = window.setTimeout(() => void flush(), 250);
   };
   const stop = source.followRun(run, model.lastSeq, onEvents);
@@ -159,6 +122,68 @@ export async function runPage(root: HTMLElement, source: Source, run: string, ce
       stop();
       if (timer) clearTimeout(timer);
     },
-    { showCell },
+    { showCell: (c: CellRef | null) => cells.show(c) },
   );
+}
+
+/** The top of the page, redrawn in place: the header, the plan graph, the unmapped tasks and the grid's title. */
+function drawRunTop(
+  top: HTMLElement,
+  doc: RunDoc,
+  source: Source,
+  model: GridModel,
+  grid: GridView,
+  go: (c: CellRef | null) => void,
+): void {
+  clear(top);
+  top.append(
+    header(doc, source),
+    h(
+      "div",
+      { class: "graph-wrap" },
+      graphView(doc, (t) => (t.mapped ? grid.set({ column: t.name }) : go({ task: t.name, key: null }))),
+    ),
+  );
+  const u = unmappedTable(doc, go);
+  if (u) top.append(h("h2", {}, "tasks"), u);
+  top.append(h("h2", {}, `grid: ${model.keys.length} keys × ${model.columns.length} mapped tasks`));
+}
+
+/** The chosen cell's panel: loads and shows one instance, or hides when none is chosen. */
+class CellPanel {
+  /** The cell shown (or being loaded); a slower load of an earlier choice is dropped. */
+  shown: CellRef | null = null;
+
+  constructor(
+    private readonly panel: HTMLElement,
+    private readonly source: Source,
+    private readonly run: string,
+    private readonly go: (c: CellRef | null) => void,
+  ) {}
+
+  /** Shows cell `c` (null hides the panel). */
+  async show(c: CellRef | null): Promise<void> {
+    const { panel, source, run, go } = this;
+    this.shown = c;
+    if (!c) {
+      panel.hidden = true;
+      return;
+    }
+    try {
+      const d = await source.cell(run, c.task, c.key);
+      if (this.shown !== c) return;
+      clear(panel);
+      const fileLink = (attempt: number, path: string) =>
+        `/api/runs/${encodeURIComponent(run)}/cells/${encodeURIComponent(c.task)}/file?${new URLSearchParams({ ...(c.key === null ? {} : { key: c.key }), attempt: String(attempt), path, format: "text" })}`;
+      panel.append(
+        h("button", { class: "close", "aria-label": "close", onclick: () => go(null) }, "×"),
+        cellView(d, source.live, fileLink),
+      );
+      panel.hidden = false;
+    } catch (err) {
+      clear(panel);
+      panel.append(h("button", { class: "close", onclick: () => go(null) }, "×"), h("p", { class: "error" }, String(messageOf(err))));
+      panel.hidden = false;
+    }
+  }
 }

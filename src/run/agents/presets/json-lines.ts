@@ -22,7 +22,7 @@ export function jsonEventLines(stdout: string): { ok: true; events: JsonEvent[] 
     }
     if (!isPlainObject(e) || typeof e.type !== "string")
       return { ok: false, error: `printed line ${i + 1} that is not an event with a "type"` };
-    events.push(e as JsonEvent);
+    events.push({ ...e, type: e.type });
   }
   return { ok: true, events };
 }

@@ -18,7 +18,7 @@ const LOST_WORDS =
  */
 export function lostConnection(err: unknown, depth = 0): string | undefined {
   if (depth > 4 || err === null || typeof err !== "object") return undefined;
-  const e = err as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
+  const e: { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown } = err;
   if (typeof e.code === "string" && LOST_CODES.test(e.code)) return e.code;
   if (typeof e.message === "string" && LOST_WORDS.test(e.message)) return e.message;
   if (Array.isArray(e.errors) && e.errors.length > 0) {
