@@ -97,18 +97,10 @@ test("R-32: explain of a task or key the run does not have is a usage error with
   assert.match(key.stderr, /deep has no instance deep\[c\]/);
 });
 
-const decision: QuestionDecision = {
-  label: "deep",
-  probabilities: { deep: 0.7, quick: 0.3 },
-  confidence: 0.7,
-  refused: false,
-  judgement_type: "pb.gate.depth",
-  mode: "model",
-  provider: "s1",
-  model: "jev-1",
-  latency_ms: 5,
-  usage: null,
-};
+/** A model's decision of deep at 0.70, as a route records it (fields other than these are not read here). */
+const decision = JSON.parse(
+  '{"label":"deep","probabilities":{"deep":0.7,"quick":0.3},"confidence":0.7,"refused":false,"judgement_type":"pb.gate.depth","mode":"model","provider":"s1","model":"jev-1","latency_ms":5,"usage":null}',
+) as QuestionDecision;
 
 test("R-32: a model's answer against its threshold: exactly at min_confidence passes, below it is uncertain with the top label", () => {
   assert.equal(answerWords(decision, 0.7), "confidence 0.70 ≥ min_confidence 0.70; model s1/jev-1");
