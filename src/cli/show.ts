@@ -16,6 +16,7 @@ import { forPeople } from "./words.js";
 import { writeHtml } from "./show-html.js";
 import { explainInstance } from "./instance-explain.js";
 import { describeDecisions } from "./decision-text.js";
+import { parseFields, selectFields } from "./show-fields.js";
 
 export { describeDecisions } from "./decision-text.js";
 import type { Store } from "../run/index.js";
@@ -110,7 +111,6 @@ interface ShowFlags {
   html?: string;
   why?: string;
   fields?: string;
-  query?: string;
 }
 
 /** Adds `switchyard show`: a run's tasks and instances by key, as text, JSON or HTML, or followed live. */
@@ -128,6 +128,7 @@ export function register(program: Command): void {
     .option("--status <status>", `only instances (and unmapped tasks) with this status: ${STATUSES.join(", ")}`)
     .option("-f, --follow", "print the run's events as they happen, until it ends (from another terminal; reads only)")
     .option("--html <file>", "write the run's web view as one self-contained HTML file (docs/ui.md)")
+    .option("--fields <list>", "with --json: only these fields of each instance and unmapped task, e.g. status,error or output.verdict")
     .option(
       "--why <instance>",
       "why TASK[KEY] is in its state: dependencies, gate, attempts, ceilings (as `switchyard explain RUN TASK[KEY]`)",
@@ -139,6 +140,7 @@ Examples:
   switchyard show latest --status failed       # what failed, and why
   switchyard show 20261202-1518 --key T7       # one ticket through every task
   switchyard show latest --why 'deep[T7]'      # why deep[T7] ran, or did not
+  switchyard show latest --json --fields status,error   # only these fields of each instance
   switchyard show latest --follow              # watch a run another terminal started
   switchyard show latest --html run.html       # the run page as one file, for a ticket or CI`,
     )
@@ -165,6 +167,11 @@ function checkTask(store: Store, run: string, task: string | undefined): void {
 
 async function showAction(id: string, flags: ShowFlags): Promise<void> {
   checkStatus(flags.status);
+  if (flags.fields !== undefined && !flags.json)
+    throw new UsageError("usage", "--fields selects fields of the JSON: add --json", {
+      hint: `switchyard show ${id} --json --fields ${flags.fields}`,
+    });
+  const fields = flags.fields !== undefined ? parseFields(flags.fields) : undefined;
   const store = openForReading(flags.stateDir, flags.store);
   if (!store) throw noRuns(flags.stateDir);
   try {
@@ -186,7 +193,8 @@ async function showAction(id: string, flags: ShowFlags): Promise<void> {
     if (flags.key !== undefined) onlyKey(shown, flags.key);
     if (flags.status !== undefined) onlyStatus(shown, flags.status);
     if (flags.json) {
-      const out: ShowJson & { receipts?: ReceiptRow[] } = flags.receipts ? { ...shown, receipts: receipts(shown) } : shown;
+      const selected = fields ? selectFields(shown, fields) : shown;
+      const out: ShowJson & { receipts?: ReceiptRow[] } = flags.receipts ? { ...selected, receipts: receipts(shown) } : selected;
       process.stdout.write(JSON.stringify(out, null, 2) + "\n");
       return;
     }

@@ -113,3 +113,23 @@ test("R-32: a model's answer against its threshold: exactly at min_confidence pa
     "confidence 0.91 ≥ min_confidence 0.80; model s1/jev-1; raw confidence 0.99 calibrated by cal-3; audited: the host answered quick",
   );
 });
+
+test("show --json --fields keeps only the named fields (and dotted paths into outputs) of each instance and unmapped task", () => {
+  const r = sy("show", "latest", "--json", "--fields", "status,attempts,output.depth.label");
+  assert.equal(r.status, 0, r.stderr);
+  const shown = JSON.parse(r.stdout);
+  // An unmapped task has no attempts in show --json: only what it has is kept.
+  assert.deepEqual(shown.tasks.prep, { kind: "command", mapped: false, status: "passed" });
+  assert.deepEqual(shown.tasks.gate.instances, {
+    a: { status: "passed", attempts: 1, output: { depth: { label: "deep" } } },
+    b: { status: "passed", attempts: 1, output: { depth: { label: "quick" } } },
+  });
+  assert.deepEqual(shown.tasks.deep.instances, { a: { status: "failed", attempts: 2 }, b: { status: "not_taken", attempts: 0 } });
+  assert.deepEqual(shown.tasks.deep.summary, { total: 2, passed: 0, failed: 1, not_taken: 1, blocked: 0 });
+  const bad = sy("show", "latest", "--json", "--fields", "status,labl");
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--fields: an instance has no field "labl"\nhelp: did you mean label\?/);
+  const text = sy("show", "latest", "--fields", "status");
+  assert.equal(text.status, 2);
+  assert.match(text.stderr, /--fields selects fields of the JSON: add --json/);
+});
