@@ -175,4 +175,12 @@ export const DECIDE_CODES: CodeEntry[] = [
     explain:
       "A table-form `[decisions.types]` entry may name a calibration file (`calibration = \"cal.json\"`, relative to the config file) written by `switchyard lab calibrate`. The file must exist, be a calibration file of a version this switchyard reads, hold a map for that judgement type, and that map must have been fitted on pairs of the very model the entry's mode names: a map says how one model's confidence relates to agreement with the host, so it means nothing for another. Fit a map for this type and model (run it in shadow, then `switchyard lab calibrate`), or fix the path.",
   },
+  {
+    code: "config-unquoted-type",
+    usage: true,
+    rule: "D-50",
+    summary: "a judgement type with dots is written without quotes in [decisions.types]",
+    explain:
+      'A judgement type has dots (`triage.match.package`), and a bare TOML key with dots is a path of nested tables, so `triage.match.package = "host"` sets nothing for that type. Quote the whole type: `"triage.match.package" = "host"`.',
+  },
 ];

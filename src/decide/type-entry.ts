@@ -11,7 +11,8 @@ import type { JudgementMode, TypeSettings } from "./config-types.js";
 import { formatMode } from "./mode.js";
 import { messageOf, errnoCode } from "../shared/thrown.js";
 
-const TYPE_ENTRY_KEYS = ["mode", "calibration", "min_confidence", "audit"];
+/** The keys of a table-form `[decisions.types]` entry. */
+export const TYPE_ENTRY_KEYS = ["mode", "calibration", "min_confidence", "audit"];
 
 /** What reading a `[decisions.types]` entry needs from the config reader: where to report problems, how to resolve a mode, and the folder relative calibration paths start from. */
 export interface EntryContext {
