@@ -183,4 +183,12 @@ export const DECIDE_CODES: CodeEntry[] = [
     explain:
       'A judgement type has dots (`triage.match.package`), and a bare TOML key with dots is a path of nested tables, so `triage.match.package = "host"` sets nothing for that type. Quote the whole type: `"triage.match.package" = "host"`.',
   },
+  {
+    code: "config-unrouted-type",
+    usage: true,
+    rule: "D-50",
+    summary: "a question's judgement type has no entry in a config that routes other types",
+    explain:
+      "A warning of `switchyard config check PACK` and of the start of `run`: the machine config (or a `--decide` flag) routes some judgement types, but not the type this question asks, so its decisions go to `[decisions] default` (usually the host). It is often the other half of a typo in an entry's type (the message names the entry that looks meant for it). Add an entry for the type, or correct the misspelt one.",
+  },
 ];
