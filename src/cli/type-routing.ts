@@ -1,7 +1,7 @@
 // The checks of a machine config's judgement-type routing against the plans that will use it,
 // shared by `config check PACK` and the start of `run`: a type the config routes that no question
-// asks (likely a typo: that routing does nothing), and a question whose type has no entry while
-// the config routes other types (likely the other half of the same typo: its decisions go to the
+// asks (likely a typo: that routing does nothing), and a question whose type has no entry when
+// an unused entry looks meant for it (the other half of the same typo: its decisions go to the
 // default, usually the host). One implementation, so the two commands never disagree.
 
 import { nearestName, type Diagnostic } from "../lang/diagnostic.js";
@@ -38,8 +38,8 @@ export function sourceOf(type: string, config: MachineConfig, overrides: Record<
 }
 
 /**
- * The warnings: `config-undeclared-type` per routed type no question declares, and (when the
- * config or the flags route any type) `config-unrouted-type` per declared type left to the default.
+ * The warnings: `config-undeclared-type` per routed type no question declares, and
+ * `config-unrouted-type` per declared type left to the default that such an unused entry looks meant for.
  * `what` names the plans in messages ("playbook triage", "pack examples/cve-triage").
  */
 export function routingWarnings(
@@ -65,18 +65,18 @@ export function routingWarnings(
       hint: names.length > 0 ? `types ${what} declares: ${names.join(", ")}` : `${what} has no model-decided question`,
     });
   }
-  if (routed.length === 0) return out;
+  // A type left to the default is warned about only when an unused entry looks meant for it (a
+  // typo in one of the two): leaving a type to the default on purpose is common and says nothing.
+  const unused = routed.filter((t) => !declared.has(t));
   for (const type of names) {
     if (sourceOf(type, config, overrides) !== "[decisions] default") continue;
-    const near = nearestName(
-      type,
-      routed.filter((t) => !declared.has(t)),
-    );
+    const near = nearestName(type, unused);
+    if (!near) continue;
     out.push({
       severity: "warning",
       code: "config-unrouted-type",
-      message: `D-50: judgement type "${type}" (asked by ${declared.get(type)!.join(", ")}) has no entry in [decisions.types]: its decisions go to the default, ${formatMode(modeFor(type, config.decisions, overrides))}${near ? ` (the entry "${near}" looks like it was meant for it)` : ""}`,
-      hint: `add "${type}" = "MODE" under [decisions.types]${near ? `, or correct "${near}"` : ""}; an entry's type must be the question's exactly (PLAYBOOK.ROUTE.QUESTION unless the question sets type)`,
+      message: `D-50: judgement type "${type}" (asked by ${declared.get(type)!.join(", ")}) has no entry in [decisions.types]: its decisions go to the default, ${formatMode(modeFor(type, config.decisions, overrides))}; the entry "${near}" looks like it was meant for it`,
+      hint: `correct "${near}" to "${type}": an entry's type must be the question's exactly (PLAYBOOK.ROUTE.QUESTION unless the question sets type)`,
     });
   }
   return out;

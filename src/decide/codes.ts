@@ -187,8 +187,8 @@ export const DECIDE_CODES: CodeEntry[] = [
     code: "config-unrouted-type",
     usage: true,
     rule: "D-50",
-    summary: "a question's judgement type has no entry in a config that routes other types",
+    summary: "a question's judgement type has no entry, and an unused entry looks meant for it",
     explain:
-      "A warning of `switchyard config check PACK` and of the start of `run`: the machine config (or a `--decide` flag) routes some judgement types, but not the type this question asks, so its decisions go to `[decisions] default` (usually the host). It is often the other half of a typo in an entry's type (the message names the entry that looks meant for it). Add an entry for the type, or correct the misspelt one.",
+      "A warning of `switchyard config check PACK` and of the start of `run`: the type this question asks has no entry in `[decisions.types]` (nor a `--decide` flag), so its decisions go to `[decisions] default` (usually the host), while an entry no question asks has a name close to it: the other half of a typo. Correct the misspelt entry. A type left to the default with no such entry nearby is not warned about: leaving types to the default is common.",
   },
 ];
