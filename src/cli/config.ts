@@ -3,16 +3,17 @@
 // will run in and warns about types the config routes that no playbook declares (a likely typo).
 // Exit 2 for a config error, 1 when the pack does not compile, 0 otherwise (warnings included).
 
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import type { Command } from "commander";
-import { DiagnosticError, nearestName, type Diagnostic, type Position } from "../lang/diagnostic.js";
+import { DiagnosticError, type Diagnostic } from "../lang/diagnostic.js";
+import { declaredTypes, positionsOf, routingWarnings, sourceOf, type Source } from "./type-routing.js";
 import { compilePath } from "../plan/index.js";
 import { playbooksIn } from "../plan/pack.js";
 import { locateConfig } from "./state-discovery.js";
 import { loadMachineConfig, routeProblem } from "../decide/config.js";
 import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import { formatMode, modeFor, parseModeOverrides } from "../decide/mode.js";
-import { locateKeys, type KeyPositions } from "../decide/toml-positions.js";
+import type { KeyPositions } from "../decide/toml-positions.js";
 import { EXIT_USAGE, fileSources, printDiagnostics, setExitCode, examples } from "./common.js";
 import { exitForDiagnostics } from "./exit-codes.js";
 import { agentPreflight } from "./agent-preflight.js";
@@ -26,8 +27,6 @@ interface CheckOptions {
   repo?: string;
   json?: boolean;
 }
-
-type Source = "--decide" | "[decisions.types]" | "[decisions] default";
 
 interface TypeRow {
   type: string;
@@ -58,15 +57,8 @@ function diagnosticJson(d: Diagnostic): Record<string, unknown> {
   return out;
 }
 
-function noPositions(): KeyPositions {
-  return { key: () => undefined, value: () => undefined };
-}
-
-/** Declared judgement types of the pack's model-decided routes, by playbook. */
-function declaredTypes(
-  pack: string,
-  playbook: string | undefined,
-): { byType: Map<string, string[]>; playbooks: string[]; plans: Plan[]; diagnostics: Diagnostic[] } {
+/** The pack's playbooks compiled: their plans and diagnostics. */
+function compilePack(pack: string, playbook: string | undefined): { playbooks: string[]; plans: Plan[]; diagnostics: Diagnostic[] } {
   let names: Array<string | undefined> = [playbook];
   try {
     if (playbook === undefined && statSync(pack).isDirectory()) names = playbooksIn(pack);
@@ -74,61 +66,18 @@ function declaredTypes(
     // compilePath reports a missing path with its own code.
   }
   if (names.length === 0) names = [undefined];
-  const byType = new Map<string, string[]>();
-  const playbooks: string[] = [];
   const plans: Plan[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const name of names) {
     const result = compilePath(pack, { playbook: name });
     diagnostics.push(...result.diagnostics);
-    if (!result.plan) continue;
-    playbooks.push(result.plan.playbook);
-    plans.push(result.plan);
-    for (const task of result.plan.tasks) {
-      if (task.route?.decide !== "model") continue;
-      for (const q of task.route.questions) {
-        const list = byType.get(q.type) ?? [];
-        if (!list.includes(result.plan.playbook)) list.push(result.plan.playbook);
-        byType.set(q.type, list);
-      }
-    }
+    if (result.plan) plans.push(result.plan);
   }
-  return { byType, playbooks, plans, diagnostics };
+  return { playbooks: plans.map((p) => p.playbook), plans, diagnostics };
 }
 
-// eslint-disable-next-line max-lines-per-function -- not split yet: `config check` reads, checks and reports in one pass; to be split into those steps
-function checkConfig(pack: string | undefined, opts: CheckOptions): { report: CheckReport; exit: number } {
-  const report: CheckReport = { ok: true, config: null, pack: pack ?? null, playbooks: [], types: [], errors: [], warnings: [] };
-  let config: MachineConfig;
-  let overrides: Record<string, JudgementMode>;
-  try {
-    config = loadMachineConfig(locateConfig(opts.config));
-    overrides = parseModeOverrides(opts.decide);
-  } catch (err) {
-    if (!(err instanceof DiagnosticError)) throw err;
-    report.ok = false;
-    report.errors = err.diagnostics;
-    return { report, exit: EXIT_USAGE };
-  }
-  report.config = config.path ?? null;
-  let where = noPositions();
-  if (config.path) {
-    try {
-      where = locateKeys(readFileSync(config.path, "utf8"), config.path);
-    } catch {
-      // Positions are a convenience; the config itself was read a moment ago.
-    }
-  }
-  const posOf = (type: string, source: Source): Position | undefined =>
-    source === "[decisions.types]"
-      ? where.value(["decisions", "types", type])
-      : source === "[decisions] default"
-        ? where.value(["decisions", "default"])
-        : undefined;
-  const sourceOf = (type: string): Source =>
-    Object.hasOwn(overrides, type) ? "--decide" : Object.hasOwn(config.decisions.types, type) ? "[decisions.types]" : "[decisions] default";
-
-  // Every routed type, and the default, must pass the resolver (D-30): a run would refuse them.
+/** Every routed type, and the default, must pass the resolver (D-30): a run would refuse them. */
+function resolverProblems(config: MachineConfig, overrides: Record<string, JudgementMode>, where: KeyPositions, report: CheckReport): void {
   const routed: Array<[string | null, JudgementMode, Source]> = [
     [null, config.decisions.default, "[decisions] default"],
     ...Object.entries(config.decisions.types)
@@ -141,11 +90,17 @@ function checkConfig(pack: string | undefined, opts: CheckOptions): { report: Ch
     const problem = routeProblem(config, mode, true);
     const what = type === null ? "[decisions] default" : `judgement type "${type}" (${source})`;
     if (problem) {
+      const pos =
+        source === "[decisions.types]"
+          ? where.value(["decisions", "types", type ?? ""])
+          : source === "[decisions] default"
+            ? where.value(["decisions", "default"])
+            : undefined;
       report.errors.push({
         severity: "error",
         code: problem.code,
         message: `D-30: ${what} is routed to ${formatMode(mode)}, but ${problem.message}`,
-        pos: type === null ? posOf("", source) : posOf(type, source),
+        pos,
         hint: problem.hint,
       });
       continue;
@@ -160,51 +115,66 @@ function checkConfig(pack: string | undefined, opts: CheckOptions): { report: Ch
       });
     }
   }
+}
 
-  if (pack !== undefined) {
-    const declared = declaredTypes(pack, opts.playbook);
-    report.playbooks = declared.playbooks;
-    const compileErrors = declared.diagnostics.filter((d) => d.severity === "error");
-    if (compileErrors.length > 0) {
-      report.ok = false;
-      report.errors.push(...compileErrors);
-      return { report, exit: exitForDiagnostics(report.errors) };
-    }
-    const names = [...declared.byType.keys()].sort();
-    for (const type of names) {
-      report.types.push({
-        type,
-        mode: formatMode(modeFor(type, config.decisions, overrides)),
-        source: sourceOf(type),
-        declared_by: declared.byType.get(type)!,
-      });
-    }
-    // The run's own preflight of agent work, as errors and warnings of the check.
-    const agents = agentPreflight(declared.plans, config, {
-      repo: opts.repo,
-      modeOf: (type) => modeFor(type, config.decisions, overrides),
-      budgetUsd: declared.plans.find((p) => p.settings.budget_usd !== undefined)?.settings.budget_usd,
-    });
-    for (const message of agents.problems) {
-      if (agents.local.includes(message))
-        report.warnings.push({ severity: "warning", code: "agent-preflight", message: `${message} (a run here would refuse)` });
-      else report.errors.push({ severity: "error", code: "agent-preflight", message });
-    }
-    for (const message of agents.warnings) report.warnings.push({ severity: "warning", code: "agent-preflight", message });
-    const routedTypes = [...Object.keys(config.decisions.types), ...Object.keys(overrides)];
-    for (const type of [...new Set(routedTypes)]) {
-      if (declared.byType.has(type)) continue;
-      const source = sourceOf(type);
-      const near = nearestName(type, names);
-      report.types.push({ type, mode: formatMode(modeFor(type, config.decisions, overrides)), source, declared_by: [] });
-      report.warnings.push({
-        severity: "warning",
-        code: "config-undeclared-type",
-        pos: source === "[decisions.types]" ? where.key(["decisions", "types", type]) : undefined,
-        message: `D-50: judgement type "${type}" is routed by ${source} but no playbook of ${pack} declares it (likely a typo${near ? `; did you mean "${near}"?` : ""})`,
-        hint: names.length > 0 ? `types the pack declares: ${names.join(", ")}` : "the pack has no model-decided question",
-      });
-    }
+/** With a PACK: each declared type's mode, the agent preflight, and the routing warnings. False when the pack does not compile. */
+function checkPack(
+  pack: string,
+  opts: CheckOptions,
+  config: MachineConfig,
+  overrides: Record<string, JudgementMode>,
+  where: KeyPositions,
+  report: CheckReport,
+): boolean {
+  const compiled = compilePack(pack, opts.playbook);
+  report.playbooks = compiled.playbooks;
+  const compileErrors = compiled.diagnostics.filter((d) => d.severity === "error");
+  if (compileErrors.length > 0) {
+    report.errors.push(...compileErrors);
+    return false;
+  }
+  const declared = declaredTypes(compiled.plans);
+  const modeOf = (type: string) => formatMode(modeFor(type, config.decisions, overrides));
+  for (const type of [...declared.keys()].sort())
+    report.types.push({ type, mode: modeOf(type), source: sourceOf(type, config, overrides), declared_by: declared.get(type)! });
+  // The run's own preflight of agent work, as errors and warnings of the check.
+  const agents = agentPreflight(compiled.plans, config, {
+    repo: opts.repo,
+    modeOf: (type) => modeFor(type, config.decisions, overrides),
+    budgetUsd: compiled.plans.find((p) => p.settings.budget_usd !== undefined)?.settings.budget_usd,
+  });
+  for (const message of agents.problems) {
+    if (agents.local.includes(message))
+      report.warnings.push({ severity: "warning", code: "agent-preflight", message: `${message} (a run here would refuse)` });
+    else report.errors.push({ severity: "error", code: "agent-preflight", message });
+  }
+  for (const message of agents.warnings) report.warnings.push({ severity: "warning", code: "agent-preflight", message });
+  const routed = [...new Set([...Object.keys(config.decisions.types), ...Object.keys(overrides)])];
+  for (const type of routed.filter((t) => !declared.has(t)))
+    report.types.push({ type, mode: modeOf(type), source: sourceOf(type, config, overrides), declared_by: [] });
+  report.warnings.push(...routingWarnings(compiled.plans, config, overrides, where, `pack ${pack}`));
+  return true;
+}
+
+function checkConfig(pack: string | undefined, opts: CheckOptions): { report: CheckReport; exit: number } {
+  const report: CheckReport = { ok: true, config: null, pack: pack ?? null, playbooks: [], types: [], errors: [], warnings: [] };
+  let config: MachineConfig;
+  let overrides: Record<string, JudgementMode>;
+  try {
+    config = loadMachineConfig(locateConfig(opts.config));
+    overrides = parseModeOverrides(opts.decide);
+  } catch (err) {
+    if (!(err instanceof DiagnosticError)) throw err;
+    report.ok = false;
+    report.errors = err.diagnostics;
+    return { report, exit: EXIT_USAGE };
+  }
+  report.config = config.path ?? null;
+  const where = positionsOf(config);
+  resolverProblems(config, overrides, where, report);
+  if (pack !== undefined && !checkPack(pack, opts, config, overrides, where, report)) {
+    report.ok = false;
+    return { report, exit: exitForDiagnostics(report.errors) };
   }
   report.ok = report.errors.length === 0;
   return { report, exit: report.ok ? 0 : EXIT_USAGE };

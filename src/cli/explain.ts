@@ -1,21 +1,32 @@
 // `switchyard explain [CODE]`: what an error code means and how to fix it; without a code, the
-// list. The same texts make docs/errors.md (`--markdown`).
+// list. The same texts make docs/errors.md (`--markdown`). `switchyard explain RUN TASK[KEY]`:
+// why that instance is in its state (instance-explain.ts).
 
 import type { Command } from "commander";
 import { nearestName } from "../lang/diagnostic.js";
 import { UsageError } from "./common.js";
 import { allCodes, findCode, renderErrorsDoc } from "./codes.js";
 import { forPeople, RULE_ID } from "./words.js";
+import { explainInstance } from "./instance-explain.js";
+import { findRun, noRuns, openForReading } from "./run-lookup.js";
+import { STORE_HELP } from "./store-option.js";
 
 /** Adds `switchyard explain`: what an error code (or a rule id) means and how to fix it. */
 export function register(program: Command): void {
   program
     .command("explain")
-    .description("explain an error code (or the rule behind it): what it means and how to fix it")
-    .argument("[code]", "the code in error[CODE], or a rule id such as G-8; omit to list every code")
+    .description("explain an error code (or the rule behind it), or why a run's instance is in its state")
+    .argument("[code]", "the code in error[CODE], or a rule id such as G-8; omit to list every code (or: a run id, or `latest`)")
+    .argument("[instance]", "with a run: TASK or TASK[KEY], the instance to explain")
     .option("--json", "print JSON")
     .option("--markdown", "print every entry as Markdown (docs/errors.md)")
-    .action((code: string | undefined, opts: { json?: boolean; markdown?: boolean }) => {
+    .option("--state-dir <dir>", "with RUN TASK[KEY]: the state folder")
+    .option("--store <url>", `with RUN TASK[KEY]: ${STORE_HELP}`)
+    .action((code: string | undefined, instance: string | undefined, opts: ExplainFlags) => {
+      if (instance !== undefined) {
+        printInstance(code!, instance, opts);
+        return;
+      }
       if (opts.markdown) {
         process.stdout.write(renderErrorsDoc());
         return;
@@ -59,8 +70,27 @@ export function register(program: Command): void {
 Examples:
   switchyard explain unhandled-label      # the code in error[unhandled-label]
   switchyard explain G-8                  # a rule id, as seen in a record or an issue
+  switchyard explain latest 'deep[T3]'    # why this instance is in its state
   switchyard explain --json | jq -r '.[].code'`,
     );
+}
+
+interface ExplainFlags {
+  json?: boolean;
+  markdown?: boolean;
+  stateDir?: string;
+  store?: string;
+}
+
+/** `explain RUN TASK[KEY]`: the instance's history in words. */
+function printInstance(id: string, spec: string, opts: ExplainFlags): void {
+  const store = openForReading(opts.stateDir, opts.store);
+  if (!store) throw noRuns(opts.stateDir);
+  try {
+    process.stdout.write(explainInstance(store, findRun(store, id), spec).join("\n") + "\n");
+  } finally {
+    store.close();
+  }
 }
 
 /** `explain G-8`: the codes that rule stands behind, each in words. */

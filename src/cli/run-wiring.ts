@@ -20,6 +20,7 @@ import { EXIT_FAILED, UsageError, setExitCode } from "./common.js";
 import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
 import { Progress, progressMode } from "./run-progress.js";
 import { RunTally } from "./run-summary.js";
+import { endSummary } from "./run-failures.js";
 import { shareTerminal } from "../decide/providers/terminal-turns.js";
 import { reviewNotifier } from "./review-notify.js";
 
@@ -285,7 +286,7 @@ export async function execute(
       throw err;
     }
     const tasks = engine.progress();
-    progress.finish(outcome, tasks, { lines: tally.lines(run, engine.spentUsd(), tasks), json: tally.json(engine.spentUsd()) });
+    progress.finish(outcome, tasks, endSummary(tally, store, outcome, engine.spentUsd(), tasks));
     if (outcome.status !== "passed") setExitCode(EXIT_FAILED);
     return outcome;
   } finally {

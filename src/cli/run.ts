@@ -9,6 +9,7 @@ import { addRunFlags, execute, judgementTypes, openStore, wire, overridesFrom, t
 import { executorChoice } from "./executor-option.js";
 import { rememberInvocation } from "./run-invocation.js";
 import { agentPreflight } from "./agent-preflight.js";
+import { warnRouting } from "./type-routing.js";
 
 /** Adds `switchyard run`: compiles a pack and runs it, recording every answer. */
 export function register(program: Command): void {
@@ -41,6 +42,7 @@ export function register(program: Command): void {
     try {
       const where = executorChoice(flags.executor, store); // refused before anything is admitted or run
       const wiring = wire(flags, store.stateDir, store);
+      warnRouting(compiled.plan, wiring.config, flags.decide);
       // Refuse before admitting, so a refused run leaves no run behind (D-30).
       const types = judgementTypes(compiled.plan);
       const problems = types.length ? (wiring.engineDeps.judge?.preflight?.(types) ?? []) : [];

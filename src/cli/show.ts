@@ -14,6 +14,12 @@ import { nearestName } from "../lang/diagnostic.js";
 import { followRun } from "./follow.js";
 import { forPeople } from "./words.js";
 import { writeHtml } from "./show-html.js";
+import { explainInstance } from "./instance-explain.js";
+import { describeDecisions } from "./decision-text.js";
+import { parseFields, selectFields } from "./show-fields.js";
+
+export { describeDecisions } from "./decision-text.js";
+import type { Store } from "../run/index.js";
 
 interface ReceiptRow extends Receipt {
   task: string;
@@ -78,46 +84,11 @@ function onlyStatus(shown: ShowJson, status: string): void {
   }
 }
 
-function isDecision(v: unknown): v is DecisionRecord[string] {
-  return (
-    !!v &&
-    typeof v === "object" &&
-    typeof (v as { label?: unknown }).label === "string" &&
-    typeof (v as { mode?: unknown }).mode === "string"
-  );
-}
-
-/**
- * A route instance's decision record as text: per question its label, confidence, the
- * mode it ran in and who answered ("package=p3 0.84 model s1/jev-1"), and a line per receipt.
- * Undefined when the output is not a decision record.
- */
-export function describeDecisions(output: unknown): { line: string; receipts: string[] } | undefined {
-  if (!output || typeof output !== "object" || Array.isArray(output)) return undefined;
-  const entries = Object.entries(output as Record<string, unknown>);
-  if (entries.length === 0 || !entries.every(([, d]) => isDecision(d))) return undefined;
-  const parts: string[] = [];
-  const receiptLines: string[] = [];
-  for (const [question, d] of entries as [string, DecisionRecord[string]][]) {
-    const who = d.mode === "output" ? "" : ` ${d.provider ?? "?"}/${d.model ?? "?"}`;
-    const confidence = typeof d.confidence === "number" ? ` ${d.confidence.toFixed(2)}` : "";
-    parts.push(`${question}=${d.label}${confidence}${d.refused ? " refused" : ""} ${d.mode}${who}`);
-    if (d.receipt) {
-      const reason = d.receipt.reason.length > 240 ? d.receipt.reason.slice(0, 237) + "..." : d.receipt.reason;
-      receiptLines.push(`receipt: ${question}: ${d.receipt.provider}/${d.receipt.model} could not answer, the host did: ${reason}`);
-    }
-  }
-  return { line: parts.join("  "), receipts: receiptLines };
-}
-
 /** Lines for what reruns cleared: the earlier status and output or answer, oldest first. */
 function earlierLines(kind: string, earlier: EarlierResult[] | undefined): string[] {
   return (earlier ?? []).map((e) => {
-    const decided = kind === "route" && e.status === "passed" ? describeDecisions(e.output) : undefined;
-    const detail =
-      e.status === "not_taken" ? (e.label ? `label ${e.label}` : "") : e.error ? e.error : decided ? decided.line : brief(e.output);
     const how = e.reason === "rerun" ? "cleared by a rerun" : "cleared downstream of a rerun";
-    return `earlier (${how} at ${e.reset_at}${e.kept ? ", decision kept" : ""}): ${e.status}  ${detail}`.trimEnd();
+    return `earlier (${how} at ${e.reset_at}${e.kept ? ", decision kept" : ""}): ${e.status}  ${detailOf(kind, e).detail}`.trimEnd();
   });
 }
 
@@ -127,8 +98,22 @@ function brief(v: unknown): string {
   return s.length > 100 ? s.slice(0, 97) + "..." : s;
 }
 
+/** The flags of `show`. */
+interface ShowFlags {
+  task?: string;
+  key?: string;
+  stateDir?: string;
+  store?: string;
+  json?: boolean;
+  receipts?: boolean;
+  status?: string;
+  follow?: boolean;
+  html?: string;
+  why?: string;
+  fields?: string;
+}
+
 /** Adds `switchyard show`: a run's tasks and instances by key, as text, JSON or HTML, or followed live. */
-// eslint-disable-next-line max-lines-per-function -- not split yet: `show` and its options; the action below is to move into a named function
 export function register(program: Command): void {
   program
     .command("show")
@@ -143,121 +128,116 @@ export function register(program: Command): void {
     .option("--status <status>", `only instances (and unmapped tasks) with this status: ${STATUSES.join(", ")}`)
     .option("-f, --follow", "print the run's events as they happen, until it ends (from another terminal; reads only)")
     .option("--html <file>", "write the run's web view as one self-contained HTML file (docs/ui.md)")
+    .option("--fields <list>", "with --json: only these fields of each instance and unmapped task, e.g. status,error or output.verdict")
+    .option(
+      "--why <instance>",
+      "why TASK[KEY] is in its state: dependencies, gate, attempts, ceilings (as `switchyard explain RUN TASK[KEY]`)",
+    )
     .addHelpText(
       "after",
       `
 Examples:
   switchyard show latest --status failed       # what failed, and why
   switchyard show 20261202-1518 --key T7       # one ticket through every task
+  switchyard show latest --why 'deep[T7]'      # why deep[T7] ran, or did not
+  switchyard show latest --json --fields status,error   # only these fields of each instance
   switchyard show latest --follow              # watch a run another terminal started
   switchyard show latest --html run.html       # the run page as one file, for a ticket or CI`,
     )
-    .action(
-      async (
-        id: string,
-        flags: {
-          task?: string;
-          key?: string;
-          stateDir?: string;
-          store?: string;
-          json?: boolean;
-          receipts?: boolean;
-          status?: string;
-          follow?: boolean;
-          html?: string;
-        },
-        // eslint-disable-next-line max-lines-per-function -- not split yet: show's action (text, JSON, HTML, --follow) is to be split per output
-      ) => {
-        if (flags.status !== undefined && !STATUSES.includes(flags.status)) {
-          const near = nearestName(flags.status, STATUSES);
-          throw new UsageError("usage", `--status must be one of ${STATUSES.join(", ")}, got ${JSON.stringify(flags.status)}`, {
-            hint: near ? `did you mean ${near}?` : undefined,
-          });
-        }
-        const store = openForReading(flags.stateDir, flags.store);
-        if (!store) throw noRuns(flags.stateDir);
-        try {
-          const run = findRun(store, id);
-          if (flags.html !== undefined) {
-            writeHtml(store, run, flags.html);
-            return;
-          }
-          if (flags.follow) {
-            await followRun(store, run, !!flags.json);
-            return;
-          }
-          if (flags.task !== undefined) {
-            const names = store.tasks(run).map((t) => t.task);
-            if (!names.includes(flags.task)) {
-              const near = nearestName(flags.task, names);
-              throw new UsageError("usage", `run ${run} has no task ${flags.task}`, {
-                hint: near ? `did you mean ${near}?` : `tasks: ${names.join(", ")}`,
-              });
-            }
-          }
-          const shown = showRun(store, run, flags.task)!;
-          if (flags.key !== undefined) onlyKey(shown, flags.key);
-          if (flags.status !== undefined) onlyStatus(shown, flags.status);
-          if (flags.json) {
-            const out: ShowJson & { receipts?: ReceiptRow[] } = flags.receipts ? { ...shown, receipts: receipts(shown) } : shown;
-            process.stdout.write(JSON.stringify(out, null, 2) + "\n");
-            return;
-          }
-          process.stdout.write(`run ${shown.run}  ${shown.playbook}  ${shown.status}\n`);
-          for (const r of shown.reruns ?? []) process.stdout.write(`rerun at ${r.time}: ${describeRerun(r)}\n`);
-          for (const [name, t] of Object.entries(shown.tasks)) {
-            if (t.mapped) {
-              const s = t.summary!;
-              process.stdout.write(
-                `\n${name} (${t.kind}, mapped) ${t.status}: ${s.total} total, ${s.passed} passed, ${s.failed} failed, ${s.not_taken} not_taken, ${s.blocked} blocked\n`,
-              );
-              if (t.error) process.stdout.write(`  error: ${forPeople(t.error)}\n`);
-              for (const [key, i] of Object.entries(t.instances ?? {})) {
-                const decided = t.kind === "route" && i.status === "passed" ? describeDecisions(i.output) : undefined;
-                const detail =
-                  i.status === "not_taken"
-                    ? i.label
-                      ? `label ${i.label}`
-                      : ""
-                    : i.error
-                      ? i.error
-                      : decided
-                        ? decided.line
-                        : brief(i.output);
-                process.stdout.write(
-                  `  ${name}[${key}]  ${i.status}${i.attempts > 1 ? ` (${i.attempts} attempts)` : ""}  ${forPeople(detail)}\n`,
-                );
-                for (const r of decided?.receipts ?? []) process.stdout.write(`    ${r}\n`);
-                for (const l of earlierLines(t.kind, i.earlier)) process.stdout.write(`    ${l}\n`);
-              }
-            } else {
-              const decided = t.kind === "route" && t.status === "passed" ? describeDecisions(t.output) : undefined;
-              const detail =
-                t.status === "not_taken"
-                  ? t.label
-                    ? `label ${t.label}`
-                    : ""
-                  : t.error
-                    ? t.error
-                    : decided
-                      ? decided.line
-                      : brief(t.output);
-              process.stdout.write(`\n${name} (${t.kind}) ${t.status}  ${forPeople(detail)}\n`);
-              for (const r of decided?.receipts ?? []) process.stdout.write(`  ${r}\n`);
-              for (const l of earlierLines(t.kind, t.earlier)) process.stdout.write(`  ${l}\n`);
-            }
-          }
-          if (flags.receipts) {
-            const list = receipts(shown);
-            process.stdout.write(`\nreceipts: ${list.length}\n`);
-            for (const r of list)
-              process.stdout.write(
-                `  ${r.time}  ${r.task}[${r.key ?? ""}].${r.question}  ${r.type}  ${r.provider}/${r.model}: ${r.reason}\n`,
-              );
-          }
-        } finally {
-          store.close();
-        }
-      },
-    );
+    .action(showAction);
+}
+
+function checkStatus(status: string | undefined): void {
+  if (status === undefined || STATUSES.includes(status)) return;
+  const near = nearestName(status, STATUSES);
+  throw new UsageError("usage", `--status must be one of ${STATUSES.join(", ")}, got ${JSON.stringify(status)}`, {
+    hint: near ? `did you mean ${near}?` : undefined,
+  });
+}
+
+function checkTask(store: Store, run: string, task: string | undefined): void {
+  if (task === undefined) return;
+  const names = store.tasks(run).map((t) => t.task);
+  if (names.includes(task)) return;
+  const near = nearestName(task, names);
+  throw new UsageError("usage", `run ${run} has no task ${task}`, {
+    hint: near ? `did you mean ${near}?` : `tasks: ${names.join(", ")}`,
+  });
+}
+
+async function showAction(id: string, flags: ShowFlags): Promise<void> {
+  checkStatus(flags.status);
+  if (flags.fields !== undefined && !flags.json)
+    throw new UsageError("usage", "--fields selects fields of the JSON: add --json", {
+      hint: `switchyard show ${id} --json --fields ${flags.fields}`,
+    });
+  const fields = flags.fields !== undefined ? parseFields(flags.fields) : undefined;
+  const store = openForReading(flags.stateDir, flags.store);
+  if (!store) throw noRuns(flags.stateDir);
+  try {
+    const run = findRun(store, id);
+    if (flags.why !== undefined) {
+      process.stdout.write(explainInstance(store, run, flags.why).join("\n") + "\n");
+      return;
+    }
+    if (flags.html !== undefined) {
+      writeHtml(store, run, flags.html);
+      return;
+    }
+    if (flags.follow) {
+      await followRun(store, run, !!flags.json);
+      return;
+    }
+    checkTask(store, run, flags.task);
+    const shown = showRun(store, run, flags.task)!;
+    if (flags.key !== undefined) onlyKey(shown, flags.key);
+    if (flags.status !== undefined) onlyStatus(shown, flags.status);
+    if (flags.json) {
+      const selected = fields ? selectFields(shown, fields) : shown;
+      const out: ShowJson & { receipts?: ReceiptRow[] } = flags.receipts ? { ...selected, receipts: receipts(shown) } : selected;
+      process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+      return;
+    }
+    printText(shown, !!flags.receipts);
+  } finally {
+    store.close();
+  }
+}
+
+/** What an instance (or unmapped task) shows after its status: its label, error, decision or output. */
+function detailOf(kind: string, i: { status: string; label?: string | null; error?: string | null; output?: unknown }) {
+  const decided = kind === "route" && i.status === "passed" ? describeDecisions(i.output) : undefined;
+  const detail =
+    i.status === "not_taken" ? (i.label ? `label ${i.label}` : "") : i.error ? i.error : decided ? decided.line : brief(i.output);
+  return { detail: forPeople(detail), receipts: decided?.receipts ?? [] };
+}
+
+function printText(shown: ShowJson, withReceipts: boolean): void {
+  const w = (s: string) => process.stdout.write(s);
+  w(`run ${shown.run}  ${shown.playbook}  ${shown.status}\n`);
+  for (const r of shown.reruns ?? []) w(`rerun at ${r.time}: ${describeRerun(r)}\n`);
+  for (const [name, t] of Object.entries(shown.tasks)) {
+    if (t.mapped) {
+      const s = t.summary!;
+      w(
+        `\n${name} (${t.kind}, mapped) ${t.status}: ${s.total} total, ${s.passed} passed, ${s.failed} failed, ${s.not_taken} not_taken, ${s.blocked} blocked\n`,
+      );
+      if (t.error) w(`  error: ${forPeople(t.error)}\n`);
+      for (const [key, i] of Object.entries(t.instances ?? {})) {
+        const d = detailOf(t.kind, i);
+        w(`  ${name}[${key}]  ${i.status}${i.attempts > 1 ? ` (${i.attempts} attempts)` : ""}  ${d.detail}\n`);
+        for (const r of d.receipts) w(`    ${r}\n`);
+        for (const l of earlierLines(t.kind, i.earlier)) w(`    ${l}\n`);
+      }
+    } else {
+      const d = detailOf(t.kind, t);
+      w(`\n${name} (${t.kind}) ${t.status}  ${d.detail}\n`);
+      for (const r of d.receipts) w(`  ${r}\n`);
+      for (const l of earlierLines(t.kind, t.earlier)) w(`  ${l}\n`);
+    }
+  }
+  if (!withReceipts) return;
+  const list = receipts(shown);
+  w(`\nreceipts: ${list.length}\n`);
+  for (const r of list) w(`  ${r.time}  ${r.task}[${r.key ?? ""}].${r.question}  ${r.type}  ${r.provider}/${r.model}: ${r.reason}\n`);
 }

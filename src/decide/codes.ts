@@ -192,4 +192,20 @@ export const DECIDE_CODES: CodeEntry[] = [
     explain:
       "A review answer must be one of the question's labels (choice options, `yes`/`no`, score levels) or `uncertain`. The message lists them.",
   },
+  {
+    code: "config-unquoted-type",
+    usage: true,
+    rule: "D-50",
+    summary: "a judgement type with dots is written without quotes in [decisions.types]",
+    explain:
+      'A judgement type has dots (`triage.match.package`), and a bare TOML key with dots is a path of nested tables, so `triage.match.package = "host"` sets nothing for that type. Quote the whole type: `"triage.match.package" = "host"`.',
+  },
+  {
+    code: "config-unrouted-type",
+    usage: true,
+    rule: "D-50",
+    summary: "a question's judgement type has no entry, and an unused entry looks meant for it",
+    explain:
+      "A warning of `switchyard config check PACK` and of the start of `run`: the type this question asks has no entry in `[decisions.types]` (nor a `--decide` flag), so its decisions go to `[decisions] default` (usually the host), while an entry no question asks has a name close to it: the other half of a typo. Correct the misspelt entry. A type left to the default with no such entry nearby is not warned about: leaving types to the default is common.",
+  },
 ];

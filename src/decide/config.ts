@@ -17,8 +17,9 @@ import { presetArgsAnyEffort } from "../run/agents/index.js";
 import type { DecisionsConfig, JudgementMode, MachineConfig, ProviderConfig, ProviderKind, TypeSettings } from "./config-types.js";
 import { formatMode, MODE_FORMS, parseMode } from "./mode.js";
 import { locateKeys, type KeyPositions } from "./toml-positions.js";
-import { typeEntry } from "./type-entry.js";
+import { typeEntry, TYPE_ENTRY_KEYS } from "./type-entry.js";
 import { reviewNotify, reviewTimeout } from "./review-config.js";
+import { findRedefinition, redefinitionWords, unquotedTypes } from "./toml-mistakes.js";
 import { readRegularFileSync } from "../run/process/index.js";
 import { itemAt } from "../shared/checked-index.js";
 import { messageOf, errnoCode } from "../shared/thrown.js";
@@ -119,6 +120,11 @@ export function parseMachineConfig(text: string, file: string): MachineConfig {
   } catch (err) {
     if (err instanceof TomlError) {
       const first = err.message.split("\n")[0];
+      const twice = /redefine/.test(first ?? "") ? findRedefinition(text, err.line) : undefined;
+      if (twice) {
+        const { message, hint } = redefinitionWords(twice);
+        throw new DiagnosticError(errorAt("config-syntax", message, { file, line: err.line, col: 1 }, hint));
+      }
       throw new DiagnosticError(errorAt("config-syntax", `invalid TOML: ${first}`, { file, line: err.line, col: err.column }));
     }
     throw err;
@@ -673,6 +679,17 @@ class Validator {
     if (types) {
       for (const [type, value] of Object.entries(types)) {
         const p = ["decisions", "types", type];
+        const unquoted = unquotedTypes(type, value, TYPE_ENTRY_KEYS);
+        for (const u of unquoted) {
+          const written = typeof u.value === "string" ? JSON.stringify(u.value) : "{ mode = … }";
+          this.error(
+            "config-unquoted-type",
+            p,
+            `${u.type} = ${written} in [decisions.types] has dots outside quotes, so TOML reads it as nested tables (${u.type.split(".").join(" → ")}), not as one judgement type`,
+            `quote the whole type: "${u.type}" = ${written}`,
+          );
+        }
+        if (unquoted.length > 0) continue;
         if (isTable(value)) {
           const settings = this.typeEntry(type, value, p, config);
           if (settings) {

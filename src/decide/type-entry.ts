@@ -12,7 +12,8 @@ import { formatMode } from "./mode.js";
 import { messageOf, errnoCode } from "../shared/thrown.js";
 import { reviewTimeout } from "./review-config.js";
 
-const TYPE_ENTRY_KEYS = ["mode", "calibration", "min_confidence", "audit", "escalate_below", "review_timeout"];
+/** The keys of a table-form `[decisions.types]` entry. */
+export const TYPE_ENTRY_KEYS = ["mode", "calibration", "min_confidence", "audit", "escalate_below", "review_timeout"];
 
 /** What reading a `[decisions.types]` entry needs from the config reader: where to report problems, how to resolve a mode, and the folder relative calibration paths start from. */
 export interface EntryContext {

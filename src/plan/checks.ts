@@ -14,7 +14,7 @@ export type { CheckOptions };
 import { resolveGates } from "./gates.js";
 import { UNCERTAIN, type TaskPlan } from "./plan.js";
 import { PLACEHOLDER } from "./placeholders.js";
-import { hasType, isIdentifier, isLabel, refText, sameField, type Report } from "./refs.js";
+import { hasType, isIdentifier, isLabel, refText, suggestLabel, sameField, type Report } from "./refs.js";
 import { toTaskPlan } from "./to-plan.js";
 import { itemAt } from "../shared/checked-index.js";
 
@@ -530,7 +530,12 @@ function checkQuestion(t: DeclTask, r: DeclRoute, q: DeclQuestion, err: Report):
         "rename the option; uncertain is the implicit answer when the model is not confident",
       );
     else if (!isLabel(l))
-      err("invalid-label", `label ${JSON.stringify(l)} of question '${q.name}' is not an identifier of at most 64 characters`, q.pos);
+      err(
+        "invalid-label",
+        `label ${JSON.stringify(l)} of question '${q.name}' is not an identifier of at most 64 characters`,
+        q.pos,
+        `name it ${JSON.stringify(suggestLabel(l))} and keep ${JSON.stringify(l)} in its description: a choice's options are {LABEL: DESCRIPTION}, and options that come from data are {"value": LABEL, "description": TEXT}`,
+      );
   }
   if (q.kind === "choice" && (q.labels.length < 2 || q.labels.length > 64))
     err("option-count", `choice '${q.name}' has ${q.labels.length} option(s); a choice has 2 to 64`, q.pos);

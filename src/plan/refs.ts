@@ -14,6 +14,20 @@ export function isLabel(s: string): boolean {
   return s.length <= 64 && IDENT.test(s);
 }
 
+/**
+ * A label to suggest for text that cannot be one ("team-web" → "team_web"): trimmed, each run of
+ * other characters one `_` (none at either end), `_` before a leading digit, at most 64
+ * characters; "label" when nothing is left. The text itself belongs in the description.
+ */
+export function suggestLabel(text: string): string {
+  const s = text
+    .trim()
+    .replace(/[^A-Za-z0-9_]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  if (s === "") return "label";
+  return (/^[0-9]/.test(s) ? `_${s}` : s).slice(0, 64);
+}
+
 /** Accepts `want` or the untyped "any". */
 export function hasType(t: FieldType | undefined, ...want: FieldType[]): boolean {
   return t === "any" || (t !== undefined && want.includes(t));

@@ -165,6 +165,50 @@ test("D-50: invalid TOML is config-syntax at its line and column", () => {
   assert.equal(d.pos?.line, 2);
 });
 
+test("D-50: a key written twice names the key, its table and the earlier line, and says to replace that line", () => {
+  const key = only(
+    `[decisions]\nhost = "tty"\n\n[decisions.types]\n"a.b.c" = "host"\n"a.b.d" = "host"\n"a.b.c" = "host"\n`,
+    "config-syntax",
+  );
+  assert.equal(key.message, `"a.b.c" in [decisions.types] is written twice (first on line 5): TOML allows each key and table once`);
+  assert.equal(key.hint, "replace line 5 with this line (or delete this one) — a line pasted under the old one replaces nothing");
+  assert.deepEqual([key.pos?.line, key.pos?.col], [7, 1]);
+  // The same key in another table is not the earlier line.
+  const other = only(`[agents.a]\ncommand = ["x"]\n[agents.b]\ncommand = ["y"]\ncommand = ["z"]\n`, "config-syntax");
+  assert.equal(other.message, "command in [agents.b] is written twice (first on line 4): TOML allows each key and table once");
+  const table = only(`[decisions]\nhost = "tty"\n[ decisions ]\n`, "config-syntax");
+  assert.equal(table.message, "[decisions] is written twice (first on line 1): TOML allows each key and table once");
+  assert.equal(table.hint, "move the keys under this header into the [decisions] on line 1, and delete this header");
+});
+
+test("D-50: an unquoted dotted judgement type is config-unquoted-type, with the quoted line as the fix", () => {
+  const list = errorsOf(
+    `[decisions]\nhost = "tty"\n[decisions.types]\ntriage.match.package = "host"\ntriage.gate.depth = { mode = "host", min_confidence = 0.8 }\n`,
+  );
+  assert.deepEqual(
+    list.map((d) => [d.code, d.message, d.hint, d.pos?.line]),
+    [
+      [
+        "config-unquoted-type",
+        `triage.match.package = "host" in [decisions.types] has dots outside quotes, so TOML reads it as nested tables (triage → match → package), not as one judgement type`,
+        `quote the whole type: "triage.match.package" = "host"`,
+        4,
+      ],
+      [
+        "config-unquoted-type",
+        "triage.gate.depth = { mode = … } in [decisions.types] has dots outside quotes, so TOML reads it as nested tables (triage → gate → depth), not as one judgement type",
+        `quote the whole type: "triage.gate.depth" = { mode = … }`,
+        4,
+      ],
+    ],
+  );
+  // A table entry with a misspelt key is still that mistake, not this one.
+  assert.equal(
+    only(`[decisions.types]\n"a.b.c" = { mode = "host", min_confidense = 0.8 }\n`, "config-unknown-key").code,
+    "config-unknown-key",
+  );
+});
+
 test("D-50: unknown keys at every level name the key, the table, a near key and the accepted keys", () => {
   const top = only(`[decision]\ndefault = "host"\n`, "config-unknown-key");
   assert.match(top.message, /unknown key "decision" at the top level \(did you mean "decisions"\?\)/);

@@ -10,6 +10,18 @@ import { join } from "node:path";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 
+/** What the bash script completes for these words (the last one is the word being completed), in `dir` with `env`. */
+function completer(dir: string, env: NodeJS.ProcessEnv): (...words: string[]) => string[] {
+  return (...words) => {
+    const script = `source <(switchyard completion bash) || exit 9
+COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _switchyard; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const r = spawnSync("bash", ["-c", script], { cwd: dir, env, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, "");
+    return r.stdout.split("\n").filter(Boolean);
+  };
+}
+
 test("completion: the bash script loads and completes commands, flags and run ids; zsh and fish scripts are printed", () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-compl-"));
   try {
@@ -26,14 +38,7 @@ test("completion: the bash script loads and completes commands, flags and run id
     assert.equal(run.status, 0, run.stderr);
     const id = /run (\S+): passed/.exec(run.stdout)![1]!;
 
-    const complete = (...words: string[]) => {
-      const script = `source <(switchyard completion bash) || exit 9
-COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _switchyard; printf '%s\\n' "\${COMPREPLY[@]}"`;
-      const r = spawnSync("bash", ["-c", script], { cwd: dir, env, encoding: "utf8" });
-      assert.equal(r.status, 0, r.stderr);
-      assert.equal(r.stderr, "");
-      return r.stdout.trim().split("\n").filter(Boolean);
-    };
+    const complete = completer(dir, env);
     assert.deepEqual(complete("switchyard", "re"), ["rerun", "resume", "review"]);
     assert.deepEqual(complete("switchyard", "rerun", id, "--re"), ["--redecide", "--refresh-pack"]);
     assert.deepEqual(complete("switchyard", "lab", "ha"), ["harvest"]);
@@ -51,6 +56,40 @@ COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length 
     const bad = spawnSync(process.execPath, [BIN, "completion", "tcsh"], { encoding: "utf8" });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /no completion for the shell "tcsh"\nhelp: choose one of bash, zsh, fish/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("completion: after a run, task names (--task), keys (--key) and TASK[KEY] (logs, explain, show --why) from its records", () => {
+  const dir = mkdtempSync(join(tmpdir(), "sy-compl-names-"));
+  try {
+    mkdirSync(join(dir, "bin"));
+    symlinkSync(BIN, join(dir, "bin", "switchyard"));
+    writeFileSync(
+      join(dir, "p.star"),
+      `prep = command(name = "prep", run = "echo '{\\"ids\\": [\\"k1\\", \\"k2\\", \\"x y\\"]}' > $SWITCHYARD_OUTPUT", emits = {"ids": "list"})
+scan = command(name = "scan", depends_on = [prep], over = prep.ids, max_fanout = 5, run = "echo '{}' > $SWITCHYARD_OUTPUT")
+sum = command(name = "sum", depends_on = [scan], run = "echo '{}' > $SWITCHYARD_OUTPUT")
+`,
+    );
+    const env = { ...process.env, PATH: `${join(dir, "bin")}:${process.env.PATH}`, SWITCHYARD_HOME: join(dir, "state") };
+    const run = spawnSync(process.execPath, [BIN, "run", "p.star", "-q"], { cwd: dir, env, encoding: "utf8" });
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    const id = /run (\S+): passed/.exec(run.stdout)![1]!;
+    const complete = completer(dir, env);
+    assert.deepEqual(
+      complete("switchyard", "logs", id, ""),
+      ["prep", "scan[", "sum"],
+      "unmapped tasks whole, mapped ones up to the bracket",
+    );
+    assert.deepEqual(complete("switchyard", "logs", "latest", "scan["), ["scan[k1]", "scan[k2]", "scan[x y]"]);
+    assert.deepEqual(complete("switchyard", "explain", "latest", "scan[k"), ["scan[k1]", "scan[k2]"]);
+    assert.deepEqual(complete("switchyard", "show", id, "--task", "s"), ["scan", "sum"]);
+    assert.deepEqual(complete("switchyard", "rerun", "latest", "--key", ""), ["k1", "k2", "x y"]);
+    assert.deepEqual(complete("switchyard", "show", "--state-dir", "x", "latest", "--why", "p"), ["prep"], "a flag's value is not the run");
+    assert.deepEqual(complete("switchyard", "logs", "nosuchrun", ""), [], "no such run: nothing, and no error");
+    assert.doesNotMatch(spawnSync(process.execPath, [BIN, "completion", "bash"], { encoding: "utf8" }).stdout, /opts="[^"]*--names/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

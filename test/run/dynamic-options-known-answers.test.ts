@@ -54,8 +54,23 @@ test("Q-31, Q-4: labels are identifiers of at most 64 characters; uncertain is r
     resolveOptions([l64, "_a", "Z9_"], WHERE).map((o) => o.value),
     [l64, "_a", "Z9_"],
   );
-  const notIdent = (label: string) => `entry 1 of ${WHERE} has the label ${JSON.stringify(label)}, which is not an identifier (Q-31, Q-4)`;
-  for (const bad of ["L" + "x".repeat(64), "9a", "a-b", "", "a b", " a", "a\n", "é"]) fails(["ok", bad], notIdent(bad));
+  const notIdent = (label: string, suggested: string) =>
+    `entry 1 of ${WHERE} has the label ${JSON.stringify(label)}, which is not an identifier (Q-31, Q-4); ` +
+    `give the entry as {"value": ${JSON.stringify(suggested)}, "description": ${JSON.stringify(label)}}: the value is the label the model answers with (letters, digits and _, at most 64), the description says what it means`;
+  // Each bad label and the label suggested for it, worked out by hand.
+  const cases: Array<[string, string]> = [
+    ["L" + "x".repeat(64), "L" + "x".repeat(63)],
+    ["9a", "_9a"],
+    ["a-b", "a_b"],
+    ["team-web", "team_web"],
+    ["", "label"],
+    ["a b", "a_b"],
+    [" a", "a"],
+    ["a\n", "a"],
+    ["é", "label"],
+    ["-x--y-", "x_y"],
+  ];
+  for (const [bad, suggested] of cases) fails(["ok", bad], notIdent(bad, suggested));
   fails(["ok", "uncertain"], `entry 1 of ${WHERE} is "uncertain", which is reserved (Q-31)`);
   fails(["ok", { value: "uncertain" }], `entry 1 of ${WHERE} is "uncertain", which is reserved (Q-31)`);
 });

@@ -5,6 +5,7 @@
 import type { ResolvedOption } from "./judge.js";
 import { isPlainObject } from "../values/index.js";
 import { UNCERTAIN } from "../../plan/plan.js";
+import { suggestLabel } from "../../plan/refs.js";
 import { CodedError } from "../../shared/coded-error.js";
 
 const MAX_DYNAMIC_OPTIONS = 64;
@@ -43,7 +44,8 @@ export function resolveOptions(list: unknown, where: string): ResolvedOption[] {
     if (!IDENT.test(label) || label.length > 64) {
       throw new OptionsError(
         "dynamic-options",
-        `entry ${i} of ${where} has the label ${JSON.stringify(label)}, which is not an identifier (Q-31, Q-4)`,
+        `entry ${i} of ${where} has the label ${JSON.stringify(label)}, which is not an identifier (Q-31, Q-4); ` +
+          `give the entry as {"value": ${JSON.stringify(suggestLabel(label))}, "description": ${JSON.stringify(label)}}: the value is the label the model answers with (letters, digits and _, at most 64), the description says what it means`,
       );
     }
     if (label === UNCERTAIN) throw new OptionsError("dynamic-options", `entry ${i} of ${where} is "uncertain", which is reserved (Q-31)`);
