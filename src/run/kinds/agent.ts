@@ -27,6 +27,7 @@ import {
   type AttemptFiles,
 } from "./command.js";
 import { inWorktree } from "./agent-worktree.js";
+import { functionTurn } from "./agent-function-turn.js";
 import { runProcess } from "../process/index.js";
 import { renderPrompt } from "./template.js";
 import { checkEmits, isPlainObject } from "../values/index.js";
@@ -93,6 +94,7 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
   const routes = new Set(ctx.env.plan.tasks.filter((t) => t.kind === "route").map((t) => t.name));
   const prompt = renderPrompt(spec.prompt, input, routes);
   writingRunFiles(dirname(ctx.dir), () => writeFileSync(promptFile, prompt));
+  if (runner.turn) return functionTurn(ctx, input, files, runner.turn, prompt);
   const usageFile = `${ctx.dir}.usage.json`;
   const env = instanceEnv(ctx, files, { ...runnerEnv(runner), SWITCHYARD_EFFORT: spec.effort, SWITCHYARD_USAGE: usageFile });
   const preset = presetOf(runner);
