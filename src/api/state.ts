@@ -89,10 +89,7 @@ export async function admit(
 /** A state folder and its store, open: runs start, resume and are read through it. */
 export class State {
   /** @internal Use openState. */
-  constructor(
-    /** @internal */ readonly store: Store,
-    private readonly owned: boolean,
-  ) {}
+  constructor(private readonly store: Store) {}
 
   /** The state folder. */
   get stateDir(): string {
@@ -163,9 +160,9 @@ export class State {
     return this.store.runs();
   }
 
-  /** Closes the store (when openState opened it). Runs still executing must be awaited first. */
+  /** Closes the store. Runs still executing must be awaited first. */
   close(): void {
-    if (this.owned) this.store.close();
+    this.store.close();
   }
 
   private forced(opts: RunOptions): Pick<LaunchOptions, "force"> {
@@ -188,10 +185,5 @@ export function openState(opts: StateOptions): State {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, ".gitignore"), "# switchyard's state (runs, events, labs): never committed\n*\n");
   }
-  return new State(openStore(opts.store, dir), true);
-}
-
-/** A State over a store the caller opened and closes (the CLI's commands). */
-export function stateOver(store: Store): State {
-  return new State(store, false);
+  return new State(openStore(opts.store, dir));
 }

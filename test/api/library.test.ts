@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { TempDir } from "../run/helpers.js";
+import { PACK } from "./support/pack.js";
 import {
   ApiOptionError,
   check,
@@ -19,17 +20,6 @@ import {
   type DecisionRequest,
   type RunEvent,
 } from "../../src/api/index.js";
-
-// Three keys; the route asks one noul question per key and drops "no" (and uncertain), so only
-// the keys the provider says yes to reach the agent.
-const PACK = `
-items = command(name = "items", run = """echo '{"keys": ["a", "b", "c"]}' > $SWITCHYARD_OUTPUT""", emits = {"keys": "list"})
-gate = route(name = "gate", depends_on = [items], over = items.keys, max_fanout = 10, min_confidence = 0.8,
-             questions = {"go": noul(ask = "Work on {{key}}?", drop = ["no", "uncertain"])})
-work = agent(name = "work", depends_on = [items, gate], over = items.keys, max_fanout = 10, runner = "coder",
-             when = gate.go, answers = "yes",
-             prompt = "Do {{key}}", emits = {"text": "string"})
-`;
 
 /** Says yes to a and b, no to c, counting the requests per key. */
 function yesToAB(asked: Map<string, number>): DecisionProvider {
