@@ -8,7 +8,7 @@ export const API_CODES: CodeEntry[] = [
     code: "api-option-invalid",
     summary: "an option given to the library API is out of range or names nothing",
     explain:
-      "The message names the option and what it takes: `concurrency` and `decisionConcurrency` are whole numbers of at least 1, `maxDurationSeconds` and `budgetUsd` are numbers of at least 0, each `decisions` mode is `host`, `PROVIDER/MODEL` or `shadow:PROVIDER/MODEL`, a runner is a function and a provider an object with a `decide` method (docs/api.md). Nothing was admitted or run.",
+      "The message names the option and what it takes: `concurrency` and `decisionConcurrency` are whole numbers of at least 1, `maxDurationSeconds` and `budgetUsd` are numbers of at least 0, each `decisions` mode is `host`, `PROVIDER/MODEL` or `shadow:PROVIDER/MODEL`, a runner is a function and a provider an object with a `decide` method, and every agent task's runner is given in `runners` or the machine config's `[agents.NAME]` (docs/api.md). Nothing was admitted or run.",
     usage: true,
   },
 ];

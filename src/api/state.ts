@@ -24,6 +24,7 @@ import { compile, type Compiled, type CompileOptions } from "./compile.js";
 import { launch, type LaunchOptions, type Run } from "./run-handle.js";
 import { wiringInput, type RunOptions } from "./options.js";
 import { wireRun, type Wiring } from "./wiring.js";
+import { ApiOptionError } from "./api-error.js";
 
 /** Where the runs are kept: a state folder (R-2), and optionally a store in it or elsewhere (`sqlite:PATH`, `postgres://…`). */
 export type StateOptions = { stateDir: string; store?: string } | { store: string; stateDir?: string };
@@ -56,6 +57,26 @@ export async function decisionPreflight(plan: Plan, wiring: Wiring): Promise<voi
   throw new DecisionLayerRefused("preflight", `the decision layer refused this run (D-30):\n  ${problems.join("\n  ")}`, {
     hint: "fix the machine config or the decisions option",
   });
+}
+
+/** Every agent task's runner (revise bodies and reviewers included) that neither the options nor the machine config define. */
+function missingRunners(plan: Plan, wiring: Wiring): string[] {
+  const tasks = plan.tasks.flatMap((t) => (t.revise ? [t, t.revise.body, t.revise.reviewer] : [t]));
+  const missing = tasks.flatMap((t) =>
+    t.agent && !Object.hasOwn(wiring.config.agents, t.agent.runner) ? [`${t.name} (runner "${t.agent.runner}")`] : [],
+  );
+  return [...new Set(missing)];
+}
+
+/** Refuses a plan whose agent tasks name a runner nobody defined (D-40), before anything is admitted; closes the wiring then. */
+async function runnerPreflight(plan: Plan, wiring: Wiring): Promise<void> {
+  const missing = missingRunners(plan, wiring);
+  if (missing.length === 0) return;
+  await wiring.close();
+  throw new ApiOptionError(
+    `no agent runner for ${missing.join(", ")}: give it in the runners option or as [agents.NAME] in the machine config (D-40)`,
+    `runners defined: ${Object.keys(wiring.config.agents).join(", ") || "none"}`,
+  );
 }
 
 /** What a new run records about where it came from: the repository of worktree agents and the agent tools' versions (the CLI's preflight reads them). */
@@ -101,6 +122,7 @@ export class State {
     const compiled = compile(pack, opts.playbook === undefined ? {} : { playbook: opts.playbook });
     const wiring = wireRun(wiringInput(opts, this.store));
     await decisionPreflight(compiled.plan, wiring);
+    await runnerPreflight(compiled.plan, wiring);
     let run: string;
     try {
       run = admitRun(this.store, {

@@ -204,13 +204,18 @@ test("a runner that throws fails its attempt with its words; rerun runs the chos
     assert.equal(calls, 4); // b, cleared by the rerun, and a, failed (a resume runs failed instances again)
   }));
 
-test("wrong options are refused before anything is admitted: a concurrency of 0, a bad mode, a provider without decide", () =>
+test("wrong options are refused before anything is admitted: a concurrency of 0, a bad mode, a provider without decide, a missing runner", () =>
   withState(async (s, state) => {
     await assert.rejects(state.run(s.pack, { config: s.config, concurrency: 0 }), ApiOptionError);
     await assert.rejects(state.run(s.pack, { config: s.config, decisions: { default: "nomodel" } }), /decisions.default/);
     await assert.rejects(
       state.run(s.pack, { config: s.config, providers: { mine: {} as DecisionProvider } }),
       /providers.mine must be an object with a decide/,
+    );
+    // Routed to a provider given as code, but no runner for the agent task: refused, naming it.
+    await assert.rejects(
+      state.run(s.pack, { config: s.config, decisions: { default: "mine/m1" }, providers: { mine: yesToAB(new Map()) } }),
+      (e: unknown) => e instanceof ApiOptionError && /^no agent runner for work \(runner "coder"\)/.test(e.message),
     );
     assert.deepEqual(state.runs(), []);
   }));
