@@ -13,6 +13,7 @@ import { loadEvaluator, type Plan, type TaskPlan } from "../plan/index.js";
 import type { AgentFunction } from "../run/agents/index.js";
 import type { RunEngine, SettingsOverrides, Store } from "../run/index.js";
 import { codeProvider, codeProviderConfig, type DecisionProvider } from "./code-provider.js";
+import { HostProvider } from "../decide/providers/host.js";
 
 /** What a run is wired to: the engine's agent runners, judge, secrets and limits, and how to close them. */
 export interface Wiring {
@@ -57,9 +58,26 @@ function withCode(base: MachineConfig, input: WiringInput): MachineConfig {
   return { ...base, agents, providers, decisions };
 }
 
+/**
+ * The host when the options decide it (D-20): a provider given as code; or, when a runner given as
+ * code took the name [decisions] host gives, the config file's own runner of that name (a function
+ * runner does agent turns, it cannot answer as the host). Undefined: the judge builds the host.
+ */
+function hostFor(base: MachineConfig, config: MachineConfig, input: WiringInput): Provider | undefined {
+  if (input.host) return codeProvider("host", input.host);
+  const name = base.decisions.host;
+  if (!input.runners || !Object.hasOwn(input.runners, name)) return undefined;
+  // The config loader refuses a host that names no [agents.NAME] of the file (unless it is tty).
+  const runner = base.agents[name];
+  if (!runner) return undefined;
+  return new HostProvider({ runner, hideEnv: secretEnvNames(config) });
+}
+
 /** Wires a run: machine config (D-50), modes (D-10), the decision layer (D-1) and the lab sink (H-1). */
 export function wireRun(input: WiringInput): Wiring {
-  const config = withCode(loadMachineConfig(input.configPath), input);
+  const base = loadMachineConfig(input.configPath);
+  const config = withCode(base, input);
+  const host = hostFor(base, config, input);
   // On a shared (PostgreSQL) store, pairs go to the store's current lab (lab/shared-labs.ts).
   const shared = sharedStore(input.store);
   const pairs = shared ? openSharedLabSink(shared) : openLabSink(input.stateDir);
@@ -71,7 +89,7 @@ export function wireRun(input: WiringInput): Wiring {
     stateDir: input.stateDir,
     pairs,
     providers: injected,
-    ...(input.host ? { host: codeProvider("host", input.host) } : {}),
+    ...(host ? { host } : {}),
   });
   const secretEnv = secretEnvNames(config);
   const { overrides, maxFileBytes } = input;
@@ -81,6 +99,7 @@ export function wireRun(input: WiringInput): Wiring {
     modeOf: (type) => modeFor(type, config.decisions, input.decide),
     close: async () => {
       await judge.close();
+      await host?.close?.(); // an injected host is closed by whoever made it (routing/providers.ts)
       pairs.close();
     },
     evaluators: (snapshotDir, plan) => (task) => loadEvaluator(snapshotDir, plan, task),

@@ -219,3 +219,21 @@ test("wrong options are refused before anything is admitted: a concurrency of 0,
     );
     assert.deepEqual(state.runs(), []);
   }));
+
+test("D-20: a runner given as code under the name [decisions] host gives does agent turns; the config file's runner of that name still answers as the host", () =>
+  withState(async (s, state) => {
+    const config = s.dir.file(
+      "host.toml",
+      `[agents.coder]\ncommand = ["sh", "-c", "cat > /dev/null; echo yes"]\n\n[decisions]\nhost = "coder"\n`,
+    );
+    const turns: string[] = [];
+    const run = await state.run(s.pack, {
+      config,
+      runners: { coder: async (t) => (turns.push(t.key ?? ""), { output: { text: "done" } }) },
+    });
+    assert.equal((await run.done).status, "passed");
+    const gate = state.show(run.id).tasks.gate!.instances!;
+    assert.deepEqual(Object.keys(gate), ["a", "b", "c"]);
+    for (const i of Object.values(gate)) assert.equal(i.status, "passed");
+    assert.deepEqual(turns.sort(), ["a", "b", "c"]);
+  }));
