@@ -3,7 +3,7 @@
 
 import { readFileSync } from "node:fs";
 import { CommandFailed, GENERIC_CODES } from "./cli-errors.js";
-import { EXIT_INTERNAL, EXIT_OK, exitForDiagnostics, exitStatus } from "./exit-codes.js";
+import { EXIT_INTERNAL, exitForDiagnostics, exitStatus } from "./exit-codes.js";
 import { locateState } from "./state-discovery.js";
 import { forPeople } from "./words.js";
 import { DiagnosticError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "../lang/diagnostic.js";
@@ -14,19 +14,7 @@ import { CodedError } from "../shared/coded-error.js";
 export { CommandFailed, UsageError } from "./cli-errors.js";
 export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 
-let exitCode = EXIT_OK;
-/** A command that finishes normally but must exit non-zero (a failed check) sets this. */
-export function setExitCode(code: number): void {
-  exitCode = code;
-}
-/** The exit code the process will end with, as set so far. */
-export function currentExitCode(): number {
-  return exitCode;
-}
-/** Resets the exit code to success (between commands run in one process, as the tests do). */
-export function resetExitCode(): void {
-  exitCode = EXIT_OK;
-}
+export { currentExitCode, resetExitCode, setExitCode } from "./exit-status.js";
 
 /** The exit code for a failed compilation: 2 when the path or playbook name was wrong, else 1. */
 export function compileFailureExit(diagnostics: readonly Diagnostic[]): number {

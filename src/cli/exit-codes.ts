@@ -14,14 +14,9 @@ import { ApiOptionError } from "../api/api-error.js";
 import { SqliteDriverMissing } from "../run/store/index.js";
 import { StorageFault } from "../run/store/index.js";
 
-/** Exit code: success. */
-export const EXIT_OK = 0;
-/** Exit code: the run or the check failed. */
-export const EXIT_FAILED = 1; // the run or check failed
-/** Exit code: a usage or configuration error (nothing was run). */
-export const EXIT_USAGE = 2; // a usage or config error
-/** Exit code: a bug in switchyard (EX_SOFTWARE), never a user mistake. */
-export const EXIT_INTERNAL = 70; // a bug in switchyard (EX_SOFTWARE)
+import { EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE } from "./exit-status.js";
+
+export { EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE };
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 

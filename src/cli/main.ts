@@ -2,55 +2,47 @@
 // this file only assembles them and maps errors to exit codes.
 
 import { Command, CommanderError } from "commander";
-import { reportError, EXIT_USAGE, resetExitCode, currentExitCode } from "./common.js";
+import { EXIT_USAGE, resetExitCode, currentExitCode } from "./exit-status.js";
 import { VERSION } from "./version.js";
 import { dropOutputToClosedReaders } from "./closed-output.js";
-import { register as registerCheck } from "./check.js";
-import { register as registerCompile } from "./compile.js";
-import { register as registerCompletion } from "./completion.js";
-import { register as registerConfig } from "./config.js";
-import { register as registerEval } from "./eval.js";
-import { register as registerExplain } from "./explain.js";
-import { register as registerInit } from "./init.js";
-import { register as registerLab } from "./lab.js";
-import { register as registerLogs } from "./logs.js";
-import { register as registerRun } from "./run.js";
-import { register as registerRerun } from "./rerun.js";
-import { register as registerResume } from "./resume.js";
-import { register as registerStatus } from "./status.js";
-import { register as registerTest } from "./test-command.js";
-import { register as registerShow } from "./show.js";
-import { register as registerRuns } from "./runs.js";
-import { register as registerCancel } from "./cancel.js";
-import { register as registerCassette } from "./cassette.js";
-import { register as registerUi } from "./ui.js";
-import { register as registerWorker } from "./worker.js";
-import { register as registerWorkers } from "./workers.js";
-
-// Command registrations, one file per command (keep this list sorted).
-const registrations: Array<(program: Command) => void> = [
-  registerCancel,
-  registerCassette,
-  registerCheck,
-  registerCompile,
-  registerCompletion,
-  registerConfig,
-  registerEval,
-  registerExplain,
-  registerInit,
-  registerLab,
-  registerLogs,
-  registerRerun,
-  registerResume,
-  registerRun,
-  registerRuns,
-  registerShow,
-  registerStatus,
-  registerTest,
-  registerUi,
-  registerWorker,
-  registerWorkers,
+// The commands by name, each file loaded only when needed: loading every command's file (and the
+// layers below it) cost more CPU than the rest of a short command, so `switchyard check` loads what
+// `check` uses, a bare --version loads no command, and only help, completion or an unknown name
+// (which needs the whole list to suggest the nearest) loads them all. Keep this list sorted: help
+// lists the commands in this order.
+const commands: ReadonlyArray<readonly [string, () => Promise<{ register: (program: Command) => void }>]> = [
+  ["cancel", () => import("./cancel.js")],
+  ["cassette", () => import("./cassette.js")],
+  ["check", () => import("./check.js")],
+  ["compile", () => import("./compile.js")],
+  ["completion", () => import("./completion.js")],
+  ["config", () => import("./config.js")],
+  ["eval", () => import("./eval.js")],
+  ["explain", () => import("./explain.js")],
+  ["init", () => import("./init.js")],
+  ["lab", () => import("./lab.js")],
+  ["logs", () => import("./logs.js")],
+  ["rerun", () => import("./rerun.js")],
+  ["resume", () => import("./resume.js")],
+  ["run", () => import("./run.js")],
+  ["runs", () => import("./runs.js")],
+  ["show", () => import("./show.js")],
+  ["status", () => import("./status.js")],
+  ["test", () => import("./test-command.js")],
+  ["ui", () => import("./ui.js")],
+  ["worker", () => import("./worker.js")],
+  ["workers", () => import("./workers.js")],
 ];
+
+/** The registrations `argv` needs: the command it names, none for a bare --version, else all of them. */
+async function registrationsFor(argv: readonly string[]): Promise<Array<(program: Command) => void>> {
+  // The program has no options of its own that take a value, so its first operand names the command.
+  const first = argv.find((a) => !a.startsWith("-"));
+  if (first === undefined && argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) return [];
+  const named = commands.filter(([name]) => name === first && name !== "completion");
+  const loading = named.length === 1 ? named : commands;
+  return (await Promise.all(loading.map(([, load]) => load()))).map((m) => m.register);
+}
 
 /** The CLI: parses `argv`, runs the command, and returns the exit code; errors become messages for people, never stack traces. */
 export async function main(argv: string[]): Promise<number> {
@@ -62,8 +54,8 @@ export async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
   resetExitCode();
-  for (const register of registrations) register(program);
   try {
+    for (const register of await registrationsFor(argv)) register(program);
     await program.parseAsync(argv, { from: "user" });
     return currentExitCode();
   } catch (err) {
@@ -71,6 +63,8 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version exit 0 through here; real usage mistakes exit 2.
       return err.exitCode === 0 ? 0 : EXIT_USAGE;
     }
+    // Loaded only here: error reports know every layer's errors, which a bare --version never loads.
+    const { reportError } = await import("./common.js");
     return reportError(err);
   }
 }

@@ -2,7 +2,7 @@
 // each with its host, pid, concurrency, tags, last heartbeat and the jobs it is running.
 
 import type { Command } from "commander";
-import pg from "pg";
+import { loadPg } from "../shared/lazy-packages.js";
 import { parsePgUrl } from "../run/store/index.js";
 import { listWorkers, type WorkerInfo } from "../run/queue/index.js";
 import { examples } from "./common.js";
@@ -44,7 +44,7 @@ export function register(program: Command): void {
     .action(async (flags: { store?: string; json?: boolean }) => {
       const { url, where } = workersStore(flags.store, "workers");
       const loc = parsePgUrl(url);
-      const pool = new pg.Pool({ connectionString: loc.url, max: 1 });
+      const pool = new (loadPg().Pool)({ connectionString: loc.url, max: 1 });
       pool.on("error", () => undefined);
       try {
         const workers = await reachable(where, () => listWorkers(pool, loc.schema));

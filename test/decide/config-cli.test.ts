@@ -1,22 +1,19 @@
-// `switchyard config check [PACK]` (D-50) through the installed entry point, in child processes.
+// `switchyard config check [PACK]` (D-50): what it prints and returns, through the CLI's entry
+// function in the test's own process (test/support/cli-in-process.ts), not a child process per
+// command.
 
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { runCliInProcess } from "../support/cli-in-process.js";
 
-const BIN = resolve("bin/switchyard.js");
 const dir = mkdtempSync(join(tmpdir(), "switchyard-configcli-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function sy(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    encoding: "utf8",
-    env: { ...process.env, XDG_CONFIG_HOME: join(dir, "no-xdg"), LOCAL_KEY: "", ...env },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+async function sy(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runCliInProcess(args, { env: { ...process.env, XDG_CONFIG_HOME: join(dir, "no-xdg"), LOCAL_KEY: "", ...env } });
 }
 
 const pack = join(dir, "pack");
@@ -55,7 +52,7 @@ vendor = "acme"
 models = ["a1"]
 `;
 
-test("D-50: config check PACK lists each declared type's mode and warns about a routed type no playbook declares", () => {
+test("D-50: config check PACK lists each declared type's mode and warns about a routed type no playbook declares", async () => {
   const file = config(
     "typo.toml",
     `${PROVIDERS}
@@ -64,7 +61,7 @@ test("D-50: config check PACK lists each declared type's mode and warns about a 
 "main.gate.exploitabel" = "local/decider-2b"
 `,
   );
-  const r = sy(["config", "check", pack, "--config", file], { LOCAL_KEY: "set" });
+  const r = await sy(["config", "check", pack, "--config", file], { LOCAL_KEY: "set" });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /main\.gate\.exploitable\s+shadow:local\/decider-2b\s+\[decisions\.types\]/);
   assert.match(r.stdout, /triage\.size\s+host\s+\[decisions\] default/);
@@ -76,7 +73,9 @@ test("D-50: config check PACK lists each declared type's mode and warns about a 
     /typo\.toml:16:1: warning\[config-undeclared-type\]: judgement type "main\.gate\.exploitabel" is routed by \[decisions\.types\] but no playbook of .* declares it \(likely a typo; did you mean "main\.gate\.exploitable"\?\)/,
   );
 
-  const j = sy(["config", "check", pack, "--config", file, "--json", "--decide", "triage.size=local/decider-2b"], { LOCAL_KEY: "set" });
+  const j = await sy(["config", "check", pack, "--config", file, "--json", "--decide", "triage.size=local/decider-2b"], {
+    LOCAL_KEY: "set",
+  });
   assert.equal(j.code, 0, j.stderr);
   const report = JSON.parse(j.stdout) as {
     ok: boolean;
@@ -97,9 +96,9 @@ test("D-50: config check PACK lists each declared type's mode and warns about a 
   );
 });
 
-test("D-50: an invalid config exits 2 with every error at FILE:LINE:COL; --json carries them too", () => {
+test("D-50: an invalid config exits 2 with every error at FILE:LINE:COL; --json carries them too", async () => {
   const file = config("bad.toml", `${PROVIDERS}timeout = "soon"\n\n[decisions]\ndefault = "shadow:locl/decider-2b"\n`);
-  const r = sy(["config", "check", "--config", file]);
+  const r = await sy(["config", "check", "--config", file]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /bad\.toml:13:11: error\[config-bad-value\]: providers\.acme\.timeout "soon" is not a duration/);
   assert.match(
@@ -107,7 +106,7 @@ test("D-50: an invalid config exits 2 with every error at FILE:LINE:COL; --json 
     /bad\.toml:16:11: error\[config-unknown-provider\]: decisions\.default = "shadow:locl\/decider-2b": no provider "locl" is configured \(did you mean "local"\?\)/,
   );
   assert.match(r.stderr, /\n16 \| default = "shadow:locl\/decider-2b"\n/);
-  const j = sy(["config", "check", "--config", file, "--json"]);
+  const j = await sy(["config", "check", "--config", file, "--json"]);
   assert.equal(j.code, 2);
   const report = JSON.parse(j.stdout) as { ok: boolean; errors: Array<{ code: string; file: string; line: number; col: number }> };
   assert.equal(report.ok, false);
@@ -120,7 +119,7 @@ test("D-50: an invalid config exits 2 with every error at FILE:LINE:COL; --json 
   );
 });
 
-test("D-30: config check reports a type routed to a denied vendor (exit 2), and an unset key as a warning", () => {
+test("D-30: config check reports a type routed to a denied vendor (exit 2), and an unset key as a warning", async () => {
   const file = config(
     "deny.toml",
     `${PROVIDERS}
@@ -131,7 +130,7 @@ deny_vendors = ["acme"]
 "triage.size" = "local/decider-2b"
 `,
   );
-  const r = sy(["config", "check", "--config", file]);
+  const r = await sy(["config", "check", "--config", file]);
   assert.equal(r.code, 2);
   assert.match(
     r.stderr,
@@ -143,27 +142,27 @@ deny_vendors = ["acme"]
   );
 });
 
-test("D-50: a missing --config is exit 2; no config file at all means every default", () => {
-  const missing = sy(["config", "check", "--config", join(dir, "nope.toml")]);
+test("D-50: a missing --config is exit 2; no config file at all means every default", async () => {
+  const missing = await sy(["config", "check", "--config", join(dir, "nope.toml")]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /error\[config-not-found\]: machine config .*nope\.toml does not exist/);
-  const none = sy(["config", "check", pack]);
+  const none = await sy(["config", "check", pack]);
   assert.equal(none.code, 0, none.stderr);
   assert.match(none.stdout, /config: \(no file; every default applies\)/);
   assert.match(none.stdout, /main\.gate\.exploitable\s+host\s+\[decisions\] default/);
-  const badFlag = sy(["config", "check", "--decide", "main.gate.exploitable"]);
+  const badFlag = await sy(["config", "check", "--decide", "main.gate.exploitable"]);
   assert.equal(badFlag.code, 2);
   assert.match(badFlag.stderr, /error\[config-bad-override\]: --decide "main\.gate\.exploitable" is not TYPE=MODE/);
 });
 
-test("D-50: a pack that does not compile fails the check with exit 1", () => {
+test("D-50: a pack that does not compile fails the check with exit 1", async () => {
   const broken = join(dir, "broken");
   mkdirSync(broken);
   writeFileSync(
     join(broken, "main.star"),
     `playbook(description = "x")\nprepare = command(name = "prepare", run = "echo", emits = {"members": "list"})\ngate = route(name = "gate", depends_on = [prepare], questions = {"q": noul(ask = "?")})\n`,
   );
-  const r = sy(["config", "check", broken]);
+  const r = await sy(["config", "check", broken]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /error\[uncovered-label\]/);
 });

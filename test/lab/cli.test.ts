@@ -1,18 +1,17 @@
-// `switchyard lab new | list | harvest` through the installed entry point, in child processes:
-// output, --json shapes, exit codes (§12) and messages for people.
+// `switchyard lab new | list | harvest`: output, --json shapes, exit codes (§12) and messages for
+// people. Each command runs through the CLI's entry function in the test's own process
+// (test/support/cli-in-process.ts): what is tested is what a command prints and returns, and a
+// child process per command cost 0.3-0.7 s of CPU each, 21 times.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { runCliInProcess } from "../support/cli-in-process.js";
 
-const BIN = resolve("bin/switchyard.js");
-
-function sy(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, SWITCHYARD_HOME: "", ...env } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+async function sy(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runCliInProcess(args, { env: { ...process.env, SWITCHYARD_HOME: "", ...env } });
 }
 
 let serial = 0;
@@ -42,25 +41,25 @@ function pairLine(type: string, host: string, label: string, confidence: number)
   );
 }
 
-test("§12/H-1: lab new, lab list and lab list --json", () => {
+test("§12/H-1: lab new, lab list and lab list --json", async () => {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-labcli-"));
   try {
-    const empty = sy(["lab", "list", "--state-dir", dir]);
+    const empty = await sy(["lab", "list", "--state-dir", dir]);
     assert.equal(empty.code, 0);
     assert.match(empty.stdout, /no labs in .*`switchyard lab new/);
-    const made = sy(["lab", "new", "--note", "gate on jev", "--state-dir", dir]);
+    const made = await sy(["lab", "new", "--note", "gate on jev", "--state-dir", dir]);
     assert.equal(made.code, 0, made.stderr);
     const id = made.stdout.trim();
     assert.match(id, /^lab-\d{12}-[0-9a-f]{4}$/);
     assert.match(made.stderr, /now current/);
-    const second = sy(["lab", "new", "--state-dir", dir]).stdout.trim();
-    const list = sy(["lab", "list", "--state-dir", dir]);
+    const second = (await sy(["lab", "new", "--state-dir", dir])).stdout.trim();
+    const list = await sy(["lab", "list", "--state-dir", dir]);
     assert.equal(list.code, 0);
     const rows = list.stdout.trim().split("\n");
     assert.equal(rows.length, 3);
     assert.match(rows[1]!, new RegExp(`^ +${id} .*gate on jev$`));
     assert.match(rows[2]!, new RegExp(`^\\* +${second} `));
-    const json = JSON.parse(sy(["lab", "list", "--json"], { SWITCHYARD_HOME: dir }).stdout) as Array<{
+    const json = JSON.parse((await sy(["lab", "list", "--json"], { SWITCHYARD_HOME: dir })).stdout) as Array<{
       id: string;
       note: string;
       current: boolean;
@@ -78,14 +77,14 @@ test("§12/H-1: lab new, lab list and lab list --json", () => {
   }
 });
 
-test("H-2: lab harvest prints per-type tables, --json and --html, for the current or a named lab", () => {
+test("H-2: lab harvest prints per-type tables, --json and --html, for the current or a named lab", async () => {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-labcli-"));
   try {
-    const first = sy(["lab", "new", "--state-dir", dir]).stdout.trim();
-    const id = sy(["lab", "new", "--state-dir", dir]).stdout.trim();
+    const first = (await sy(["lab", "new", "--state-dir", dir])).stdout.trim();
+    const id = (await sy(["lab", "new", "--state-dir", dir])).stdout.trim();
     const file = join(dir, "labs", id, "pairs.jsonl");
     writeFileSync(file, pairLine("t.a", "yes", "yes", 0.97) + pairLine("t.a", "no", "yes", 0.6) + pairLine("t.b", "yes", "yes", 0.8));
-    const text = sy(["lab", "harvest", "--state-dir", dir]);
+    const text = await sy(["lab", "harvest", "--state-dir", dir]);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, new RegExp(`harvest of ${id}: 3 pairs, 2 judgement type`));
     assert.match(text.stdout, /judgement type t\.a\n/);
@@ -94,7 +93,7 @@ test("H-2: lab harvest prints per-type tables, --json and --html, for the curren
     assert.match(text.stdout, /\n {2}≥0\.95 +1 +1 +100\.0%\* +0\.970\n/);
     assert.match(text.stdout, /\noverall\n/);
     const html = join(dir, "report.html");
-    const json = sy(["lab", "harvest", id, "--json", "--target", "0.5", "--html", html, "--state-dir", dir]);
+    const json = await sy(["lab", "harvest", id, "--json", "--target", "0.5", "--html", html, "--state-dir", dir]);
     assert.equal(json.code, 0, json.stderr);
     const rep = JSON.parse(json.stdout) as {
       version: number;
@@ -114,44 +113,44 @@ test("H-2: lab harvest prints per-type tables, --json and --html, for the curren
     );
     assert.match(readFileSync(html, "utf8"), /<svg class="reliability before"/);
     // The other lab is empty; a path to a pairs file works too.
-    const other = JSON.parse(sy(["lab", "harvest", first, "--json", "--state-dir", dir]).stdout) as { overall: { pairs: number } };
+    const other = JSON.parse((await sy(["lab", "harvest", first, "--json", "--state-dir", dir])).stdout) as { overall: { pairs: number } };
     assert.equal(other.overall.pairs, 0);
-    const byPath = JSON.parse(sy(["lab", "harvest", file, "--json"]).stdout) as { overall: { pairs: number } };
+    const byPath = JSON.parse((await sy(["lab", "harvest", file, "--json"])).stdout) as { overall: { pairs: number } };
     assert.equal(byPath.overall.pairs, 3);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test("§12: lab harvest reports usage errors with exit 2 and other failures with exit 1, no stack traces", () => {
+test("§12: lab harvest reports usage errors with exit 2 and other failures with exit 1, no stack traces", async () => {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-labcli-"));
   try {
-    const none = sy(["lab", "harvest", "--state-dir", dir]);
+    const none = await sy(["lab", "harvest", "--state-dir", dir]);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /^switchyard: error\[lab-none\]: no labs in /);
     assert.match(none.stderr, /switchyard lab new/);
-    const id = sy(["lab", "new", "--state-dir", dir]).stdout.trim();
-    const typo = sy(["lab", "harvest", id.slice(0, -1) + (id.endsWith("0") ? "1" : "0"), "--state-dir", dir]);
+    const id = (await sy(["lab", "new", "--state-dir", dir])).stdout.trim();
+    const typo = await sy(["lab", "harvest", id.slice(0, -1) + (id.endsWith("0") ? "1" : "0"), "--state-dir", dir]);
     assert.equal(typo.code, 2);
     assert.match(typo.stderr, /error\[lab-unknown\]/);
     assert.match(typo.stderr, new RegExp(`did you mean '${id}'`));
     for (const bad of ["1.5", "0", "high"]) {
-      const r = sy(["lab", "harvest", "--target", bad, "--state-dir", dir]);
+      const r = await sy(["lab", "harvest", "--target", bad, "--state-dir", dir]);
       assert.equal(r.code, 2, `--target ${bad}`);
       assert.match(r.stderr, /error\[lab-bad-target\]: --target must be a number in \(0, 1\]/);
     }
-    assert.equal(sy(["lab", "harvest", "--bogus", "--state-dir", dir]).code, 2);
+    assert.equal((await sy(["lab", "harvest", "--bogus", "--state-dir", dir])).code, 2);
     // A damaged middle line: exit 1, the file and line named, how to fix it.
     const file = join(dir, "labs", id, "pairs.jsonl");
     writeFileSync(file, pairLine("t", "yes", "yes", 0.9) + "{not json\n" + pairLine("t", "yes", "yes", 0.9));
-    const damaged = sy(["lab", "harvest", "--state-dir", dir]);
+    const damaged = await sy(["lab", "harvest", "--state-dir", dir]);
     assert.equal(damaged.code, 1);
     assert.match(damaged.stderr, /pairs\.jsonl:2: error\[lab-invalid-pair\]: line 2 is not a valid shadow pair/);
     assert.match(damaged.stderr, /help: fix or delete line 2/);
     // A torn last line: a warning on stderr, exit 0.
     writeFileSync(file, pairLine("t", "yes", "yes", 0.9));
     appendFileSync(file, pairLine("t", "yes", "yes", 0.9).slice(0, 20));
-    const torn = sy(["lab", "harvest", "--state-dir", dir]);
+    const torn = await sy(["lab", "harvest", "--state-dir", dir]);
     assert.equal(torn.code, 0);
     assert.match(torn.stderr, /warning: .*pairs\.jsonl:2: skipped the torn last line/);
     for (const r of [none, typo, damaged, torn]) assert.doesNotMatch(r.stderr, /\n\s+at /);

@@ -1,13 +1,17 @@
-// switchyard check / compile as a user runs them (§8, §12): exit codes, output format.
+// switchyard check / compile as a user runs them (§8, §12): exit codes, output format. What a
+// command prints and returns is tested through the CLI's entry function in the test's own process
+// (test/support/cli-in-process.ts); only the case about the folder a command starts in starts it as
+// a child process there.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runCliInProcess } from "../support/cli-in-process.js";
 
 function run(...args: string[]) {
-  return runIn(process.cwd(), ...args);
+  return runCliInProcess(args);
 }
 
 function runIn(cwd: string, ...args: string[]) {
@@ -15,14 +19,14 @@ function runIn(cwd: string, ...args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-test("check: a clean pack exits 0 with a one-line summary", () => {
-  const r = run("check", "test/fixtures/packs/triage");
+test("check: a clean pack exits 0 with a one-line summary", async () => {
+  const r = await run("check", "test/fixtures/packs/triage");
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "test/fixtures/packs/triage: ok: playbook 'triage', 9 tasks\n");
 });
 
-test("check: a broken playbook exits 1 with FILE:LINE:COL: error[CODE], the line, a caret and a summary", () => {
-  const r = run("check", "test/fixtures/broken/several_independent_errors.star");
+test("check: a broken playbook exits 1 with FILE:LINE:COL: error[CODE], the line, a caret and a summary", async () => {
+  const r = await run("check", "test/fixtures/broken/several_independent_errors.star");
   assert.equal(r.code, 1);
   assert.match(
     r.stderr,
@@ -39,8 +43,8 @@ test("check: a broken playbook exits 1 with FILE:LINE:COL: error[CODE], the line
   );
 });
 
-test("check --json prints the diagnostics as JSON", () => {
-  const r = run("check", "test/fixtures/broken/uncovered_label.star", "--json");
+test("check --json prints the diagnostics as JSON", async () => {
+  const r = await run("check", "test/fixtures/broken/uncovered_label.star", "--json");
   assert.equal(r.code, 1);
   const out = JSON.parse(r.stdout) as { ok: boolean; diagnostics: Array<{ code: string; pos: { line: number } }> };
   assert.equal(out.ok, false);
@@ -50,19 +54,19 @@ test("check --json prints the diagnostics as JSON", () => {
   );
 });
 
-test("compile: TOML to stdout or -o FILE, identical both ways; errors exit 1 and write nothing", () => {
+test("compile: TOML to stdout or -o FILE, identical both ways; errors exit 1 and write nothing", async () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-cli-"));
   try {
-    const a = run("compile", "test/fixtures/packs/triage");
+    const a = await run("compile", "test/fixtures/packs/triage");
     assert.equal(a.code, 0, a.stderr);
     assert.match(a.stdout, /^\[plan\]$/m);
     const out = join(dir, "plan.toml");
-    const b = run("compile", "test/fixtures/packs/triage", "-o", out);
+    const b = await run("compile", "test/fixtures/packs/triage", "-o", out);
     assert.equal(b.code, 0, b.stderr);
     assert.equal(readFileSync(out, "utf8"), a.stdout);
-    const c = run("check", out);
+    const c = await run("check", out);
     assert.equal(c.code, 0, c.stderr);
-    const bad = run("compile", "test/fixtures/broken/unknown_label.star");
+    const bad = await run("compile", "test/fixtures/broken/unknown_label.star");
     assert.equal(bad.code, 1);
     assert.equal(bad.stdout, "");
     assert.match(bad.stderr, /error\[unknown-label\]/);
@@ -72,15 +76,15 @@ test("compile: TOML to stdout or -o FILE, identical both ways; errors exit 1 and
   }
 });
 
-test("check: a path that does not exist is a clear error without a stack trace", () => {
-  const r = run("check", "no/such/pack");
+test("check: a path that does not exist is a clear error without a stack trace", async () => {
+  const r = await run("check", "no/such/pack");
   assert.equal(r.code, 2); // §12: a wrong path is a usage error
   assert.match(r.stderr, /error\[pack-not-found\]: no\/such\/pack does not exist/);
   assert.doesNotMatch(r.stderr, /at .*\.js:\d+/);
 });
 
-test("C-20: the plan does not depend on the directory compile is run from", () => {
-  const here = run("compile", "test/fixtures/packs/triage");
+test("C-20: the plan does not depend on the directory compile is run from", async () => {
+  const here = await run("compile", "test/fixtures/packs/triage");
   const there = runIn(tmpdir(), "compile", join(process.cwd(), "test/fixtures/packs/triage"));
   assert.equal(there.code, 0, there.stderr);
   assert.equal(there.stdout, here.stdout);

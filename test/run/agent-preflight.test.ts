@@ -2,6 +2,8 @@
 // cannot happen — each refusal naming the fix, with the decision server counting zero requests
 // and no run admitted. Through the real CLI in a child process (detached: no controlling
 // terminal, as under CI).
+// One store is enough: the refusals before anything is admitted are the subject; the one resume
+// reads its run as every resume does (test/run/resume and test/run/crash, on both stores).
 
 import { test, after } from "node:test";
 import assert from "node:assert/strict";

@@ -2,6 +2,8 @@
 // the version of their recordings, or FAKE_AGENT_VERSION, in the tool's own format), records it
 // in plan_admitted, refuses a version known not to work naming the range and the fix (nothing
 // admitted), and warns on one newer than the verified range. Through the real CLI.
+// One store is enough: the agent CLIs' version formats and the refusals before anything runs are the
+// subject; the version is a field of plan_admitted, stored like every other field.
 
 import { test, after } from "node:test";
 import assert from "node:assert/strict";

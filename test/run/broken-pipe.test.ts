@@ -4,6 +4,8 @@
 // this test closes after reading a few lines (at once with -q, which prints only at the end),
 // and the run's last task waits for a file the test makes only after the pipe is closed, so the
 // run always writes to the closed pipe afterwards. The test waits for the process to exit.
+// One store is enough: the CLI's output to a closed pipe is the subject; the run's record is written the
+// same way whatever its reader does, and both stores' records are test/run/cli's and crash's.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";

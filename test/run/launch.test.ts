@@ -2,6 +2,8 @@
 // attempt number is reused after a crash, and the launchers (Perl, and the shell with `setsid`) giving each command its own session and process group with no controlling
 // terminal, its environment, working folder, stdin and log, and killing the whole group on
 // timeout or cancel.
+// One store is enough: the launchers, workspaces, inputs and logs on disk are the subject; the store
+// only records the attempts, as test/run/crash checks on both stores.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -2,6 +2,8 @@
 // revise loop has its body's log (`--round N`, the latest by default, saying which rounds have
 // logs), and a log the command swapped for a symbolic link to /etc/passwd is refused, never
 // printed — a log is an untrusted file like any other the instance could touch.
+// One store is enough: the log files on disk and the refusal of a swapped one are the subject; the run
+// and its rounds are recorded as in test/run/cli and test/run/rerun, which run on both stores.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";

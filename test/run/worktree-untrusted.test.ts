@@ -5,6 +5,8 @@
 // a repository of its own. Every planted program writes a marker (and its environment) when it
 // runs: after the run no marker exists, no environment holds the provider key, and the
 // repository's config and hooks are byte for byte what they were before the run.
+// One store is enough: what git may run and what an agent leaves in the repository are the subject;
+// the store records only the failures, as on any run.
 
 import { test, after } from "node:test";
 import assert from "node:assert/strict";

@@ -2,6 +2,8 @@
 // with a fake `claude` on PATH. 20 elements at concurrency 4 each edit a different file; every
 // patch applies cleanly to the base; killed (kill -9) mid-run and resumed after the repository's
 // HEAD moved, every turn still starts from the recorded base; no worktree or branch is left.
+// One store is enough: git's worktrees, branches and patches are the subject; the recorded base is an event
+// field like any other, and resume on PostgreSQL is test/run/crash's and test/run/resume's.
 
 import { test, after } from "node:test";
 import assert from "node:assert/strict";

@@ -1,6 +1,6 @@
 // The CLI's entry function (what bin/switchyard.js calls) run in the test's own process, for tests
 // about what a short command prints and the status it returns. Starting the CLI as a process costs
-// 0.7-1 s of CPU, nearly all of it loading its modules; a call here costs milliseconds once the
+// 0.15-0.65 s of CPU, nearly all of it loading its command's modules; a call here costs milliseconds once the
 // modules are loaded. Tests about processes — exit codes as the shell sees them, signals, crashes,
 // pipes, the environment or folder a command starts in — start bin/switchyard.js instead.
 

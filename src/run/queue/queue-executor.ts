@@ -6,7 +6,8 @@
 // that carries those events (never by watermark). Routes and evaluate stay in the coordinator;
 // retries and their backoff stay the engine's; `concurrency` bounds the jobs outstanding.
 
-import pg from "pg";
+import type pg from "pg";
+import { loadPg } from "../../shared/lazy-packages.js";
 import type { Plan } from "../../plan/plan.js";
 import { queueDb, type RunRepository } from "../store/index.js";
 import type { AttemptRequest, InstanceExecutor, WorkTask } from "../engine/index.js";
@@ -94,7 +95,7 @@ export class QueueExecutor implements InstanceExecutor {
     this.names = queueNames(opts.schema);
     this.addJobs = queueDb.addJobsSql(this.names.task, JOB_MAX_ATTEMPTS);
     this.inputs = new InputSharer(opts.run, (s) => opts.commits.addToNextCommit(s), opts.schema);
-    this.pool = new pg.Pool({ connectionString: opts.connectionString, keepAlive: true, max: 4 });
+    this.pool = new (loadPg().Pool)({ connectionString: opts.connectionString, keepAlive: true, max: 4 });
     this.pool.on("error", () => undefined);
     this.pool.on("connect", (c) => c.on("error", () => undefined));
   }
@@ -156,7 +157,7 @@ export class QueueExecutor implements InstanceExecutor {
 
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const c = new pg.Client({ connectionString: this.opts.connectionString, keepAlive: true });
+    const c = new (loadPg().Client)({ connectionString: this.opts.connectionString, keepAlive: true });
     c.on("notification", (n) => {
       if (n.payload === this.opts.run) this.scheduleFold();
     });

@@ -5,7 +5,8 @@
 
 import type { ClientBase } from "pg";
 import { format } from "node:util";
-import { Logger, runMigrations } from "graphile-worker";
+import type { Logger } from "graphile-worker";
+import { loadGraphileWorker } from "../../shared/lazy-packages.js";
 import { lostConnection, queueDb } from "../store/index.js";
 import { QUEUE_SCHEMA } from "./names.js";
 
@@ -14,7 +15,7 @@ export async function ensureQueueSchema(client: ClientBase, connectionString: st
   // Two processes starting at once would race on `create ... if not exists`: serialise them.
   await queueDb.withQueueSchemaLock(client, async () => {
     await queueDb.createQueueTables(client, schema);
-    await runMigrations({ connectionString, schema: QUEUE_SCHEMA, logger: quietLogger });
+    await loadGraphileWorker().runMigrations({ connectionString, schema: QUEUE_SCHEMA, logger: quietLogger() });
   });
 }
 
@@ -33,10 +34,15 @@ function queueLine(level: string, message: string, error?: unknown): void {
   process.stderr.write(`switchyard worker: queue ${level}: ${message.split("\n")[0]}\n`);
 }
 
-/** graphile-worker's logger, silent below warnings (its info lines are not ours to print). */
-export const quietLogger = new Logger(() => (level: string, message: string, meta?: { error?: unknown; fatalError?: unknown }) => {
-  if (level === "error" || level === "warning") queueLine(level, message, meta?.error ?? meta?.fatalError);
-});
+let logger: Logger | undefined;
+
+/** graphile-worker's logger, silent below warnings (its info lines are not ours to print); made on first use, so graphile-worker loads only when the queue is used. */
+export function quietLogger(): Logger {
+  logger ??= new (loadGraphileWorker().Logger)(() => (level: string, message: string, meta?: { error?: unknown; fatalError?: unknown }) => {
+    if (level === "error" || level === "warning") queueLine(level, message, meta?.error ?? meta?.fatalError);
+  });
+  return logger;
+}
 
 /**
  * graphile-worker also writes some failures straight to the console with their stacks

@@ -9,8 +9,9 @@ import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import pg from "pg";
-import { run as runQueue, type Runner, type Task, type WorkerEvents } from "graphile-worker";
+import type pg from "pg";
+import type { Runner, Task, WorkerEvents } from "graphile-worker";
+import { loadGraphileWorker, loadPg } from "../../shared/lazy-packages.js";
 import type { AgentRunnerConfig } from "../agents/index.js";
 import type { EvaluatorFactory, KindEnv, Outcome } from "../kinds/index.js";
 import type { Plan } from "../../plan/plan.js";
@@ -126,7 +127,7 @@ function storePacks(pool: pg.Pool, schema: string): PackSource {
 
 /** Opens the worker's dedicated session, takes its liveness lock and registers it in the workers table. */
 async function openWorkerSession(opts: WorkerOptions, id: string, pgOpts: pg.ClientConfig): Promise<pg.Client> {
-  const session = new pg.Client(pgOpts);
+  const session = new (loadPg().Client)(pgOpts);
   await session.connect();
   await holdWorkerLock(session, id);
   await queueDb.insertWorker(session, opts.schema, {
@@ -254,22 +255,24 @@ async function startQueue(
     void queueDb.setWorkerPool(pool, opts.schema, id, workerPool.id).catch(() => undefined);
   });
   const restoreConsole = quietConsole();
-  const runner: Runner = await runQueue({
-    pgPool: pool,
-    concurrency: opts.concurrency,
-    noHandleSignals: true,
-    pollInterval: 1000,
-    taskList: { [taskName]: handler },
-    logger: quietLogger,
-    events,
-    gracefulShutdownAbortTimeout: opts.graceMs ?? 60000,
-    // Completions within 20 ms are sent as one statement. A job left locked by a worker killed
-    // in that window runs again elsewhere and is skipped there: its report is in the inbox.
-    preset: { worker: { completeJobBatchDelay: 20 } },
-  }).catch((err: unknown) => {
-    restoreConsole();
-    throw err;
-  });
+  const runner: Runner = await loadGraphileWorker()
+    .run({
+      pgPool: pool,
+      concurrency: opts.concurrency,
+      noHandleSignals: true,
+      pollInterval: 1000,
+      taskList: { [taskName]: handler },
+      logger: quietLogger(),
+      events,
+      gracefulShutdownAbortTimeout: opts.graceMs ?? 60000,
+      // Completions within 20 ms are sent as one statement. A job left locked by a worker killed
+      // in that window runs again elsewhere and is skipped there: its report is in the inbox.
+      preset: { worker: { completeJobBatchDelay: 20 } },
+    })
+    .catch((err: unknown) => {
+      restoreConsole();
+      throw err;
+    });
   return { runner, restoreConsole };
 }
 
@@ -282,7 +285,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const id = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
   const schema = opts.schema;
   const pgOpts = { connectionString: opts.connectionString, keepAlive: true };
-  const pool = new pg.Pool({ ...pgOpts, max: opts.concurrency + 2 });
+  const pool = new (loadPg().Pool)({ ...pgOpts, max: opts.concurrency + 2 });
   // A connection lost (the database restarting) fails its query; the pool opens a new one next time.
   pool.on("error", () => undefined);
   pool.on("connect", (c) => c.on("error", () => undefined));

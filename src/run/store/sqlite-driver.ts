@@ -5,11 +5,12 @@
 // the first database is opened, so every command that opens a SQLite store meets that failure
 // here, and says it as the person's to fix: what is wrong, why, and the command that fixes it.
 
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { CodedError } from "../../shared/coded-error.js";
 import { errnoCode } from "../../shared/thrown.js";
+import { loadBetterSqlite3 } from "../../shared/lazy-packages.js";
 
 /** The SQLite driver cannot be loaded: no native build for this Node, or one for another Node. */
 export class SqliteDriverMissing extends CodedError {}
@@ -43,7 +44,7 @@ export function driverFault(err: unknown): SqliteDriverMissing | undefined {
 /** Opens (or creates) the database file, loading the driver first if this is the first one. */
 export function openSqlite(file: string): Database.Database {
   try {
-    return new Database(file);
+    return new (loadBetterSqlite3())(file);
   } catch (err) {
     throw driverFault(err) ?? err;
   }
