@@ -1,9 +1,18 @@
 // The files `switchyard init` writes. `{{name}}` becomes the pack's name. The playbook runs with
 // no machine config: its route is decided from a producer's output, and the comments show how to
-// hand the decision to a model and put agent turns behind it.
+// hand the decision to a model and put agent turns behind it. Its empty cassette is what
+// `switchyard test` replays, so a change is tested offline from the start.
+
+import { CASSETTE_FORMAT, CASSETTE_VERSION, cassetteText } from "../run/cassette/index.js";
 
 const PLAYBOOK = `# {{name}}: a switchyard playbook. Check it with \`switchyard check .\`, run it with
 # \`switchyard run .\`, and read the reference in docs/playbooks.md of switchyard's repository.
+#
+# Test a change offline with \`switchyard test . --cassette cassette.jsonl\`: agent turns and model
+# decisions are answered from the cassette, and a turn or decision it does not hold is named. This
+# pack has none yet, so its cassette is empty; once you add them, record a real run once and write
+# its cassette (\`switchyard run .\`, then \`switchyard cassette latest -o cassette.jsonl\`), or
+# record just what is missing (\`switchyard test . --cassette cassette.jsonl --allow-live --update\`).
 
 load("lib/helpers.star", "count_by")
 
@@ -98,6 +107,15 @@ version = "0.1.0"
 description = "A new switchyard pack"
 `;
 
+/**
+ * An empty cassette (docs/testing-playbooks.md): the scaffolded pack has no agent turn or model
+ * decision, so `switchyard test` passes on it as it is; one added later is a miss until recorded.
+ */
+const CASSETTE = cassetteText({
+  header: { format: CASSETTE_FORMAT, version: CASSETTE_VERSION, run: "", playbook: "main", written: "" },
+  entries: [],
+});
+
 /** The files `switchyard init` writes, by pack-relative path. */
 export const PACK_FILES: Record<string, string> = {
   "main.star": PLAYBOOK,
@@ -105,4 +123,5 @@ export const PACK_FILES: Record<string, string> = {
   "lib/helpers_test.star": HELPERS_TEST,
   "stage.mjs": STAGE,
   "pack.toml": PACK_TOML,
+  "cassette.jsonl": CASSETTE,
 };

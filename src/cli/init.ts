@@ -1,5 +1,6 @@
 // `switchyard init [DIR]`: scaffolds a new pack whose playbook compiles and runs as it is, with
-// no machine config, and whose comments show where agent turns and model decisions go.
+// no machine config, and whose comments show where agent turns and model decisions go; with an
+// empty cassette, so `switchyard test` tests it offline from the start.
 
 import type { Command } from "commander";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
@@ -36,6 +37,8 @@ export function register(program: Command): void {
       }
       const shown = relative(process.cwd(), root) || ".";
       process.stdout.write(`created ${written.length} files in ${shown}:\n${written.map((w) => `  ${w}\n`).join("")}`);
-      process.stdout.write(`\nnext:\n  switchyard check ${shown}\n  switchyard run ${shown}\n`);
+      process.stdout.write(
+        `\nnext:\n  switchyard check ${shown}\n  switchyard run ${shown}\n  switchyard test ${shown} --cassette ${join(shown, "cassette.jsonl")}   # offline: agent turns and decisions from the cassette\n`,
+      );
     });
 }

@@ -1,46 +1,25 @@
-// `switchyard lab new | list | harvest` (H-1, H-2): make labs, list them, and read the agreement
-// between a shadow model and the host out of a lab's pairs.jsonl.
+// `switchyard lab new | list | harvest | calibrate` (H-1, H-2, H-4): make labs, list them, and read
+// the agreement between a shadow model and the host out of a lab's pairs.jsonl. `lab compare` is in
+// lab-compare.ts, `lab export` and `lab import` in lab-labels.ts.
 
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { writeFileSync } from "node:fs";
+import { dirname, relative, resolve, sep } from "node:path";
 import type { Command } from "commander";
 import { CommandFailed, stateDir, UsageError, examples } from "./common.js";
 import { locateState, prepareStateFolder } from "./state-discovery.js";
-import { labsDir, listLabs, newLab, pairsPath, resolveLab, type LabInfo } from "../lab/store.js";
-import { newSharedLab, pullSharedLabs } from "../lab/shared-labs.js";
-import { PostgresStore } from "../run/store/index.js";
-import { namedStore } from "./store-option.js";
+import { labsDir, listLabs, newLab } from "../lab/store.js";
+import { newSharedLab } from "../lab/shared-labs.js";
+import { fsStep, filtersOf, labFailure, LAB_STORE_HELP, pairsFileOf, withSharedLabs, type FilterFlags } from "./lab-common.js";
+import { registerCompare } from "./lab-compare.js";
+import { registerExport, registerImport } from "./lab-labels.js";
 import { harvest, type HarvestReport, type KnownCalibration } from "../lab/harvest.js";
 import { calibrate, DEFAULT_METHOD } from "../lab/calibrate.js";
 import { CALIBRATION_METHODS, type CalibrationMethod } from "../decide/calibration-map.js";
 import { loadMachineConfig } from "../decide/config.js";
 import { appliedCalibrations, defaultCalibrationFile, readCalibrations } from "../lab/known-calibrations.js";
-import { parseSince, type PairFilters } from "../lab/pair-filter.js";
 import { renderText, table } from "../lab/report-text.js";
 import { renderHtml } from "../lab/report-html.js";
-import { errnoCode } from "../shared/thrown.js";
 import { isOneOf } from "../shared/primitives.js";
-
-function labFailure(err: unknown): never {
-  // A LabError (no lab, an unknown lab) and a PairsFileError reach the person as they are (exit-codes.ts).
-  if (isFsError(err)) throw new CommandFailed("failed", `cannot read the pairs: ${err.message}`);
-  throw err;
-}
-
-/** A file-system failure (permissions, a missing folder, a full disk): the person's to fix. */
-function isFsError(err: unknown): err is NodeJS.ErrnoException {
-  return err instanceof Error && typeof errnoCode(err) === "string" && "syscall" in err && typeof err.syscall === "string";
-}
-
-/** Runs a step, turning file-system errors into plain messages instead of stack traces. */
-function fsStep<T>(what: string, step: () => T): T {
-  try {
-    return step();
-  } catch (err) {
-    if (isFsError(err)) throw new CommandFailed("failed", `cannot ${what}: ${err.message}`);
-    throw err;
-  }
-}
 
 function parseTarget(text: string): number {
   const t = Number(text);
@@ -50,13 +29,16 @@ function parseTarget(text: string): number {
   return t;
 }
 
-/** Adds `switchyard lab` and its subcommands: new, list, harvest, calibrate. */
+/** Adds `switchyard lab` and its subcommands: new, list, harvest, calibrate, compare, export, import. */
 export function register(program: Command): void {
   const lab = program.command("lab").description("Shadow labs: record model-vs-host pairs and harvest their agreement");
   registerNew(lab);
   registerList(lab);
   registerHarvest(lab);
   registerCalibrate(lab);
+  registerCompare(lab);
+  registerExport(lab);
+  registerImport(lab);
 }
 
 /** `lab new`: makes a lab (in the shared store when there is one) and makes it current. */
@@ -272,12 +254,6 @@ function calibrationRows(outcomes: Awaited<ReturnType<typeof calibrate>>["outcom
   return rows;
 }
 
-interface FilterFlags {
-  type: string[];
-  run: string[];
-  since?: string;
-  all?: boolean;
-}
 interface CalibrateFlags extends FilterFlags {
   method: string;
   model?: string;
@@ -286,69 +262,6 @@ interface CalibrateFlags extends FilterFlags {
   json?: boolean;
   stateDir?: string;
   store?: string;
-}
-
-function filtersOf(opts: FilterFlags): PairFilters {
-  let since: Date | undefined;
-  if (opts.since !== undefined) {
-    since = parseSince(opts.since);
-    if (!since)
-      throw new UsageError("usage", `--since '${opts.since}' is neither an ISO 8601 date nor an age`, {
-        hint: "write e.g. --since 2026-12-01 or --since 7d (m, h, d, w)",
-      });
-  }
-  return { runs: opts.run, types: opts.type, since, all: opts.all === true };
-}
-
-/** The pairs file a command means: a path to a pairs.jsonl, a lab id, or the current lab. */
-const LAB_STORE_HELP =
-  "a shared PostgreSQL store (postgres://…; default: $SWITCHYARD_STORE): its labs are copied into the state folder first, and `lab new` makes the lab there";
-
-/**
- * On a shared (PostgreSQL) store, runs `f` with it and then copies the store's labs into the
- * state folder `dir` (lab/shared-labs.ts), which the lab commands then read as usual.
- */
-function withSharedLabs<T>(flag: string | undefined, dir: string, f: (pg: PostgresStore | undefined) => T): T {
-  const spec = namedStore(flag, dir);
-  if (!spec || spec.kind !== "postgres") return f(undefined);
-  const pg = new PostgresStore(spec.url, dir);
-  try {
-    const out = f(pg);
-    pullSharedLabs(pg, dir);
-    return out;
-  } finally {
-    pg.close();
-  }
-}
-
-function pairsFileOf(labArg: string | undefined, state: string | undefined): { file: string; labId: string | null } {
-  if (labArg !== undefined && (labArg.endsWith(".jsonl") || labArg.includes("/"))) {
-    // A path to a pairs file (a copy, or one from another machine) rather than a lab id.
-    const file = resolve(labArg);
-    if (!existsSync(file))
-      throw new UsageError("usage", `no pairs file ${file}`, { hint: "name a lab id (`switchyard lab list`) or an existing pairs.jsonl" });
-    return { file, labId: labIdBeside(file) };
-  }
-  const dir = stateDir(state);
-  let info: LabInfo;
-  try {
-    info = resolveLab(dir, labArg);
-  } catch (err) {
-    labFailure(err);
-  }
-  const file = pairsPath(dir, info.id);
-  if (!existsSync(file)) throw new CommandFailed("lab-pairs-missing", `lab ${info.id} has no pairs.jsonl (${file})`);
-  return { file, labId: info.id };
-}
-
-/** The id in the lab.json beside a pairs file (a copied lab folder), else null. */
-function labIdBeside(file: string): string | null {
-  try {
-    const info = JSON.parse(readFileSync(join(dirname(file), "lab.json"), "utf8")) as { id?: unknown };
-    return typeof info.id === "string" ? info.id : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The maps of a calibration file, by type; a missing default file means none. */

@@ -21,7 +21,7 @@ import {
   cassetteFromRun,
   CassetteJudge,
   cassetteText,
-  countHits,
+  countAgentHits,
   readCassette,
   readMisses,
   REPLAY_AGENT_PROGRAM,
@@ -68,15 +68,8 @@ function replayRunners(plan: Plan, index: string, live: Wiring | undefined): Rec
       throw new UsageError("usage", `--allow-live: agent runner "${name}" is not configured in the machine config`, {
         hint: `add [agents.${name}] to the config --config names, or leave out --allow-live to replay only`,
       });
-    if (real && real.preset !== undefined && real.preset !== "generic")
-      throw new UsageError(
-        "usage",
-        `--allow-live runs a missed turn through the runner's own command; agent runner "${name}" uses the ${real.preset} preset, which this does not drive yet`,
-        {
-          hint: "record the turn with `switchyard run`, then write the cassette again with `switchyard cassette RUN -o FILE`",
-        },
-      );
-    if (real) env.SWITCHYARD_CASSETTE_LIVE = JSON.stringify({ command: real.command, env: real.env });
+    // The whole runner (a preset's argv, environment and price table): a missed turn is run as `switchyard run` runs it.
+    if (real) env.SWITCHYARD_CASSETTE_LIVE = JSON.stringify(real);
     out[name] = { name, command: [process.execPath, REPLAY_AGENT], env };
   }
   return out;
@@ -109,7 +102,7 @@ async function replay(pack: string, flags: TestFlags, state: string): Promise<vo
   try {
     const index = join(state, "cassette");
     const overs = Object.fromEntries(plan.tasks.map((t) => [t.name, t.over]));
-    writeReplayIndex(index, cassette, overs);
+    const decisions = writeReplayIndex(index, cassette, overs);
     const agentRunners = replayRunners(plan, index, live);
     let repo;
     if (agentLeaves(plan).some((t) => t.kind === "agent" && t.agent.workspace === "worktree")) {
@@ -121,12 +114,13 @@ async function replay(pack: string, flags: TestFlags, state: string): Promise<vo
       repo = { path: probe.path, base: probe.head, keep_branches: false };
     }
     const run = admitRun(store, { plan, packDir: compiled.packRoot, sourcePath: pack, ...(repo ? { repo } : {}) });
+    const judge = new CassetteJudge(index, decisions, (r) => store.runDir(r), overs, live?.engineDeps.judge);
     const engine: RunEngine = new RunEngine({
       store,
       run,
       resume: false,
       agentRunners,
-      judge: new CassetteJudge(index, (r) => store.runDir(r), overs, live?.engineDeps.judge),
+      judge,
       secretEnv: live?.engineDeps.secretEnv ?? [],
       // A miss fails the same way every time: retries are not waited for.
       retryBaseMs: 1,
@@ -134,8 +128,8 @@ async function replay(pack: string, flags: TestFlags, state: string): Promise<vo
     });
     const outcome = await engine.execute();
     const misses = readMisses(index);
-    const hits = countHits(index);
-    report(plan.playbook, run, outcome.status, misses, hits, state, flags.stateDir !== undefined);
+    const hits = { agent: countAgentHits(index), decision: judge.answered };
+    report(plan.playbook, run, outcome.status, misses, hits, state, flags);
     if (flags.junit !== undefined) writeFileSync(flags.junit, junitXml(plan.playbook, store.tasks(run), store.instances(run), misses));
     if (process.env.GITHUB_ACTIONS === "true") {
       for (const m of misses) process.stdout.write(annotation("cassette miss", missLines(m).join("\n")));
@@ -179,17 +173,18 @@ function report(
   misses: Miss[],
   hits: { agent: number; decision: number },
   state: string,
-  kept: boolean,
+  flags: TestFlags,
 ): void {
   const out: string[] = [];
+  const live = flags.allowLive === true;
   if (misses.length) {
-    out.push(`${misses.length} miss${misses.length === 1 ? "" : "es"} (not in the cassette):`);
+    out.push(`${misses.length} miss${misses.length === 1 ? "" : "es"} (not in the cassette${live ? "; run and asked live" : ""}):`);
     for (const m of misses) out.push(...missLines(m).map((l) => `  ${l}`));
   }
   out.push(
-    `test ${playbook}: ${status === "passed" && !misses.length ? "passed" : "FAILED"}: ${hits.agent} agent turn${hits.agent === 1 ? "" : "s"} and ${hits.decision} decision${hits.decision === 1 ? "" : "s"} answered from the cassette, ${misses.length} miss${misses.length === 1 ? "" : "es"}; the run ${status}`,
+    `test ${playbook}: ${status === "passed" && (live || !misses.length) ? "passed" : "FAILED"}: ${hits.agent} agent turn${hits.agent === 1 ? "" : "s"} and ${hits.decision} decision${hits.decision === 1 ? "" : "s"} answered from the cassette, ${misses.length} miss${misses.length === 1 ? "" : "es"}; the run ${status}`,
   );
-  if (kept) out.push(`records: switchyard show ${run} --state-dir ${state}`);
+  if (flags.stateDir !== undefined) out.push(`records: switchyard show ${run} --state-dir ${state}`);
   process.stdout.write(out.join("\n") + "\n");
 }
 

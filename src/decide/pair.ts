@@ -13,8 +13,11 @@ export function stateDigest(stateText: string): string {
 /** One line of a lab's pairs.jsonl: what the host and a shadow (or audited) model said about the same question and state. */
 export interface ShadowPair {
   lab: string;
-  /** "audit" for a turned-on decision the host was also asked about (D-34); absent: shadow. */
-  kind?: "shadow" | "audit";
+  /**
+   * "audit" for a turned-on decision the host was also asked about (D-34); "reviewed" for a label
+   * a person gave the element (`lab import`), beside the host's and the model's answers; absent: shadow.
+   */
+  kind?: "shadow" | "audit" | "reviewed";
   time: string; // ISO 8601
   run: string;
   type: string; // judgement type
@@ -45,6 +48,13 @@ export interface ShadowPair {
   };
   /** Set when the model was not asked or could not answer: "window", "error: …", "resolver: …". */
   skipped?: { provider: string; model: string; reason: string };
+  /**
+   * What the host's answer took: the call's latency and, on the call's first question only, its
+   * usage (the decision record's rule). Recorded since the lab reports cost; older pairs lack it.
+   */
+  host?: { latency_ms: number; usage: Usage | null };
+  /** On a `reviewed` pair: the label a person gave, where it came from, and when it was read in. */
+  reviewed?: { label: string; by: string | null; source: string; time: string };
 }
 
 /** Where the router appends pairs; the lab (src/lab) implements it over pairs.jsonl. */

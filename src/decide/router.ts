@@ -19,7 +19,7 @@
 import type { DecisionRecord, Judge, JudgeRequest } from "../run/kinds/index.js";
 import type { JudgementMode, MachineConfig } from "./config-types.js";
 import { modeFor } from "./mode.js";
-import type { PairSink } from "./pair.js";
+import type { PairSink, ShadowPair } from "./pair.js";
 import type { Provider } from "./provider.js";
 import { askHost, askModel } from "./routing/ask.js";
 import { assemble } from "./routing/decision.js";
@@ -82,10 +82,11 @@ export function createJudge(opts: JudgeOptions): RoutingJudge {
     hostLabel: string,
     outcome: ModelOutcome,
     audit?: AuditOf,
+    host?: ShadowPair["host"],
   ): void {
     if (!opts.pairs) return;
     try {
-      opts.pairs.append(pairOf(req, q, mode, hostLabel, outcome, now(), audit));
+      opts.pairs.append(pairOf(req, q, mode, hostLabel, outcome, now(), audit, host));
     } catch (err) {
       warn(
         `could not record the ${audit ? "audit" : "shadow"} pair of ${req.task}${req.key === null ? "" : `[${req.key}]`} question '${q.id}': ${messageOf(err)}`,

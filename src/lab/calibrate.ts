@@ -14,7 +14,7 @@ import {
 } from "../decide/calibration-map.js";
 import { crossValidate, fit } from "./fit.js";
 import { modelLabel } from "./harvest.js";
-import { pairFilter, pairKind, pairModel, type PairFilters } from "./pair-filter.js";
+import { fitDigestLine, pairFilter, pairKind, pairModel, type PairFilters } from "./pair-filter.js";
 import { scanPairs } from "./pairs-reader.js";
 import { itemAt } from "../shared/checked-index.js";
 
@@ -80,15 +80,12 @@ function orderKey(pair: ShadowPair): string {
   );
 }
 
-/** Fits a calibration map per judgement type from a pairs file (D-33), with held-out figures from cross-validation. */
-// eslint-disable-next-line max-lines-per-function -- not split yet: reading pairs, grouping by type and fitting each; to be split into those steps
-export async function calibrate(pairsFile: string, options: CalibrateOptions = {}): Promise<CalibrateResult> {
-  const method = options.method ?? DEFAULT_METHOD;
-  const folds = options.folds ?? DEFAULT_FOLDS;
+/** Reads the shadow pairs with a model answer, grouped by type and model, in file order. */
+async function collect(pairsFile: string, options: CalibrateOptions) {
   const selection = pairFilter(options);
   const byType = new Map<string, Collected>();
   const scan = await scanPairs(pairsFile, (pair: ShadowPair) => {
-    // Audit pairs check a map; they are never fitted on (docs/lab.md).
+    // Audit and reviewed pairs are never fitted on (docs/lab.md).
     if (pairKind(pair) !== "shadow" || !selection.keep(pair) || !pair.model) return;
     let t = byType.get(pair.type);
     if (!t) byType.set(pair.type, (t = { models: new Map() }));
@@ -104,89 +101,100 @@ export async function calibrate(pairsFile: string, options: CalibrateOptions = {
     m.c.push(pair.model.confidence);
     m.y.push(agrees ? 1 : 0);
     m.order.push(orderKey(pair));
-    m.digest.update(
-      JSON.stringify([
-        pair.run,
-        pair.task,
-        pair.key,
-        pair.question.id,
-        pair.state_digest,
-        pair.host_label,
-        who,
-        label,
-        pair.model.confidence,
-      ]) + "\n",
-    );
+    m.digest.update(fitDigestLine(pair, who, label, pair.model.confidence));
   });
+  return { byType, warnings: scan.warnings };
+}
+
+/** The one model a type's map is for: the one asked for, or the type's only model; else why not. */
+function chooseModel(type: string, models: Collected, wanted: string | undefined): { who: string; m: ModelPairs } | TypeOutcome {
+  if (wanted !== undefined) {
+    const chosen = models.models.get(wanted);
+    if (chosen !== undefined) return { who: wanted, m: chosen };
+    return {
+      type,
+      fitted: false,
+      pairs: 0,
+      reason: `no pairs of model ${wanted} (the type's pairs are of ${[...models.models.keys()].join(", ")})`,
+    };
+  }
+  const [only, ...more] = models.models;
+  if (only === undefined || more.length > 0) {
+    const list = [...models.models].map(([model, v]) => `${model} (${v.c.length})`).join(", ");
+    return { type, fitted: false, pairs: 0, reason: `its pairs mix models: ${list}; choose one with --model PROVIDER/MODEL` };
+  }
+  return { who: only[0], m: only[1] };
+}
+
+/** Why a model's pairs are too few, or too uniform, to fit a map on; null when a map can be fitted. */
+function unfit(type: string, m: ModelPairs): TypeOutcome | null {
+  const n = m.c.length;
+  if (n < MIN_PAIRS) {
+    return {
+      type,
+      fitted: false,
+      pairs: n,
+      needed: MIN_PAIRS,
+      reason: `${n} labelled answers; a map needs at least ${MIN_PAIRS} (${MIN_PAIRS - n} more)`,
+    };
+  }
+  const agreeing = m.y.reduce((a, b) => a + b, 0);
+  if (agreeing === 0 || agreeing === n) {
+    return {
+      type,
+      fitted: false,
+      pairs: n,
+      reason: `all ${n} answers ${agreeing === 0 ? "disagree" : "agree"} with the host: there is nothing to calibrate against`,
+    };
+  }
+  return null;
+}
+
+/** Fits and cross-validates one type's map on one model's pairs, in the documented order. */
+function fitType(type: string, who: string, m: ModelPairs, method: CalibrationMethod, folds: number): TypeCalibration {
+  const n = m.c.length;
+  const points = m.c
+    .map((c, i) => ({ c, y: itemAt(m.y, i), order: itemAt(m.order, i) }))
+    .sort((p, q) => (p.order < q.order ? -1 : p.order > q.order ? 1 : p.c - q.c));
+  const obs = { c: Float64Array.from(points, (p) => p.c), y: Uint8Array.from(points, (p) => p.y) };
+  const cv = crossValidate(method, obs, Math.min(folds, n));
+  const entry: Omit<TypeCalibration, "id"> = {
+    type,
+    model: who,
+    method,
+    pairs: { count: n, digest: "sha256:" + m.digest.digest("hex") },
+    baseline: { answered: m.answered, agree: m.agree },
+    cv: {
+      folds: cv.folds,
+      ece_before: r6(cv.ece_before),
+      ece_after: r6(cv.ece_after),
+      brier_before: r6(cv.brier_before),
+      brier_after: r6(cv.brier_after),
+    },
+    map: roundMap(fit(method, obs)),
+  };
+  return { id: calibrationId(entry), ...entry };
+}
+
+/** Fits a calibration map per judgement type from a pairs file (D-33), with held-out figures from cross-validation. */
+export async function calibrate(pairsFile: string, options: CalibrateOptions = {}): Promise<CalibrateResult> {
+  const method = options.method ?? DEFAULT_METHOD;
+  const folds = options.folds ?? DEFAULT_FOLDS;
+  const { byType, warnings } = await collect(pairsFile, options);
   const outcomes: TypeOutcome[] = [];
   const types: Record<string, TypeCalibration> = {};
   for (const [type, models] of [...byType].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    let who: string;
-    let m: ModelPairs;
-    if (options.model !== undefined) {
-      const chosen = models.models.get(options.model);
-      if (chosen === undefined) {
-        outcomes.push({
-          type,
-          fitted: false,
-          pairs: 0,
-          reason: `no pairs of model ${options.model} (the type's pairs are of ${[...models.models.keys()].join(", ")})`,
-        });
-        continue;
-      }
-      who = options.model;
-      m = chosen;
-    } else {
-      const [only, ...more] = models.models;
-      if (only === undefined || more.length > 0) {
-        const list = [...models.models].map(([model, v]) => `${model} (${v.c.length})`).join(", ");
-        outcomes.push({ type, fitted: false, pairs: 0, reason: `its pairs mix models: ${list}; choose one with --model PROVIDER/MODEL` });
-        continue;
-      }
-      [who, m] = only;
-    }
-    const n = m.c.length;
-    if (n < MIN_PAIRS) {
-      outcomes.push({
-        type,
-        fitted: false,
-        pairs: n,
-        needed: MIN_PAIRS,
-        reason: `${n} labelled answers; a map needs at least ${MIN_PAIRS} (${MIN_PAIRS - n} more)`,
-      });
+    const chosen = chooseModel(type, models, options.model);
+    if ("type" in chosen) {
+      outcomes.push(chosen);
       continue;
     }
-    const agreeing = m.y.reduce((a, b) => a + b, 0);
-    if (agreeing === 0 || agreeing === n) {
-      outcomes.push({
-        type,
-        fitted: false,
-        pairs: n,
-        reason: `all ${n} answers ${agreeing === 0 ? "disagree" : "agree"} with the host: there is nothing to calibrate against`,
-      });
+    const why = unfit(type, chosen.m);
+    if (why) {
+      outcomes.push(why);
       continue;
     }
-    const points = m.c
-      .map((c, i) => ({ c, y: itemAt(m.y, i), order: itemAt(m.order, i) }))
-      .sort((p, q) => (p.order < q.order ? -1 : p.order > q.order ? 1 : p.c - q.c));
-    const obs = { c: Float64Array.from(points, (p) => p.c), y: Uint8Array.from(points, (p) => p.y) };
-    const cv = crossValidate(method, obs, Math.min(folds, n));
-    const entry: Omit<TypeCalibration, "id"> = {
-      type,
-      model: who,
-      method,
-      pairs: { count: n, digest: "sha256:" + m.digest.digest("hex") },
-      baseline: { answered: m.answered, agree: m.agree },
-      cv: {
-        folds: cv.folds,
-        ece_before: r6(cv.ece_before),
-        ece_after: r6(cv.ece_after),
-        brier_before: r6(cv.brier_before),
-        brier_after: r6(cv.brier_after),
-      },
-      map: roundMap(fit(method, obs)),
-    };
-    const calibration = { id: calibrationId(entry), ...entry };
+    const calibration = fitType(type, chosen.who, chosen.m, method, folds);
     types[type] = calibration;
     outcomes.push({ type, fitted: true, calibration });
   }
@@ -204,7 +212,7 @@ export async function calibrate(pairsFile: string, options: CalibrateOptions = {
       types,
     },
     outcomes,
-    warnings: scan.warnings,
+    warnings,
   };
 }
 

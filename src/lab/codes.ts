@@ -50,6 +50,24 @@ export const LAB_CODES: CodeEntry[] = [
       "`lab harvest --target T` asks for the lowest confidence threshold whose agreement with the host " +
       "reaches T; T is a fraction such as 0.95, greater than 0 and at most 1.",
   },
+  {
+    code: "lab-compare-model",
+    rule: "H-2",
+    summary: "lab compare cannot tell which model's answers to compare, or found none",
+    explain:
+      "`lab compare` pairs two models' answers to the same elements of one judgement type. Each side needs " +
+      "answered shadow pairs of the type; when a side's pairs hold several models, name the one to compare " +
+      "(PROVIDER/MODEL as `lab harvest` lists it under the type). Check --type and the lab ids, or name the models.",
+  },
+  {
+    code: "lab-labels-file",
+    rule: "H-1",
+    summary: "a labels file given to lab import has a line that cannot be read",
+    explain:
+      "`lab import LAB FILE` reads a file written by `lab export` (CSV or JSONL) after people filled in its " +
+      "`label` column. Each row needs its `element` id as exported and a label that is one of the question's " +
+      "labels; rows with an empty label are skipped. The error names the line: fix it, or export again.",
+  },
 ];
 
 /** The lab layer's codes, for checking that each emitted code is catalogued. */

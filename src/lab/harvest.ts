@@ -9,9 +9,11 @@ import type { ShadowPair } from "../decide/pair.js";
 import type { QuestionKind } from "../plan/plan.js";
 import { itemAt } from "../shared/checked-index.js";
 import { UNCERTAIN } from "../shared/primitives.js";
-import { pairFilter, pairKind, pairModel, type PairFilters } from "./pair-filter.js";
+import { fitDigestLine, pairFilter, pairKind, pairModel, type PairFilters } from "./pair-filter.js";
 import { scanPairs } from "./pairs-reader.js";
 import { meanLevelDistance, newcombe, quadraticKappa, wilson } from "./stats.js";
+import { kappaReport, labelReports, type KappaReport, type LabelReport } from "./agreement.js";
+import { CostTally, type ModelCost, type Savings } from "./cost.js";
 import { CodedError } from "../shared/coded-error.js";
 
 /**
@@ -299,6 +301,18 @@ export interface TypeReport {
   /** Score questions: distances between the host's and the model's levels. */
   score?: { mean_abs_level_distance: number | null; quadratic_kappa: number | null } | null;
   audit?: AuditReport | null;
+  /** Cohen's kappa of the labelled answers with its 95 % interval (per type; null when undefined). */
+  kappa?: KappaReport | null;
+  /** Per label of the question: the model's precision and recall against the host. */
+  per_label?: LabelReport[];
+  /** Cost and latency per model on both sides, and what turning the type on would have saved. */
+  cost?: { models: ModelCost[]; savings: Savings | null };
+  /** Agreement of the host and of the model each with labels people gave (`lab import`); null without any. */
+  reviewed?: {
+    n: number;
+    host: { agree: number; rate: number | null; wilson: Interval };
+    model: { answered: number; agree: number; rate: number | null; wilson: Interval };
+  } | null;
 }
 
 /** What `lab harvest` reports (H-2), as its --json prints it (shape in docs/lab.md). */
@@ -434,10 +448,30 @@ export interface HarvestOptions extends PairFilters {
   listed?: number;
 }
 
+/** Reviewed pairs of a type: how often the host and the model each agreed with a person's label. */
+class ReviewTally {
+  n = 0;
+  hostAgree = 0;
+  modelAnswered = 0;
+  modelAgree = 0;
+
+  add(pair: ShadowPair): void {
+    const label = pair.reviewed?.label;
+    if (label === undefined) return;
+    this.n++;
+    if (pair.host_label === label) this.hostAgree++;
+    if (!pair.model) return;
+    this.modelAnswered++;
+    if (modelLabel(pair) === label) this.modelAgree++;
+  }
+}
+
 /** Everything one judgement type keeps while the file streams past. */
 class TypeState {
   shadow = new Tally();
   audit = new Tally();
+  reviewed = new ReviewTally();
+  cost = new CostTally();
   /** Shadow answers of the calibration's model, with their confidence mapped. */
   mapped: Tally | null = null;
   digest = createHash("sha256");
@@ -449,84 +483,121 @@ class TypeState {
   }
 }
 
+/** The states of the types read so far, capped at MAX_TYPES (the rest fold into OTHER, with a warning). */
+class TypeStates {
+  readonly byType = new Map<string, TypeState>();
+  readonly folded: string[] = [];
+  constructor(private readonly calibrations: Record<string, KnownCalibration> | undefined) {}
+
+  of(type: string): TypeState {
+    let st = this.byType.get(type);
+    if (st) return st;
+    let name = type;
+    if (this.byType.size >= MAX_TYPES) {
+      if (this.folded.length === 0) this.folded.push(`more than ${MAX_TYPES} judgement types: the rest are counted under '${OTHER}'`);
+      name = OTHER;
+      st = this.byType.get(name);
+      if (st) return st;
+    }
+    this.byType.set(name, (st = new TypeState(this.calibrations?.[name])));
+    return st;
+  }
+}
+
+/** One shadow pair into its type's state: the tallies, the listed disagreements, the cost and the mapped confidences. */
+function addShadowPair(st: TypeState, pair: ShadowPair, listed: number): void {
+  st.shadow.add(pair);
+  st.levels ??= pair.question.kind === "score" ? [...pair.question.labels] : null;
+  const m = pair.model;
+  if (!m) return;
+  const label = modelLabel(pair);
+  st.cost.add(pair, pairModel(pair), label === null ? null : bucketOf(m.confidence), MAX_MODELS);
+  if (label !== pair.host_label) {
+    st.disagreeing++;
+    if (st.disagreements.length < listed) {
+      st.disagreements.push({
+        run: pair.run,
+        task: pair.task,
+        key: pair.key,
+        host_label: pair.host_label,
+        model_label: label ?? ABSTAIN,
+        confidence: m.confidence,
+      });
+    }
+  }
+  const known = st.known;
+  if (known && st.mapped && pairModel(pair) === known.calibration.model) {
+    st.mapped.add(label === null ? pair : { ...pair, model: { ...m, confidence: applyMap(known.calibration.map, m.confidence) } });
+    // The same digest `lab calibrate` takes, to tell whether the map was fitted on these pairs.
+    if (label !== null) st.digest.update(fitDigestLine(pair, pairModel(pair), label, m.confidence));
+  }
+}
+
+/** One type's report: the shadow figures, then calibration, audit, verdict, kappa, cost and reviewed labels. */
+function typeReport(name: string, st: TypeState, lab: string | null, target: number): TypeReport {
+  const r = report(name, st.shadow, target);
+  r.calibration = calibrationReport(st, lab, target);
+  const rec = r.calibration && r.calibration.status !== "stale" ? r.calibration.recommended : r.recommended;
+  r.audit = auditReport(st);
+  r.verdict = r.pairs === 0 && r.audit ? audited(r.audit) : verdict(r, rec);
+  r.config_line = configLine(name, r, rec);
+  r.disagreements = { total: st.disagreeing, listed: st.disagreements };
+  r.score = st.levels ? scoreFigures(st.shadow, st.levels) : null;
+  const labels = st.levels ?? st.shadow.labels;
+  r.kappa = kappaReport(st.shadow.confusion, labels, r.kinds);
+  r.per_label = labelReports(st.shadow.confusion, labels);
+  // The savings are counted on the raw confidences: at the raw recommended threshold.
+  r.cost = {
+    models: st.cost.byModel(),
+    savings: r.recommended ? st.cost.savings(r.recommended.threshold, bucketOf(r.recommended.threshold)) : null,
+  };
+  r.reviewed = reviewedReport(st.reviewed);
+  return r;
+}
+
+function reviewedReport(t: ReviewTally): TypeReport["reviewed"] {
+  if (t.n === 0) return null;
+  return {
+    n: t.n,
+    host: { agree: t.hostAgree, rate: rate(t.hostAgree, t.n), wilson: interval(t.hostAgree, t.n) },
+    model: {
+      answered: t.modelAnswered,
+      agree: t.modelAgree,
+      rate: rate(t.modelAgree, t.modelAnswered),
+      wilson: interval(t.modelAgree, t.modelAnswered),
+    },
+  };
+}
+
+/** Reads the file once into per-type states; throws PairsFileError on a bad middle line. */
+async function collect(pairsFile: string, options: HarvestOptions) {
+  const listed = options.listed ?? DEFAULT_LISTED;
+  const selection = pairFilter(options);
+  const states = new TypeStates(options.calibrations);
+  const scan = await scanPairs(pairsFile, (pair) => {
+    if (!selection.keep(pair)) return;
+    const st = states.of(pair.type);
+    const kind = pairKind(pair);
+    if (kind === "audit") st.audit.add(pair);
+    else if (kind === "reviewed") st.reviewed.add(pair);
+    else addShadowPair(st, pair, listed);
+  });
+  return { scan, selection, states };
+}
+
 /** Harvests one pairs file in one pass and bounded memory. Throws PairsFileError on a bad middle line. */
-// eslint-disable-next-line max-lines-per-function -- not split yet: reading, filtering and reporting pairs; to be split into those steps
 export async function harvest(pairsFile: string, options: HarvestOptions = {}): Promise<HarvestReport> {
   const target = options.target ?? 0.95;
   if (!(target > 0 && target <= 1)) throw new CodedError("internal-error", `target must be in (0, 1], got ${target}`);
-  const listed = options.listed ?? DEFAULT_LISTED;
-  const selection = pairFilter(options);
-  const states = new Map<string, TypeState>();
-  const folded: string[] = [];
-  const scan = await scanPairs(pairsFile, (pair) => {
-    if (!selection.keep(pair)) return;
-    let type = pair.type;
-    let st = states.get(type);
-    if (!st) {
-      if (states.size >= MAX_TYPES) {
-        if (folded.length === 0) folded.push(`more than ${MAX_TYPES} judgement types: the rest are counted under '${OTHER}'`);
-        type = OTHER;
-        st = states.get(type);
-      }
-      if (!st) states.set(type, (st = new TypeState(options.calibrations?.[type])));
-    }
-    if (pairKind(pair) === "audit") {
-      st.audit.add(pair);
-      return;
-    }
-    st.shadow.add(pair);
-    st.levels ??= pair.question.kind === "score" ? [...pair.question.labels] : null;
-    const m = pair.model;
-    if (!m) return;
-    const label = modelLabel(pair);
-    if (label !== pair.host_label) {
-      st.disagreeing++;
-      if (st.disagreements.length < listed) {
-        st.disagreements.push({
-          run: pair.run,
-          task: pair.task,
-          key: pair.key,
-          host_label: pair.host_label,
-          model_label: label ?? ABSTAIN,
-          confidence: m.confidence,
-        });
-      }
-    }
-    const known = st.known;
-    if (known && st.mapped && pairModel(pair) === known.calibration.model) {
-      st.mapped.add(label === null ? pair : { ...pair, model: { ...m, confidence: applyMap(known.calibration.map, m.confidence) } });
-      // The same digest `lab calibrate` takes, to tell whether the map was fitted on these pairs.
-      if (label !== null)
-        st.digest.update(
-          JSON.stringify([
-            pair.run,
-            pair.task,
-            pair.key,
-            pair.question.id,
-            pair.state_digest,
-            pair.host_label,
-            pairModel(pair),
-            label,
-            m.confidence,
-          ]) + "\n",
-        );
-    }
-  });
+  const { scan, selection, states } = await collect(pairsFile, options);
   const overall = new Tally();
   const types: TypeReport[] = [];
   const labelSets = new Set<string>();
-  for (const name of [...states.keys()].sort()) {
-    const st = states.get(name) as TypeState;
+  for (const name of [...states.byType.keys()].sort()) {
+    const st = states.byType.get(name) as TypeState;
     overall.merge(st.shadow);
-    const r = report(name, st.shadow, target);
+    const r = typeReport(name, st, options.lab ?? null, target);
     if (st.shadow.pairs > 0) labelSets.add(JSON.stringify(r.confusion?.model_labels));
-    r.calibration = calibrationReport(st, options.lab ?? null, target);
-    const rec = r.calibration && r.calibration.status !== "stale" ? r.calibration.recommended : r.recommended;
-    r.audit = auditReport(st);
-    r.verdict = r.pairs === 0 && r.audit ? audited(r.audit) : verdict(r, rec);
-    r.config_line = configLine(name, r, rec);
-    r.disagreements = { total: st.disagreeing, listed: st.disagreements };
-    r.score = st.levels ? scoreFigures(st.shadow, st.levels) : null;
     types.push(r);
   }
   const pooled = report(OVERALL, overall, target);
@@ -546,7 +617,7 @@ export async function harvest(pairsFile: string, options: HarvestOptions = {}): 
     },
     duplicates: selection.duplicates,
     drift: types.filter((t) => t.audit?.drift).map((t) => t.type),
-    warnings: [...scan.warnings, ...folded],
+    warnings: [...scan.warnings, ...states.folded],
     types,
     overall: pooled,
   };

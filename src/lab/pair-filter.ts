@@ -20,15 +20,25 @@ export interface PairFilters {
   all?: boolean;
 }
 
-/** "shadow" unless the pair says it is an audit pair (older files have no kind). */
-export function pairKind(pair: ShadowPair): "shadow" | "audit" {
-  return pair.kind === "audit" ? "audit" : "shadow";
+/** "shadow" unless the pair says it is an audit or a reviewed pair (older files have no kind). */
+export function pairKind(pair: ShadowPair): "shadow" | "audit" | "reviewed" {
+  return pair.kind === "audit" || pair.kind === "reviewed" ? pair.kind : "shadow";
 }
 
 /** The model a pair is about: `provider/model` of the answer or of the skip. */
 export function pairModel(pair: ShadowPair): string {
   const who = pair.model ?? pair.skipped;
   return who ? `${who.provider}/${who.model}` : "";
+}
+
+/**
+ * The line a calibration's pairs digest takes per labelled answer: `lab calibrate` records the
+ * digest, and harvest recomputes it to tell whether a map was fitted on the pairs it reads.
+ */
+export function fitDigestLine(pair: ShadowPair, who: string, label: string, confidence: number): string {
+  return (
+    JSON.stringify([pair.run, pair.task, pair.key, pair.question.id, pair.state_digest, pair.host_label, who, label, confidence]) + "\n"
+  );
 }
 
 /** A set of 64-bit keys: two Uint32Arrays, linear probing, doubled at half full. */
@@ -87,7 +97,11 @@ export function pairFilter(filters: PairFilters = {}): PairSelection {
       }
       if (!seen) return true;
       const d = createHash("sha256")
-        .update(`${pairKind(pair)}\u0000${pair.type}\u0000${pair.state_digest}\u0000${pair.host_label}\u0000${pairModel(pair)}`)
+        .update(
+          `${pairKind(pair)}\u0000${pair.type}\u0000${pair.state_digest}\u0000${pair.host_label}\u0000${pairModel(pair)}` +
+            // Two people's different labels for one element are two pieces of evidence; the same one imported twice is one.
+            (pair.kind === "reviewed" ? `\u0000${pair.reviewed?.label ?? ""}` : ""),
+        )
         .digest();
       if (seen.add(d.readUInt32LE(0), d.readUInt32LE(4))) return true;
       duplicates++;

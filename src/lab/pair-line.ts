@@ -54,7 +54,7 @@ function probabilitiesOf(p: Record<string, number>): Record<string, number> {
 export function pairLine(pair: ShadowPair): string {
   const line: ShadowPair = {
     lab: pair.lab,
-    ...(pair.kind === "audit" ? { kind: "audit" as const } : {}),
+    ...(pair.kind === "audit" || pair.kind === "reviewed" ? { kind: pair.kind } : {}),
     time: pair.time,
     run: pair.run,
     type: pair.type,
@@ -84,6 +84,12 @@ export function pairLine(pair: ShadowPair): string {
   }
   if (pair.skipped) {
     line.skipped = { provider: pair.skipped.provider, model: pair.skipped.model, reason: redact(pair.skipped.reason) };
+  }
+  if (pair.host && typeof pair.host.latency_ms === "number")
+    line.host = { latency_ms: pair.host.latency_ms, usage: usageOf(pair.host.usage) };
+  if (pair.reviewed) {
+    const r = pair.reviewed;
+    line.reviewed = { label: r.label, by: r.by === null ? null : redact(r.by), source: redact(r.source), time: r.time };
   }
   return JSON.stringify(line);
 }

@@ -33,7 +33,10 @@ function pairProblem(value: unknown): string | null {
   const p = value as Record<string, unknown>;
   if (typeof p.type !== "string" || p.type === "") return "missing judgement type ('type')";
   if (typeof p.host_label !== "string") return "missing 'host_label'";
-  if (p.kind !== undefined && p.kind !== "shadow" && p.kind !== "audit") return "kind is neither shadow nor audit";
+  if (p.kind !== undefined && p.kind !== "shadow" && p.kind !== "audit" && p.kind !== "reviewed")
+    return "kind is not shadow, audit or reviewed";
+  if (p.kind === "reviewed" && typeof (p.reviewed as Record<string, unknown> | undefined)?.label !== "string")
+    return "reviewed.label is missing";
   const q = p.question as Record<string, unknown> | undefined;
   if (typeof q !== "object" || q === null) return "missing 'question'";
   if (typeof q.kind !== "string" || !KINDS.has(q.kind)) return "question.kind is not choice, noul or score";

@@ -4,7 +4,7 @@
 // table and the confusion matrix.
 
 import type { BandReport, HarvestReport, TypeReport } from "./harvest.js";
-import { auditSentence, calibrationSentence, summaryRows } from "./report-text.js";
+import { auditSentence, calibrationSentence, reviewedSentence, savingsSentence, summaryRows } from "./report-text.js";
 import { itemAt } from "../shared/checked-index.js";
 
 /** Text made safe to place in HTML text or a quoted attribute. */
@@ -146,6 +146,7 @@ function section(r: TypeReport, target: number): string {
 agreement <b>${pct(r.agreement.rate)}</b> (${r.agreement.agree}/${r.answered})${r.agreement.small_sample && r.answered > 0 ? "*" : ""} · ECE ${num(r.ece)} · Brier ${num(r.brier)}<br>${rec}</p>
 <div class="charts"><figure>${reliabilitySvg(r)}<figcaption>Reliability: each point is a confidence band (mean confidence, observed agreement); the diagonal is perfect calibration.</figcaption></figure>
 ${r.calibration && r.calibration.calibrated > 0 ? `<figure>${reliabilitySvg(r, r.calibration.bands, "after")}<figcaption>After calibration (${escapeHtml(r.calibration.method)} ${escapeHtml(r.calibration.id)}): the same answers, their confidence mapped.</figcaption></figure>\n` : ""}<figure>${coverageSvg(r, target)}<figcaption><span class="k cov"></span>coverage <span class="k agr"></span>agreement <span class="k tgt"></span>target${r.recommended ? ` <span class="k pk"></span>pick` : ""}</figcaption></figure></div>
+${r.reviewed ? `<p class="reviewed">${escapeHtml(reviewedSentence(r.reviewed))}</p>` : ""}${r.cost && r.cost.models.length > 0 ? `<p class="savings">${escapeHtml(savingsSentence(r.cost.savings))}</p>` : ""}
 ${r.score ? `<p class="score">levels: mean absolute distance ${num(r.score.mean_abs_level_distance)} · quadratic-weighted kappa ${num(r.score.quadratic_kappa)}</p>` : ""}${r.calibration ? `<p class="calibration">${escapeHtml(calibrationSentence(r.calibration, target))}</p>` : ""}${r.audit ? `<p class="audit${r.audit.drift ? " drift" : ""}">${escapeHtml(auditSentence(r.audit))}</p>` : ""}
 ${disagreements(r)}
 <div class="tables"><table class="bands"><tr><th>confidence</th><th>answers</th><th>agree</th><th>agreement</th><th>mean conf</th></tr>${bandRows}</table>

@@ -9,6 +9,8 @@ import {
   type TypeReport,
 } from "./harvest.js";
 import { itemAt } from "../shared/checked-index.js";
+import type { KappaReport, LabelReport } from "./agreement.js";
+import type { SideFigures, Savings } from "./cost.js";
 
 const fmt = (x: number | null, digits = 3): string => (x === null ? "–" : x.toFixed(digits));
 const pct = (x: number | null): string => (x === null ? "–" : `${(x * 100).toFixed(1)}%`);
@@ -64,6 +66,10 @@ function section(r: TypeReport, target: number): string[] {
   } else {
     out.push(`  min_confidence for ${pct(target)} agreement: none — no threshold reaches it`);
   }
+  if (r.kappa) out.push(`  ${kappaSentence(r)}`);
+  if (r.per_label && r.answered > 0) out.push(`  ${perLabelSentence(r.per_label)}`);
+  if (r.reviewed) out.push(`  ${reviewedSentence(r.reviewed)}`);
+  if (r.cost && r.cost.models.length > 0) out.push(...costLines(r.cost));
   if (r.answered > 0) out.push(...figures(r));
   if (r.calibration) out.push(`  ${calibrationSentence(r.calibration, target)}`);
   if (r.score)
@@ -149,12 +155,63 @@ export function auditSentence(a: AuditReport): string {
   );
 }
 
+/** Cohen's kappa beside raw agreement, with its interval. */
+function kappaSentence(r: TypeReport): string {
+  const k = r.kappa as KappaReport;
+  return `kappa ${fmt(k.kappa)} (${fmt(k.lo)} … ${fmt(k.hi)})${k.weighting === "quadratic" ? ", quadratic-weighted," : ""} over ${k.n} labelled answers · raw agreement ${pct(r.agreement.rate)}${r.agreement.wilson ? ` (${pct(r.agreement.wilson.lo)}–${pct(r.agreement.wilson.hi)})` : ""}`;
+}
+
+function perLabelSentence(labels: LabelReport[]): string {
+  return `per label (model against host): ${labels.map((l) => `${l.label} precision ${pct(l.precision)} recall ${pct(l.recall)}`).join(" · ")}`;
+}
+
+/** Agreement of the host and of the model with people's labels; shared by the text and HTML reports. */
+export function reviewedSentence(v: NonNullable<TypeReport["reviewed"]>): string {
+  return (
+    `against ${v.n} reviewed labels: host ${pct(v.host.rate)} (${pct(v.host.wilson.lo)}–${pct(v.host.wilson.hi)})` +
+    ` · model ${pct(v.model.rate)} (${pct(v.model.wilson.lo)}–${pct(v.model.wilson.hi)}) of ${v.model.answered} answered` +
+    (v.n < SMALL_SAMPLE ? FEW : "")
+  );
+}
+
+const ms = (x: number | null): string => (x === null ? "–" : `${Math.round(x)} ms`);
+const usd = (x: number | null): string => (x === null ? "–" : `$${x.toFixed(6)}`);
+const tokens = (s: SideFigures): string =>
+  s.mean_input_tokens === null ? "–" : `${Math.round(s.mean_input_tokens)}/${Math.round(s.mean_output_tokens ?? 0)}`;
+
+/** Cost and latency per model on both sides, and the savings at the recommended threshold. */
+function costLines(cost: NonNullable<TypeReport["cost"]>): string[] {
+  const out = ["", "  cost and latency per decision (tokens in/out; cost where the answers reported one)"];
+  const rows = [["model", "side", "answers", "mean latency", "p95 latency", "tokens", "cost"]];
+  for (const m of cost.models) {
+    for (const [side, s] of [
+      ["model", m.model_side],
+      ["host", m.host],
+    ] as const) {
+      rows.push([m.model, side, String(s.n), ms(s.mean_latency_ms), ms(s.p95_latency_ms), tokens(s), usd(s.mean_cost_usd)]);
+    }
+  }
+  out.push(...table(rows, "    ", [0, 1]));
+  out.push(`  ${savingsSentence(cost.savings)}`);
+  return out;
+}
+
+/** What turning the type on would have saved on these pairs; shared by the text and HTML reports. */
+export function savingsSentence(s: Savings | null): string {
+  if (s === null) return "savings: – (no recommended threshold, or these pairs did not record the host's side)";
+  return (
+    `turned on at ${s.threshold.toFixed(2)}, on the ${s.host_recorded} pairs that recorded the host: the model decides ${s.covered}; ` +
+    `host cost avoided ${usd(s.host_cost_avoided_usd)}, model cost ${usd(s.model_cost_usd)}, saved ${usd(s.saved_usd)}; ` +
+    `host time avoided ${ms(s.host_latency_avoided_ms)}, model time ${ms(s.model_latency_ms)}, saved ${ms(s.saved_latency_ms)}`
+  );
+}
+
 /** Marks a figure resting on fewer than SMALL_SAMPLE pairs. */
 const FEW = " (few pairs)";
 
 /** The first table: one line per type, what a team decides on. */
 export function summaryRows(report: HarvestReport): string[][] {
-  const rows = [["type", "pairs", "agreement (95% CI)", "threshold", "coverage", "calibration", "audit", "verdict"]];
+  const rows = [["type", "pairs", "agreement (95% CI)", "kappa (95% CI)", "threshold", "coverage", "calibration", "audit", "verdict"]];
   for (const r of report.types) {
     const cal = r.calibration && r.calibration.status !== "stale" ? r.calibration : null;
     const rec = cal ? cal.recommended : r.recommended;
@@ -163,6 +220,7 @@ export function summaryRows(report: HarvestReport): string[][] {
       r.type,
       String(r.pairs) + (r.pairs < SMALL_SAMPLE ? "*" : ""),
       `${pct(r.agreement.rate)} (${w ? `${pct(w.lo)}–${pct(w.hi)}` : "–"})${r.agreement.small_sample ? "*" : ""}`,
+      r.kappa ? `${fmt(r.kappa.kappa, 2)} (${fmt(r.kappa.lo, 2)}–${fmt(r.kappa.hi, 2)})` : "–",
       rec ? rec.threshold.toFixed(2) + (cal ? " cal" : "") : "–",
       rec ? pct(rec.coverage) + (rec.covered < SMALL_SAMPLE ? "*" : "") : "–",
       r.calibration ? `${r.calibration.status} ${r.calibration.method}` : "none",
@@ -185,7 +243,7 @@ export function renderText(report: HarvestReport): string {
   for (const w of report.warnings) out.push(`warning: ${w}`);
   if (report.types.length > 0) {
     out.push("");
-    out.push(...table(summaryRows(report), "  ", [0, 5, 7]));
+    out.push(...table(summaryRows(report), "  ", [0, 6, 8]));
     out.push(`  * fewer than ${SMALL_SAMPLE} pairs behind this figure: weak evidence`);
     const lines = report.types.filter((t) => t.config_line);
     if (lines.length > 0) {

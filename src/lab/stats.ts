@@ -1,12 +1,13 @@
 // The interval and agreement statistics of the harvest (docs/lab.md): the Wilson score interval
 // of a proportion, Newcombe's interval for a difference of two proportions (built from two
 // Wilson intervals) for the drift check, and for score questions the mean absolute level
-// distance and the quadratic-weighted kappa.
+// distance and the quadratic-weighted kappa; Cohen's kappa (plain or quadratic-weighted) with its
+// asymptotic standard error (Fleiss, Cohen and Everitt 1969), for a 95 % interval.
 
 import { itemAt } from "../shared/checked-index.js";
 
-/** z for a two-sided 95 % interval. */
-const Z95 = 1.959964;
+/** z for a two-sided 95 % interval: the normal distribution's 0.975 quantile, to double precision. */
+export const Z95 = 1.959963984540054;
 
 /** Wilson score interval of k successes in n trials; [0, 1] when n = 0. */
 export function wilson(k: number, n: number, z = Z95): { lo: number; hi: number } {
@@ -63,4 +64,50 @@ export function meanLevelDistance(counts: number[][]): number | null {
   let n = 0;
   counts.forEach((row, i) => row.forEach((c, j) => ((sum += c * Math.abs(i - j)), (n += c))));
   return n > 0 ? sum / n : null;
+}
+
+/** Cohen's kappa with its standard error and 95 % interval (κ ± z·se). */
+export interface KappaEstimate {
+  kappa: number;
+  se: number;
+  lo: number;
+  hi: number;
+}
+
+/**
+ * Cohen's kappa of a square count matrix (rows: host, columns: model), unweighted ("plain": only the
+ * diagonal agrees) or quadratic-weighted, with the large-sample standard error of Fleiss, Cohen and
+ * Everitt (1969) — as statsmodels' cohens_kappa computes it. With agreement weights w (1 on the
+ * diagonal), p = counts/N, margins r (rows) and c (columns): pₒ = Σ w·p, pₑ = Σ w·r·c,
+ * κ = (pₒ − pₑ)/(1 − pₑ), and var = [Σ p_ij (w_ij − (w̄_i + w̄_j)(1 − κ))² − (κ − pₑ(1 − κ))²] / (N(1 − pₑ)²)
+ * with w̄_i = Σ_j c_j w_ij and w̄_j = Σ_i r_i w_ij. null when undefined (no counts, pₑ = 1).
+ */
+export function cohenKappa(counts: number[][], weighting: "plain" | "quadratic" = "plain", z = Z95): KappaEstimate | null {
+  const k = counts.length;
+  const total = counts.reduce((a, row) => a + row.reduce((x, y) => x + y, 0), 0);
+  if (k < 1 || total === 0) return null;
+  const agreeWeight = (i: number, j: number): number =>
+    weighting === "plain" ? (i === j ? 1 : 0) : k < 2 ? 1 : 1 - (i - j) ** 2 / (k - 1) ** 2;
+  const r = counts.map((row) => row.reduce((a, b) => a + b, 0) / total);
+  const c = counts.map((_, j) => counts.reduce((a, row) => a + itemAt(row, j), 0) / total);
+  const wRow = r.map((_, i) => c.reduce((a, cj, j) => a + cj * agreeWeight(i, j), 0));
+  const wCol = c.map((_, j) => r.reduce((a, ri, i) => a + ri * agreeWeight(i, j), 0));
+  let po = 0;
+  let pe = 0;
+  for (let i = 0; i < k; i++)
+    for (let j = 0; j < k; j++) {
+      po += (agreeWeight(i, j) * itemAt(itemAt(counts, i), j)) / total;
+      pe += agreeWeight(i, j) * itemAt(r, i) * itemAt(c, j);
+    }
+  if (1 - pe <= 1e-15) return null;
+  const kappa = (po - pe) / (1 - pe);
+  let sum = 0;
+  for (let i = 0; i < k; i++)
+    for (let j = 0; j < k; j++) {
+      const p = itemAt(itemAt(counts, i), j) / total;
+      sum += p * (agreeWeight(i, j) - (itemAt(wRow, i) + itemAt(wCol, j)) * (1 - kappa)) ** 2;
+    }
+  const variance = (sum - (kappa - pe * (1 - kappa)) ** 2) / (total * (1 - pe) ** 2);
+  const se = Math.sqrt(Math.max(0, variance));
+  return { kappa, se, lo: kappa - z * se, hi: kappa + z * se };
 }

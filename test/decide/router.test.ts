@@ -170,6 +170,8 @@ test("D-10/H-1: shadow uses the host's label and appends one pair per question, 
     question: { id: "a", kind: "noul", labels: ["yes", "no"] },
     state_digest: digest,
     host_label: "yes",
+    // What the host's answer took, as its decision record says (H-1: the lab's cost figures).
+    host: { latency_ms: rec.a!.latency_ms, usage: rec.a!.usage },
     model: {
       provider: "local",
       model: "m1",

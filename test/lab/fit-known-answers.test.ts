@@ -1,32 +1,44 @@
-// D-33 fitting, against known answers: Platt and temperature fits equal SciPy's optimum of the
-// same loss (test/fixtures/fit/make-reference.py wrote test/fixtures/fit/reference.json); the
-// isotonic fit, ECE over the six bands (each band edge exactly and one hundredth below it), Brier
-// and k-fold cross-validation worked out by hand.
+// D-33 fitting, against known answers from scripts/reference-stats.py
+// (test/fixtures/fit/reference.json): Platt and temperature fits equal scikit-learn's
+// LogisticRegression on the same smoothed targets (checked there by SciPy's optimiser), the
+// isotonic map equals scikit-learn's IsotonicRegression on a grid, ECE over the six bands (numpy)
+// and Brier (scikit-learn) of the raw and the Platt-mapped confidences; plus edges worked out by
+// hand (each band edge exactly and one hundredth below it, k-fold cross-validation).
+// Tolerances: the logistic fits are iterative on both sides (Newton here, newton-cg there), each
+// stopping at its own tolerance, so parameters agree to 1e-7, not to the last digit; the isotonic
+// map, ECE and Brier are exact arithmetic on both sides: 1e-9 (ECE and Brier of the Platt map
+// inherit the fit's 1e-7).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { brier, crossValidate, ece, fit, type Observations } from "../../src/lab/fit.js";
+import { applyMap } from "../../src/decide/calibration-map.js";
 
 interface Case {
   c: number[];
   y: number[];
   platt: { a: number; b: number };
   temperature_a: number;
+  isotonic: { grid: number[]; map: number[] };
+  ece_raw: number;
+  brier_raw: number;
+  ece_platt: number;
+  brier_platt: number;
 }
 const ref = JSON.parse(readFileSync("test/fixtures/fit/reference.json", "utf8")) as Record<string, Case>;
 const obs = (c: number[], y: number[]): Observations => ({ c: Float64Array.from(c), y: Uint8Array.from(y) });
 const close = (actual: number, expected: number, what: string, tol: number) =>
   assert.ok(Math.abs(actual - expected) <= tol, `${what}: ${actual} is not ${expected}`);
 
-test("D-33: the Platt fit is SciPy's optimum of the smoothed cross-entropy; a < 0 falls back to the base rate", () => {
+test("D-33: the Platt fit is scikit-learn's logistic regression on the smoothed targets; a < 0 falls back to the base rate", () => {
   assert.deepEqual(Object.keys(ref), ["rising", "steep", "falling"]);
   for (const [name, c] of Object.entries(ref)) {
     const map = fit("platt", obs(c.c, c.y));
     assert.equal(map.kind, "platt");
     if (map.kind !== "platt") continue;
-    close(map.a, c.platt.a, `${name}: a`, 1e-5);
-    close(map.b, c.platt.b, `${name}: b`, 1e-5);
+    close(map.a, c.platt.a, `${name}: a`, 1e-7);
+    close(map.b, c.platt.b, `${name}: b`, 1e-7);
   }
   // Falling agreement: a = 0 exactly, b = logit of the mean smoothed target (9 of 24 agree:
   // targets 10/11 and 1/17, mean (9·10/11 + 15/17)/24).
@@ -36,14 +48,32 @@ test("D-33: the Platt fit is SciPy's optimum of the smoothed cross-entropy; a < 
   close(falling.kind === "platt" ? falling.b : NaN, Math.log(mean / (1 - mean)), "falling: b", 1e-9);
 });
 
-test("D-33: the temperature fit is 1/a at SciPy's optimum of a; a ≤ 1e-6 is t = 1e6", () => {
+test("D-33: the temperature fit is 1/a of scikit-learn's logistic regression without intercept; a ≤ 1e-6 is t = 1e6", () => {
   for (const name of ["rising", "steep"]) {
     const c = ref[name]!;
     const map = fit("temperature", obs(c.c, c.y));
     assert.equal(map.kind, "temperature");
-    if (map.kind === "temperature") close(1 / map.t, c.temperature_a, `${name}: 1/t`, 1e-5);
+    if (map.kind === "temperature") close(1 / map.t, c.temperature_a, `${name}: 1/t`, 1e-7);
   }
   assert.deepEqual(fit("temperature", obs(ref.falling!.c, ref.falling!.y)), { kind: "temperature", t: 1e6 });
+});
+
+test("D-33: the isotonic map equals scikit-learn's IsotonicRegression on a grid of 201 confidences", () => {
+  for (const [name, c] of Object.entries(ref)) {
+    const map = fit("isotonic", obs(c.c, c.y));
+    c.isotonic.grid.forEach((x, i) => close(applyMap(map, x), c.isotonic.map[i] as number, `${name}: map(${x})`, 1e-9));
+  }
+});
+
+test("H-2: ECE over the six bands and Brier equal numpy's and scikit-learn's, raw and after the Platt map", () => {
+  for (const [name, c] of Object.entries(ref)) {
+    close(ece(c.c, c.y), c.ece_raw, `${name}: ECE`, 1e-9);
+    close(brier(c.c, c.y), c.brier_raw, `${name}: Brier`, 1e-9);
+    const platt = fit("platt", obs(c.c, c.y));
+    const mapped = c.c.map((x) => applyMap(platt, x));
+    close(ece(mapped, c.y), c.ece_platt, `${name}: ECE after Platt`, 1e-7);
+    close(brier(mapped, c.y), c.brier_platt, `${name}: Brier after Platt`, 1e-7);
+  }
 });
 
 test("D-33: isotonic pools adjacent violators and equal means into blocks; a block spans its lowest and highest confidence", () => {

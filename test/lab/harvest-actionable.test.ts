@@ -203,15 +203,18 @@ test("the first table gives pairs, agreement with its Wilson interval, threshold
     const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
     const lines = text.split("\n");
     const head = lines.findIndex((l) =>
-      /^\s+type\s+pairs\s+agreement \(95% CI\)\s+threshold\s+coverage\s+calibration\s+audit\s+verdict$/.test(l),
+      /^\s+type\s+pairs\s+agreement \(95% CI\)\s+kappa \(95% CI\)\s+threshold\s+coverage\s+calibration\s+audit\s+verdict$/.test(l),
     );
     assert.ok(head > 0, text);
     assert.match(
       lines[head + 1]!,
-      /^\s+t\.few\s+10\*\s+100\.0% \(72\.2%–100\.0%\)\*\s+0\.00\s+100\.0%\*\s+none\s+–\s+more pairs needed \(20\)$/,
+      /^\s+t\.few\s+10\*\s+100\.0% \(72\.2%–100\.0%\)\*\s+–\s+0\.00\s+100\.0%\*\s+none\s+–\s+more pairs needed \(20\)$/,
     );
-    assert.match(lines[head + 2]!, /^\s+t\.poor\s+40\s+50\.0% \(35\.2%–64\.8%\)\s+–\s+–\s+none\s+–\s+not reaching target$/);
-    assert.match(lines[head + 3]!, /^\s+t\.ready\s+60\s+100\.0% \(94\.0%–100\.0%\)\s+0\.00\s+100\.0%\s+none\s+–\s+ready$/);
+    assert.match(
+      lines[head + 2]!,
+      /^\s+t\.poor\s+40\s+50\.0% \(35\.2%–64\.8%\)\s+0\.00 \(0\.00–0\.00\)\s+–\s+–\s+none\s+–\s+not reaching target$/,
+    );
+    assert.match(lines[head + 3]!, /^\s+t\.ready\s+60\s+100\.0% \(94\.0%–100\.0%\)\s+–\s+0\.00\s+100\.0%\s+none\s+–\s+ready$/);
     assert.match(
       text,
       /to turn a type on, paste its line into \[decisions\.types\] of your machine config:\n {2}"t\.few" = .*# more pairs needed \(20\)\n {2}"t\.ready" = \{ mode = "sys1\/jev", min_confidence = 0\.00, audit = 0\.1 \}\n/,

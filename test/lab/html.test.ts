@@ -198,15 +198,25 @@ test(
         const rows = page.locator("table.summary tr");
         assert.equal(await rows.count(), 3, "a header and one row per type");
         const header = await rows.nth(0).locator("th").allInnerTexts();
-        assert.deepEqual(header, ["type", "pairs", "agreement (95% CI)", "threshold", "coverage", "calibration", "audit", "verdict"]);
+        assert.deepEqual(header, [
+          "type",
+          "pairs",
+          "agreement (95% CI)",
+          "kappa (95% CI)",
+          "threshold",
+          "coverage",
+          "calibration",
+          "audit",
+          "verdict",
+        ]);
         for (const [i, t] of rep.types.entries()) {
           const cells = await rows
             .nth(i + 1)
             .locator("td")
             .allInnerTexts();
           assert.equal(cells[0], t.type);
-          assert.equal(cells[5], t.calibration ? `${t.calibration.status} platt` : "none");
-          assert.equal(cells[7], t.verdict.text);
+          assert.equal(cells[6], t.calibration ? `${t.calibration.status} platt` : "none");
+          assert.equal(cells[8], t.verdict.text);
           const section = page.locator(`section.type[data-type="${t.type}"]`);
           const listed = await section.locator("table.disagreements tr").allInnerTexts();
           assert.ok(t.disagreements.listed.length > 0);

@@ -5,6 +5,7 @@
 import type { DecisionRecord, JudgeRequest, QuestionDecision, Receipt, ResolvedQuestion, Usage } from "../../run/kinds/index.js";
 import type { ResolvedAnswer } from "../answer.js";
 import type { ModelOutcome, Answers } from "./outcomes.js";
+import type { ShadowPair } from "../pair.js";
 import type { AuditOf } from "./shadow-pair.js";
 import type { Targets } from "./targets.js";
 
@@ -46,6 +47,7 @@ export interface AssembleContext {
     hostLabel: string,
     outcome: ModelOutcome,
     audit?: AuditOf,
+    host?: ShadowPair["host"],
   ) => void;
 }
 
@@ -67,7 +69,7 @@ export function assemble(req: JudgeRequest, t: Pick<Targets, "modes" | "audited"
     } else if (mode.kind === "shadow") {
       const h = a.hostAnswers.get(q.id)!;
       out[q.id] = decisionOf(q, h.answer, "shadow", "host", hostName, h.latency_ms, h.usage);
-      appendPair(req, q, mode, h.answer.label, a.shadowOutcomes.get(q.id) ?? NOT_ASKED);
+      appendPair(req, q, mode, h.answer.label, a.shadowOutcomes.get(q.id) ?? NOT_ASKED, undefined, hostCost(h));
     } else {
       const reason = a.fallbackReasons.get(q.id);
       const auditAnswer = t.audited.has(q.id) ? a.hostAnswers.get(q.id) : undefined;
@@ -81,12 +83,13 @@ export function assemble(req: JudgeRequest, t: Pick<Targets, "modes" | "audited"
         }
         if (auditAnswer) {
           d.audit = { host_label: auditAnswer.answer.label };
-          appendPair(req, q, mode, auditAnswer.answer.label, o, { calibrated: c });
+          appendPair(req, q, mode, auditAnswer.answer.label, o, { calibrated: c }, hostCost(auditAnswer));
         }
         out[q.id] = d;
       } else {
         const h = auditAnswer ?? a.fallbackAnswers.get(q.id)!;
-        if (auditAnswer) appendPair(req, q, mode, auditAnswer.answer.label, a.modelOutcomes.get(q.id) ?? NOT_ASKED, {});
+        if (auditAnswer)
+          appendPair(req, q, mode, auditAnswer.answer.label, a.modelOutcomes.get(q.id) ?? NOT_ASKED, {}, hostCost(auditAnswer));
         const receipt: Receipt = {
           type: q.type,
           key: req.key,
@@ -100,4 +103,9 @@ export function assemble(req: JudgeRequest, t: Pick<Targets, "modes" | "audited"
     }
   }
   return out;
+}
+
+/** What the host's answer took, for the pair (the lab reports cost on both sides). */
+function hostCost(h: { latency_ms: number; usage: Usage | null }): ShadowPair["host"] {
+  return { latency_ms: h.latency_ms, usage: h.usage };
 }

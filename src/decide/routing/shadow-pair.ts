@@ -24,6 +24,7 @@ export function pairOf(
   outcome: ModelOutcome,
   time: Date,
   audit?: AuditOf,
+  host?: ShadowPair["host"],
 ): Omit<ShadowPair, "lab"> {
   const pair: Omit<ShadowPair, "lab"> = {
     ...(audit ? { kind: "audit" as const } : {}),
@@ -36,6 +37,7 @@ export function pairOf(
     question: { id: q.id, kind: q.kind, labels: [...q.labels] },
     state_digest: stateDigest(req.state_text),
     host_label: hostLabel,
+    ...(host ? { host: { latency_ms: host.latency_ms, usage: host.usage } } : {}),
   };
   if (outcome.ok) {
     pair.model = {

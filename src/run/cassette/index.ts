@@ -6,7 +6,7 @@ export { CASSETTE_CODES } from "./codes.js";
 export { type Cassette, CASSETTE_FORMAT, CASSETTE_VERSION, CassetteError, cassetteText, readCassette } from "./format.js";
 export { cassetteFromRun } from "./from-run.js";
 export { CassetteJudge } from "./judge.js";
-export { countHits, type Miss, readMisses, writeReplayIndex } from "./replay-index.js";
+export { countAgentHits, type DecisionIndex, type Miss, readMisses, writeReplayIndex } from "./replay-index.js";
 
 /** The runner program `switchyard test` puts in place of every agent runner (run with node). */
 export const REPLAY_AGENT_PROGRAM = new URL("./replay-agent.js", import.meta.url);

@@ -6,12 +6,17 @@
 
 import { DecisionFailure, type DecisionRecord, type Judge, type JudgeRequest } from "../kinds/index.js";
 import { decisionRequestOf, elementView, type Overs } from "./identity.js";
-import { answerFor, decisionMiss, recordedFor, recordHit, recordMiss } from "./replay-index.js";
+import { elementId } from "./format.js";
+import { decisionMiss, recordMiss, type DecisionIndex } from "./replay-index.js";
 
 /** The engine's Judge during `switchyard test`: answers each route element from the cassette, or records a miss. */
 export class CassetteJudge implements Judge {
+  /** How many decisions were answered from the cassette. */
+  answered = 0;
+
   constructor(
     private readonly index: string,
+    private readonly decisions: DecisionIndex,
     private readonly runDir: (run: string) => string,
     private readonly overs: Overs,
     private readonly live?: Judge,
@@ -23,12 +28,12 @@ export class CassetteJudge implements Judge {
 
   async judge(req: JudgeRequest): Promise<DecisionRecord> {
     const r = decisionRequestOf(req.questions, elementView(req.state, req.key, this.overs[req.task]), this.runDir(req.run));
-    const hit = answerFor(this.index, r.request);
-    if (hit?.kind === "decision") {
-      recordHit(this.index, "decision");
+    const hit = this.decisions.byRequest.get(r.request);
+    if (hit) {
+      this.answered += 1;
       return structuredClone(hit.answer);
     }
-    const why = decisionMiss(recordedFor(this.index, req.task, req.key), r.questions, r.state);
+    const why = decisionMiss(this.decisions.byElement.get(elementId(req.task, req.key)), r.questions, r.state);
     recordMiss(this.index, { kind: "decision", task: req.task, key: req.key, ...why });
     if (this.live) return this.live.judge(req);
     throw new DecisionFailure(

@@ -5,15 +5,17 @@
 // the recorded output to $SWITCHYARD_OUTPUT, the declared files into the workspace, the usage to
 // $SWITCHYARD_USAGE, and applies a worktree agent's patch where the agent would have left it.
 // A turn the cassette does not hold is a miss: recorded with why, then run by the real runner when
-// --allow-live gave one (SWITCHYARD_CASSETTE_LIVE), else failed, so nothing outside is contacted.
+// --allow-live gave one (SWITCHYARD_CASSETTE_LIVE, live-turn.ts), else failed, so nothing outside
+// is contacted.
 
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { AgentAnswer } from "./format.js";
 import { agentRequestOf, elementView } from "./identity.js";
-import { agentMiss, answerFor, oversOf, recordedFor, recordHit, recordMiss } from "./replay-index.js";
+import { agentMiss, answerFor, oversOf, recordedFor, recordAgentHit, recordMiss } from "./replay-index.js";
 import { runDirOfWorkspace } from "./run-paths.js";
+import type { AgentRunnerConfig } from "../agents/index.js";
 
 /** Exit status of a miss with no live runner: the engine records the turn failed. */
 const MISS_EXIT = 3;
@@ -57,20 +59,7 @@ function leave(answer: AgentAnswer, workspace: string): number {
   return 0;
 }
 
-/** --allow-live: the real runner (its argv and environment), given the same prompt on stdin. */
-function runLive(live: string, prompt: string, workspace: string): number {
-  const runner = JSON.parse(live) as { command: string[]; env: Record<string, string> };
-  const r = spawnSync(runner.command[0]!, runner.command.slice(1), {
-    cwd: workspace,
-    input: prompt,
-    stdio: ["pipe", "inherit", "inherit"],
-    env: { ...process.env, ...runner.env },
-  });
-  if (r.error) process.stderr.write(`switchyard cassette runner: the live runner could not be started: ${r.error.message}\n`);
-  return r.status ?? 1;
-}
-
-function main(): number {
+async function main(): Promise<number> {
   const index = env("SWITCHYARD_CASSETTE_INDEX");
   const workspace = resolve(env("SWITCHYARD_WORKSPACE"));
   const run = env("SWITCHYARD_RUN");
@@ -83,15 +72,16 @@ function main(): number {
   const req = agentRequestOf(prompt, elementView(input, key, oversOf(index)[task]), runDir);
   const hit = answerFor(index, req.request);
   if (hit?.kind === "agent") {
-    recordHit(index, "agent");
+    recordAgentHit(index);
     return leave(hit.answer, workspace);
   }
   const why = agentMiss(recordedFor(index, task, key, part), req);
   recordMiss(index, { kind: "agent", task, key, ...(part !== undefined ? { part } : {}), ...why });
   const live = process.env.SWITCHYARD_CASSETTE_LIVE;
-  if (live) return runLive(live, prompt, workspace);
+  // Loaded only for a live miss: the presets' modules would cost every replayed turn their load time.
+  if (live) return (await import("./live-turn.js")).runLive(JSON.parse(live) as AgentRunnerConfig, prompt, workspace);
   process.stderr.write(`cassette-miss: the cassette has no answer for this turn: ${why.why}; nothing was run (--allow-live runs it)\n`);
   return MISS_EXIT;
 }
 
-process.exitCode = main();
+process.exitCode = await main();

@@ -1,11 +1,13 @@
-// A cassette laid out for replay: `switchyard test` writes each entry to a file named
+// A cassette laid out for replay: `switchyard test` writes each agent turn to a file named
 // by its request identity (what answers a hit) and by its element (what explains a miss), so the
 // runner that replays an agent turn, a process of its own, reads one small file, not the whole
-// cassette. Misses are written beside them, one file per element, and read back for the report.
+// cassette. Decisions are answered in the engine's own process (judge.ts), so they are kept in
+// memory, not written: a 10,000-element route would otherwise cost 20,000 files before the run
+// starts. Misses are written beside them, one file per element, and read back for the report.
 
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Cassette, CassetteEntry, QuestionIdentity } from "./format.js";
+import type { Cassette, CassetteEntry, DecisionEntry, QuestionIdentity } from "./format.js";
 import { elementId } from "./format.js";
 import { sha256, type Overs } from "./identity.js";
 import { shortDiff } from "./text-diff.js";
@@ -28,17 +30,33 @@ export interface Miss {
 
 const fileName = (id: string) => `${sha256(id).slice("sha256:".length)}.json`;
 
-/** Lays the cassette out as one file per request digest and per element, so replay processes look answers up without reading the whole cassette. */
-export function writeReplayIndex(dir: string, cassette: Cassette, overs: Overs): void {
+/** A cassette's decisions, by request digest (what answers a hit) and by element (what explains a miss). */
+export interface DecisionIndex {
+  byRequest: Map<string, DecisionEntry>;
+  byElement: Map<string, DecisionEntry>;
+}
+
+/**
+ * Lays the cassette's agent turns out as one file per request digest and per element, so replay
+ * processes look answers up without reading the whole cassette; returns its decisions, indexed.
+ */
+export function writeReplayIndex(dir: string, cassette: Cassette, overs: Overs): DecisionIndex {
   mkdirSync(join(dir, "requests"), { recursive: true });
   writeFileSync(join(dir, "overs.json"), JSON.stringify(overs));
   mkdirSync(join(dir, "elements"), { recursive: true });
   mkdirSync(join(dir, "misses"), { recursive: true });
+  const decisions: DecisionIndex = { byRequest: new Map(), byElement: new Map() };
   for (const e of cassette.entries) {
+    if (e.kind === "decision") {
+      decisions.byRequest.set(e.request, e);
+      decisions.byElement.set(elementId(e.task, e.key), e);
+      continue;
+    }
     const text = JSON.stringify(e);
     writeFileSync(join(dir, "requests", fileName(e.request)), text);
-    writeFileSync(join(dir, "elements", fileName(elementId(e.task, e.key, e.kind === "agent" ? e.part : undefined))), text);
+    writeFileSync(join(dir, "elements", fileName(elementId(e.task, e.key, e.part))), text);
   }
+  return decisions;
 }
 
 function readEntry(file: string): CassetteEntry | undefined {
@@ -64,16 +82,19 @@ export function recordedFor(dir: string, task: string, key: string | null, part?
   return readEntry(join(dir, "elements", fileName(elementId(task, key, part))));
 }
 
-/** Counts a request answered from the cassette (one short line appended: safe from many processes). */
-export function recordHit(dir: string, kind: "agent" | "decision"): void {
-  appendFileSync(join(dir, "hits"), `${kind}\n`);
+/** Counts an agent turn answered from the cassette (one short line appended: safe from many processes). */
+export function recordAgentHit(dir: string): void {
+  appendFileSync(join(dir, "hits"), "agent\n");
 }
 
-/** How many agent turns and decisions were answered from the cassette. */
-export function countHits(dir: string): { agent: number; decision: number } {
+/** How many agent turns were answered from the cassette. */
+export function countAgentHits(dir: string): number {
   const file = join(dir, "hits");
-  const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n") : [];
-  return { agent: lines.filter((l) => l === "agent").length, decision: lines.filter((l) => l === "decision").length };
+  return existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l === "agent").length
+    : 0;
 }
 
 /** Records a miss, one file per element, so processes never write the same file. */

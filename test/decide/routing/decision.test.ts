@@ -30,12 +30,16 @@ function answers(partial: Partial<Answers>): Answers {
 
 function run(qs: ReturnType<typeof noul>[], modes: Record<string, JudgementMode>, a: Answers, audited: string[] = []) {
   const pairs: Array<{ id: string; hostLabel: string; outcome: ModelOutcome; audit: unknown }> = [];
+  const hosts: unknown[] = [];
   const record = assemble(request(qs), { modes: new Map(Object.entries(modes)), audited: new Set(audited) }, a, {
     hostName: "scripted",
     now: () => NOW,
-    appendPair: (_r, q, _m, hostLabel, outcome, audit) => pairs.push({ id: q.id, hostLabel, outcome, audit }),
+    appendPair: (_r, q, _m, hostLabel, outcome, audit, host) => {
+      pairs.push({ id: q.id, hostLabel, outcome, audit });
+      hosts.push(host);
+    },
   });
-  return { record, pairs };
+  return { record, pairs, hosts };
 }
 
 test("decisionOf: one record, with options and expected_level only when they exist", () => {
@@ -120,4 +124,26 @@ test("D-31: a turned-on question that fell back is the host's answer with a rece
   assert.deepEqual(record.a, { ...decisionOf(noul("a", "t"), hostSaid("yes").answer, "model", "host", "scripted", 3, null), receipt });
   assert.deepEqual(record.b, { ...decisionOf(noul("b", "t"), hostSaid("no").answer, "model", "host", "scripted", 3, null), receipt });
   assert.deepEqual(pairs, [{ id: "b", hostLabel: "no", outcome: failed, audit: {} }]);
+});
+
+test("H-1: every pair carries what the host's answer took (latency and usage), shadow and audit alike", () => {
+  const o: ModelOutcome = { ok: true, answer: yes(0.8), latency_ms: 9, usage: null };
+  const costly: HostAnswer = { ...hostSaid("no"), latency_ms: 640, usage: { input_tokens: 900, cost_usd: 0.003 } };
+  const { hosts } = run(
+    [noul("a", "t"), noul("b", "t")],
+    { a: shadow("local", "m"), b: on("local", "m") },
+    answers({
+      hostAnswers: new Map([
+        ["a", costly],
+        ["b", hostSaid("yes")],
+      ]),
+      shadowOutcomes: new Map([["a", o]]),
+      modelOutcomes: new Map([["b", o]]),
+    }),
+    ["b"],
+  );
+  assert.deepEqual(hosts, [
+    { latency_ms: 640, usage: { input_tokens: 900, cost_usd: 0.003 } },
+    { latency_ms: 3, usage: null },
+  ]);
 });

@@ -78,3 +78,9 @@ test("a pair without an attempt carries none; a shadow pair has no kind", () => 
   assert.equal("kind" in p, false);
   assert.equal(p.key, null);
 });
+
+test("H-1: a pair records what the host's answer took, when given, for the lab's cost figures", () => {
+  const p = pairOf(req, q, mode, "no", answered, T, undefined, { latency_ms: 950, usage: { input_tokens: 1200, cost_usd: 0.004 } });
+  assert.deepEqual(p.host, { latency_ms: 950, usage: { input_tokens: 1200, cost_usd: 0.004 } });
+  assert.equal("host" in pairOf(req, q, mode, "no", answered, T), false);
+});
