@@ -1,6 +1,6 @@
 // Lint rules that hold the architecture (docs/architecture.md): each layer imports only the layers
 // below it, and no module imports itself back through a cycle. The layers, lowest first:
-//   src/lang → src/plan → src/run → src/decide → src/lab → src/ui → src/cli
+//   src/lang → src/plan → src/run → src/decide → src/lab → src/ui → src/api → src/cli
 // src/shared holds primitives every layer may import, so it may import no layer itself.
 // src/run is built of rooms (src/run/<room>/), each with an index.ts that is its only door: code
 // outside a room imports only that index, never a file inside the room; and the rooms import each
@@ -11,7 +11,7 @@ import tseslint from "typescript-eslint";
 import importX from "eslint-plugin-import-x";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 
-const layers = ["lang", "plan", "run", "decide", "lab", "ui", "cli"];
+const layers = ["lang", "plan", "run", "decide", "lab", "ui", "api", "cli"];
 
 /** For each layer, the zones it must not import from: every layer above it. */
 const zones = [

@@ -8,6 +8,7 @@ import { CASSETTE_CODES } from "../run/cassette/index.js";
 import { DECIDE_CODES } from "../decide/codes.js";
 import { LAB_CODES } from "../lab/codes.js";
 import { UI_CODES } from "../ui/codes.js";
+import { API_CODES } from "../api/codes.js";
 import type { CodeEntry } from "../lang/codes.js";
 
 /** One section of the code catalog (docs/errors.md): a layer's codes under a title. */
@@ -25,6 +26,7 @@ export const CATALOG: readonly CatalogSection[] = [
   { title: "Decisions and the machine config", layer: "decide", entries: DECIDE_CODES },
   { title: "The lab", layer: "lab", entries: LAB_CODES },
   { title: "The web view", layer: "ui", entries: UI_CODES },
+  { title: "The library API", layer: "api", entries: API_CODES },
 ];
 
 /** Every code, in catalog order (a test checks that no code is in two catalogs). */

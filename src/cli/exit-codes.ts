@@ -10,6 +10,7 @@ import { LabError } from "../lab/store.js";
 import { DecisionLayerRefused, RunNotFound, RunRefused } from "../run/store/index.js";
 import { RerunError } from "../run/engine/index.js";
 import { SnapshotError } from "../run/engine/index.js";
+import { ApiOptionError } from "../api/api-error.js";
 import { SqliteDriverMissing } from "../run/store/index.js";
 import { StorageFault } from "../run/store/index.js";
 
@@ -30,6 +31,7 @@ const EXIT_BY_CLASS: ReadonlyArray<readonly [ErrorClass, number | ((err: never) 
   [RerunError, EXIT_USAGE], // a rerun asked for what the run does not have
   [LabError, EXIT_USAGE], // no lab, or an unknown lab id, where the person pointed
   [RunNotFound, EXIT_USAGE],
+  [ApiOptionError, EXIT_USAGE], // a library option out of range (the CLI checks its flags first)
   [DecisionLayerRefused, EXIT_USAGE], // the machine config cannot serve the plan's routes
   [RunRefused, EXIT_FAILED], // busy, or a run that cannot continue
   [SnapshotError, EXIT_FAILED],

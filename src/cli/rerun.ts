@@ -124,7 +124,7 @@ Examples:
               `switchyard: note: ${planned.untouchedDependents.join(", ")} read what was cleared and keep their results; add --downstream to run them again too\n`,
             );
         }
-        await execute(store, run, true, flags, wiring, null, owner);
+        await execute(store, run, true, flags, wiring, owner);
       } finally {
         owner?.release();
         store.close();

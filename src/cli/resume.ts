@@ -64,7 +64,7 @@ export function register(program: Command): void {
           }
           for (const w of agents.warnings) process.stderr.write(`switchyard: warning: ${w}\n`);
         }
-        await execute(store, run, true, flags, wiring, null);
+        await execute(store, run, true, flags, wiring);
       } finally {
         store.close();
       }

@@ -2,27 +2,23 @@
 // the evaluate functions of the snapshot, Ctrl-C, live progress and the exit code.
 
 import type { Command } from "commander";
-import { loadMachineConfig, secretEnvNames } from "../decide/config.js";
-import { modeFor, parseModeOverrides } from "../decide/mode.js";
-import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
-import { createJudge } from "../decide/router.js";
-import { openLabSink } from "../lab/store.js";
-import { openSharedLabSink, sharedStore } from "../lab/shared-labs.js";
-import { loadEvaluator, parseDuration } from "../plan/index.js";
-import type { Plan, TaskPlan } from "../plan/plan.js";
-import { StorageFault } from "../run/store/index.js";
+import { parseModeOverrides } from "../decide/mode.js";
+import { parseDuration } from "../plan/index.js";
 import { parseStoreSpec } from "../run/store/index.js";
 import { publishSnapshot } from "../run/store/index.js";
 import { addStoreOption, namedStore, openNamed } from "./store-option.js";
 import { EXECUTOR_HELP, executorChoice, queueExecutor } from "./executor-option.js";
-import { RunEngine, watchCancelRequests, type Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
+import { watchCancelRequests, type Store, type RunOutcome, type RunOwnership, type SettingsOverrides } from "../run/index.js";
+import { launch, type LaunchOptions, type Run } from "../api/run-handle.js";
+import { wireRun, type Wiring } from "../api/wiring.js";
 import { EXIT_FAILED, UsageError, setExitCode } from "./common.js";
 import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
 import { Progress, progressMode } from "./run-progress.js";
 import { RunTally } from "./run-summary.js";
 import { endSummary } from "./run-failures.js";
-import { shareTerminal } from "../decide/providers/terminal-turns.js";
 import { reviewNotifier } from "./review-notify.js";
+import type { MachineConfig } from "../decide/config-types.js";
+import { shareTerminal } from "../decide/providers/terminal-turns.js";
 
 /** The flags `run`, `resume` and `rerun` share. */
 export interface RunFlags {
@@ -132,52 +128,40 @@ export function openStore(flag: string | undefined, opts: { forNewRun?: boolean;
   return openNamed(namedStore(opts.store, dir) ?? parseStoreSpec(undefined, dir), dir, false)!;
 }
 
-/** The judgement types of the plan's model-decided routes (what preflight checks, D-30). */
-export function judgementTypes(plan: Plan): string[] {
-  const types = new Set<string>();
-  for (const t of plan.tasks) if (t.kind === "route" && t.route?.decide === "model") for (const q of t.route.questions) types.add(q.type);
-  return [...types].sort();
-}
-
-/** What a run is wired to: the engine's agent runners, judge, secrets and limits, and how to close them. */
-export interface Wiring {
-  engineDeps: Pick<ConstructorParameters<typeof RunEngine>[0], "agentRunners" | "judge" | "secretEnv" | "overrides" | "maxFileBytes">;
-  close: () => Promise<void>;
-  /** The machine config and --decide overrides, for the agent preflight. */
-  config: MachineConfig;
-  modeOf: (type: string) => JudgementMode;
-  evaluators: (snapshotDir: string, plan: Plan) => (task: TaskPlan) => (input: unknown) => unknown;
-}
+/** What a run is wired to (src/api/wiring.ts), re-exported for the commands that wire runs. */
+export type { Wiring } from "../api/wiring.js";
+export { judgementTypes } from "../api/state.js";
 
 /** Machine config (D-50), --decide overrides, the decision layer (D-1) and the lab sink (H-1). */
 export function wire(flags: RunFlags, state: string, store?: Store): Wiring {
-  const overrides = overridesFrom(flags);
   const maxFileBytes = maxFileBytesFrom(process.env);
-  const config = loadMachineConfig(locateConfig(flags.config));
-  const decide = parseModeOverrides(flags.decide);
-  // On a shared (PostgreSQL) store, pairs go to the store's current lab (lab/shared-labs.ts).
-  const shared = sharedStore(store);
-  const pairs = shared ? openSharedLabSink(shared) : openLabSink(state);
-  const judge = createJudge({ config, overrides: decide, stateDir: state, pairs });
-  const secretEnv = secretEnvNames(config);
+  return wireRun({
+    configPath: locateConfig(flags.config),
+    stateDir: state,
+    ...(store ? { store } : {}),
+    overrides: overridesFrom(flags),
+    decide: parseModeOverrides(flags.decide),
+    ...(maxFileBytes !== undefined ? { maxFileBytes } : {}),
+  });
+}
+
+/** With `--executor workers`, the queue executor, set up once the engine is made and closed when the run settles. */
+function executorFor(flags: RunFlags, store: Store, run: string): Pick<LaunchOptions, "executor" | "prepare" | "onSettled"> {
+  if (executorChoice(flags.executor, store) !== "workers") return {};
+  const queue = queueExecutor(store, run);
   return {
-    engineDeps: { agentRunners: config.agents, judge, secretEnv, overrides, ...(maxFileBytes !== undefined ? { maxFileBytes } : {}) },
-    config,
-    modeOf: (type) => modeFor(type, config.decisions, decide),
-    close: async () => {
-      await judge.close();
-      pairs.close();
+    executor: queue,
+    // Workers need the plan, the repository and the pack snapshot before the first job.
+    prepare: async (engine) => {
+      publishSnapshot(store, run, engine.packDirectory, { ifMissing: true });
+      await queue.open(engine.plan, engine.repository);
     },
-    evaluators: (snapshotDir, plan) => (task) => loadEvaluator(snapshotDir, plan, task),
+    onSettled: () => queue.close(),
   };
 }
 
 /** The engine's review queue options (D-62, D-66): detach, the stderr line when only waiting is left, and the notifier. */
-function reviewOptions(
-  run: string,
-  flags: RunFlags,
-  config: MachineConfig,
-): Pick<ConstructorParameters<typeof RunEngine>[0], "detachReviews" | "onOnlyWaiting" | "onReviewQueue"> {
+function reviewOptions(run: string, flags: RunFlags, config: MachineConfig): NonNullable<LaunchOptions["reviews"]> {
   const notify = reviewNotifier(config.decisions.review_notify);
   return {
     detachReviews: flags.detachReviews === true,
@@ -189,64 +173,26 @@ function reviewOptions(
   };
 }
 
-/** Runs the engine with Ctrl-C handling and progress; sets the exit code from the outcome. */
-// eslint-disable-next-line max-lines-per-function -- not split yet: wiring a run's store, judge, lab and signals; to be split per concern
-export async function execute(
-  store: Store,
-  run: string,
-  resume: boolean,
-  flags: RunFlags,
-  wiring: Wiring,
-  snapshot: { dir: string; plan: Plan } | null,
-  owner?: RunOwnership,
-): Promise<RunOutcome> {
-  let progress: Progress | null = null;
-  const tally = new RunTally();
-  const queue = executorChoice(flags.executor, store) === "workers" ? queueExecutor(store, run) : undefined;
-  let engine: RunEngine;
-  try {
-    engine = newEngine();
-    // Workers need the plan, the repository and the pack snapshot before the first job.
-    if (queue) {
-      publishSnapshot(store, run, engine.packDirectory, { ifMissing: true });
-      await queue.open(engine.plan, engine.repository);
-    }
-  } catch (err) {
-    await queue?.close();
-    throw err;
-  }
-  tally.plan(engine.plan);
-  function newEngine(): RunEngine {
-    return new RunEngine({
-      store,
-      run,
-      resume,
-      ...wiring.engineDeps,
-      ...(queue ? { executor: queue } : {}),
-      force: flags.force,
-      ...(owner ? { owner } : {}),
-      ...reviewOptions(run, flags, wiring.config),
-      evaluators: (task) => {
-        const s = snapshot ?? { dir: engine.packDirectory, plan: engine.plan };
-        return wiring.evaluators(s.dir, s.plan)(task);
-      },
-      onEvent: (e) => {
-        tally.event(e);
-        progress?.event(e);
-      },
-    });
-  }
-  progress = new Progress(progressMode(flags.json, flags.quiet), () => engine.progress(), process.stdout, {
+/** The live progress (or JSON lines) of a run on stdout, sharing the terminal with host turns. */
+function showProgress(handle: Run, flags: RunFlags): Progress {
+  const progress = new Progress(progressMode(flags.json, flags.quiet), () => handle.progress(), process.stdout, {
     verbose: flags.verbose,
     color: flags.color,
-    figures: { run, elapsedMs: () => engine.elapsedMs(), spentUsd: () => engine.spentUsd() },
+    figures: { run: handle.id, elapsedMs: () => handle.elapsedMs(), spentUsd: () => handle.spentUsd() },
   });
-  const shown = progress;
-  shareTerminal({ pause: () => shown.pause(), resume: () => shown.resume() });
+  shareTerminal({ pause: () => progress.pause(), resume: () => progress.resume() });
+  return progress;
+}
+
+/**
+ * Ctrl-C, SIGTERM and SIGHUP (the terminal closed) all cancel: running instances are stopped and
+ * recorded as interrupted, so nothing is left running and the run can be resumed; a second signal
+ * exits at once. `switchyard cancel` from another machine asks through the store
+ * (cancel-request.ts). Returns what stops listening.
+ */
+function cancelOnRequest(handle: Run, store: Store, tally: RunTally, progress: Progress): () => void {
   let interrupts = 0;
-  // Ctrl-C, SIGTERM and SIGHUP (the terminal closed) all cancel: running instances are stopped
-  // and recorded as interrupted, so nothing is left running and the run can be resumed.
-  const onSigint = (sig: NodeJS.Signals) => {
+  const onSignal = (sig: NodeJS.Signals) => {
     interrupts += 1;
     if (sig === "SIGHUP") {
       // The terminal is gone: writing to it fails from now on, which must not end the process.
@@ -259,43 +205,62 @@ export async function execute(
         `\nswitchyard: cancelling: stopping running instances (${sig === "SIGINT" ? "Ctrl-C" : "the signal"} again to exit at once)\n`,
       );
       tally.cancelling();
-      engine.cancel(`cancelled by ${by}`);
+      handle.cancel(`cancelled by ${by}`);
     } else {
       store.flush();
-      shown.flush();
+      progress.flush();
       process.exit(130);
     }
   };
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSigint);
-  process.on("SIGHUP", onSigint);
-  // `switchyard cancel` from another machine asks through the store (cancel-request.ts).
-  const stopWatching = watchCancelRequests(store, run, (reason) => {
+  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const sig of signals) process.on(sig, onSignal);
+  const stopWatching = watchCancelRequests(store, handle.id, (reason) => {
     if (interrupts++ === 0) {
       process.stderr.write(`\nswitchyard: ${reason}: stopping running instances\n`);
       tally.cancelling();
-      engine.cancel(reason);
+      handle.cancel(reason);
     }
   });
+  return () => {
+    for (const sig of signals) process.off(sig, onSignal);
+    stopWatching();
+  };
+}
+
+/** Starts (or resumes) a run through the library API, with Ctrl-C handling and progress; sets the exit code from the outcome. */
+export async function execute(
+  store: Store,
+  run: string,
+  resume: boolean,
+  flags: RunFlags,
+  wiring: Wiring,
+  owner?: RunOwnership,
+): Promise<RunOutcome> {
+  const tally = new RunTally();
+  let progress: Progress | undefined;
+  const handle = await launch(store, run, {
+    resume,
+    wiring,
+    ...(flags.force !== undefined ? { force: flags.force } : {}),
+    ...(owner ? { owner } : {}),
+    ...executorFor(flags, store, run),
+    reviews: reviewOptions(run, flags, wiring.config),
+    onEvent: (e) => {
+      tally.event(e);
+      progress?.event(e);
+    },
+  });
+  tally.plan(handle.plan);
+  const shown = (progress = showProgress(handle, flags));
+  const stopCancelling = cancelOnRequest(handle, store, tally, shown);
   try {
-    let outcome: RunOutcome;
-    try {
-      outcome = await engine.execute();
-    } catch (err) {
-      if (err instanceof StorageFault) err.run = run;
-      throw err;
-    }
-    const tasks = engine.progress();
-    progress.finish(outcome, tasks, endSummary(tally, store, outcome, engine.spentUsd(), tasks));
+    const outcome = await handle.done;
+    const tasks = handle.progress();
+    shown.finish(outcome, tasks, endSummary(tally, store, outcome, handle.spentUsd(), tasks));
     if (outcome.status !== "passed") setExitCode(EXIT_FAILED);
     return outcome;
   } finally {
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigint);
-    process.off("SIGHUP", onSigint);
-    stopWatching();
+    stopCancelling();
     shareTerminal(null);
-    await queue?.close();
-    await wiring.close();
   }
 }

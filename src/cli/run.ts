@@ -3,7 +3,7 @@
 
 import type { Command } from "commander";
 import { compilePath } from "../plan/index.js";
-import { admitRun } from "../run/index.js";
+import { admit } from "../api/state.js";
 import { UsageError, compileFailureExit, examples, printDiagnostics, setExitCode } from "./common.js";
 import { addRunFlags, execute, judgementTypes, openStore, wire, overridesFrom, type RunFlags } from "./run-wiring.js";
 import { executorChoice } from "./executor-option.js";
@@ -71,19 +71,14 @@ export function register(program: Command): void {
         });
       }
       for (const w of agents.warnings) process.stderr.write(`switchyard: warning: ${w}\n`);
-      let run: string;
-      run = admitRun(store, {
-        plan: compiled.plan,
-        packDir: compiled.packRoot,
-        sourcePath: path,
-        overrides: wiring.engineDeps.overrides,
+      const run = await admit(store, { plan: compiled.plan, packRoot: compiled.packRoot }, path, wiring, {
         ...(agents.repo ? { repo: agents.repo } : {}),
         agentVersions: agents.versions,
       });
       rememberInvocation(store, run, flags);
       if (!flags.json && !flags.quiet)
         process.stdout.write(`run ${run}: ${compiled.plan.playbook} (${compiled.plan.tasks.length} tasks)\n`);
-      await execute(store, run, false, flags, wiring, null);
+      await execute(store, run, false, flags, wiring);
     } finally {
       store.close();
     }

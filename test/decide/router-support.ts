@@ -84,7 +84,7 @@ export function request(
   questions: ResolvedQuestion[],
   key: string | null = "CVE-1",
   state: unknown = { title: "a bug" },
-  signal = new AbortController().signal,
+  signal: AbortSignal = new AbortController().signal,
 ): JudgeRequest {
   const state_text = JSON.stringify(state);
   return { run: "run-1", playbook: "triage", task: "gate", key, state, state_text, questions, signal };

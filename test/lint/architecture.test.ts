@@ -122,3 +122,23 @@ test("no import cycle anywhere in src/, type-only imports included (import-x/no-
   known.set("src/run/store/decision-record.ts", ["src/run/kinds/judge.ts"]);
   assert.ok(findCycle(known)?.includes("src/run/kinds/judge.ts"));
 });
+
+test("src/api sits between src/ui and src/cli: src/ui and src/run importing it are lint errors, src/cli importing it is not", async () => {
+  const fromUi = await problems("src/ui/decisions.ts", `import { openState } from "../api/index.js"; void openState;`);
+  assert.ok(
+    fromUi.some((m) => /no-restricted-paths: .*src\/ui is below src\/api/.test(m)),
+    fromUi.join("\n"),
+  );
+  const fromRun = await problems("src/run/index.ts", `import { openState } from "../api/index.js"; void openState;`);
+  assert.ok(
+    fromRun.some((m) => /no-restricted-paths: .*src\/run is below src\/api/.test(m)),
+    fromRun.join("\n"),
+  );
+  const fromCli = await problems("src/cli/show.ts", `import { openState } from "../api/index.js"; void openState;`);
+  assert.deepEqual(fromCli, []);
+  const apiUp = await problems("src/api/state.ts", `import * as cliMain from "../cli/main.js"; void cliMain;`);
+  assert.ok(
+    apiUp.some((m) => /no-restricted-paths: .*src\/api is below src\/cli/.test(m)),
+    apiUp.join("\n"),
+  );
+});

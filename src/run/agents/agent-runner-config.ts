@@ -1,6 +1,7 @@
 // An agent runner from the machine config (D-40): `[agents.NAME]` with a `preset` (the
 // tool it drives, see agent-presets/presets.ts) or a `command` speaking switchyard's own protocol.
 import type { PresetName } from "./presets/presets.js";
+import type { AgentFunction } from "./agent-function.js";
 
 /** Dollars per million tokens, turning reported tokens into cost_usd when the tool gives none. */
 export interface PriceTable {
@@ -32,4 +33,6 @@ export interface AgentRunnerConfig {
   price?: PriceTable;
   /** After a rate limit, how long without one before its concurrency is raised again (default 60). */
   rate_limit_quiet_seconds?: number;
+  /** A runner given as code (the library API): called in-process instead of `command`. */
+  turn?: AgentFunction;
 }

@@ -4,6 +4,7 @@
 
 export { limiterFor, MAX_RATE_LIMITED_TRIES, rateLimitDelay, rateLimitState, type RunnerLimiter } from "./agent-rate-limits.js";
 export { type AgentRunnerConfig, type PriceTable } from "./agent-runner-config.js";
+export type { AgentFunction, AgentResult, AgentTurn, AgentUsage } from "./agent-function.js";
 export { canReportCost, invocation, presetArgsAnyEffort, presetOf, runnerEnv, withCost } from "./presets/invocation.js";
 export { PRESET_NAMES, type PresetName, PRESETS } from "./presets/presets.js";
 export { readPresetOutput, readPresetTurn, type PresetTurn } from "./presets/turn.js";

@@ -27,6 +27,7 @@ import {
   type AttemptFiles,
 } from "./command.js";
 import { inWorktree } from "./agent-worktree.js";
+import { functionTurn } from "./agent-function-turn.js";
 import { runProcess, type ProcessResult } from "../process/index.js";
 import { renderPrompt } from "./template.js";
 import { checkEmits, isPlainObject } from "../values/index.js";
@@ -90,7 +91,10 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
     );
   }
   const files = prepared ?? (await prepareAttempt(ctx.dir, input));
-  const { r, turn, paced, usageFile } = await launchTurn(ctx, input, runner, files);
+  const prompt = writePrompt(ctx, input);
+  // A runner given as code (the library API) is called in-process, with the same files and checks.
+  if (runner.turn) return functionTurn(ctx, input, files, runner.turn, prompt);
+  const { r, turn, paced, usageFile } = await launchTurn(ctx, runner, files, prompt);
   // What the tool reported is charged even when the turn failed (an error result still cost money).
   let written: Usage | undefined;
   if (!turn) {
@@ -131,18 +135,23 @@ interface LaunchedTurn {
   usageFile: string;
 }
 
-/** Renders the prompt and runs the agent runner, under its rate-limit state when it has a preset. */
+/** Renders the turn's prompt and writes it beside the attempt (`.prompt.txt`, as recorded). */
+function writePrompt(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceInput): string {
+  const routes = new Set(ctx.env.plan.tasks.filter((t) => t.kind === "route").map((t) => t.name));
+  const prompt = renderPrompt(ctx.task.agent.prompt, input, routes);
+  writingRunFiles(dirname(ctx.dir), () => writeFileSync(`${ctx.dir}.prompt.txt`, prompt));
+  return prompt;
+}
+
+/** Runs the agent runner on the written prompt, under its rate-limit state when it has a preset. */
 async function launchTurn(
   ctx: AttemptContext<TaskOf<"agent">>,
-  input: InstanceInput,
   runner: AgentRunnerConfig,
   files: AttemptFiles,
+  prompt: string,
 ): Promise<LaunchedTurn> {
   const spec = ctx.task.agent;
   const promptFile = `${ctx.dir}.prompt.txt`;
-  const routes = new Set(ctx.env.plan.tasks.filter((t) => t.kind === "route").map((t) => t.name));
-  const prompt = renderPrompt(spec.prompt, input, routes);
-  writingRunFiles(dirname(ctx.dir), () => writeFileSync(promptFile, prompt));
   const usageFile = `${ctx.dir}.usage.json`;
   const env = instanceEnv(ctx, files, { ...runnerEnv(runner), SWITCHYARD_EFFORT: spec.effort, SWITCHYARD_USAGE: usageFile });
   const preset = presetOf(runner);
