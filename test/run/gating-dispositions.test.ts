@@ -244,7 +244,7 @@ test("R-4: closing an instance not taken writes gate_closed with its label, unle
   assert.deepEqual(close(ts, inst, notTaken), [["gate_closed", "t", "k1", { label: "no", reason: "why" }]]);
   assert.equal(inst.status, "not_taken");
   assert.equal(inst.label, "no");
-  assert.deepEqual(ts.counts, { pending: 0, running: 0, passed: 0, failed: 0, not_taken: 1, blocked: 0 });
+  assert.deepEqual(ts.counts, { pending: 0, running: 0, waiting: 0, passed: 0, failed: 0, not_taken: 1, blocked: 0 });
   assert.deepEqual(close(ts, instance("pending"), { status: "not_taken", reason: "why" }), [["gate_closed", "t", "k1", { reason: "why" }]]);
   assert.deepEqual(close(ts, instance("pending", rec("not_taken", { label: "no" })), notTaken), []);
   assert.deepEqual(close(ts, instance("pending", rec("not_taken", { label: "yes" })), notTaken).length, 1);

@@ -241,7 +241,7 @@ test("a lab's page reports the calibration.json in its folder, as `lab harvest` 
     copyFileSync(resolve("examples/cve-triage/lab/calibration.json"), file);
     const shipped = JSON.parse(readFileSync(file, "utf8")) as { types: Record<string, { id: string }> };
     const html = await page();
-    assert.match(html, /<tr><td>triage\.gate\.depth<\/td>(<td>[^<]*<\/td>){4}<td>fitted platt<\/td>/);
+    assert.match(html, /<tr><td>triage\.gate\.depth<\/td>(<td>[^<]*<\/td>){5}<td>fitted platt<\/td>/);
     assert.ok(html.includes(shipped.types["triage.gate.depth"]!.id), "names the map");
     assert.match(html, /<p class="audit">audit: \d+ answered, agreement [\d.]+% .* vs calibration 90\.3%/);
     writeFileSync(file, "{ not json");
