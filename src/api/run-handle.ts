@@ -2,7 +2,15 @@
 // recorded, the outcome, and cancel. The only place a RunEngine is made: the CLI's `run`, `resume`
 // and `rerun` and the library's State.run/resume/rerun all come through `launch`.
 
-import { RunEngine, type EngineOptions, type RunEvent, type RunOutcome, type RunOwnership, type Store, type TaskProgress } from "../run/index.js";
+import {
+  RunEngine,
+  type EngineOptions,
+  type RunEvent,
+  type RunOutcome,
+  type RunOwnership,
+  type Store,
+  type TaskProgress,
+} from "../run/index.js";
 import { StorageFault } from "../run/store/index.js";
 import type { InstanceExecutor } from "../run/engine/index.js";
 import type { Plan } from "../plan/index.js";

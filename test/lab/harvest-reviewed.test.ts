@@ -68,7 +68,10 @@ test("H-5: reviewed pairs are reported apart: 3 of 5 agree is 60.0% (Wilson 23.1
     });
     const cli = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" });
     assert.equal(cli.status, 0, cli.stderr);
-    assert.match(cli.stdout, /against 5 reviewed labels: host not asked apart \(people answered in its place\) · model 60\.0% \(23\.1%–88\.2%\) of 5 answered/);
+    assert.match(
+      cli.stdout,
+      /against 5 reviewed labels: host not asked apart \(people answered in its place\) · model 60\.0% \(23\.1%–88\.2%\) of 5 answered/,
+    );
     // Without reviewed pairs there is no such line.
     writeFileSync(
       file,

@@ -77,7 +77,7 @@ test("lab export --disagreements writes one row per disagreeing element; import 
     assert.equal(t.reviewed.host.rate, 0.333333);
     assert.match(
       (await lab("harvest", file)).stdout,
-      /against 3 reviewed labels: host 33\.3% \(.*\) · model 66\.7% \(.*\) of 3 answered \(few pairs\)/,
+      /against 3 reviewed labels: host 33\.3% \(.*\) of 3 asked apart · model 66\.7% \(.*\) of 3 answered \(few pairs\)/,
     );
     // Imported twice, the same labels are one piece of evidence each.
     await lab("import", file, csv);
