@@ -29,7 +29,11 @@ export class EventFeed<T> implements AsyncIterable<T> {
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     let next = 0;
     for (;;) {
-      while (next < this.items.length) yield this.items[next++]!;
+      while (next < this.items.length) {
+        const recorded = this.items.slice(next);
+        next += recorded.length;
+        yield* recorded;
+      }
       if (this.closed) return;
       await new Promise<void>((resolve) => this.wake.push(resolve));
     }

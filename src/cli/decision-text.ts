@@ -2,15 +2,16 @@
 // and what `explain RUN TASK[KEY]` checks an output against.
 
 import type { DecisionRecord } from "../run/kinds/index.js";
+import { isPlainObject } from "../shared/primitives.js";
 
 /** Whether a value is one question's decision (a label and the mode it was made in). */
 export function isDecision(v: unknown): v is DecisionRecord[string] {
-  return (
-    !!v &&
-    typeof v === "object" &&
-    typeof (v as { label?: unknown }).label === "string" &&
-    typeof (v as { mode?: unknown }).mode === "string"
-  );
+  return !!v && typeof v === "object" && "label" in v && typeof v.label === "string" && "mode" in v && typeof v.mode === "string";
+}
+
+/** Whether a value is a decision record: an object whose every value is one question's decision. */
+export function isDecisionRecord(v: unknown): v is DecisionRecord {
+  return isPlainObject(v) && Object.values(v).every(isDecision);
 }
 
 /**
@@ -19,12 +20,12 @@ export function isDecision(v: unknown): v is DecisionRecord[string] {
  * Undefined when the output is not a decision record.
  */
 export function describeDecisions(output: unknown): { line: string; receipts: string[] } | undefined {
-  if (!output || typeof output !== "object" || Array.isArray(output)) return undefined;
-  const entries = Object.entries(output as Record<string, unknown>);
-  if (entries.length === 0 || !entries.every(([, d]) => isDecision(d))) return undefined;
+  if (!isDecisionRecord(output)) return undefined;
+  const entries = Object.entries(output);
+  if (entries.length === 0) return undefined;
   const parts: string[] = [];
   const receiptLines: string[] = [];
-  for (const [question, d] of entries as [string, DecisionRecord[string]][]) {
+  for (const [question, d] of entries) {
     const who = d.mode === "output" ? "" : ` ${d.provider ?? "?"}/${d.model ?? "?"}`;
     const confidence = typeof d.confidence === "number" ? ` ${d.confidence.toFixed(2)}` : "";
     parts.push(`${question}=${d.label}${confidence}${d.refused ? " refused" : ""} ${d.mode}${who}`);

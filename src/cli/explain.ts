@@ -23,8 +23,9 @@ export function register(program: Command): void {
     .option("--state-dir <dir>", "with RUN TASK[KEY]: the state folder")
     .option("--store <url>", `with RUN TASK[KEY]: ${STORE_HELP}`)
     .action((code: string | undefined, instance: string | undefined, opts: ExplainFlags) => {
-      if (instance !== undefined) {
-        printInstance(code!, instance, opts);
+      // commander fills positional arguments in order: with an instance there is always a run.
+      if (code !== undefined && instance !== undefined) {
+        printInstance(code, instance, opts);
         return;
       }
       if (opts.markdown) {

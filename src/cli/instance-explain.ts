@@ -6,10 +6,11 @@
 
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { decodeEvent, runView, type RunEvent, type Store } from "../run/index.js";
-import type { DecisionRecord, QuestionDecision, Settings, StoredEvent } from "../run/store/index.js";
+import type { QuestionDecision, Settings, StoredEvent } from "../run/store/index.js";
 import { formatElapsed } from "./run-lookup.js";
 import { instanceOf } from "./instance-spec.js";
-import { describeDecisions } from "./decision-text.js";
+import { describeDecisions, isDecision, isDecisionRecord } from "./decision-text.js";
+import { isPlainObject } from "../shared/primitives.js";
 import { forPeople } from "./words.js";
 
 /** What the explanation reads: the run's plan and settings, and the instance's events. */
@@ -112,7 +113,8 @@ function gate(cx: Context): string[] {
     out.push(`  the route's instance is ${inst?.status ?? "not reached"}: no answer${inst?.label ? ` (label ${inst.label})` : ""}`);
     return out;
   }
-  const d = (inst.output as DecisionRecord | null)?.[w.question];
+  const answer = isPlainObject(inst.output) ? inst.output[w.question] : undefined;
+  const d = isDecision(answer) ? answer : undefined;
   if (!d) return [...out, `  the route recorded no answer to ${w.question}`];
   const open = w.any_option || w.labels.includes(d.label);
   out.push(`  answered ${d.label}: ${answerWords(d, threshold(cx.plan, w.route, w.question))}`);
@@ -142,10 +144,9 @@ export function answerWords(d: QuestionDecision, min: number | undefined): strin
 
 /** A route instance's own decision, per question. */
 function decision(cx: Context, output: unknown): string[] {
-  if (cx.task.kind !== "route" || !describeDecisions(output)) return [];
+  if (cx.task.kind !== "route" || !isDecisionRecord(output) || !describeDecisions(output)) return [];
   const out = ["", "Decision:"];
-  for (const [q, d] of Object.entries(output as DecisionRecord))
-    out.push(`  ${q} = ${d.label}: ${answerWords(d, threshold(cx.plan, cx.task.name, q))}`);
+  for (const [q, d] of Object.entries(output)) out.push(`  ${q} = ${d.label}: ${answerWords(d, threshold(cx.plan, cx.task.name, q))}`);
   return out;
 }
 

@@ -7,9 +7,11 @@ import { filtersOf, labFailure, LAB_STORE_HELP, pairsFileOf, withSharedLabs, typ
 import { stateDir } from "./common.js";
 import { compare, type CompareReport } from "../lab/compare.js";
 import { table } from "../lab/report-text.js";
+import { itemAt } from "../shared/checked-index.js";
 
 interface CompareFlags extends Omit<FilterFlags, "type"> {
-  type?: string;
+  /** --type is a required option: commander always gives it. */
+  type: string;
   against?: string;
   threshold?: string;
   target: string;
@@ -19,6 +21,8 @@ interface CompareFlags extends Omit<FilterFlags, "type"> {
   store?: string;
 }
 
+function fraction(flag: string, text: string, allowZero: boolean): number;
+function fraction(flag: string, text: string | undefined, allowZero: boolean): number | undefined;
 function fraction(flag: string, text: string | undefined, allowZero: boolean): number | undefined {
   if (text === undefined) return undefined;
   const x = Number(text);
@@ -38,7 +42,7 @@ function sidesOf(args: string[], against: string | undefined, state: string | un
   let labA: string | undefined;
   let models: [string | null, string | null] = [null, null];
   if (args.length === 3 || (args.length === 1 && against !== undefined)) labA = args[0];
-  if (args.length >= 2) models = [args.at(-2) as string, args.at(-1) as string];
+  if (args.length >= 2) models = [itemAt(args, args.length - 2), itemAt(args, args.length - 1)];
   if (args.length > 3 || (args.length < 2 && against === undefined) || (args.length === 1 && against === undefined)) throw usage();
   const a = pairsFileOf(labA, state);
   const b = against === undefined ? a : pairsFileOf(against, state);
@@ -96,14 +100,14 @@ export function registerCompare(lab: Command): void {
     .option("--threshold <t>", "the min_confidence both are measured at (default: the lowest at which A reaches --target)")
     .option("--target <fraction>", "agreement A must reach at the default threshold", "0.95")
     .option("--max-drop <x>", "exit 1 when B's agreement is below A's by more than x at 95 % (the interval's upper end is below −x)")
-    .option("--run <id>", "only pairs of this run (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--run <id>", "only pairs of this run (repeatable)", (v: string, acc: string[]) => [...acc, v], [])
     .option("--since <when>", "only pairs since an ISO 8601 date or an age such as 7d")
     .option("--all", "count duplicate pairs (same type, state, host label and model) too")
     .option("--json", "machine-readable output (shape in docs/lab.md)")
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .option("--store <url>", LAB_STORE_HELP)
     .action(async (args: string[], opts: CompareFlags) => {
-      const target = fraction("--target", opts.target, false) as number;
+      const target = fraction("--target", opts.target, false);
       const threshold = fraction("--threshold", opts.threshold, true);
       const maxDrop = fraction("--max-drop", opts.maxDrop, true);
       withSharedLabs(opts.store, stateDir(opts.stateDir), () => undefined);
@@ -113,7 +117,7 @@ export function registerCompare(lab: Command): void {
       try {
         report = await compare({
           ...filters,
-          type: opts.type as string,
+          type: opts.type,
           ...sides,
           target,
           ...(threshold !== undefined ? { threshold } : {}),

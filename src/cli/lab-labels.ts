@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { UsageError, examples, stateDir } from "./common.js";
 import { filtersOf, fsStep, labFailure, LAB_STORE_HELP, pairsFileOf, withSharedLabs, type FilterFlags } from "./lab-common.js";
 import { exportRows, formatRows, importLabels } from "../lab/labels.js";
+import { itemAt } from "../shared/checked-index.js";
 
 interface ExportFlags extends FilterFlags {
   disagreements?: boolean;
@@ -32,8 +33,8 @@ export function registerExport(lab: Command): void {
     .requiredOption("-o, --output <file>", "the file to write (.csv or .jsonl)")
     .option("--disagreements", "only the elements where the model and the host disagree")
     .option("--format <format>", "csv or jsonl (default: from the file's name)")
-    .option("--type <type>", "only this judgement type (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
-    .option("--run <id>", "only pairs of this run (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--type <type>", "only this judgement type (repeatable)", (v: string, acc: string[]) => [...acc, v], [])
+    .option("--run <id>", "only pairs of this run (repeatable)", (v: string, acc: string[]) => [...acc, v], [])
     .option("--since <when>", "only pairs since an ISO 8601 date or an age such as 7d")
     .option("--state-dir <dir>", "state folder (default: $SWITCHYARD_HOME, else the nearest .switchyard/ here or above)")
     .option("--store <url>", LAB_STORE_HELP)
@@ -70,7 +71,7 @@ export function registerImport(lab: Command): void {
     .action(async (args: string[], opts: { stateDir?: string; store?: string }) => {
       if (args.length > 2)
         throw new UsageError("usage", "give at most a lab and one labels file", { hint: "switchyard lab import [LAB] FILE" });
-      const labelsFile = args.at(-1) as string;
+      const labelsFile = itemAt(args, args.length - 1);
       withSharedLabs(opts.store, stateDir(opts.stateDir), () => undefined);
       const { file } = pairsFileOf(args.length === 2 ? args[0] : undefined, opts.stateDir);
       let result: Awaited<ReturnType<typeof importLabels>>;

@@ -14,7 +14,7 @@ import { registerCompare } from "./lab-compare.js";
 import { registerExport, registerImport } from "./lab-labels.js";
 import { harvest, type HarvestReport, type KnownCalibration } from "../lab/harvest.js";
 import { calibrate, DEFAULT_METHOD } from "../lab/calibrate.js";
-import { CALIBRATION_METHODS, type CalibrationMethod } from "../decide/calibration-map.js";
+import { CALIBRATION_METHODS } from "../decide/calibration-map.js";
 import { loadMachineConfig } from "../decide/config.js";
 import { appliedCalibrations, defaultCalibrationFile, readCalibrations } from "../lab/known-calibrations.js";
 import { renderText, table } from "../lab/report-text.js";
@@ -112,8 +112,8 @@ function registerHarvest(lab: Command): void {
     .option("--json", "machine-readable output (shape in docs/lab.md)")
     .option("--html <file>", "also write a self-contained HTML report with the diagrams")
     .option("--target <fraction>", "agreement the recommended threshold must reach", "0.95")
-    .option("--type <type>", "only this judgement type (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
-    .option("--run <id>", "only pairs of this run (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--type <type>", "only this judgement type (repeatable)", (v: string, acc: string[]) => [...acc, v], [])
+    .option("--run <id>", "only pairs of this run (repeatable)", (v: string, acc: string[]) => [...acc, v], [])
     .option("--since <when>", "only pairs since an ISO 8601 date or an age such as 7d")
     .option("--all", "count duplicate pairs (same type, state, host label and model) too")
     .option("--calibration <file>", "the calibration file to report on (default: calibration.json in the lab folder)")
@@ -148,10 +148,11 @@ function registerHarvest(lab: Command): void {
           labFailure(err);
         }
         for (const w of report.warnings) process.stderr.write(`warning: ${w}\n`);
-        if (opts.html) {
+        const htmlFile = opts.html;
+        if (htmlFile) {
           const html = renderHtml(report);
-          fsStep(`write ${opts.html}`, () => writeFileSync(opts.html as string, html));
-          process.stderr.write(`wrote ${resolve(opts.html)}\n`);
+          fsStep(`write ${htmlFile}`, () => writeFileSync(htmlFile, html));
+          process.stderr.write(`wrote ${resolve(htmlFile)}\n`);
         }
         process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + "\n" : renderText(report));
         if (!opts.json && report.overall.pairs === 0) {
@@ -177,11 +178,11 @@ function registerCalibrate(lab: Command): void {
       ]),
     )
     .argument("[lab]", "lab id (default: the current lab), or a path to a pairs.jsonl")
-    .option("--type <type>", "only this judgement type (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--type <type>", "only this judgement type (repeatable)", (v: string, acc: string[]) => [...acc, v], [])
     .option("--method <method>", `isotonic, platt or temperature (default ${DEFAULT_METHOD})`, DEFAULT_METHOD)
     .option("--model <provider/model>", "the model to fit, when a type's pairs mix models")
     .option("--folds <k>", "cross-validation folds", "5")
-    .option("--run <id>", "only pairs of this run (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--run <id>", "only pairs of this run (repeatable)", (v: string, acc: string[]) => [...acc, v], [])
     .option("--since <when>", "only pairs since an ISO 8601 date or an age such as 7d")
     .option("--all", "count duplicate pairs (same type, state, host label and model) too")
     .option("-o, --output <file>", "where to write the calibration file (default: calibration.json in the lab folder)")
@@ -203,7 +204,7 @@ function registerCalibrate(lab: Command): void {
       try {
         result = await calibrate(file, {
           ...filtersOf(opts),
-          method: opts.method as CalibrationMethod,
+          method: opts.method,
           folds,
           model: opts.model,
           lab: labId,

@@ -70,7 +70,7 @@ async function logsAction(id: string, spec: string | undefined, flags: LogsFlags
   try {
     const run = findRun(store, id);
     if (flags.failed) printFailedLogs(store, run, spec);
-    else await printInstanceLog(store, run, spec!, flags);
+    else if (spec !== undefined) await printInstanceLog(store, run, spec, flags);
   } finally {
     store.close();
   }

@@ -12,8 +12,8 @@ export function reviewNotifier(
   command: readonly string[] | undefined,
   warn: (message: string) => void = (m) => process.stderr.write(`switchyard: warning: ${m}\n`),
 ): ((change: ReviewQueueChange) => void) | undefined {
-  if (!command || command.length === 0) return undefined;
-  const [file, ...args] = command as [string, ...string[]];
+  const [file, ...args] = command ?? [];
+  if (file === undefined) return undefined;
   return (change) => {
     const child = spawn(file, args, { stdio: ["pipe", "ignore", "pipe"], timeout: NOTIFY_TIMEOUT_MS });
     let err = "";

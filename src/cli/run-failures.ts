@@ -6,6 +6,7 @@
 import type { RunOutcome, Store, TaskProgress } from "../run/index.js";
 import type { RunTally } from "./run-summary.js";
 import type { InstanceRow, TaskRow } from "../run/store/index.js";
+import { itemAt } from "../shared/checked-index.js";
 import { logTail } from "./instance-log.js";
 import { forPeople } from "./words.js";
 
@@ -43,8 +44,8 @@ export function splitError(error: string | null, task?: string): { code: string;
   // A task's own error starts with its name ("small: over-max-fanout: …").
   if (task !== undefined && text.startsWith(`${task}: `)) text = text.slice(task.length + 2);
   const m = /^([a-z][a-z0-9-]*): ([\s\S]*)$/.exec(text);
-  const message = (m ? m[2]! : text).replace(/ \(log: [^)]*\)$/, "");
-  return { code: m ? m[1]! : "failed", message: message || "failed" };
+  const message = (m?.[2] ?? text).replace(/ \(log: [^)]*\)$/, "");
+  return { code: m?.[1] ?? "failed", message: message || "failed" };
 }
 
 /** The run's failed tasks, in the order of the plan: each with its code, first keys, log tail and next commands. */
@@ -64,7 +65,7 @@ function instanceFailures(store: Store, run: string, t: TaskRow, failed: Instanc
     const { code } = splitError(i.error);
     codes[code] = (codes[code] ?? 0) + 1;
   }
-  const first = failed[0]!;
+  const first = itemAt(failed, 0);
   const { code, message } = splitError(first.error);
   const spec = `${t.task}${first.key !== null ? `[${first.key}]` : ""}`;
   const tail = first.attempts > 0 ? logTail(store, run, t.task, first.key, first.attempts, t.kind, TAIL_LINES) : undefined;

@@ -5,6 +5,8 @@
 
 import type { ShowJson } from "../run/index.js";
 import { nearestName } from "../lang/diagnostic.js";
+import { itemAt } from "../shared/checked-index.js";
+import { isPlainObject } from "../shared/primitives.js";
 import { UsageError } from "./common.js";
 
 /** The fields an instance (or an unmapped task) has in `show --json`. */
@@ -20,8 +22,9 @@ export function parseFields(text: string): string[][] {
   if (paths.length === 0)
     throw new UsageError("usage", "--fields needs at least one field", { hint: `fields: ${INSTANCE_FIELDS.join(", ")}` });
   for (const p of paths) {
-    if (INSTANCE_FIELDS.includes(p[0]!) && p.every((part) => part !== "")) continue;
-    const near = nearestName(p[0]!, INSTANCE_FIELDS);
+    const head = itemAt(p, 0);
+    if (INSTANCE_FIELDS.includes(head) && p.every((part) => part !== "")) continue;
+    const near = nearestName(head, INSTANCE_FIELDS);
     throw new UsageError("usage", `--fields: an instance has no field ${JSON.stringify(p.join("."))}`, {
       hint: `${near ? `did you mean ${near}? ` : ""}fields: ${INSTANCE_FIELDS.join(", ")}; a dotted path reaches inside one, e.g. output.verdict`,
     });
@@ -33,12 +36,16 @@ export function parseFields(text: string): string[][] {
 function copyPath(from: unknown, to: Record<string, unknown>, path: string[]): void {
   let value = from;
   for (const part of path) {
-    if (!value || typeof value !== "object" || Array.isArray(value) || !Object.hasOwn(value, part)) return;
-    value = (value as Record<string, unknown>)[part];
+    if (!isPlainObject(value) || !Object.hasOwn(value, part)) return;
+    value = value[part];
   }
   let at = to;
-  for (const part of path.slice(0, -1)) at = (at[part] ??= {}) as Record<string, unknown>;
-  at[path.at(-1)!] = value;
+  for (const part of path.slice(0, -1)) {
+    const next = at[part];
+    if (isPlainObject(next)) at = next;
+    else at = at[part] = {};
+  }
+  at[itemAt(path, path.length - 1)] = value;
 }
 
 function pick(from: object, paths: string[][]): Record<string, unknown> {

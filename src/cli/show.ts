@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { UsageError } from "./common.js";
 import { showRun, type ShowJson } from "../run/index.js";
 import type { EarlierResult, ShownRerun } from "../run/store/index.js";
-import type { DecisionRecord, Receipt } from "../run/kinds/index.js";
+import type { Receipt } from "../run/kinds/index.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
 import { nearestName } from "../lang/diagnostic.js";
@@ -15,7 +15,7 @@ import { followRun } from "./follow.js";
 import { forPeople } from "./words.js";
 import { writeHtml } from "./show-html.js";
 import { explainInstance } from "./instance-explain.js";
-import { describeDecisions } from "./decision-text.js";
+import { describeDecisions, isDecision } from "./decision-text.js";
 import { parseFields, selectFields } from "./show-fields.js";
 
 export { describeDecisions } from "./decision-text.js";
@@ -30,8 +30,8 @@ function receipts(shown: ShowJson): ReceiptRow[] {
   const out: ReceiptRow[] = [];
   const visit = (task: string, output: unknown) => {
     if (!output || typeof output !== "object") return;
-    for (const [question, d] of Object.entries(output as DecisionRecord)) {
-      if (d && typeof d === "object" && d.receipt) out.push({ task, question, ...d.receipt });
+    for (const [question, d] of Object.entries(output)) {
+      if (isDecision(d) && d.receipt) out.push({ task, question, ...d.receipt });
     }
   };
   for (const [name, t] of Object.entries(shown.tasks)) {

@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { locateKeys, type KeyPositions } from "../decide/toml-positions.js";
 import { parseModeOverrides } from "../decide/mode.js";
 import { printDiagnostics } from "./common.js";
+import { entryOf } from "../shared/checked-index.js";
 import type { Plan } from "../plan/plan.js";
 
 /** Where a type's mode comes from. */
@@ -75,7 +76,7 @@ export function routingWarnings(
     out.push({
       severity: "warning",
       code: "config-unrouted-type",
-      message: `D-50: judgement type "${type}" (asked by ${declared.get(type)!.join(", ")}) has no entry in [decisions.types]: its decisions go to the default, ${formatMode(modeFor(type, config.decisions, overrides))}; the entry "${near}" looks like it was meant for it`,
+      message: `D-50: judgement type "${type}" (asked by ${entryOf(declared, type, "the declared types").join(", ")}) has no entry in [decisions.types]: its decisions go to the default, ${formatMode(modeFor(type, config.decisions, overrides))}; the entry "${near}" looks like it was meant for it`,
       hint: `correct "${near}" to "${type}": an entry's type must be the question's exactly (PLAYBOOK.ROUTE.QUESTION unless the question sets type)`,
     });
   }

@@ -3,6 +3,8 @@
 // cause is a suggested line pasted under the old one), and a judgement type with dots written
 // without quotes, which TOML reads as nested tables instead of one type.
 
+import { itemAt } from "../shared/checked-index.js";
+
 const HEADER = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/;
 const ASSIGNMENT = /^\s*((?:"[^"]*"|'[^']*'|[A-Za-z0-9_\-.\s])+?)\s*=/;
 
@@ -28,17 +30,17 @@ export function findRedefinition(text: string, line: number): Redefinition | und
   if (here === undefined) return undefined;
   const header = HEADER.exec(here);
   if (header) {
-    const name = normalise(header[1]!);
+    const name = normalise(itemAt(header, 1));
     const first = lines.slice(0, line - 1).findIndex((l) => normalise(HEADER.exec(l)?.[1] ?? "\u0000") === name);
     return { key: `[${name}]`, ...(first >= 0 ? { first: first + 1 } : {}) };
   }
   const assignment = ASSIGNMENT.exec(here);
   if (!assignment) return undefined;
-  const key = normalise(assignment[1]!);
+  const key = normalise(itemAt(assignment, 1));
   const tableOf = (n: number) => {
     for (let i = n; i >= 0; i--) {
-      const h = HEADER.exec(lines[i]!);
-      if (h) return normalise(h[1]!);
+      const h = HEADER.exec(itemAt(lines, i));
+      if (h) return normalise(itemAt(h, 1));
     }
     return "";
   };

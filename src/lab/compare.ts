@@ -6,7 +6,7 @@
 
 import type { ShadowPair } from "../decide/pair.js";
 import type { Usage } from "../run/kinds/index.js";
-import { itemAt } from "../shared/checked-index.js";
+import { entryOf, itemAt } from "../shared/checked-index.js";
 import { bucketOf, modelLabel } from "./harvest.js";
 import { pairFilter, pairKind, pairModel, type PairFilters } from "./pair-filter.js";
 import { scanPairs } from "./pairs-reader.js";
@@ -177,11 +177,11 @@ export async function compare(options: CompareOptions): Promise<CompareReport> {
   const a = await answersOf(options.a, options);
   const b = await answersOf(options.b, options);
   const elements = [...a.answers.keys()].filter((e) => b.answers.has(e)).sort();
-  const pa = elements.map((e) => a.answers.get(e) as Answer);
-  const pb = elements.map((e) => b.answers.get(e) as Answer);
+  const pa = elements.map((e) => entryOf(a.answers, e, "model A's answers"));
+  const pb = elements.map((e) => entryOf(b.answers, e, "model B's answers"));
   const t: PairedTable = { both: 0, onlyA: 0, onlyB: 0, neither: 0 };
   pa.forEach((x, i) => {
-    const y = (pb[i] as Answer).agrees;
+    const y = itemAt(pb, i).agrees;
     if (x.agrees && y) t.both++;
     else if (x.agrees) t.onlyA++;
     else if (y) t.onlyB++;

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { applyMap, type TypeCalibration } from "../decide/calibration-map.js";
 import { REVIEW_QUEUE_SOURCE, type ShadowPair } from "../decide/pair.js";
 import type { QuestionKind } from "../plan/plan.js";
-import { itemAt } from "../shared/checked-index.js";
+import { entryOf, itemAt } from "../shared/checked-index.js";
 import { UNCERTAIN } from "../shared/primitives.js";
 import { fitDigestLine, pairFilter, pairKind, pairModel, type PairFilters } from "./pair-filter.js";
 import { scanPairs } from "./pairs-reader.js";
@@ -607,7 +607,7 @@ export async function harvest(pairsFile: string, options: HarvestOptions = {}): 
   const types: TypeReport[] = [];
   const labelSets = new Set<string>();
   for (const name of [...states.byType.keys()].sort()) {
-    const st = states.byType.get(name) as TypeState;
+    const st = entryOf(states.byType, name, "the harvest's types");
     overall.merge(st.shadow);
     const r = typeReport(name, st, options.lab ?? null, target);
     if (st.shadow.pairs > 0) labelSets.add(JSON.stringify(r.confusion?.model_labels));

@@ -13,7 +13,7 @@ import { pairFilter, pairKind, pairModel, type PairFilters } from "./pair-filter
 import { pairLine } from "./pair-line.js";
 import { scanPairs } from "./pairs-reader.js";
 import { LabError } from "./store.js";
-import { UNCERTAIN } from "../shared/primitives.js";
+import { isPlainObject, UNCERTAIN } from "../shared/primitives.js";
 
 /** The columns of an export, in order; people fill in `label` (and may fill in `by`). */
 export const EXPORT_COLUMNS = [
@@ -98,7 +98,7 @@ export function parseCsv(text: string): Array<{ line: number; fields: string[] }
   let line = 1;
   let start = 1;
   for (let i = 0; i < text.length; i++) {
-    const ch = text[i] as string;
+    const ch = text.charAt(i);
     if (quoted) {
       if (ch === '"' && text[i + 1] === '"') ((field += '"'), i++);
       else if (ch === '"') quoted = false;
@@ -141,8 +141,8 @@ async function labelledRows(
       } catch {
         throw problem(i + 1, "not a JSON object");
       }
-      if (typeof value !== "object" || value === null || Array.isArray(value)) throw problem(i + 1, "not a JSON object");
-      rows.push({ line: i + 1, value: value as Record<string, unknown> });
+      if (!isPlainObject(value)) throw problem(i + 1, "not a JSON object");
+      rows.push({ line: i + 1, value });
     });
   }
   const out: Array<{ line: number; element: string; label: string; by: string | null }> = [];

@@ -8,6 +8,7 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { ShadowPair } from "../decide/pair.js";
 import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
+import { isPlainObject } from "../shared/primitives.js";
 import { messageOf } from "../shared/thrown.js";
 
 /** Every pair line starts with this (pair-line.ts writes `lab` first): where a pair begins. */
@@ -29,33 +30,37 @@ const MAX_LISTED = 10;
 
 /** Why a parsed line is not a shadow pair, or null when it is one (only what harvest relies on). */
 function pairProblem(value: unknown): string | null {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a JSON object";
-  const p = value as Record<string, unknown>;
+  if (!isPlainObject(value)) return "not a JSON object";
+  const p = value;
   if (typeof p.type !== "string" || p.type === "") return "missing judgement type ('type')";
   if (typeof p.host_label !== "string") return "missing 'host_label'";
   if (p.kind !== undefined && p.kind !== "shadow" && p.kind !== "audit" && p.kind !== "reviewed")
     return "kind is not shadow, audit or reviewed";
-  if (p.kind === "reviewed" && typeof (p.reviewed as Record<string, unknown> | undefined)?.label !== "string")
-    return "reviewed.label is missing";
-  const q = p.question as Record<string, unknown> | undefined;
+  if (p.kind === "reviewed" && !(isPlainObject(p.reviewed) && typeof p.reviewed.label === "string")) return "reviewed.label is missing";
+  const q = p.question;
   if (typeof q !== "object" || q === null) return "missing 'question'";
-  if (typeof q.kind !== "string" || !KINDS.has(q.kind)) return "question.kind is not choice, noul or score";
+  if (!isPlainObject(q) || typeof q.kind !== "string" || !KINDS.has(q.kind)) return "question.kind is not choice, noul or score";
   if (!Array.isArray(q.labels) || !q.labels.every((l) => typeof l === "string")) return "question.labels is not a list of labels";
-  const m = p.model as Record<string, unknown> | undefined;
-  const s = p.skipped as Record<string, unknown> | undefined;
+  const m = p.model;
+  const s = p.skipped;
   if (m !== undefined) {
     if (typeof m !== "object" || m === null) return "'model' is not an object";
-    if (typeof m.label !== "string") return "model.label is missing";
+    if (!isPlainObject(m) || typeof m.label !== "string") return "model.label is missing";
     if (typeof m.confidence !== "number" || !(m.confidence >= 0 && m.confidence <= 1)) return "model.confidence is not a number in [0, 1]";
     if (typeof m.refused !== "boolean") return "model.refused is not true or false";
     if (typeof m.probabilities !== "object" || m.probabilities === null) return "model.probabilities is missing";
     return null;
   }
   if (s !== undefined) {
-    if (typeof s !== "object" || s === null || typeof s.reason !== "string") return "skipped.reason is missing";
+    if (!isPlainObject(s) || typeof s.reason !== "string") return "skipped.reason is missing";
     return null;
   }
   return "neither 'model' nor 'skipped'";
+}
+
+/** Whether a parsed line is a shadow pair: one `pairProblem` finds nothing wrong with. */
+function isPair(value: unknown): value is ShadowPair {
+  return pairProblem(value) === null;
 }
 
 /** What reading a pairs file found: how many lines it read, how many pairs it kept, and warnings for the lines it skipped. */
@@ -90,27 +95,27 @@ export async function scanPairs(file: string, visit: (pair: ShadowPair, line: nu
         );
       }
       if (text.trim() === "") continue;
-      let value: unknown;
+      let pair: ShadowPair | undefined;
       let problem: string | null;
       try {
-        value = JSON.parse(text);
+        const value: unknown = JSON.parse(text);
         problem = pairProblem(value);
+        if (isPair(value)) pair = value;
       } catch (err) {
         problem = `not JSON: ${messageOf(err)}`;
       }
-      if (problem !== null) {
-        const recovered = pairAfterFragment(text);
-        if (recovered === undefined) {
-          pending = { line: lineNo, problem };
+      if (pair === undefined) {
+        pair = pairAfterFragment(text);
+        if (pair === undefined) {
+          pending = { line: lineNo, problem: problem ?? "not a valid shadow pair" };
           continue;
         }
         // Listed one by one up to a few; beyond that only counted, so memory stays bounded.
         if (++torn <= MAX_LISTED)
           warnings.push(`${file}:${lineNo}: skipped a fragment torn by an interrupted write before the pair on that line`);
-        value = recovered;
       }
       pairs++;
-      visit(value as ShadowPair, lineNo);
+      visit(pair, lineNo);
     }
   } finally {
     rl.close();
@@ -129,7 +134,7 @@ function pairAfterFragment(text: string): ShadowPair | undefined {
   if (at <= 0) return undefined;
   try {
     const value: unknown = JSON.parse(text.slice(at));
-    return pairProblem(value) === null ? (value as ShadowPair) : undefined;
+    return isPair(value) ? value : undefined;
   } catch {
     return undefined;
   }

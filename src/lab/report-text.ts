@@ -67,7 +67,7 @@ function section(r: TypeReport, target: number): string[] {
   } else {
     out.push(`  min_confidence for ${pct(target)} agreement: none — no threshold reaches it`);
   }
-  if (r.kappa) out.push(`  ${kappaSentence(r)}`);
+  if (r.kappa) out.push(`  ${kappaSentence(r, r.kappa)}`);
   if (r.per_label && r.answered > 0) out.push(`  ${perLabelSentence(r.per_label)}`);
   if (r.reviewed) out.push(`  ${reviewedSentence(r.reviewed)}`);
   if (r.cost && r.cost.models.length > 0) out.push(...costLines(r.cost));
@@ -157,8 +157,7 @@ export function auditSentence(a: AuditReport): string {
 }
 
 /** Cohen's kappa beside raw agreement, with its interval. */
-function kappaSentence(r: TypeReport): string {
-  const k = r.kappa as KappaReport;
+function kappaSentence(r: TypeReport, k: KappaReport): string {
   return `kappa ${fmt(k.kappa)} (${fmt(k.lo)} … ${fmt(k.hi)})${k.weighting === "quadratic" ? ", quadratic-weighted," : ""} over ${k.n} labelled answers · raw agreement ${pct(r.agreement.rate)}${r.agreement.wilson ? ` (${pct(r.agreement.wilson.lo)}–${pct(r.agreement.wilson.hi)})` : ""}`;
 }
 

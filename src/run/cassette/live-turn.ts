@@ -13,6 +13,13 @@ import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "no
 import type { Effort } from "../../plan/plan.js";
 import { invocation, presetOf, readPresetTurn, runnerEnv, type AgentRunnerConfig } from "../agents/index.js";
 import { isPlainObject } from "../values/index.js";
+import { itemAt } from "../../shared/checked-index.js";
+
+/** The turn's protocol files, as the engine named them ($SWITCHYARD_OUTPUT, $SWITCHYARD_USAGE). */
+export interface TurnFiles {
+  output: string;
+  usage: string;
+}
 
 /** A live turn may print this much on stderr before it is cut (its log keeps the rest out). */
 const MAX_STDERR_BYTES = 64 * 1024 * 1024;
@@ -38,8 +45,8 @@ function writtenOutput(file: string): Record<string, unknown> {
 }
 
 /** A preset runner's turn, started and read as the engine does, its report written in the protocol's files. */
-function runPreset(runner: AgentRunnerConfig, prompt: string, workspace: string): number {
-  const outputFile = process.env.SWITCHYARD_OUTPUT!;
+function runPreset(runner: AgentRunnerConfig, prompt: string, workspace: string, files: TurnFiles): number {
+  const outputFile = files.output;
   const stem = stemOf(outputFile);
   const promptFile = `${stem}.prompt.txt`;
   writeFileSync(promptFile, prompt);
@@ -50,7 +57,7 @@ function runPreset(runner: AgentRunnerConfig, prompt: string, workspace: string)
   const out = openSync(stdoutFile, "w");
   let r: ReturnType<typeof spawnSync>;
   try {
-    r = spawnSync(call.argv[0]!, call.argv.slice(1), {
+    r = spawnSync(itemAt(call.argv, 0), call.argv.slice(1), {
       cwd: workspace,
       ...(call.promptOnStdin ? { input: prompt } : {}),
       stdio: [call.promptOnStdin ? "pipe" : "ignore", out, "pipe"],
@@ -69,7 +76,7 @@ function runPreset(runner: AgentRunnerConfig, prompt: string, workspace: string)
   }
   const turn = readPresetTurn(runner, stdoutFile, stderrFile, r.status, r.signal);
   const usage = turn.ok ? turn.report.usage : turn.usage;
-  if (usage) writeFileSync(process.env.SWITCHYARD_USAGE!, JSON.stringify(usage));
+  if (usage) writeFileSync(files.usage, JSON.stringify(usage));
   if (!turn.ok) {
     say(`${turn.code}: ${turn.error}`);
     return 1;
@@ -83,9 +90,9 @@ function runPreset(runner: AgentRunnerConfig, prompt: string, workspace: string)
 }
 
 /** --allow-live: runs a missed turn with the configured runner; returns the exit status for the engine. */
-export function runLive(runner: AgentRunnerConfig, prompt: string, workspace: string): number {
-  if (presetOf(runner).output !== "switchyard") return runPreset(runner, prompt, workspace);
-  const r = spawnSync(runner.command[0]!, runner.command.slice(1), {
+export function runLive(runner: AgentRunnerConfig, prompt: string, workspace: string, files: TurnFiles): number {
+  if (presetOf(runner).output !== "switchyard") return runPreset(runner, prompt, workspace, files);
+  const r = spawnSync(itemAt(runner.command, 0), runner.command.slice(1), {
     cwd: workspace,
     input: prompt,
     stdio: ["pipe", "inherit", "inherit"],

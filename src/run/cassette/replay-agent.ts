@@ -79,7 +79,11 @@ async function main(): Promise<number> {
   recordMiss(index, { kind: "agent", task, key, ...(part !== undefined ? { part } : {}), ...why });
   const live = process.env.SWITCHYARD_CASSETTE_LIVE;
   // Loaded only for a live miss: the presets' modules would cost every replayed turn their load time.
-  if (live) return (await import("./live-turn.js")).runLive(JSON.parse(live) as AgentRunnerConfig, prompt, workspace);
+  if (live)
+    return (await import("./live-turn.js")).runLive(JSON.parse(live) as AgentRunnerConfig, prompt, workspace, {
+      output: env("SWITCHYARD_OUTPUT"),
+      usage: env("SWITCHYARD_USAGE"),
+    });
   process.stderr.write(`cassette-miss: the cassette has no answer for this turn: ${why.why}; nothing was run (--allow-live runs it)\n`);
   return MISS_EXIT;
 }

@@ -10,6 +10,7 @@
 import type { DecisionRecord, Judge, QuestionDecision, ReviewAnswer, ReviewQuestion } from "../kinds/index.js";
 import { stateJson } from "../kinds/index.js";
 import { dropReviewAnswer, waitingReviewAnswers, type GivenAnswer, type Store } from "../store/index.js";
+import { entryOf } from "../../shared/checked-index.js";
 import type { Emit } from "./gating.js";
 import { UNMAPPED, type Inst, type RecordedReview, type TaskState } from "./task-state.js";
 
@@ -136,7 +137,7 @@ export class ReviewWaits {
     this.waiting.delete(idOf(ts.name, inst.key));
     const record: DecisionRecord = { ...review.decided };
     for (const q of review.questions) {
-      const a = review.answers.get(q.id)!;
+      const a = entryOf(review.answers, q.id, "the review's answers");
       record[q.id] = reviewDecision(q, a, review.since);
       if (q.model && !a.timeout) this.pairForLab(w, q as ReviewQuestion & { model: QuestionDecision }, a);
     }
