@@ -14,7 +14,7 @@ import { join, relative } from "node:path";
 import ts from "typescript";
 
 /** The most `as` casts and non-null assertions src/ may hold. */
-const LIMIT = { casts: 148, nonNull: 94 };
+const LIMIT = { casts: 140, nonNull: 93 };
 
 const args = process.argv.slice(2);
 const check = args.includes("--check");
