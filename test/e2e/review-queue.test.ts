@@ -176,6 +176,11 @@ test(
       };
       assert.equal(mid.status, "waiting");
       assert.equal(mid.tasks.gate!.waiting, third.length);
+      const waitingRuns = JSON.parse(cli("runs", "--json", "--status", "waiting").stdout) as Array<{ status: string }>;
+      assert.deepEqual(
+        waitingRuns.map((r) => r.status),
+        ["waiting"],
+      );
 
       // The rest answered while detached; resume finishes the run.
       for (const [i, k] of third.entries()) answer(k, label(k), "carol", i < 5);

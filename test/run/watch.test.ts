@@ -137,6 +137,8 @@ test(
         [runs[0]!.run],
       );
       assert.equal(JSON.parse(sy(dir, ["runs", "--json", "--status", "passed"]).out).length, 0);
+      // A run waiting for review is a status --status accepts (none waits here).
+      assert.equal(JSON.parse(sy(dir, ["runs", "--json", "--status", "waiting"]).out).length, 0);
       assert.equal(JSON.parse(sy(dir, ["runs", "--json", "--status", "failed", "--playbook", "main"]).out).length, 2);
       assert.match(sy(dir, ["runs", "--status", "faild"]).err, /did you mean failed\?/);
       const failed = JSON.parse(sy(dir, ["show", "latest", "--json", "--status", "failed"]).out);
