@@ -68,3 +68,18 @@ export function noRuns(flag: string | undefined): UsageError {
     hint: "start one with `switchyard run PATH`, run this from the folder you ran it in (or below it), or point --state-dir (or $SWITCHYARD_HOME) at the state folder",
   });
 }
+
+/** A run's summary fields as `runs --json` and `status --json` print them. */
+export function runSummaryJson(r: NonNullable<ReturnType<Store["run"]>>): Record<string, unknown> {
+  return {
+    run: r.run,
+    status: r.status,
+    playbook: r.playbook,
+    source: r.source,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    elapsed_ms: r.elapsed_ms,
+    spent_usd: r.spent_usd,
+    reason: r.stop_reason,
+  };
+}

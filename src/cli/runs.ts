@@ -4,7 +4,7 @@
 import type { Command } from "commander";
 import { UsageError, stateDir } from "./common.js";
 import { nearestName } from "../lang/diagnostic.js";
-import { formatElapsed, openForReading } from "./run-lookup.js";
+import { formatElapsed, openForReading, runSummaryJson } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
 import { table } from "./run-progress.js";
 import type { Store } from "../run/index.js";
@@ -82,27 +82,12 @@ function listRuns(flags: RunsFlags): void {
     if (flags.status !== undefined) runs = runs.filter((r) => r.status === flags.status);
     if (flags.playbook !== undefined) runs = runs.filter((r) => r.playbook === flags.playbook);
     if (limit !== undefined) runs = runs.slice(0, limit);
-    if (flags.json) process.stdout.write(JSON.stringify(runs.map(runJson), null, 2) + "\n");
+    if (flags.json) process.stdout.write(JSON.stringify(runs.map(runSummaryJson), null, 2) + "\n");
     else if (runs.length === 0) process.stdout.write(`no runs${flags.status || flags.playbook ? " match" : ""} in ${store.stateDir}\n`);
     else process.stdout.write(runsTable(runs) + "\n");
   } finally {
     store.close();
   }
-}
-
-/** One run as `runs --json` prints it. */
-function runJson(r: RunRow): Record<string, unknown> {
-  return {
-    run: r.run,
-    status: r.status,
-    playbook: r.playbook,
-    source: r.source,
-    started_at: r.started_at,
-    finished_at: r.finished_at,
-    elapsed_ms: r.elapsed_ms,
-    spent_usd: r.spent_usd,
-    reason: r.stop_reason,
-  };
 }
 
 /** The runs as an aligned table. */

@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { ownerGone, type Store } from "../run/index.js";
 import { EXIT_FAILED, setExitCode } from "./common.js";
-import { findRun, foundRun, noRuns, openForReading, formatElapsed } from "./run-lookup.js";
+import { findRun, foundRun, noRuns, openForReading, formatElapsed, runSummaryJson } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
 import { table } from "./run-progress.js";
 import { rateLimitState } from "../run/agents/index.js";
@@ -34,15 +34,7 @@ function report(store: Store, run: string): { status: string; json: unknown; tex
   });
   const paced = rateLimitState(store, run);
   const json = {
-    run: r.run,
-    status: r.status,
-    playbook: r.playbook,
-    source: r.source,
-    started_at: r.started_at,
-    finished_at: r.finished_at,
-    elapsed_ms: r.elapsed_ms,
-    spent_usd: r.spent_usd,
-    reason: r.stop_reason,
+    ...runSummaryJson(r),
     tasks: Object.fromEntries(rows.map(({ task, ...rest }) => [task, rest])),
     // Agent runners paced by rate limits: turns retried, and the concurrency now.
     ...(Object.keys(paced).length > 0 ? { rate_limits: paced } : {}),
