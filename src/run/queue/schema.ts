@@ -20,11 +20,20 @@ export async function ensureQueueSchema(client: ClientBase, connectionString: st
 }
 
 /**
- * One line of graphile-worker's: the first line only (its messages carry stack traces, which are
- * not for users), and nothing about a lost connection to the server (the worker says that itself,
- * once, as it stops; graphile's own retries of a blip need no word).
+ * Node's own deprecation warnings as graphile-worker passes them on, e.g. node-postgres's "(node:PID)
+ * DeprecationWarning: Calling client.query() when the client is already executing a query", which
+ * it raises as a connection dies under a running query: words for the libraries' authors, not for
+ * the person running the worker.
  */
-function queueLine(level: string, message: string, error?: unknown): void {
+const NODE_DEPRECATION = /^\(node:\d+\) (\[\w+\] )?DeprecationWarning: /;
+
+/**
+ * One line of graphile-worker's: the first line only (its messages carry stack traces, which are
+ * not for users), nothing about a lost connection to the server (the worker says that itself,
+ * once, as it stops; graphile's own retries of a blip need no word), and no deprecation warning.
+ */
+export function queueLine(level: string, message: string, error?: unknown): void {
+  if (NODE_DEPRECATION.test(message)) return;
   // The error is in the message's meta, or only in its words: a part of a line between colons,
   // e.g. "Runner stopping (reason: worker pool exited with error: error: terminating connection …)".
   const told = message
