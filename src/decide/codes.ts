@@ -175,7 +175,7 @@ export const DECIDE_CODES: CodeEntry[] = [
     explain:
       "A table-form `[decisions.types]` entry may name a calibration file (`calibration = \"cal.json\"`, relative to the config file) written by `switchyard lab calibrate`. The file must exist, be a calibration file of a version this switchyard reads, hold a map for that judgement type, and that map must have been fitted on pairs of the very model the entry's mode names: a map says how one model's confidence relates to agreement with the host, so it means nothing for another. Fit a map for this type and model (run it in shadow, then `switchyard lab calibrate`), or fix the path.",
   },
-  // --- the review queue (D-60 … D-66), src/cli/review-queue.ts ---
+  // --- the review queue (D-60 … D-66), src/decide/review-queue.ts ---
   {
     code: "review-not-waiting",
     usage: true,
