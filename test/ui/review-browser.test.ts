@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { BIN, CHROMIUM, CHROMIUM_ARGS, startUi, type Ui } from "./support.js";
-import { modelYes, reviewPack, tokenOf, unsure, type ReviewPack } from "./review-support.js";
+import { both, modelYes, reviewPack, tokenOf, unsure, type ReviewPack } from "./review-support.js";
 import { until } from "../support/assertions.js";
 
 const skip = !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} is not installed (CI installs it)` : false;
@@ -62,16 +62,7 @@ async function newPage(): Promise<{ page: Page; errors: string[] }> {
   return { page, errors };
 }
 
-/** The waiting questions as `review --list --json` has them: KEY:QUESTION, sorted. */
-const listed = (): string[] =>
-  pack
-    .cli("review", "latest", "--list", "--json")
-    .stdout.split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { key: string; question: { id: string } })
-    .map((p) => `${p.key}:${p.question.id}`)
-    .sort();
-const both = (keys: string[]) => keys.flatMap((k) => [`${k}:exploitable`, `${k}:reach`]).sort();
+const listed = () => pack.waiting();
 const form = (page: Page, key: string) => page.locator(`form.review-item[data-key="${key}"]`);
 
 /** Chooses the labels of an element's form, writes the note, and sends it. */

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { startUi, type Ui } from "./support.js";
-import { modelYes, post, reviewPack, tokenOf, unsure, type ReviewPack } from "./review-support.js";
+import { both, modelYes, post, reviewPack, tokenOf, unsure, type ReviewPack } from "./review-support.js";
 import { openStore, waitingReviewAnswers } from "../../src/run/store/index.js";
 import { createUiServer } from "../../src/ui/index.js";
 import type { ReviewQueueDoc } from "../../src/ui/review-types.js";
@@ -40,16 +40,7 @@ after(async () => {
 });
 
 const waitingKeys = () => pack.keys.filter(unsure);
-/** The waiting questions as `review --list --json` has them: KEY:QUESTION. */
-const listed = (): string[] =>
-  pack
-    .cli("review", "latest", "--list", "--json")
-    .stdout.split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { key: string; question: { id: string } })
-    .map((p) => `${p.key}:${p.question.id}`)
-    .sort();
-const both = (keys: string[]) => keys.flatMap((k) => [`${k}:exploitable`, `${k}:reach`]);
+const listed = () => pack.waiting();
 const answerTo = (key: string, label: string, extra: Record<string, unknown> = {}) => ({
   task: "gate",
   key,

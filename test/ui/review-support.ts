@@ -47,7 +47,12 @@ export interface ReviewPack {
   fixLog: string;
   env: NodeJS.ProcessEnv;
   cli(...args: string[]): { status: number | null; stdout: string; stderr: string };
+  /** The waiting questions as `review --list --json` lists them: KEY:QUESTION, sorted. */
+  waiting(): string[];
 }
+
+/** Both questions of each element, as `waiting()` lists them. */
+export const both = (keys: string[]): string[] => keys.flatMap((k) => [`${k}:exploitable`, `${k}:reach`]).sort();
 
 /** Writes the pack and config for N elements. */
 export function reviewPack(n: number): ReviewPack {
@@ -65,7 +70,14 @@ export function reviewPack(n: number): ReviewPack {
   const env: NodeJS.ProcessEnv = { ...process.env, SWITCHYARD_HOME: state, XDG_CONFIG_HOME: join(dir.path, "xdg") };
   delete env.SWITCHYARD_STORE;
   const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: dir.path, env, encoding: "utf8", timeout: 120000 });
-  return { dir, state, keys, fixLog, env, cli };
+  const waiting = () =>
+    cli("review", "latest", "--list", "--json")
+      .stdout.split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { key: string; question: { id: string } })
+      .map((p) => `${p.key}:${p.question.id}`)
+      .sort();
+  return { dir, state, keys, fixLog, env, cli, waiting };
 }
 
 /** The origin and token of the address `switchyard ui` printed (http://127.0.0.1:PORT/#token=…). */
