@@ -2,8 +2,10 @@
 // `switchyard ui` and a real run that stays up while four elements wait for review (D-62, D-63):
 // a page opened without the token lists the queue but cannot answer and says how to get the token
 // address; the printed address's token moves into the tab and out of the address bar; two elements
-// are answered through their forms and show as answered; a second answer from a stale page and a
-// missing name are refused in words; and the run finishes once the form answers the last element.
+// are answered through their forms and show as answered; one answered with `switchyard review`
+// shows as no longer waiting on the live page; a second answer from a stale page, a label the
+// question does not have and a missing name are refused in words; and the run finishes once the
+// form answers the last element.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -118,7 +120,7 @@ declare const location: { href: string; hash: string };
 declare const sessionStorage: { getItem(k: string): string | null };
 
 test(
-  "D-63: the token address answers through the form: two elements show answered, a stale second answer and a missing name are refused in words, the run finishes with the last",
+  "D-63: the token address answers through the form: two show answered, one answered by the CLI shows ended live, a stale answer, a bad label and a missing name are refused in words, the run finishes with the last",
   { skip, timeout: 180_000 },
   async () => {
     const { token } = tokenOf(ui.printed);
@@ -154,27 +156,41 @@ test(
     assert.equal(await page.locator("form.review-item.answered").count(), 2);
     assert.deepEqual(listed(), both(["e9", "e12"]));
 
-    // A second tab opened from the printed address shows the queue as it is now, with the name
-    // remembered; once the first tab answers e9, the second tab's answer to e9 is refused in words.
+    // A second tab opened from the printed address, its live updates cut off (so that it stays
+    // stale), shows the queue as it was, with the name remembered. Meanwhile bob answers e9 with
+    // `switchyard review`: the live first tab marks it as no longer waiting, and the stale tab's
+    // answer to it is refused in words. A label the question does not have (the page offers none:
+    // a radio's value altered) is refused in words too.
     const { page: stale } = await newPage();
+    await stale.route("**/api/stream", (r) => r.abort());
     await stale.goto(ui.printed);
     await stale.goto(`${ui.url}#/review`);
     await form(stale, "e9").waitFor();
     assert.equal(await stale.locator("input.reviewer").inputValue(), "alice");
-    await page.reload();
-    await form(page, "e9").waitFor();
-    await answer(page, "e9", { exploitable: "no", reach: "local" });
-    await form(page, "e9").and(page.locator(".answered")).waitFor();
+    const byCli = pack.cli("review", "latest", "--key", "e9", "--answer", "exploitable=no", "--answer", "reach=local", "--as", "bob");
+    assert.equal(byCli.status, 0, byCli.stderr);
+    await form(page, "e9").and(page.locator(".ended")).waitFor();
+    assert.match(await form(page, "e9").locator(".review-result").innerText(), /No longer waits: answered elsewhere/);
+    assert.equal(await form(page, "e9").locator("button[type=submit]").isDisabled(), true);
+    const refusedIn = async (key: string, pattern: RegExp) => {
+      await stale.waitForFunction(
+        (k) => /Not recorded/.test(document.querySelector(`form[data-key="${k}"] .review-result`)?.textContent ?? ""),
+        key,
+      );
+      assert.match(await form(stale, key).locator(".review-result").innerText(), pattern);
+    };
     await answer(stale, "e9", { exploitable: "yes", reach: "local" });
-    await stale.waitForFunction(() => /Not recorded/.test(document.querySelector('form[data-key="e9"] .review-result')?.textContent ?? ""));
-    assert.match(
-      await form(stale, "e9").locator(".review-result").innerText(),
-      /Not recorded: no question of gate\[e9\] waits for review|was already answered/,
-    );
+    await refusedIn("e9", /^Not recorded: no question of gate\[e9\] waits for review in run \S+ \(/);
+    await form(stale, "e12")
+      .locator('input[data-question="reach"][value="local"]')
+      .evaluate((i) => ((i as unknown as { value: string }).value = "maybe"));
+    await answer(stale, "e12", { exploitable: "yes", reach: "maybe" });
+    await refusedIn("e12", /^Not recorded: 'maybe' is not an answer to question 'reach' \(answer one of: local, network, uncertain\)$/);
+    assert.deepEqual(listed(), both(["e12"]));
 
-    // The last answer: the run, up all along, finishes.
-    await answer(stale, "e12", { exploitable: "yes", reach: "network" }, "last one");
-    await form(stale, "e12").and(stale.locator(".answered")).waitFor();
+    // The last answer, from the live tab: the run, up all along, finishes.
+    await answer(page, "e12", { exploitable: "yes", reach: "network" }, "last one");
+    await form(page, "e12").and(page.locator(".answered")).waitFor();
     assert.equal(await exited, 0, stderr);
     const shown = JSON.parse(pack.cli("show", "latest", "--json").stdout) as {
       status: string;
@@ -193,20 +209,20 @@ test(
       };
     };
     assert.equal(shown.status, "passed");
-    const expected: Array<[string, string, string, string | undefined]> = [
-      ["e3", "no", "network", undefined],
-      ["e6", "yes", "local", "reachable through the CLI"],
-      ["e9", "no", "local", undefined],
-      ["e12", "yes", "network", "last one"],
+    const expected: Array<[string, string, string, string | undefined, string]> = [
+      ["e3", "no", "network", undefined, "alice"],
+      ["e6", "yes", "local", "reachable through the CLI", "alice"],
+      ["e9", "no", "local", undefined, "bob"],
+      ["e12", "yes", "network", "last one", "alice"],
     ];
-    for (const [key, exploitable, reach, note] of expected) {
+    for (const [key, exploitable, reach, note, by] of expected) {
       const out = shown.tasks.gate.instances[key]!.output;
       assert.deepEqual(
         [out.exploitable!.label, out.exploitable!.mode, out.exploitable!.probabilities[exploitable]],
         [exploitable, "host", 1],
         key,
       );
-      assert.deepEqual([out.reach!.label, out.reach!.review.by, out.exploitable!.review.note], [reach, "alice", note], key);
+      assert.deepEqual([out.reach!.label, out.reach!.review.by, out.exploitable!.review.note], [reach, by, note], key);
     }
     const fixed = readFileSync(pack.fixLog, "utf8").split("\n").filter(Boolean).sort();
     assert.deepEqual(fixed, [...pack.keys.filter((k) => !unsure(k) && modelYes(k)), "e6", "e12"].sort());

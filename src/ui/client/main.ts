@@ -47,7 +47,7 @@ async function route(): Promise<void> {
       next.page === "run"
         ? await runPage(root, source, next.run, next.cell)
         : next.page === "review"
-          ? await reviewPage(root)
+          ? await reviewPage(root, source)
           : await runsPage(root, source);
     document.title = next.page === "run" ? `switchyard · ${next.run}` : `switchyard · ${next.page === "review" ? "review queue" : "runs"}`;
   } catch (err) {

@@ -3,12 +3,14 @@
 // as the model saw it, per waiting question its labels or `uncertain` (the model's answer and
 // confidence beside it when it was escalated), an optional note — and one name field for who
 // answers, remembered in localStorage. An answer goes to the server with the tab's write token
-// (write-token.ts); the element then shows as answered, and a refusal is shown in words.
+// (write-token.ts); the element then shows as answered, and a refusal is shown in words. The list
+// follows the runs as they change (new elements added, those answered elsewhere marked).
 
 import { h, clear, pretty, when } from "./dom.js";
 import { runHash } from "./run-page.js";
 import { writeToken } from "./write-token.js";
 import { CodedError } from "../../shared/coded-error.js";
+import type { Source } from "./source.js";
 import type { ReviewAnswerBody, ReviewAnsweredDoc, ReviewElementDoc, ReviewQueueDoc } from "../review-types.js";
 
 const NAME_KEY = "switchyard.reviewer";
@@ -48,15 +50,43 @@ function cannotWrite(doc: ReviewQueueDoc): string | null {
   return null;
 }
 
-/** The review page: the waiting elements of every run, each with its form. */
-export async function reviewPage(root: HTMLElement): Promise<() => void> {
+/** The queue as the server has it now. */
+async function fetchQueue(): Promise<ReviewQueueDoc> {
   const r = await fetch("/api/review", { headers: { accept: "application/json" } });
   // The server's own JSON (api/review): typed as it documents it.
   const doc: ReviewQueueDoc & { error?: { code: string; message: string } } = await r.json();
   if (!r.ok) throw new CodedError(doc.error?.code ?? "ui-server-error", doc.error?.message ?? `${r.status} ${r.statusText}`);
+  return doc;
+}
+
+const elementId = (e: ReviewElementDoc) => JSON.stringify([e.run, e.task, e.key]);
+const countText = (n: number) => (n === 0 ? "Nothing waits for review." : `${n} element(s) wait for review, oldest first.`);
+
+/**
+ * The review page: the waiting elements of every run, each with its form. It follows the runs'
+ * changes: elements that start waiting are added at the end, and one answered elsewhere (another
+ * tab, `switchyard review`) or timed out is marked so, without touching the forms being filled.
+ */
+export async function reviewPage(root: HTMLElement, source: Source): Promise<() => void> {
+  const doc = await fetchQueue();
   const blocked = cannotWrite(doc);
   const name = h("input", { type: "text", class: "reviewer", "aria-label": "your name", maxlength: 100, value: rememberedName() });
   name.addEventListener("change", () => rememberName(name.value.trim()));
+  const count = h("p", { class: "meta review-count" }, countText(doc.elements.length));
+  const list = h("div", { class: "review-list" });
+  const shown = new Map<string, HTMLFormElement>();
+  const sync = (next: ReviewQueueDoc) => {
+    const waiting = new Set(next.elements.map(elementId));
+    for (const [id, form] of shown) if (!waiting.has(id)) endedElsewhere(form);
+    for (const e of next.elements) {
+      if (shown.has(elementId(e))) continue;
+      const form = elementForm(e, () => name, blocked !== null);
+      shown.set(elementId(e), form);
+      list.append(form);
+    }
+    count.textContent = countText(next.elements.length);
+  };
+  sync(doc);
   clear(root);
   root.append(
     h(
@@ -66,17 +96,40 @@ export async function reviewPage(root: HTMLElement): Promise<() => void> {
       h("h1", {}, "review queue"),
       blocked ? h("p", { class: "review-blocked" }, blocked) : null,
       h("label", { class: "reviewer-field" }, "answering as ", name, h("span", { class: "meta" }, " (recorded with each answer)")),
-      h(
-        "p",
-        { class: "meta review-count" },
-        doc.elements.length === 0
-          ? "Nothing waits for review."
-          : `${doc.elements.length} element(s) wait for review, oldest first. Reload the page to see questions that arrived since.`,
-      ),
-      ...doc.elements.map((e) => elementForm(e, () => name, blocked !== null)),
+      count,
+      list,
     ),
   );
-  return () => {};
+  // One fetch at a time; a change that arrives meanwhile fetches once more after it.
+  let busy = false;
+  let again = false;
+  const refresh = async () => {
+    if (busy) return void (again = true);
+    busy = true;
+    try {
+      do {
+        again = false;
+        sync(await fetchQueue());
+      } while (again);
+    } catch {
+      // The server went away: the page keeps what it shows; the next change tries again.
+    } finally {
+      busy = false;
+    }
+  };
+  return source.followRuns(() => void refresh());
+}
+
+/** Marks an element that no longer waits though this page did not answer it. */
+function endedElsewhere(form: HTMLFormElement): void {
+  if (form.classList.contains("answered") || form.classList.contains("ended")) return;
+  form.classList.add("ended");
+  for (const el of Array.from(form.querySelectorAll<HTMLInputElement | HTMLButtonElement>("input, button"))) el.disabled = true;
+  const result = form.querySelector(".review-result");
+  if (result) {
+    result.textContent = "No longer waits: answered elsewhere (another page, or `switchyard review`), or its wait timed out.";
+    result.className = "review-result meta";
+  }
 }
 
 /** One question's choice: its labels and `uncertain` as radio buttons, the model's answer beside them. */
