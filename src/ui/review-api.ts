@@ -67,7 +67,7 @@ function answerBody(v: unknown): ReviewAnswerBody {
 
 /** The HTTP status of a refused answer: a label it does not have is a bad request, the rest a conflict with the queue. */
 const refusal = (err: ReviewRefused) =>
-  new HttpError(err.code === "usage" ? "review-not-waiting" : err.code, err.message, {
+  new HttpError(err.code, err.message, {
     status: err.code === "review-bad-label" ? 400 : 409,
     ...(err.hint !== undefined ? { hint: err.hint } : {}),
   });

@@ -272,7 +272,7 @@ function routeTable(state: StateSource, hub: LiveHub, writable: boolean): Array<
       /^api\/review$/,
       ({ res }) => {
         const store = state.get()?.store;
-        const doc: ReviewQueueDoc = { elements: store ? reviewQueue(store) : [], writable: writable };
+        const doc: ReviewQueueDoc = { elements: store ? reviewQueue(store) : [], writable };
         sendJson(res, doc);
       },
     ],
