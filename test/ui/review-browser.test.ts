@@ -164,7 +164,10 @@ test(
     const { page: stale } = await newPage();
     await stale.route("**/api/stream", (r) => r.abort());
     await stale.goto(ui.printed);
-    await stale.goto(`${ui.url}#/review`);
+    // The runs page first, whole, then the queue (a page still loading when the address changes can
+    // draw over the next one: the router does not cancel it).
+    await stale.locator("a.review-link").waitFor();
+    await stale.locator("a.review-link").click();
     await form(stale, "e9").waitFor();
     assert.equal(await stale.locator("input.reviewer").inputValue(), "alice");
     const byCli = pack.cli("review", "latest", "--key", "e9", "--answer", "exploitable=no", "--answer", "reach=local", "--as", "bob");

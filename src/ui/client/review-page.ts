@@ -122,7 +122,8 @@ export async function reviewPage(root: HTMLElement, source: Source): Promise<() 
 
 /** Marks an element that no longer waits though this page did not answer it. */
 function endedElsewhere(form: HTMLFormElement): void {
-  if (form.classList.contains("answered") || form.classList.contains("ended")) return;
+  // Its own answer (sent, or on its way) is shown by submit, not taken for someone else's.
+  if (form.classList.contains("answered") || form.classList.contains("ended") || form.classList.contains("sending")) return;
   form.classList.add("ended");
   for (const el of Array.from(form.querySelectorAll<HTMLInputElement | HTMLButtonElement>("input, button"))) el.disabled = true;
   const result = form.querySelector(".review-result");
@@ -204,6 +205,7 @@ async function submit(e: ReviewElementDoc, form: HTMLFormElement, parts: FormPar
   const body: ReviewAnswerBody = { task: e.task, key: e.key, answers, who, ...(note.value.trim() ? { note: note.value.trim() } : {}) };
   button.disabled = true;
   say("sending…", "meta");
+  form.classList.add("sending");
   try {
     const r = await fetch(`/api/runs/${encodeURIComponent(e.run)}/review`, {
       method: "POST",
@@ -222,5 +224,7 @@ async function submit(e: ReviewElementDoc, form: HTMLFormElement, parts: FormPar
   } catch (err) {
     button.disabled = false;
     say(`Not recorded: the server could not be reached (${String(err)}).`, "error");
+  } finally {
+    form.classList.remove("sending");
   }
 }
