@@ -1,6 +1,8 @@
 // The run's ceilings (R-6): wall-clock time summed over every invocation, and the cost agents
 // reported. They are checked before each instance and decision request starts; a reached one
-// halts the run as `stopped`, naming it and the flag that raises it on resume.
+// halts the run as `stopped`, naming it and the flag that raises it on resume. Time in which the
+// run only waits for people to answer review questions does not count (D-67): an overnight wait
+// for a person is not work, and review_timeout, not max_duration, bounds it.
 
 import type { Settings } from "../store/index.js";
 import { codedText } from "../../shared/coded-error.js";
@@ -23,7 +25,7 @@ export function ceilingReached(settings: Settings, elapsedMs: number, spentUsd: 
   if (elapsedMs >= limit) {
     return stopped(
       "max_duration",
-      `max_duration of ${settings.max_duration_seconds}s reached (${(elapsedMs / 1000).toFixed(1)}s over all invocations); resume with a higher --max-duration`,
+      `max_duration of ${settings.max_duration_seconds}s reached (${(elapsedMs / 1000).toFixed(1)}s over all invocations, not counting time spent only waiting for review); resume with a higher --max-duration`,
     );
   }
   const budget = settings.budget_usd;
@@ -34,4 +36,27 @@ export function ceilingReached(settings: Settings, elapsedMs: number, spentUsd: 
     );
   }
   return null;
+}
+
+/** The stretches in which the run only waits for review answers (D-67): started when it says it stays up, stopped when an answer lets work go on. */
+export class WaitingClock {
+  private since: number | undefined;
+  private total = 0;
+
+  /** Only waiting instances are left (again); a clock already running keeps its start. */
+  start(now = Date.now()): void {
+    this.since ??= now;
+  }
+
+  /** Work goes on. */
+  stop(now = Date.now()): void {
+    if (this.since === undefined) return;
+    this.total += now - this.since;
+    this.since = undefined;
+  }
+
+  /** Milliseconds spent only waiting in this invocation, the current stretch included. */
+  ms(now = Date.now()): number {
+    return this.total + (this.since === undefined ? 0 : now - this.since);
+  }
 }
