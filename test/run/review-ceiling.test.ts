@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { WaitingClock } from "../../src/run/engine/ceilings.js";
 import { TempDir } from "./helpers.js";
 import { until } from "../support/assertions.js";
 import { reviewPlaybook } from "../support/review-pack.js";
@@ -87,4 +88,20 @@ test("D-67: resume does not count the stretch a cancelled run only waited for re
     if (r.child.exitCode === null) r.child.kill("SIGKILL");
     r.dir.cleanup();
   }
+});
+
+test("D-67: the waiting clock counts each stretch once; a second start keeps the first, a stop without a start adds nothing", () => {
+  const clock = new WaitingClock();
+  clock.stop(500);
+  assert.equal(clock.ms(1000), 0);
+  clock.start(1000);
+  clock.start(1700); // said again while still waiting: the stretch began at 1000
+  assert.equal(clock.ms(1800), 800);
+  clock.stop(2000);
+  assert.equal(clock.ms(9000), 1000);
+  clock.start(10000);
+  assert.equal(clock.ms(10250), 1250);
+  clock.stop(10250);
+  clock.stop(99999);
+  assert.equal(clock.ms(99999), 1250);
 });

@@ -25,7 +25,7 @@ export function ceilingReached(settings: Settings, elapsedMs: number, spentUsd: 
   if (elapsedMs >= limit) {
     return stopped(
       "max_duration",
-      `max_duration of ${settings.max_duration_seconds}s reached (${(elapsedMs / 1000).toFixed(1)}s over all invocations, not counting time spent only waiting for review); resume with a higher --max-duration`,
+      `max_duration of ${settings.max_duration_seconds}s reached (${(elapsedMs / 1000).toFixed(1)}s over all invocations); resume with a higher --max-duration`,
     );
   }
   const budget = settings.budget_usd;
