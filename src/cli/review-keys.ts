@@ -1,8 +1,8 @@
 // One keypress at a time from the terminal, for the review walk (D-63): the terminal in raw mode
 // (no Enter, no echo; Ctrl-C arrives as a key, not a signal, so the walk leaves cleanly), Node's
 // readline turning bytes into keys, and a line of text (a note) read with readline's own editing.
-// A key pressed while nothing asks for one is dropped: a second press of a key does not answer
-// the next question unseen.
+// Keys that arrive in the same read as the one that answered (a key held down, a paste) are
+// dropped, not carried over to answer the next question unseen.
 
 import { createInterface, emitKeypressEvents } from "node:readline";
 
