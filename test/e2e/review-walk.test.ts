@@ -2,7 +2,7 @@
 // a run whose route sends five elements to review stays up; a person walks the queue and answers
 // one with a label's key, one as uncertain, skips one, answers one with a note, and quits; the
 // store and `show` hold exactly those answers with the person's name and note, and the skipped one
-// still waits. Ctrl-C leaves with the terminal as it was. A last walk meets a question someone
+// still waits. Ctrl-C leaves with the terminal as it was, and so does SIGTERM. A last walk meets a question someone
 // else answered meanwhile (reported, skipped) and answers the last one, and the run that waited
 // finishes. Without a terminal, the bare command is a usage error.
 
@@ -22,6 +22,14 @@ const KEYS = ["e1", "e2", "e3", "e4", "e5"];
 
 type Decision = { label: string; mode: string; provider: string; confidence: number; review: { by: string; note?: string } };
 type Shown = { tasks: { gate: { instances: Record<string, { status: string; output?: { exploitable: Decision } }> } } };
+
+/** Waits for `stty -a`'s output after `from` and checks the terminal is back in cooked mode with echo. */
+async function cooked(session: PtySession, from: number): Promise<void> {
+  const stty = (await session.waitFor(/speed[\s\S]*\n.*\bicanon\b.*/, from))[0];
+  assert.match(stty, /(^|\s)icanon\b/);
+  assert.match(stty, /(^|\s)echo\b/);
+  assert.doesNotMatch(stty, /-icanon|(^|\s)-echo\b/);
+}
 
 test(
   "D-63: the terminal walk answers by keypress, skips, takes a note, quits and leaves the terminal as it was; the waiting run finishes",
@@ -148,11 +156,24 @@ test(
       w2.send("\x03");
       await w2.waitFor("answered 0, skipped 0, 2 still wait", mark);
       await w2.waitFor("walk-exit=0", mark);
-      const stty = (await w2.waitFor(/speed[\s\S]*\n.*\bicanon\b.*/, mark))[0];
-      assert.match(stty, /(^|\s)icanon\b/);
-      assert.match(stty, /(^|\s)echo\b/);
-      assert.doesNotMatch(stty, /-icanon|(^|\s)-echo\b/);
+      await cooked(w2, mark);
       assert.equal(await w2.exit, 0);
+
+      // SIGTERM from elsewhere ends the walk with the terminal given back too (Node resets a raw
+      // terminal on SIGTERM; the walk must not take that signal over). A shell without job control
+      // gives a background command /dev/null for stdin unless told otherwise: fd 3.
+      const w2b = walk([
+        "sh",
+        "-c",
+        `exec 3<&0; "${process.execPath}" "${BIN}" review latest <&3 3<&- & echo "walk-pid=$!"; wait $!; echo "walk-exit=$?"; stty -a`,
+      ]);
+      const pid = Number((await w2b.waitFor(/walk-pid=(\d+)/))[1]);
+      await w2b.waitFor(/\[1\/2\] gate\[e\d\][\s\S]*Press a key/);
+      mark = w2b.mark();
+      process.kill(pid, "SIGTERM");
+      await w2b.waitFor("walk-exit=143", mark);
+      await cooked(w2b, mark);
+      assert.equal(await w2b.exit, 0);
 
       // Walk 3, --as erin: the first question is answered by someone else before the key is pressed.
       const w3 = walk([process.execPath, BIN, "review", "latest", "--as", "erin"]);
