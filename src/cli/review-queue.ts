@@ -2,4 +2,4 @@
 // below the web view, so that `switchyard review` and the web view's review page answer through
 // the same code; re-exported here for the CLI's commands.
 
-export { type AnswerToGive, giveAnswer, type PendingQuestion, pendingQuestions } from "../decide/review-queue.js";
+export { type AnswerToGive, giveAnswer, type PendingQuestion, pendingQuestions, ReviewRefused } from "../decide/review-queue.js";
