@@ -159,6 +159,37 @@ host = "scripted"
       const t = (JSON.parse(h.stdout) as { types: Array<{ pairs: number; models: unknown; agreement: { agree: number } }> }).types[0]!;
       assert.deepEqual([t.pairs, t.models, t.agreement.agree], [N, [{ model, pairs: N }], agree], model);
     }
+    // People's labels: export writes each element once; a label imported comes back beside each
+    // model's pair, so harvest --model compares each model with the people. The person says "yes"
+    // on T15x … T24x: the host (always "yes") agrees on 10, A (right below 21) on 6, B on T21x, T22x.
+    const labelsFile = join(dir, "labels.jsonl");
+    const ex = await sy("lab", "export", "--type", TYPE, "-o", labelsFile);
+    assert.equal(ex.code, 0, ex.stderr);
+    const rows = readFileSync(labelsFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { key: string; label: string; by: string });
+    assert.equal(rows.length, N, "one row per element, whichever models answered it");
+    for (const row of rows) if (row.key >= ticket(15) && row.key <= ticket(24)) Object.assign(row, { label: "yes", by: "ana" });
+    writeFileSync(labelsFile, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const im = await sy("lab", "import", labelsFile);
+    assert.equal(im.code, 0, im.stderr);
+    assert.match(im.stdout, /imported 10 reviewed labels/);
+    assert.equal(pairsOf().length, 2 * N + 2 * 10, "one reviewed pair per label and model");
+    for (const [model, agree] of [
+      ["s1/m1", 6],
+      ["oai/m2", 2],
+    ] as const) {
+      const h = await sy("lab", "harvest", "--type", TYPE, "--model", model, "--json");
+      type Reviewed = { n: number; host: { agree: number }; model: { answered: number; agree: number } };
+      const t = (JSON.parse(h.stdout) as { types: Array<{ pairs: number; reviewed: Reviewed }> }).types[0]!;
+      assert.equal(t.pairs, N, "reviewed pairs are not shadow pairs");
+      assert.deepEqual(
+        [t.reviewed.n, t.reviewed.host.agree, t.reviewed.model.answered, t.reviewed.model.agree],
+        [10, 10, 10, agree],
+        model,
+      );
+    }
     const text = await sy("lab", "compare", "--type", TYPE, "s1/m1", "oai/m2");
     assert.match(text.stdout, /on the 44 elements both answered, each in one run/);
   } finally {
