@@ -10,6 +10,7 @@ import { executorChoice } from "./executor-option.js";
 import { rememberInvocation } from "./run-invocation.js";
 import { agentPreflight } from "./agent-preflight.js";
 import { warnRouting } from "./type-routing.js";
+import { printEstimate } from "./estimate.js";
 
 /** Adds `switchyard run`: compiles a pack and runs it, recording every answer. */
 export function register(program: Command): void {
@@ -21,6 +22,7 @@ export function register(program: Command): void {
       .option("--playbook <name>", "which playbook of a pack with several")
       .option("--repo <path>", "the git repository of worktree agents (default: the one containing the working directory)")
       .option("--keep-branches", "keep each worktree agent's branch switchyard/RUN/TASK/KEY/aN, with its change committed, after its turn")
+      .option("--dry-run", "print what the run would ask for (as `switchyard estimate`) and run nothing: no run is admitted")
       .addHelpText(
         "after",
         examples([
@@ -29,8 +31,9 @@ export function register(program: Command): void {
           ["switchyard run . --max-duration 2h --budget-usd 20 --json > events.jsonl"],
         ]),
       ),
-  ).action(async (path: string, flags: RunFlags & { playbook?: string; repo?: string; keepBranches?: boolean }) => {
+  ).action(async (path: string, flags: RunFlags & { playbook?: string; repo?: string; keepBranches?: boolean; dryRun?: boolean }) => {
     overridesFrom(flags); // usage errors before any work
+    if (flags.dryRun) return printEstimate(path, { ...flags, json: !!flags.json });
     const compiled = compilePath(path, { playbook: flags.playbook });
     const errors = compiled.diagnostics.filter((d) => d.severity === "error");
     if (!compiled.plan || errors.length) {
