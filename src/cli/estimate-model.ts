@@ -9,6 +9,7 @@ import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import { formatMode, modeFor } from "../decide/mode.js";
 import { estimateRequestTokens } from "../decide/window.js";
 import { resolveQuestions, type ResolvedQuestion } from "../run/kinds/index.js";
+import { isPlainObject } from "../run/values/index.js";
 
 /** How many elements a mapped task has, and where the number came from. */
 export interface ElementsRow {
@@ -140,6 +141,11 @@ export function estimatePlan(plan: Plan, inp: EstimateInputs): Estimate {
     fieldChars: (task, field) => {
       const v = inp.outputs.get(task)?.[field];
       return v === undefined ? undefined : JSON.stringify(v).length;
+    },
+    entryChars: (task, field) => {
+      const v = inp.outputs.get(task)?.[field];
+      if (!isPlainObject(v)) return undefined;
+      return Math.max(0, ...Object.values(v).map((x) => JSON.stringify(x ?? null).length));
     },
   };
   const byType = new Map<string, number>();

@@ -39,6 +39,8 @@ export interface Measured {
   elements?: (task: TaskPlan) => number | undefined;
   /** The serialised size of `task.field` as an instance reads it whole (a mapped task: one instance's, the largest), when known. */
   fieldChars?: (task: string, field: string) => number | undefined;
+  /** The serialised size of the largest entry of the object `task.field` (what `keyed` leaves each element), when known. */
+  entryChars?: (task: string, field: string) => number | undefined;
 }
 
 /** One part of a route's state and its estimated size. */
@@ -133,7 +135,12 @@ function dependencyParts(tasks: readonly TaskPlan[], route: TaskPlan, dep: TaskP
   const parts: StatePart[] = [{ ref: dep.name, chars: framing, why: "framing" }];
   for (const [f, type] of Object.entries(dep.emits)) {
     if (route.keyed.some((r) => r.task === dep.name && r.field === f)) {
-      parts.push({ ref: `${dep.name}.${f}`, chars: ASSUMED.objectEntry + fieldFraming(f), why: "keyed: one entry" });
+      const entry = m.entryChars?.(dep.name, f);
+      parts.push({
+        ref: `${dep.name}.${f}`,
+        chars: (entry ?? ASSUMED.objectEntry) + fieldFraming(f),
+        why: `keyed: one entry${entry !== undefined ? ", measured" : ""}`,
+      });
       continue;
     }
     parts.push(fieldPart(tasks, route, dep, f, type, m));

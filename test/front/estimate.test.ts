@@ -5,7 +5,8 @@
 // not taken 6, at 90 % ceil(1.2) = 2; priced at $3 / $15 per million tokens with 100,000 input
 // and 10,000 output tokens a turn → $0.45 a turn, $5.40 at most and $2.70 at 50 %. The state of
 // each decision, measured: {"key":…,"inputs":{}} 22 + 16, "prep" 4 + 6, "ids" 3 + 4 + the list
-// ["a01",…,"a12"] of 2 + 12 × 5 + 11 = 73 characters: 128 characters, 32 tokens.
+// ["a01",…,"a12"] of 2 + 12 × 5 + 11 = 73 characters, "owners" (keyed, so one entry) 6 + 4 +
+// "team-web" of 10 characters: 148 characters, 37 tokens.
 // A provider server that fails the test when called and an agent runner that leaves a mark
 // when run prove nothing is paid for.
 
@@ -20,12 +21,12 @@ import { runCliInProcess } from "../support/cli-in-process.js";
 
 const IDS = Array.from({ length: 12 }, (_, i) => `a${String(i + 1).padStart(2, "0")}`);
 const ROUTE_AND_AGENT =
-  `triage = route(name = "triage", depends_on = [prep], over = prep.ids, max_fanout = 20, questions = {\n` +
+  `triage = route(name = "triage", depends_on = [prep], over = prep.ids, max_fanout = 20, keyed = [prep.owners], questions = {\n` +
   `    "action": choice(ask = "Fix?", options = {"fix": "f", "skip": "s"}, drop = ["skip", "uncertain"]),\n` +
   `    "risk": noul(ask = "Risky?", drop = ["yes", "no", "uncertain"])})\n` +
   `fix = agent(name = "fix", depends_on = [triage], over = prep.ids, max_fanout = 20, when = triage.action, answers = "fix", runner = "paid", prompt = "Fix {{key}}")\n`;
-const COMMAND_PREP = `prep = command(name = "prep", run = ${JSON.stringify(`echo '${JSON.stringify({ ids: IDS })}' > $SWITCHYARD_OUTPUT`)}, emits = {"ids": "list"})\n`;
-const AGENT_PREP = `prep = agent(name = "prep", runner = "paid", prompt = "List the ids", emits = {"ids": "list"})\n`;
+const COMMAND_PREP = `prep = command(name = "prep", run = ${JSON.stringify(`echo '${JSON.stringify({ ids: IDS, owners: Object.fromEntries(IDS.map((id) => [id, "team-web"])) })}' > $SWITCHYARD_OUTPUT`)}, emits = {"ids": "list", "owners": "object"})\n`;
+const AGENT_PREP = `prep = agent(name = "prep", runner = "paid", prompt = "List the ids", emits = {"ids": "list", "owners": "object"})\n`;
 
 let server: Server;
 let calls = 0;
@@ -108,7 +109,7 @@ test("X-5: producers that are commands run in a scratch state: 12 elements, 24 d
   assert.equal(e.decisions[1]!.answered_by, "the host (tty)");
   assert.deepEqual(
     e.routes.map((x) => [x.route, x.requests, x.questions, x.state_tokens, x.measured]),
-    [["triage", 12, 2, 32, true]],
+    [["triage", 12, 2, 37, true]],
   );
   assert.deepEqual(e.turns_at, [
     { share: 0, turns: 12 },
