@@ -4,7 +4,7 @@
 // scratch state folder that is removed afterwards: no agent turn, no decision, no run in the
 // user's state. What they emit gives the real element counts and field sizes.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Plan, TaskPlan } from "../plan/index.js";
@@ -58,6 +58,19 @@ export function cheapProducers(plan: Plan): { run: TaskPlan[]; unknown: Map<stri
   return { run: plan.tasks.filter((t) => keep.has(t.name)), unknown };
 }
 
+/** An error naming a log in the scratch folder (removed afterwards) ends with the log's last line instead. */
+function withoutScratchLog(error: string, dir: string): string {
+  const m = /\s*\(log: ([^)]*)\)/.exec(error);
+  if (!m?.[1]?.startsWith(dir)) return error;
+  let last = "";
+  try {
+    last = readFileSync(m[1], "utf8").trimEnd().split("\n").at(-1) ?? "";
+  } catch {
+    // The log could not be read: the error is said without it.
+  }
+  return error.replace(m[0], "") + (last ? `; its log ends: ${last}` : "");
+}
+
 /** Runs the cheap producers of `plan` in a scratch state folder that is removed afterwards. */
 export async function runProducers(plan: Plan, packRoot: string, configPath: string | undefined): Promise<ProducerRun> {
   const { run: tasks, unknown } = cheapProducers(plan);
@@ -77,7 +90,7 @@ export async function runProducers(plan: Plan, packRoot: string, configPath: str
       const task = shown?.tasks[t.name];
       if (task && task.status === "passed" && !task.mapped && isPlainObject(task.output)) outputs.set(t.name, task.output);
       else if (unknown.get(t.name) === undefined && plan.tasks.some((m) => m.over?.task === t.name))
-        unknown.set(t.name, `${t.name} ${task?.status ?? "did not run"}${task?.error ? `: ${task.error}` : ""}`);
+        unknown.set(t.name, `${t.name} ${task?.status ?? "did not run"}${task?.error ? `: ${withoutScratchLog(task.error, dir)}` : ""}`);
     }
   } catch (err) {
     for (const t of tasks)

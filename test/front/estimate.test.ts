@@ -177,3 +177,15 @@ test("X-5: --skip-share and --elements are checked before anything runs", async 
   assert.equal(e.code, 2);
   assert.match(e.stderr, /--elements must be a whole number of at least 0, got "-1"/);
 });
+
+test("X-5: a producer command that fails gives no count: --elements does, and the estimate says it failed with the end of its log", async () => {
+  const failing = `prep = command(name = "prep", run = "echo no ids today >&2; exit 3", emits = {"ids": "list", "owners": "object"})\n`;
+  const r = await runCliInProcess(["estimate", pack(failing), "--config", config, "--json", "--elements", "12"]);
+  assert.equal(r.code, 0, r.stderr);
+  const e = JSON.parse(r.stdout) as EstimateJson;
+  assert.deepEqual(e.ran, ["prep"]);
+  assert.equal(e.elements[0]!.from, "--elements");
+  assert.equal(e.elements[0]!.elements, 12);
+  assert.match(e.elements[0]!.why ?? "", /^prep failed: .*exited with status 3; its log ends: no ids today$/);
+  assertNothingPaid();
+});
