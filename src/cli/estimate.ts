@@ -63,9 +63,35 @@ export async function printEstimate(path: string, flags: EstimateFlags): Promise
   process.stdout.write(flags.json ? JSON.stringify(estimate, null, 2) + "\n" : estimateText(estimate));
 }
 
+/** Adds the options only an estimate takes (`estimate`, and `run` for --dry-run), each help text prefixed with `lead`. */
+export function addEstimateOptions(cmd: Command, lead = ""): Command {
+  return cmd
+    .option("--elements <n>", `${lead}the elements of each list whose producer cannot be run for free (an agent, a route, a gated task)`)
+    .option(
+      "--skip-share <share>",
+      `${lead}the share of gated elements assumed not taken, 0 … 1 or 0% … 100% (default: show 50 % and 90 %)`,
+    )
+    .option(
+      "--turn-tokens <input,output>",
+      `${lead}tokens an agent turn is assumed to take, to price turns with the runners' price tables`,
+    );
+}
+
+/** Refuses the estimate's options on a run that is not a dry run. */
+export function estimateOptionsOnlyDry(flags: EstimateFlags & { dryRun?: boolean }): void {
+  if (flags.dryRun) return;
+  const given = (["elements", "skipShare", "turnTokens"] as const).filter((k) => flags[k] !== undefined);
+  const first = given[0];
+  if (first === undefined) return;
+  const flag = { elements: "--elements", skipShare: "--skip-share", turnTokens: "--turn-tokens" }[first];
+  throw new UsageError("usage", `${flag} is for an estimate: it goes with --dry-run`, {
+    hint: `switchyard run PATH --dry-run ${flag} …, or switchyard estimate PATH ${flag} …`,
+  });
+}
+
 /** Adds `switchyard estimate`: elements, decisions, tokens, agent turns and cost of a run, before paying for any. */
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command("estimate")
     .description("estimate a run before paying: elements, decisions and who answers them, tokens, agent turns, cost")
     .argument("<path>", "pack folder, .star playbook or compiled plan .toml")
@@ -80,10 +106,8 @@ export function register(program: Command): void {
       (v, acc: string[]) => [...acc, v],
       [],
     )
-    .option("--elements <n>", "the elements of each list whose producer cannot be run for free (an agent, a route, a gated task)")
-    .option("--skip-share <share>", "the share of gated elements assumed not taken, 0 … 1 or 0% … 100% (default: show 50 % and 90 %)")
-    .option("--turn-tokens <input,output>", "tokens an agent turn is assumed to take, to price turns with the runners' price tables")
-    .option("--json", "print the estimate as JSON")
+    .option("--json", "print the estimate as JSON");
+  addEstimateOptions(cmd)
     .addHelpText(
       "after",
       examples([

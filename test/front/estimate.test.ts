@@ -166,6 +166,16 @@ test("X-5: run --dry-run prints the estimate and admits no run", async () => {
   const afterRuns = await runCliInProcess(["runs", "--json", "--state-dir", state]);
   assert.equal(afterRuns.stdout, before.stdout);
   assert.deepEqual(existsSync(join(state, "runs")) ? readdirSync(join(state, "runs")) : [], []);
+  const shared = await runCliInProcess(["run", p, "--dry-run", "--skip-share", "25%", "--config", config, "--state-dir", state, "--json"]);
+  assert.equal(shared.code, 0, shared.stderr);
+  assert.deepEqual((JSON.parse(shared.stdout) as EstimateJson).turns_at, [
+    { share: 0, turns: 12 },
+    { share: 0.25, turns: 9 },
+  ]);
+  const notDry = await runCliInProcess(["run", p, "--elements", "3", "--config", config, "--state-dir", state]);
+  assert.equal(notDry.code, 2);
+  assert.match(notDry.stderr, /--elements is for an estimate: it goes with --dry-run/);
+  assert.equal((await runCliInProcess(["runs", "--json", "--state-dir", state])).stdout, before.stdout);
   assertNothingPaid();
 });
 
