@@ -52,10 +52,23 @@ export default {
   checkers: ["typescript"],
   tsconfigFile: checkConfig,
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
-  // The sandbox gets a fresh build of the instrumented sources (dist/ is not copied in).
+  // The sandbox gets a fresh build of the instrumented sources (of dist/ only the tests are copied in).
   buildCommand: `npx tsc -p ${buildConfig}`,
   // The sandbox holds what the tests need: sources, tests and their fixtures, the CLI entry point.
-  ignorePatterns: ["dist", ".tmp", ".switchyard", ".bench-scratch", "bench", "docs", "examples", ".ci"],
+  // Of dist/ only the module's compiled tests: the tap runner names each test by its file, and
+  // incremental mode reuses a result only while that file is among the project's files (else it
+  // counts the test as removed and reruns every mutant); the sandbox build then overwrites them.
+  ignorePatterns: [
+    "/dist/**",
+    ...mod.tests.map((t) => `!/${t}`),
+    ".tmp",
+    ".switchyard",
+    ".bench-scratch",
+    "bench",
+    "docs",
+    "examples",
+    ".ci",
+  ],
   tempDirName: ".tmp/stryker",
   cleanTempDir: "always",
   // Each test file is a "test" for the tap runner: a mutant runs only the files that reached it.
