@@ -45,9 +45,10 @@ const touches = (name) => {
     ].some((f) => changed.has(f)) || testsChanged(name)
   );
 };
-// Stryker's incremental mode cannot see a test file change with the tap runner (it keeps no test
-// source to compare, so it reuses every old result): a module whose tests or their fixtures (its
-// `fixtures`) changed runs in full, so a weakened test shows.
+// Stryker's incremental mode compares a module's compiled tests (dist/test, as the checkout last
+// built them) with the text its incremental file recorded, and never sees a fixture: a module whose
+// test sources or fixtures (its `fixtures`) changed runs in full, so a weakened test shows even
+// where dist/ is stale.
 const testsChanged = (name) => {
   if (changed === null) return false;
   const m = modules[name];
