@@ -13,12 +13,15 @@ import { spawn, spawnSync } from "node:child_process";
 function askAsNobody(expression: string): unknown {
   const store = new URL("../../src/run/store/index.js", import.meta.url).href;
   const groups = new URL("../../src/run/process/index.js", import.meta.url).href;
+  // The child loads the checks as root and only then becomes nobody: the compiled files may sit
+  // in a folder other users cannot read (Stryker's sandbox is made with mode 0700).
   const code = [
     `const { pidExists } = await import(${JSON.stringify(store)});`,
     `const { signalGroup } = await import(${JSON.stringify(groups)});`,
+    `process.setgroups([]); process.setgid(65534); process.setuid(65534);`,
     `process.stdout.write(JSON.stringify(${expression}));`,
   ].join("\n");
-  const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { uid: 65534, gid: 65534, encoding: "utf8" });
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8" });
   assert.equal(r.status, 0, `the child as nobody failed: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }

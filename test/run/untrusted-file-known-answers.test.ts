@@ -26,6 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   checkWorkspace,
+  DEFAULT_MAX_FILE_BYTES,
   openBeneathSync,
   pinWorkspace,
   readFolderBeneathSync,
@@ -369,6 +370,26 @@ test("readRegularFileSync: exactly the limit read, one byte more EFBIG; a folder
     // A link to a regular file is fine: the person chose it.
     symlinkSync("ten", join(ws, "link"));
     assert.equal(readRegularFileSync(join(ws, "link"), 10), "0123456789");
+  } finally {
+    rmSync(top, { recursive: true, force: true });
+  }
+});
+
+test("T-1: the default limit on one file is 16 MB: 16 777 216 bytes (16 × 2^20)", () => {
+  assert.equal(DEFAULT_MAX_FILE_BYTES, 16_777_216);
+});
+
+test("readFolderBeneathSync lists names in JavaScript's order (UTF-16 code units), not the file system's (UTF-8 bytes)", () => {
+  const { top, ws } = scratch();
+  try {
+    // "\u{1F600}" is the code units D83D DE00 and the bytes F0 9F 98 80; "\uFF21" (a full-width A)
+    // is FF21 and EF BC A1: by code units the emoji comes first, by bytes (what readdir gives) last.
+    mkdirSync(join(ws, "d"));
+    for (const name of ["\uFF21", "\u{1F600}", "a"]) writeFileSync(join(ws, "d", name), "");
+    assert.deepEqual(
+      readFolderBeneathSync(ws, ["d"])?.map((e) => e.name),
+      ["a", "\u{1F600}", "\uFF21"],
+    );
   } finally {
     rmSync(top, { recursive: true, force: true });
   }
