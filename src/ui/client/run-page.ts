@@ -11,19 +11,9 @@ import { GridView } from "./grid-view.js";
 import { graphView } from "./graph-view.js";
 import { cellView } from "./cell-view.js";
 import { messageOf } from "../../shared/thrown.js";
+import { runHash, type CellRef } from "../hash.js";
 
-/** An instance named by its task and key (null for an unmapped task). */
-export interface CellRef {
-  task: string;
-  key: string | null;
-}
-
-/** The location hash of a run page, or of one of its cells. */
-export function runHash(run: string, cell?: CellRef | null): string {
-  const base = `#/runs/${encodeURIComponent(run)}`;
-  if (!cell) return base;
-  return `${base}/cell/${encodeURIComponent(cell.task)}${cell.key === null ? "" : `/${encodeURIComponent(cell.key)}`}`;
-}
+export { runHash, type CellRef } from "../hash.js";
 
 function counts(c: Record<string, number>): string {
   return (
