@@ -4,7 +4,8 @@
 // fails every key (command-failed), and a route `lang` in shadow (the host decides, the model
 // answers beside it). The decision model is a script answering from a fixed table; the host
 // answers `go` to lang and `low` to the audit of sev. A lab is made first, so the pairs go to it:
-// lang disagrees on a (host go, model rust) only.
+// lang disagrees on a (host go, model rust) only. The plan is four tasks deep (prep, sev, urgent,
+// notify): its graph is wider than a 1000 px window.
 
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -55,6 +56,7 @@ to_other = command(name = "to_other", depends_on = [triage], over = prep.ids, ma
 lang = route(name = "lang", depends_on = [prep], over = prep.ids, max_fanout = 5,
     questions = {"lang": choice(ask = "Which language?", options = {"go": "Go", "rust": "Rust"}, drop = ["go", "rust", "uncertain"])})
 urgent = command(name = "urgent", depends_on = [sev], over = prep.ids, max_fanout = 5, when = sev.level, answers = "high", run = "true")
+notify = command(name = "notify", depends_on = [urgent], run = "true")
 `;
 
 const DECIDER = `import { readFileSync } from "node:fs";
