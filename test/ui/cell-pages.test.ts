@@ -249,6 +249,24 @@ test(
   },
 );
 
+test("the cell page of a reviewed question: who answered, when, and their note", { skip, timeout: 60_000 }, async () => {
+  const { page, errors } = await pageAt(1000);
+  for (const [key, label, said] of [
+    ["a", "yes", /^answered by alice \d{4}-\d\d-\d\d.*: “looks right”$/],
+    ["b", "no", /^answered by bob \d{4}-\d\d-\d\d[^“]*$/],
+  ] as const) {
+    await page.goto(`${ui.url}#/runs/${fx.run}/cell/fate/${key}`);
+    const d = page.locator('.cell-panel .decision[data-question="ok"]');
+    await d.waitFor();
+    assert.equal(await d.locator(".answer-line").innerText(), `ok = ${label} confidence 1.000`);
+    assert.match(await d.locator('[data-fact="review"] dd').innerText(), said);
+    assert.equal(await d.locator('[data-fact="threshold"]').count(), 0, "people answer without a threshold");
+  }
+  await shot(page, "cell-reviewed", 1000);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test(
   "a revise cell shows its rounds (prompt, output, feedback), not raw events; a failed cell's error reads once",
   { skip, timeout: 60_000 },
@@ -298,8 +316,8 @@ test(
     await page.goto(ui.url);
     const row = page.locator(`tr[data-run="${fx.run}"]`);
     await row.waitFor();
-    // triage: 2 keys × 2 questions, sev and lang: 2 × 1 each — the summary's "decisions: 8".
-    assert.equal(await row.locator("td").last().innerText(), "8");
+    // Each question answered: triage 2 keys × 2 questions, sev, lang and fate 2 × 1 each.
+    assert.equal(await row.locator("td").last().innerText(), "10");
     await page.goto(new URL(`/labs/${fx.lab}`, ui.url).href);
     const links = page.locator("table.disagreements a");
     // lang: the host said go to both keys, the model rust to a (0.7) and go to b: one disagreement.

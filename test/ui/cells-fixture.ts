@@ -5,7 +5,8 @@
 // answers beside it). The decision model is a script answering from a fixed table; the host
 // answers `go` to lang and `low` to the audit of sev. A lab is made first, so the pairs go to it:
 // lang disagrees on a (host go, model rust) only. The plan is four tasks deep (prep, sev, urgent,
-// notify): its graph is wider than a 1000 px window.
+// notify): its graph is wider than a 1000 px window. A route `fate` goes to people: the run
+// detaches waiting, alice answers a (with a note), bob b, and the run is resumed to its end.
 
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -57,6 +58,8 @@ lang = route(name = "lang", depends_on = [prep], over = prep.ids, max_fanout = 5
     questions = {"lang": choice(ask = "Which language?", options = {"go": "Go", "rust": "Rust"}, drop = ["go", "rust", "uncertain"])})
 urgent = command(name = "urgent", depends_on = [sev], over = prep.ids, max_fanout = 5, when = sev.level, answers = "high", run = "true")
 notify = command(name = "notify", depends_on = [urgent], run = "true")
+fate = route(name = "fate", depends_on = [prep], over = prep.ids, max_fanout = 5,
+    questions = {"ok": noul(ask = "Is the fix right?", drop = ["yes", "no", "uncertain"])})
 `;
 
 const DECIDER = `import { readFileSync } from "node:fs";
@@ -104,6 +107,7 @@ host = "default"
 "playbook.triage.action" = "dec/m"
 "playbook.triage.owner" = "dec/m"
 "playbook.lang.lang" = "shadow:dec/m"
+"playbook.fate.ok" = { mode = "review" }
 "playbook.sev.level" = { mode = "dec/m", calibration = "cal.json", min_confidence = 0.5, audit = 1.0 }
 `;
 
@@ -136,9 +140,20 @@ export function runCells(): CellsRun {
   const sy = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args, "--state-dir", state], { encoding: "utf8" });
   const lab = sy("lab", "new");
   if (lab.status !== 0) throw new Error(`lab new failed: ${lab.stderr}`);
-  const r = sy("run", join(dir, "pack"), "--config", join(dir, "config.toml"), "-q");
-  const run = /run (\S+): failed\n$/.exec(r.stdout)?.[1];
-  if (r.status !== 1 || !run) throw new Error(`the fixture run did not fail as planned: ${r.stdout}${r.stderr}`);
+  const config = join(dir, "config.toml");
+  const r = sy("run", join(dir, "pack"), "--config", config, "-q", "--detach-reviews");
+  const run = /run (\S+): waiting/.exec(r.stdout)?.[1];
+  if (r.status !== 1 || !run) throw new Error(`the fixture run did not wait as planned: ${r.stdout}${r.stderr}`);
+  for (const answer of [
+    ["--key", "a", "--answer", "ok=yes", "--as", "alice", "--note", "looks right"],
+    ["--key", "b", "--answer", "ok=no", "--as", "bob"],
+  ]) {
+    const a = sy("review", run, ...answer);
+    if (a.status !== 0) throw new Error(`review ${answer.join(" ")} failed: ${a.stdout}${a.stderr}`);
+  }
+  const resumed = sy("resume", run, "--config", config, "-q");
+  if (resumed.status !== 1 || !resumed.stdout.endsWith(`run ${run}: failed\n`))
+    throw new Error(`the resumed run did not fail as planned: ${resumed.stdout}${resumed.stderr}`);
   const labId = /lab-[\w-]+/.exec(lab.stdout + lab.stderr)?.[0];
   if (!labId) throw new Error(`lab new printed no id: ${lab.stdout}`);
   return { dir, state, run, lab: labId };
