@@ -75,104 +75,103 @@ function clipped(page: Page, selector: string): Promise<string[]> {
     );
 }
 
+/** The grid at this width: each question's label and confidence, uncut; counts per column; failed cells' codes. */
+async function checkGrid(page: Page, width: number): Promise<void> {
+  const answers = (key: string) =>
+    page
+      .locator(`.rows .grid-row[data-key="${key}"] .cell[data-task="triage"] .answer`)
+      .evaluateAll((els) =>
+        (els as HTMLElement[]).map((e) => [
+          e.dataset.question,
+          e.querySelector(".label").textContent,
+          e.querySelector(".conf").textContent,
+        ]),
+      );
+  // Known answers: a's owner is 0.55 < min_confidence 0.6, so uncertain; b's both stand.
+  assert.deepEqual(await answers("a"), [
+    ["action", "autofix", TABLE.a.action.autofix.toFixed(2)],
+    ["owner", "uncertain", TABLE.a.owner.infra.toFixed(2)],
+  ]);
+  assert.deepEqual(await answers("b"), [
+    ["action", "manual", TABLE.b.action.manual.toFixed(2)],
+    ["owner", "web", TABLE.b.owner.web.toFixed(2)],
+  ]);
+  assert.deepEqual(await clipped(page, ".rows .cell .answer .label, .rows .cell .conf, .rows .cell .label.code"), []);
+  assert.deepEqual(await page.locator('.grid-head .cell[data-task="triage"] .question').allTextContents(), ["action", "owner"]);
+  // The counts per column, as the fixture makes them.
+  const counts = (task: string) => page.locator(`.grid-head .cell[data-task="${task}"] .col-counts .count-part`).allTextContents();
+  assert.deepEqual(await counts("triage"), ["2 passed"]);
+  assert.deepEqual(await counts("fix"), ["1 passed", "1 failed"]);
+  assert.deepEqual(await counts("broken"), ["2 failed"]);
+  assert.deepEqual(await counts("autofix"), ["1 passed", "1 not taken"]);
+  // Failed cells name their code.
+  const code = (task: string, key: string) =>
+    page.locator(`.rows .grid-row[data-key="${key}"] .cell[data-task="${task}"] .label`).textContent();
+  assert.equal(await code("broken", "a"), "command-failed");
+  assert.equal(await code("broken", "b"), "command-failed");
+  assert.equal(await code("fix", "b"), "revise-failed");
+  // The grid is never narrower than its columns need: it scrolls sideways instead.
+  const frame = await page
+    .locator(".grid-frame")
+    .evaluate((e: HTMLElement) => ({ style: getComputedStyle(e).overflowX, sw: e.scrollWidth, cw: e.clientWidth }));
+  assert.equal(frame.style, "auto");
+  if (width === 1000) assert.ok(frame.sw > frame.cw, `the grid scrolls sideways at 1000 px: ${JSON.stringify(frame)}`);
+}
+
+/** The plan graph at this width: drawn at its own size, scrolling when wider than its frame; gates whole. */
+async function checkGraph(page: Page, width: number): Promise<void> {
+  const g = await page.locator(".graph-wrap").evaluate((e: HTMLElement) => {
+    const svg = e.querySelector("svg.graph");
+    return {
+      overflow: getComputedStyle(e).overflowX,
+      wrap: e.clientWidth,
+      scroll: e.scrollWidth,
+      drawn: svg.getBoundingClientRect().width,
+      declared: Number(svg.getAttribute("width")),
+    };
+  });
+  assert.equal(g.drawn, g.declared, "the graph is drawn at its own size, not squeezed");
+  assert.equal(g.overflow, "auto");
+  // Four columns of nodes: wider than the frame at 1000 px, which then scrolls; whole at 1400.
+  if (width === 1000) assert.ok(g.declared > g.wrap && g.scroll >= g.declared, `the graph scrolls: ${JSON.stringify(g)}`);
+  else assert.ok(g.declared <= g.wrap, `the graph fits: ${JSON.stringify(g)}`);
+  // Each gate: its lines joined are the whole gate (as the node's title has it), and every line fits in its node.
+  const gates = await page.locator("svg.graph g.node").evaluateAll((nodes) =>
+    (nodes as HTMLElement[])
+      .filter((n) => n.querySelector(".gate"))
+      .map((n) => {
+        const width = Number(n.querySelector("rect").getAttribute("width"));
+        const lines = Array.from(n.querySelectorAll(".gate")) as HTMLElement[];
+        return {
+          task: n.dataset.task,
+          text: lines.map((l) => l.firstChild.textContent).join(" "),
+          fits: lines.every((l) => Number(l.getAttribute("x")) + l.getComputedTextLength() <= width),
+        };
+      }),
+  );
+  assert.deepEqual(
+    gates.map((x) => [x.task, x.text, x.fits]),
+    [
+      ["autofix", "triage.action ∈ autofix", true],
+      ["to_web", "triage.owner ∈ web", true],
+      ["to_other", "triage.owner otherwise (infra, uncertain)", true],
+      ["urgent", "sev.level ∈ high", true],
+    ],
+  );
+}
+
 for (const width of WIDTHS) {
   test(
-    `web view at ${width} px: a route cell shows each question's label with its own confidence, uncut; columns are counted; failed cells show their code`,
+    `web view at ${width} px: each question of a route cell with its own label and confidence, uncut; counts per column; failed cells' codes; the graph scrolls rather than clipped, gates whole`,
     { skip, timeout: 60_000 },
     async () => {
       const { page, errors } = await pageAt(width);
       await page.goto(`${ui.url}#/runs/${fx.run}`);
       await page.locator('.rows .grid-row[data-key="a"]').waitFor();
-      await shot(page, "grid", width);
-      const answers = (key: string) =>
-        page
-          .locator(`.rows .grid-row[data-key="${key}"] .cell[data-task="triage"] .answer`)
-          .evaluateAll((els) =>
-            (els as HTMLElement[]).map((e) => [
-              e.dataset.question,
-              e.querySelector(".label").textContent,
-              e.querySelector(".conf").textContent,
-            ]),
-          );
-      // Known answers: a's owner is 0.55 < min_confidence 0.6, so uncertain; b's both stand.
-      assert.deepEqual(await answers("a"), [
-        ["action", "autofix", TABLE.a.action.autofix.toFixed(2)],
-        ["owner", "uncertain", TABLE.a.owner.infra.toFixed(2)],
-      ]);
-      assert.deepEqual(await answers("b"), [
-        ["action", "manual", TABLE.b.action.manual.toFixed(2)],
-        ["owner", "web", TABLE.b.owner.web.toFixed(2)],
-      ]);
-      assert.deepEqual(await clipped(page, ".rows .cell .answer .label, .rows .cell .conf, .rows .cell .label.code"), []);
-      assert.deepEqual(await page.locator('.grid-head .cell[data-task="triage"] .question').allTextContents(), ["action", "owner"]);
-      // The counts per column, as the fixture makes them.
-      const counts = (task: string) => page.locator(`.grid-head .cell[data-task="${task}"] .col-counts .count-part`).allTextContents();
-      assert.deepEqual(await counts("triage"), ["2 passed"]);
-      assert.deepEqual(await counts("fix"), ["1 passed", "1 failed"]);
-      assert.deepEqual(await counts("broken"), ["2 failed"]);
-      assert.deepEqual(await counts("autofix"), ["1 passed", "1 not taken"]);
-      // Failed cells name their code.
-      const code = (task: string, key: string) =>
-        page.locator(`.rows .grid-row[data-key="${key}"] .cell[data-task="${task}"] .label`).textContent();
-      assert.equal(await code("broken", "a"), "command-failed");
-      assert.equal(await code("broken", "b"), "command-failed");
-      assert.equal(await code("fix", "b"), "revise-failed");
-      // The grid is never narrower than its columns need: it scrolls sideways instead.
-      const frame = await page
-        .locator(".grid-frame")
-        .evaluate((e: HTMLElement) => ({ style: getComputedStyle(e).overflowX, sw: e.scrollWidth, cw: e.clientWidth }));
-      assert.equal(frame.style, "auto");
-      assert.deepEqual(errors, []);
-      await page.close();
-    },
-  );
-
-  test(
-    `web view at ${width} px: the plan graph scrolls rather than being clipped, and gates are written out whole`,
-    { skip, timeout: 60_000 },
-    async () => {
-      const { page, errors } = await pageAt(width);
-      await page.goto(`${ui.url}#/runs/${fx.run}`);
       await page.locator("svg.graph g.node").first().waitFor();
-      const g = await page.locator(".graph-wrap").evaluate((e: HTMLElement) => {
-        const svg = e.querySelector("svg.graph");
-        return {
-          overflow: getComputedStyle(e).overflowX,
-          wrap: e.clientWidth,
-          scroll: e.scrollWidth,
-          drawn: svg.getBoundingClientRect().width,
-          declared: Number(svg.getAttribute("width")),
-        };
-      });
-      assert.equal(g.drawn, g.declared, "the graph is drawn at its own size, not squeezed");
-      assert.equal(g.overflow, "auto");
-      // Four columns of nodes: wider than the frame at 1000 px, which then scrolls; whole at 1400.
-      if (width === 1000) assert.ok(g.declared > g.wrap && g.scroll >= g.declared, `the graph scrolls: ${JSON.stringify(g)}`);
-      else assert.ok(g.declared <= g.wrap, `the graph fits: ${JSON.stringify(g)}`);
-      // Each gate: its lines joined are the whole gate (as the node's title has it), and every line fits in its node.
-      const gates = await page.locator("svg.graph g.node").evaluateAll((nodes) =>
-        (nodes as HTMLElement[])
-          .filter((n) => n.querySelector(".gate"))
-          .map((n) => {
-            const width = Number(n.querySelector("rect").getAttribute("width"));
-            const lines = Array.from(n.querySelectorAll(".gate")) as HTMLElement[];
-            return {
-              task: n.dataset.task,
-              text: lines.map((l) => l.firstChild.textContent).join(" "),
-              fits: lines.every((l) => Number(l.getAttribute("x")) + l.getComputedTextLength() <= width),
-            };
-          }),
-      );
-      assert.deepEqual(
-        gates.map((x) => [x.task, x.text, x.fits]),
-        [
-          ["autofix", "triage.action ∈ autofix", true],
-          ["to_web", "triage.owner ∈ web", true],
-          ["to_other", "triage.owner otherwise (infra, uncertain)", true],
-          ["urgent", "sev.level ∈ high", true],
-        ],
-      );
-      await shot(page, "graph", width);
+      await shot(page, "run", width);
+      await checkGrid(page, width);
+      await checkGraph(page, width);
       assert.deepEqual(errors, []);
       await page.close();
     },
