@@ -141,6 +141,16 @@ export interface CellDecision {
   min_confidence: number | null;
 }
 
+/**
+ * Why a cell did not run: the recorded reason, the task's gate in words, and when a route's
+ * answer closed it, that answer (its cell, label, confidence and threshold).
+ */
+export interface CellWhy {
+  reason: string | null;
+  gate: string | null;
+  answer: { task: string; key: string | null; question: string; decision: CellDecision | null } | null;
+}
+
 /** One round of a revise loop (T-5): what the body was asked and made, and what the reviewer said. */
 export interface CellRound {
   attempt: number;
@@ -190,6 +200,8 @@ export interface CellDoc {
    * sent. Absent in a `show --html` file and for other cells.
    */
   state?: string;
+  /** Why a not-taken or blocked cell did not run; absent for other cells. */
+  why?: CellWhy;
   /** A revise cell's rounds, in order (every attempt's). */
   rounds: CellRound[];
   /** Newest first; empty when the files are not available (a `show --html` file). */

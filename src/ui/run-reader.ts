@@ -11,6 +11,7 @@ import {
   type ApiEvent,
   type CellDoc,
   type CellRound,
+  type CellWhy,
   type GraphTask,
   type InstancePage,
   type GridDoc,
@@ -255,10 +256,29 @@ export class RunReader {
       code: row.status === "failed" || row.status === "pending" ? code : null,
       label: row.label,
       decisions: task.kind === "route" ? decisionsOf(output, { plan, route: taskName }) : [],
+      ...(row.status === "not_taken" || row.status === "blocked" ? { why: this.why(run, plan, task, key, events) } : {}),
       rounds: roundsOf(events),
       attempt_files: [],
       events,
     };
+  }
+
+  /** Why an instance did not run: its last recorded reason, its gate, and the route's answer behind it. */
+  private why(run: string, plan: Plan, task: TaskPlan, key: string | null, events: CellDoc["events"]): CellWhy {
+    let reason: string | null = null;
+    for (const e of events) {
+      const p = e.payload;
+      if (!isPlainObject(p)) continue;
+      if (e.type === "gate_closed" && typeof p.reason === "string") reason = p.reason;
+      else if (e.type === "instance_finished" && typeof p.error === "string") reason = p.error;
+    }
+    const w = task.when;
+    if (!w) return { reason, gate: null, answer: null };
+    const routeKey = plan.tasks.find((t) => t.name === w.route)?.over !== undefined ? key : null;
+    const row = runView.instanceRow(this.store, run, w.route, routeKey ?? "");
+    const output = row?.output ? parseJson(row.output) : null;
+    const decision = decisionsOf(output, { plan, route: w.route }).find((d) => d.question === w.question) ?? null;
+    return { reason, gate: gateText(task), answer: { task: w.route, key: routeKey, question: w.question, decision } };
   }
 
   /**

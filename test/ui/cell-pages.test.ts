@@ -300,8 +300,33 @@ test(
     await page.goto(`${ui.url}#/runs/${fx.run}/cell/fix/b`);
     const error = page.locator(".cell-panel pre.error");
     await error.waitFor();
-    // The code once, as the message begins with it; never "error[revise-failed]: revise-failed: …".
-    assert.equal(await error.innerText(), "revise-failed: the reviewer did not accept within max_rounds = 2 rounds (T-5)");
+    // The code once, as the message begins with it; never "error[revise-failed]: revise-failed: …"
+    // (and no rule id: the page is for people, as the terminal is).
+    assert.equal(await error.innerText(), "revise-failed: the reviewer did not accept within max_rounds = 2 rounds");
+    assert.deepEqual(errors, []);
+    await page.close();
+  },
+);
+
+test(
+  "a not-taken cell says why it did not run: the gate, and the route's answer that closed it, linked",
+  { skip, timeout: 60_000 },
+  async () => {
+    const { page, errors } = await pageAt(1000);
+    await page.goto(`${ui.url}#/runs/${fx.run}/cell/autofix/b`);
+    const why = page.locator(".cell-panel .cell-section", { hasText: "why not run" });
+    await why.waitFor();
+    assert.equal(await why.locator(".why-reason").innerText(), "gate closed: triage.action answered manual");
+    assert.equal(await why.locator(".meta").innerText(), "gate: runs when triage.action ∈ autofix");
+    // b's action: manual at 0.70 (the table's), against the route's min_confidence 0.6.
+    assert.equal(
+      await why.locator(".why-answer").innerText(),
+      `the route answered triage[b].action = manual, confidence ${TABLE.b.action.manual.toFixed(3)} (min_confidence 0.60)`,
+    );
+    await shot(page, "cell-not-taken", 1000);
+    await why.locator(".why-answer a").click();
+    await page.locator('.cell-panel .decision[data-question="action"]').waitFor();
+    assert.match(page.url(), new RegExp(`#/runs/${fx.run}/cell/triage/b$`));
     assert.deepEqual(errors, []);
     await page.close();
   },

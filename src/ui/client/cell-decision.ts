@@ -5,6 +5,7 @@
 
 import { h, when } from "./dom.js";
 import type { CellDecision } from "../api-types.js";
+import { forPeople } from "../../shared/words.js";
 
 /** A line of the decision's facts: a term and what it is. */
 function fact(term: string, value: string, cls = ""): HTMLElement {
@@ -59,7 +60,7 @@ function facts(d: CellDecision): HTMLElement[] {
     out.push(
       fact(
         "fallback",
-        `${d.receipt.provider}/${d.receipt.model} could not answer, the host did (${when(d.receipt.time)}): ${d.receipt.reason}`,
+        `${d.receipt.provider}/${d.receipt.model} could not answer, the host did (${when(d.receipt.time)}): ${forPeople(d.receipt.reason)}`,
         "receipt",
       ),
     );

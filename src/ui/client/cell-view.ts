@@ -4,7 +4,9 @@
 // folded away at the end. All of it is shown as text.
 
 import { h, pretty, when } from "./dom.js";
-import type { CellDoc } from "../api-types.js";
+import type { CellDoc, CellWhy } from "../api-types.js";
+import { runHash } from "../hash.js";
+import { forPeople } from "../../shared/words.js";
 import { decisionEl } from "./cell-decision.js";
 import { errorText } from "../decisions.js";
 
@@ -39,6 +41,29 @@ function roundsEl(c: CellDoc): HTMLElement {
   );
 }
 
+/** Why the cell did not run: the reason, the gate, and the route's answer that closed it (a link to its cell). */
+function whyEl(c: CellDoc, why: CellWhy): HTMLElement {
+  const a = why.answer;
+  const d = a?.decision;
+  const answer = a
+    ? h(
+        "p",
+        { class: "why-answer" },
+        "the route answered ",
+        h("a", { href: runHash(c.run, { task: a.task, key: a.key }) }, `${a.task}${a.key === null ? "" : `[${a.key}]`}.${a.question}`),
+        d
+          ? ` = ${d.label}, confidence ${d.confidence.toFixed(3)}${d.min_confidence !== null ? ` (min_confidence ${d.min_confidence.toFixed(2)})` : ""}`
+          : ": no answer recorded",
+      )
+    : null;
+  return section(
+    "why not run",
+    why.reason ? h("p", { class: "why-reason" }, forPeople(why.reason)) : null,
+    why.gate ? h("p", { class: "meta" }, `gate: runs when ${why.gate}`) : null,
+    answer,
+  );
+}
+
 /** The state the model saw, folded away (it can be long). */
 function stateEl(state: string): HTMLElement {
   let shown = state;
@@ -66,7 +91,8 @@ export function cellView(c: CellDoc, live: boolean, fileLink: (attempt: number, 
       `${c.kind} · ${c.attempts} attempt${c.attempts === 1 ? "" : "s"}${c.label ? ` · not taken: ${c.label}` : ""}`,
     ),
   ];
-  if (c.error) parts.push(section("error", pre(errorText(c.error, c.code), "error")));
+  if (c.why) parts.push(whyEl(c, c.why));
+  if (c.error) parts.push(section("error", pre(forPeople(errorText(c.error, c.code)), "error")));
   if (c.decisions.length) parts.push(section("decision", ...c.decisions.map(decisionEl)));
   if (c.state !== undefined) parts.push(stateEl(c.state));
   if (c.rounds.length) parts.push(roundsEl(c));
