@@ -12,6 +12,7 @@ import { graphView } from "./graph-view.js";
 import { cellView } from "./cell-view.js";
 import { messageOf } from "../../shared/thrown.js";
 import { runHash, type CellRef } from "../hash.js";
+import { forPeople } from "../../shared/words.js";
 
 export { runHash, type CellRef } from "../hash.js";
 
@@ -54,7 +55,7 @@ function unmappedTable(doc: RunDoc, open: (c: CellRef) => void): HTMLElement | n
         : d.status === "not_taken"
           ? (d.label ?? "")
           : d.error
-            ? d.error
+            ? forPeople(d.error)
             : d.output === undefined || d.output === null
               ? ""
               : JSON.stringify(d.output);
