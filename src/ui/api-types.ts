@@ -78,8 +78,9 @@ export interface QuestionAnswer {
  * GET /api/runs/ID/grid: every mapped task's instances in columns. `status[t]` has one letter
  * per key (STATUS_LETTER; "-" for an instance not reached yet); `label[t][i]` is a not-taken
  * cell's closing label or a route cell's chosen label(s); `confidence[t][i]` a route cell's
- * lowest; `answers[t][i]` a route cell's answers, one per question in the order of
- * `tasks[].questions`; `code[t][i]` a failed cell's error code.
+ * lowest; `answers[t][i]` the answers of a cell of a route asking several questions, one per
+ * question in the order of `tasks[].questions` (a one-question route's are its label and
+ * confidence); `code[t][ROW]` a failed cell's error code, by row index (only failed cells).
  */
 export interface GridDoc {
   run: string;
@@ -90,7 +91,7 @@ export interface GridDoc {
   label: Record<string, Array<string | null>>;
   confidence: Record<string, Array<number | null>>;
   answers: Record<string, Array<QuestionAnswer[] | null>>;
-  code: Record<string, Array<string | null>>;
+  code: Record<string, Record<string, string>>;
   last_seq: number;
 }
 

@@ -189,8 +189,9 @@ export class RunReader {
       letters.set(t.name, new Array<string>(keys.length).fill("-"));
       doc.label[t.name] = new Array<string | null>(keys.length).fill(null);
       doc.confidence[t.name] = new Array<number | null>(keys.length).fill(null);
-      doc.answers[t.name] = new Array<GridDoc["answers"][string][number]>(keys.length).fill(null);
-      doc.code[t.name] = new Array<string | null>(keys.length).fill(null);
+      // A one-question route's answer is its label and confidence: only several are sent apart.
+      if (t.kind === "route" && t.route.questions.length > 1)
+        doc.answers[t.name] = new Array<GridDoc["answers"][string][number]>(keys.length).fill(null);
     }
     const kinds = new Map(mapped.map((t) => [t.name, t.kind]));
     for (const r of rows) {
@@ -207,24 +208,18 @@ export class RunReader {
         if (answers) answers[i] = c.answers;
       }
     }
-    this.failureCodes(run, index, doc.code);
+    this.failureCodes(run, index, mapped.length, doc.code);
     for (const [name, col] of letters) doc.status[name] = col.join("");
     return doc;
   }
 
   /** Each failed cell's code, read from its error ("CODE: message"), into `codes[task][row]`. */
-  private failureCodes(run: string, index: Map<string, number>, codes: GridDoc["code"]): void {
-    const failed = runView.instancePage(this.store, run, {
-      task: null,
-      status: "failed",
-      key: null,
-      limit: index.size * Object.keys(codes).length,
-      offset: 0,
-    });
+  private failureCodes(run: string, index: Map<string, number>, tasks: number, codes: GridDoc["code"]): void {
+    const failed = runView.instancePage(this.store, run, { task: null, status: "failed", key: null, limit: index.size * tasks, offset: 0 });
     for (const r of failed.rows) {
       const i = index.get(r.key);
-      const col = codes[r.task];
-      if (i !== undefined && col) col[i] = errorCode(r.error);
+      const code = errorCode(r.error);
+      if (i !== undefined && code !== null) (codes[r.task] ??= {})[i] = code;
     }
   }
 

@@ -61,6 +61,15 @@ async function pageAt(width: number): Promise<{ page: Page; errors: string[] }> 
 const shot = (page: Page, name: string, width: number) =>
   page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
 
+/**
+ * Opens a cell's page and waits until the panel shows that cell (a hash change on an open page
+ * leaves the previous cell in view until the new one has loaded).
+ */
+async function openCell(page: Page, task: string, key: string): Promise<void> {
+  await page.goto(`${ui.url}#/runs/${fx.run}/cell/${task}/${key}`);
+  await page.locator(`.cell-panel .cell-view[data-task="${task}"][data-key="${key}"]`).waitFor();
+}
+
 /** σ(logit(c) − 1): the fixture's calibration map, computed here, not by the code under test. */
 const calibrated = (c: number) => 1 / (1 + Math.exp(-(Math.log(c / (1 - c)) - 1)));
 
@@ -183,7 +192,7 @@ test(
   { skip, timeout: 60_000 },
   async () => {
     const { page, errors } = await pageAt(1000);
-    await page.goto(`${ui.url}#/runs/${fx.run}/cell/triage/a`);
+    await openCell(page, "triage", "a");
     const action = page.locator('.cell-panel .decision[data-question="action"]');
     const owner = page.locator('.cell-panel .decision[data-question="owner"]');
     await owner.waitFor();
@@ -219,7 +228,7 @@ test(
   async () => {
     const { page, errors } = await pageAt(1400);
     for (const key of ["a", "b"] as const) {
-      await page.goto(`${ui.url}#/runs/${fx.run}/cell/sev/${key}`);
+      await openCell(page, "sev", key);
       const d = page.locator('.cell-panel .decision[data-question="level"]');
       await d.waitFor();
       const raw = Math.max(TABLE[key].level.low, TABLE[key].level.high);
@@ -254,7 +263,7 @@ test("the cell page of a reviewed question: who answered, when, and their note",
     ["a", "yes", /^answered by alice \d{4}-\d\d-\d\d.*: “looks right”$/],
     ["b", "no", /^answered by bob \d{4}-\d\d-\d\d[^“]*$/],
   ] as const) {
-    await page.goto(`${ui.url}#/runs/${fx.run}/cell/fate/${key}`);
+    await openCell(page, "fate", key);
     const d = page.locator('.cell-panel .decision[data-question="ok"]');
     await d.waitFor();
     assert.equal(await d.locator(".answer-line").innerText(), `ok = ${label} confidence 1.000`);
@@ -271,7 +280,7 @@ test(
   { skip, timeout: 60_000 },
   async () => {
     const { page, errors } = await pageAt(1000);
-    await page.goto(`${ui.url}#/runs/${fx.run}/cell/fix/a`);
+    await openCell(page, "fix", "a");
     await page.locator(".cell-panel details.round").first().waitFor();
     const rounds = await page.locator(".cell-panel details.round").evaluateAll((els) =>
       (els as HTMLElement[]).map((r) => ({
@@ -297,7 +306,7 @@ test(
     ]);
     assert.equal(await page.locator(".cell-panel details.events-log").getAttribute("open"), null, "the raw events are folded away");
     await shot(page, "cell-revise", 1000);
-    await page.goto(`${ui.url}#/runs/${fx.run}/cell/fix/b`);
+    await openCell(page, "fix", "b");
     const error = page.locator(".cell-panel pre.error");
     await error.waitFor();
     // The code once, as the message begins with it; never "error[revise-failed]: revise-failed: …"
@@ -313,7 +322,7 @@ test(
   { skip, timeout: 60_000 },
   async () => {
     const { page, errors } = await pageAt(1000);
-    await page.goto(`${ui.url}#/runs/${fx.run}/cell/autofix/b`);
+    await openCell(page, "autofix", "b");
     const why = page.locator(".cell-panel .cell-section", { hasText: "why not run" });
     await why.waitFor();
     assert.equal(await why.locator(".why-reason").innerText(), "gate closed: triage.action answered manual");

@@ -29,16 +29,21 @@ export class GridModel {
   constructor(doc: GridDoc) {
     this.keys = doc.keys.slice();
     this.keys.forEach((k, i) => this.index.set(k, i));
-    this.columns = doc.tasks.map((t) => ({
-      name: t.name,
-      kind: t.kind,
-      questions: t.questions ?? [],
-      status: Array.from(doc.status[t.name] ?? ""),
-      label: doc.label[t.name]!.slice(),
-      confidence: doc.confidence[t.name]!.slice(),
-      answers: (doc.answers[t.name] ?? []).slice(),
-      code: (doc.code[t.name] ?? []).slice(),
-    }));
+    this.columns = doc.tasks.map((t) => {
+      const label = doc.label[t.name]!.slice();
+      const confidence = doc.confidence[t.name]!.slice();
+      const codes = doc.code[t.name] ?? {};
+      return {
+        name: t.name,
+        kind: t.kind,
+        questions: t.questions ?? [],
+        status: Array.from(doc.status[t.name] ?? ""),
+        label,
+        confidence,
+        answers: doc.answers[t.name]?.slice() ?? oneAnswer(t.questions, label, confidence),
+        code: label.map((_, i) => codes[i] ?? null),
+      };
+    });
     for (const c of this.columns) this.byName.set(c.name, c);
     this.lastSeq = doc.last_seq;
   }
@@ -119,4 +124,17 @@ export class GridModel {
     }
     return { cells, run };
   }
+}
+
+/** A one-question route's answers, from its labels and confidences (nulls for any other task). */
+function oneAnswer(
+  questions: string[] | undefined,
+  label: Array<string | null>,
+  confidence: Array<number | null>,
+): Array<QuestionAnswer[] | null> {
+  const question = questions?.length === 1 ? questions[0] : undefined;
+  return label.map((l, i) => {
+    const c = confidence[i];
+    return question !== undefined && l !== null && c !== null && c !== undefined ? [{ question, label: l, confidence: c }] : null;
+  });
 }
