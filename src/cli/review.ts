@@ -1,8 +1,9 @@
-// `switchyard review RUN` (D-62, D-63): the run's review queue. `--list` shows the questions its
-// waiting elements need answered (`--json`: one object per question); `--key K --answer Q=LABEL`
-// answers one, recorded with who (`--as NAME`, else the login name) and when. The run's owner
-// records the answer in the log and goes on with the element; a run that ended as `waiting`
-// (--detach-reviews) takes it when resumed.
+// `switchyard review RUN` (D-62, D-63): the run's review queue. At a terminal, without --list or
+// --answer, it walks the waiting questions one keypress at a time (review-walk.ts). `--list` shows
+// the questions its waiting elements need answered (`--json`: one object per question); `--key K
+// --answer Q=LABEL` answers one, recorded with who (`--as NAME`, else the login name) and when. The
+// run's owner records the answer in the log and goes on with the element; a run that ended as
+// `waiting` (--detach-reviews) takes it when resumed.
 
 import type { Command } from "commander";
 import { userInfo } from "node:os";
@@ -10,6 +11,7 @@ import { UsageError, examples } from "./common.js";
 import { findRun, noRuns, openForReading } from "./run-lookup.js";
 import { STORE_HELP } from "./store-option.js";
 import { giveAnswer, pendingQuestions, type PendingQuestion } from "./review-queue.js";
+import { tallyLine, walkQueue } from "./review-walk.js";
 
 interface ReviewFlags {
   stateDir?: string;
@@ -29,6 +31,14 @@ function answerer(flag: string | undefined): string {
   if (name.length === 0 || name.length > 100)
     throw new UsageError("usage", "--as must name who answers (1 to 100 characters)", { hint: "e.g. --as alice" });
   return name;
+}
+
+/** The walk needs a terminal to read keys from and show questions on; elsewhere it is a usage error. */
+function atTerminal(): void {
+  if (process.stdin.isTTY && process.stdout.isTTY) return;
+  throw new UsageError("usage", "`switchyard review` without --list or --answer walks the questions at a terminal, and this is not one", {
+    hint: "list them with `switchyard review RUN --list [--json]`, answer one with `switchyard review RUN --key K --answer QUESTION=LABEL`, or run `switchyard review` in a terminal",
+  });
 }
 
 /** One waiting question as lines for people. */
@@ -55,7 +65,7 @@ export function register(program: Command): void {
     .argument("[run]", "the run id (or a unique prefix), or `latest` (default)")
     .option("--state-dir <dir>", "the state folder")
     .option("--store <url>", STORE_HELP)
-    .option("--list", "list the waiting questions")
+    .option("--list", "list the waiting questions (without --list or --answer, at a terminal: walk them one by one)")
     .option("--json", "with --list: one JSON object per line per waiting question, with the element's state")
     .option("--task <route>", "the route, when an element waits in several")
     .option("--key <key>", "the element whose question is answered (omit for an unmapped route)")
@@ -65,16 +75,25 @@ export function register(program: Command): void {
     .addHelpText(
       "after",
       examples([
+        ["switchyard review latest", "at a terminal: one question at a time, one keypress each"],
         ["switchyard review latest --list"],
         ["switchyard review latest --key CVE-2026-0042 --answer exploitable=no --as alice", "answer one"],
         ["switchyard resume latest", "a run that ended as waiting (--detach-reviews) continues"],
       ]),
     )
-    .action((id: string | undefined, flags: ReviewFlags) => {
+    .action(async (id: string | undefined, flags: ReviewFlags) => {
+      const walk = flags.answer.length === 0 && !flags.list && !flags.json;
+      if (walk) atTerminal();
       const store = openForReading(flags.stateDir, flags.store);
       if (!store) throw noRuns(flags.stateDir);
       try {
         const run = findRun(store, id);
+        if (walk) {
+          process.stdout.write(
+            tallyLine(run, await walkQueue(store, run, answerer(flags.as), { input: process.stdin, output: process.stdout })),
+          );
+          return;
+        }
         const pending = pendingQuestions(store, run);
         if (flags.answer.length === 0) {
           if (flags.json) for (const p of pending) process.stdout.write(JSON.stringify(p) + "\n");

@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { TempDir } from "../run/helpers.js";
 import { until } from "../support/assertions.js";
+import { reviewPlaybook } from "../support/review-pack.js";
 import { testStoreSpec } from "../support/test-store.js";
 import { openStore, giveReviewAnswer } from "../../src/run/store/index.js";
 
@@ -21,20 +22,6 @@ const KEYS = Array.from({ length: N }, (_, i) => `e${i + 1}`);
 /** The model's answer by element, computed here independently of switchyard: every third is unsure. */
 const unsure = (k: string) => Number(k.slice(1)) % 3 === 0;
 const modelYes = (k: string) => Number(k.slice(1)) % 2 === 0;
-
-const playbook = (fixLog: string) => `
-playbook(description = "review queue", concurrency = 4)
-
-prepare = command(name = "prepare", run = """cp $SWITCHYARD_PACK/members.json $SWITCHYARD_OUTPUT""", emits = {"members": "list"})
-
-gate = route(
-    name = "gate", depends_on = [prepare], over = prepare.members, max_fanout = 1000,
-    questions = {"exploitable": noul(ask = "Is it exploitable?", type = "triage", drop = ["no", "uncertain"])},
-)
-
-fix = command(name = "fix", depends_on = [gate], over = prepare.members, max_fanout = 1000, when = gate.exploitable, answers = "yes",
-    run = """echo "$SWITCHYARD_KEY" >> ${fixLog}""")
-`;
 
 /** A command provider (System One on stdin/stdout) that logs each element it is asked about. */
 const decider = (log: string) => `#!/bin/sh
@@ -99,7 +86,7 @@ test(
     try {
       const askLog = join(dir.path, "asked.log");
       const fixLog = join(dir.path, "fixed.log");
-      dir.file("pack/main.star", playbook(fixLog));
+      dir.file("pack/main.star", reviewPlaybook(fixLog));
       dir.file("pack/members.json", JSON.stringify({ members: KEYS }));
       const script = dir.file("decide.sh", decider(askLog), 0o755);
       const config = dir.file(
@@ -258,7 +245,7 @@ test(
     try {
       const fixLog = join(dir.path, "fixed.log");
       const notes = join(dir.path, "notes.jsonl");
-      dir.file("pack/main.star", playbook(fixLog));
+      dir.file("pack/main.star", reviewPlaybook(fixLog));
       dir.file("pack/members.json", JSON.stringify({ members: ["e1", "e2", "e3"] }));
       const notify = dir.file(
         "notify.mjs",

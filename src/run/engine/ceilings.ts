@@ -1,6 +1,8 @@
 // The run's ceilings (R-6): wall-clock time summed over every invocation, and the cost agents
 // reported. They are checked before each instance and decision request starts; a reached one
-// halts the run as `stopped`, naming it and the flag that raises it on resume.
+// halts the run as `stopped`, naming it and the flag that raises it on resume. Time in which the
+// run only waits for people to answer review questions does not count (D-67): an overnight wait
+// for a person is not work, and review_timeout, not max_duration, bounds it.
 
 import type { Settings } from "../store/index.js";
 import { codedText } from "../../shared/coded-error.js";
@@ -34,4 +36,27 @@ export function ceilingReached(settings: Settings, elapsedMs: number, spentUsd: 
     );
   }
   return null;
+}
+
+/** The stretches in which the run only waits for review answers (D-67): started when it says it stays up, stopped when an answer lets work go on. */
+export class WaitingClock {
+  private since: number | undefined;
+  private total = 0;
+
+  /** Only waiting instances are left (again); a clock already running keeps its start. */
+  start(now = Date.now()): void {
+    this.since ??= now;
+  }
+
+  /** Work goes on. */
+  stop(now = Date.now()): void {
+    if (this.since === undefined) return;
+    this.total += now - this.since;
+    this.since = undefined;
+  }
+
+  /** Milliseconds spent only waiting in this invocation, the current stretch included. */
+  ms(now = Date.now()): number {
+    return this.total + (this.since === undefined ? 0 : now - this.since);
+  }
 }

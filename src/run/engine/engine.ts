@@ -49,7 +49,7 @@ import { localSnapshot } from "../store/index.js";
 import type { Store } from "../store/index.js";
 import { errorText, isPlainObject } from "../values/index.js";
 import { Launcher, type LauncherDialect } from "../process/index.js";
-import { ceilingReached, type Halt } from "./ceilings.js";
+import { ceilingReached, WaitingClock, type Halt } from "./ceilings.js";
 import { foldEvents } from "./fold-events.js";
 import { closeInstance, disposition, sharedDisposition, type Emit } from "./gating.js";
 import { buildInput, InputError, taskFold } from "./instance-input.js";
@@ -147,6 +147,10 @@ export class RunEngine {
   private readonly recorded: Map<string, Map<string, Recorded>>;
   private readonly taskRecords: Map<string, TaskRecord>;
   private readonly priorMs: number;
+  /** Of priorMs, the time earlier invocations only waited for review answers (D-67). */
+  private readonly priorWaitMs: number;
+  /** This invocation's time only waiting for review answers (D-67). */
+  private readonly waitClock = new WaitingClock();
   private invStart = Date.now();
   private spent: number;
   private kindEnv!: KindEnv;
@@ -201,6 +205,7 @@ export class RunEngine {
       emit: (type, task, key, payload) => this.emit(type, task, key, payload),
       judge: opts.judge,
       decided: (ts, inst, attempt, record) => {
+        this.waitClock.stop();
         this.complete(ts, inst, attempt, { status: "passed", output: record }, false);
         this.schedulePump();
       },
@@ -229,6 +234,7 @@ export class RunEngine {
     this.recorded = folded.recorded;
     this.taskRecords = folded.taskRecords;
     this.priorMs = folded.priorMs;
+    this.priorWaitMs = folded.priorWaitMs;
     this.spent = folded.spentUsd;
     this.settings = applyOverrides(folded.settings, opts.overrides);
     for (const t of this.plan.tasks) {
@@ -521,6 +527,7 @@ export class RunEngine {
       else this.done?.({ run: this.run, status: "waiting", reason });
       return;
     }
+    this.waitClock.start();
     if (this.saidOnlyWaiting) return;
     this.saidOnlyWaiting = true;
     this.opts.onOnlyWaiting?.(this.reviews.size);
@@ -532,6 +539,11 @@ export class RunEngine {
     return this.priorMs + (Date.now() - this.invStart);
   }
 
+  /** The time max_duration counts: the run's wall-clock time less the time it only waited for review answers (D-67). */
+  private countedMs(): number {
+    return this.elapsedMs() - this.priorWaitMs - this.waitClock.ms();
+  }
+
   spentUsd(): number {
     return this.spent;
   }
@@ -539,7 +551,7 @@ export class RunEngine {
   /** Whether nothing new may start: the run is halted, or a ceiling was just reached (which halts it). */
   private checkCeilings(): boolean {
     if (this.halt) return true;
-    this.halt = ceilingReached(this.settings, this.elapsedMs(), this.spent);
+    this.halt = ceilingReached(this.settings, this.countedMs(), this.spent);
     if (this.halt) this.executor.halted?.();
     return this.halt !== null;
   }

@@ -1,6 +1,7 @@
 // Folding a run's event log into what resume needs (R-4): the admitted plan and pack snapshot,
 // the settings in force, what each task and instance last recorded, the wall-clock time spent by
-// earlier invocations and the cost agents reported.
+// earlier invocations (and how much of it the run only waited for review answers, D-67) and the
+// cost agents reported.
 
 import type { Plan } from "../../plan/plan.js";
 import { chargedUsd, dispatch, eventTask, type EventHandlers, type RunEvent, type RunRepository, type Settings } from "../store/index.js";
@@ -19,6 +20,11 @@ export interface FoldedRun {
   taskRecords: Map<string, TaskRecord>;
   /** Wall-clock time of every earlier invocation (for max_duration, R-6). */
   priorMs: number;
+  /**
+   * Of priorMs, the stretches between two events of an invocation in which nothing was in flight
+   * while instances waited for review (D-67): max_duration does not count them.
+   */
+  priorWaitMs: number;
   /** Cost reported by agents so far (for budget_usd, R-6). */
   spentUsd: number;
   /** The recorded repository of `worktree` agents. */
@@ -34,7 +40,12 @@ class Fold {
   invStartMs = 0;
   lastMs = 0;
   prior = 0;
+  priorWait = 0;
   spent = 0;
+  /** Instances started (or waiting to be retried) and not yet ended, by task and key. */
+  readonly inFlight = new Set<string>();
+  /** Instances waiting for review answers. */
+  readonly waiting = new Set<string>();
   readonly recorded = new Map<string, Map<string, Recorded>>();
   readonly taskRecords = new Map<string, TaskRecord>();
 
@@ -157,11 +168,40 @@ const FOLD: EventHandlers<[Fold, number]> = {
   rerun_requested: () => {},
 };
 
+/** Keeps Fold.inFlight and Fold.waiting up to date with one event (D-67). */
+function trackActivity(f: Fold, e: RunEvent): void {
+  // Only instance events have a task: the id is made in the cases that name one.
+  const id = () => `${eventTask(e)}\u0000${e.key ?? UNMAPPED}`;
+  switch (e.type) {
+    case "instance_started":
+    case "instance_retried":
+      f.inFlight.add(id());
+      return;
+    case "review_requested":
+      f.inFlight.delete(id());
+      f.waiting.add(id());
+      return;
+    case "instance_finished":
+    case "instance_interrupted":
+    case "decision_recorded":
+    case "gate_closed":
+    case "instance_reset":
+      f.inFlight.delete(id());
+      f.waiting.delete(id());
+      return;
+    default:
+      return;
+  }
+}
+
 /** Folds a run's event log into the state a resume continues from. */
 export function foldEvents(store: Store, run: string): FoldedRun {
   const f = new Fold();
   for (const e of store.events(run)) {
     const t = Date.parse(e.time);
+    // Nothing in flight while instances wait: the run only waited for people until this event (D-67).
+    if (e.type !== "run_resumed" && f.inFlight.size === 0 && f.waiting.size > 0) f.priorWait += t - f.lastMs;
+    trackActivity(f, e);
     dispatch(FOLD, e, f, t);
     f.spent += chargedUsd(e);
     f.lastMs = t;
@@ -175,6 +215,7 @@ export function foldEvents(store: Store, run: string): FoldedRun {
     recorded: f.recorded,
     taskRecords: f.taskRecords,
     priorMs: f.prior + (f.lastMs - f.invStartMs),
+    priorWaitMs: f.priorWait,
     spentUsd: f.spent,
     ...(f.repo ? { repo: f.repo } : {}),
   };
