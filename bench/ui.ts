@@ -28,7 +28,10 @@ async function main(): Promise<void> {
   });
   try {
     const run = await makeBigRun(state, n);
-    const url = await new Promise<string>((done) => createInterface({ input: child.stdout! }).once("line", (l) => done(l.trim())));
+    // The printed address carries the write token after `#`; the pages read without it.
+    const url = await new Promise<string>((done) =>
+      createInterface({ input: child.stdout! }).once("line", (l) => done(l.trim().replace(/#.*$/, ""))),
+    );
     const api: Record<string, number[]> = { run: [], grid: [] };
     let gridBytes = 0;
     for (let i = 0; i < rounds; i++) {

@@ -6,6 +6,9 @@
 #   export SWITCHYARD_TEST_PG=$(scripts/pg-test-cluster.sh start /tmp/sy-pg)
 #   npm test
 #   scripts/pg-test-cluster.sh stop /tmp/sy-pg
+# fsync=off: a test cluster never outlives the machine's page cache (the tests stop or kill the
+# server, never the machine), so skipping the flushes loses nothing and takes 15-20 % off each
+# PostgreSQL-pass file.
 set -euo pipefail
 cmd=${1:?usage: pg-test-cluster.sh start|stop|pause|unpause|url DIR}
 dir=${2:?usage: pg-test-cluster.sh start|stop DIR}
@@ -22,7 +25,7 @@ start)
   [ "$(id -u)" = 0 ] && chown postgres "$dir"
   port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
   as_owner "'$bin/initdb' -D '$dir/data' -A trust -U postgres --no-sync >'$dir/initdb.log' 2>&1"
-  as_owner "'$bin/pg_ctl' -D '$dir/data' -l '$dir/server.log' -w -o \"-p $port -k '$dir' -c listen_addresses=127.0.0.1 -c max_connections=200\" start >/dev/null"
+  as_owner "'$bin/pg_ctl' -D '$dir/data' -l '$dir/server.log' -w -o \"-p $port -k '$dir' -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off\" start >/dev/null"
   echo "$port" >"$dir/port"
   echo "postgres://postgres@127.0.0.1:$port/postgres"
   ;;
@@ -35,7 +38,7 @@ pause)
   ;;
 unpause)
   port=$(cat "$dir/port")
-  as_owner "'$bin/pg_ctl' -D '$dir/data' -l '$dir/server.log' -w -o \"-p $port -k '$dir' -c listen_addresses=127.0.0.1 -c max_connections=200\" start >/dev/null"
+  as_owner "'$bin/pg_ctl' -D '$dir/data' -l '$dir/server.log' -w -o \"-p $port -k '$dir' -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off\" start >/dev/null"
   ;;
 url)
   echo "postgres://postgres@127.0.0.1:$(cat "$dir/port")/postgres"

@@ -63,8 +63,9 @@ const hermetic = {
 const inherited = { ...process.env };
 for (const name of ["SWITCHYARD_HOME", "SWITCHYARD_CONFIG", "SWITCHYARD_STORE"]) delete inherited[name];
 
-// Each entry: the file node runs, and the name it has in test-durations.json and in the summary.
-const runs = files.map((f) => ({ file: f, name: sourceOf(f) }));
+// Each entry: the compiled test, the store it runs on (PostgreSQL for the second pass below), and
+// the name it has in test-durations.json and in the summary.
+const runs = files.map((f) => ({ test: f, postgres: false, name: sourceOf(f) }));
 
 // With a PostgreSQL server for the tests (SWITCHYARD_TEST_PG, see scripts/pg-test-cluster.sh), the
 // run-engine conformance suite runs a second time on a PostgreSQL store: every test file under
@@ -84,21 +85,40 @@ if (process.env.SWITCHYARD_TEST_PG && !process.env.SWITCHYARD_TEST_STORE) {
   });
   if (conformance.length) {
     process.stdout.write(`# the run-engine conformance suite on PostgreSQL as well: ${conformance.length} files\n`);
-    const wrappers = join(tmp, "on-postgres");
-    for (const f of conformance) {
-      const wrapper = join(wrappers, relative("dist", f));
-      mkdirSync(resolve(wrapper, ".."), { recursive: true });
-      writeFileSync(
-        wrapper,
-        `process.env.SWITCHYARD_TEST_STORE = "postgres";\nawait import(${JSON.stringify(pathToFileURL(resolve(f)).href)});\n`,
-      );
-      runs.push({ file: wrapper, name: `postgres:${sourceOf(f)}` });
-    }
+    for (const f of conformance) runs.push({ test: f, postgres: true, name: `postgres:${sourceOf(f)}` });
   }
+}
+
+// Each file runs through a few-line wrapper that sets the store of its pass, imports it, and as
+// its process exits appends the CPU time it used — its own and that of every process it started
+// and waited for (Linux's /proc/self/stat), so the PostgreSQL server and the processes of a child
+// killed with -9 are not counted — to a file the summary reads.
+const cpuFile = join(tmp, "cpu.jsonl");
+const clockTicks = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout) || 100;
+const cpuAtExit = existsSync("/proc/self/stat")
+  ? `import { appendFileSync, readFileSync } from "node:fs";
+process.on("exit", () => {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  const [utime, stime, cutime, cstime] = stat.slice(stat.lastIndexOf(")") + 2).split(" ").slice(11, 15).map(Number);
+  appendFileSync(${JSON.stringify(cpuFile)}, JSON.stringify({ file: process.argv[1], ms: ((utime + stime + cutime + cstime) * 1000) / ${clockTicks} }) + "\\n");
+});
+`
+  : "";
+for (const r of runs) {
+  r.file = join(tmp, r.postgres ? "on-postgres" : "on-sqlite", relative("dist", r.test));
+  mkdirSync(resolve(r.file, ".."), { recursive: true });
+  writeFileSync(
+    r.file,
+    cpuAtExit +
+      (r.postgres ? `process.env.SWITCHYARD_TEST_STORE = "postgres";\n` : "") +
+      `await import(${JSON.stringify(pathToFileURL(resolve(r.test)).href)});\n`,
+  );
 }
 
 // Longest first: the two slots stay busy to the end instead of one long file running alone.
 const DURATIONS = "scripts/test-durations.json";
+// Each file's CPU time in the same run (written beside it; not used for the order).
+const DURATIONS_CPU = "scripts/test-durations-cpu.json";
 const known = existsSync(DURATIONS) ? JSON.parse(readFileSync(DURATIONS, "utf8")) : {};
 const slowest = Math.max(0, ...Object.values(known));
 runs.sort((a, b) => (known[b.name] ?? slowest) - (known[a.name] ?? slowest));
@@ -128,21 +148,34 @@ const wall = (Date.now() - started) / 1000;
 
 if (existsSync(timesFile)) {
   const byPath = JSON.parse(readFileSync(timesFile, "utf8"));
+  const cpuByPath = {};
+  if (existsSync(cpuFile))
+    for (const line of readFileSync(cpuFile, "utf8").split("\n").filter(Boolean)) {
+      const { file, ms } = JSON.parse(line);
+      cpuByPath[resolve(file)] = Math.round(ms);
+    }
   const measured = {};
+  const cpu = {};
   for (const r of runs) {
     const ms = byPath[resolve(r.file)];
     if (ms !== undefined) measured[r.name] = ms;
+    if (cpuByPath[resolve(r.file)] !== undefined) cpu[r.name] = cpuByPath[resolve(r.file)];
   }
   const rows = Object.entries(measured).sort((a, b) => b[1] - a[1]);
   const sum = rows.reduce((s, [, ms]) => s + ms, 0) / 1000;
+  const cpuSum = Object.values(cpu).reduce((s, ms) => s + ms, 0) / 1000;
   process.stdout.write(
-    `# ${rows.length} files in ${wall.toFixed(0)} s at concurrency ${concurrency} (the files' own times add up to ${sum.toFixed(0)} s); the slowest:\n`,
+    `# ${rows.length} files in ${wall.toFixed(0)} s at concurrency ${concurrency} (the files' own times add up to ${sum.toFixed(0)} s, ` +
+      `their CPU times to ${cpuSum.toFixed(0)} s); the slowest (wall, CPU):\n`,
   );
-  for (const [name, ms] of rows.slice(0, 12)) process.stdout.write(`#   ${(ms / 1000).toFixed(1).padStart(6)} s  ${name}\n`);
+  const seconds = (ms) => (ms === undefined ? "" : (ms / 1000).toFixed(1)).padStart(6);
+  for (const [name, ms] of rows.slice(0, 12)) process.stdout.write(`#   ${seconds(ms)} s ${seconds(cpu[name])} s  ${name}\n`);
   if (record) {
     const ordered = Object.fromEntries(rows);
     writeFileSync(DURATIONS, JSON.stringify(ordered, null, 2) + "\n");
-    process.stdout.write(`# wrote ${DURATIONS}\n`);
+    const cpuOrdered = Object.fromEntries(Object.entries(cpu).sort((a, b) => b[1] - a[1]));
+    writeFileSync(DURATIONS_CPU, JSON.stringify(cpuOrdered, null, 2) + "\n");
+    process.stdout.write(`# wrote ${DURATIONS} and ${DURATIONS_CPU}\n`);
   }
 }
 rmSync(tmp, { recursive: true, force: true });

@@ -6,8 +6,10 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const [url, out = "docs/img"] = process.argv.slice(2);
-if (!url) {
+const [printed, out = "docs/img"] = process.argv.slice(2);
+// The address without its write token (after `#`): the screenshots only read.
+const url = printed?.replace(/#.*$/, "");
+if (!printed) {
   console.error("usage: node scripts/ui-screenshots.mjs URL [OUT_DIR]");
   process.exit(2);
 }

@@ -3,7 +3,7 @@
 // the settings this invocation overrides. The CLI's flags and the library's options both end here.
 
 import { loadMachineConfig, secretEnvNames } from "../decide/config.js";
-import { modeFor } from "../decide/mode.js";
+import { modeFor, modelsOf } from "../decide/mode.js";
 import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
 import { createJudge } from "../decide/router.js";
 import type { Provider } from "../decide/provider.js";
@@ -44,7 +44,7 @@ export interface WiringInput {
 
 /** Every model the modes route to provider `name`: a code provider's default allowlist. */
 function modelsRoutedTo(name: string, modes: JudgementMode[]): string[] {
-  return [...new Set(modes.flatMap((m) => ((m.kind === "model" || m.kind === "shadow") && m.provider === name ? [m.model] : [])))];
+  return [...new Set(modes.flatMap((m) => modelsOf(m).flatMap((r) => (r.provider === name ? [r.model] : []))))];
 }
 
 /** The machine config with the code runners and providers added (a name given as code wins over the file's). */

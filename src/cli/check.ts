@@ -1,10 +1,14 @@
 // `switchyard check PATH`: report every problem of a playbook (C-1 … C-9), sorted by file and
-// line; exit 1 if any is an error, 0 when clean (§8, §12).
+// line; exit 1 if any is an error, 0 when clean (§8, §12). Warnings include the estimated size of
+// each model-decided route's state (R-22), whose limit `--state-warn-tokens` sets.
 
 import type { Command } from "commander";
 import type { Diagnostic } from "../lang/diagnostic.js";
 import { compilePath } from "../plan/index.js";
+import { sortDiagnostics } from "../lang/diagnostic.js";
+import { stateSizeWarnings } from "../plan/state-size.js";
 import { compileFailureExit, formatForPeople, setExitCode, examples } from "./common.js";
+import { countFlag, STATE_WARN_HELP } from "./estimate-flags.js";
 
 /** The closing line of `check`: how many errors and warnings, or that all is well. */
 export function summaryLine(diags: Diagnostic[]): string {
@@ -19,12 +23,24 @@ export function register(program: Command): void {
   program
     .command("check")
     .description("check a pack, playbook (.star) or plan (.toml) and report every problem")
-    .addHelpText("after", examples([["switchyard check ."], ["switchyard check triage.star --json", "for editors and CI"]]))
+    .addHelpText(
+      "after",
+      examples([
+        ["switchyard check ."],
+        ["switchyard check triage.star --json", "for editors and CI"],
+        ["switchyard check . --state-warn-tokens 8000", "a larger route state before the size warning"],
+      ]),
+    )
     .argument("<path>", "pack folder, .star playbook or compiled plan .toml")
     .option("--playbook <name>", "which playbook of a pack with several")
     .option("--json", "print the diagnostics as JSON")
-    .action((path: string, opts: { playbook?: string; json?: boolean }) => {
-      const result = compilePath(path, { playbook: opts.playbook });
+    .option("--state-warn-tokens <n>", STATE_WARN_HELP)
+    .action((path: string, opts: { playbook?: string; json?: boolean; stateWarnTokens?: string }) => {
+      const limit = countFlag("--state-warn-tokens", opts.stateWarnTokens);
+      const compiled = compilePath(path, { playbook: opts.playbook });
+      const result = compiled.plan
+        ? { ...compiled, diagnostics: sortDiagnostics([...compiled.diagnostics, ...stateSizeWarnings(compiled.plan.tasks, limit)]) }
+        : compiled;
       const failed = result.diagnostics.some((d) => d.severity === "error");
       if (opts.json) {
         process.stdout.write(

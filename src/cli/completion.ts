@@ -3,7 +3,7 @@
 // command's options, and run ids (from `switchyard runs --json`) where a command takes a run;
 // after a run, a task's name (`--task`), an element's key (`--key`) and an instance TASK[KEY]
 // (`logs RUN`, `explain RUN`, `show RUN --why`), from the run's records through the hidden
-// `switchyard completion --names WHAT --run RUN [--prefix P]`.
+// `switchyard completion --names WHAT --run RUN [--prefix P]`, in bash and zsh as in fish.
 
 import { Option, type Command } from "commander";
 import { UsageError } from "./common.js";
@@ -133,7 +133,70 @@ function fishQuote(s: string): string {
   return `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
 }
 
-function fish(list: Entry[], _valued: string[]): string {
+/**
+ * fish's side of the task names, keys and TASK[KEY] (as NAMES does for bash): the words before the
+ * cursor are read into the command's path, its run and how many positionals follow it, skipping
+ * flags and the values of flags that take one.
+ */
+function fishNames(list: Entry[], valuedFlags: string[]): string[] {
+  const words = (xs: string[]) => xs.map(fishQuote).join(" ");
+  return [
+    `set -g __switchyard_paths ${words(list.map((e) => e.path))}`,
+    `set -g __switchyard_runs ${words(list.filter((e) => e.takesRun).map((e) => e.path))}`,
+    `set -g __switchyard_inst ${words(list.filter((e) => e.takesInstance).map((e) => e.path))}`,
+    `set -g __switchyard_valued ${words(valuedFlags)}`,
+    `function __switchyard_parse
+    set -l toks (commandline -opc)
+    set -g __switchyard_path ''
+    set -g __switchyard_run ''
+    set -g __switchyard_nth 0
+    set -l before ''
+    for w in $toks[2..-1]
+        set -l flag $before
+        set before $w
+        string match -q -- '-*' $w; and continue
+        contains -- $flag $__switchyard_valued; and continue
+        set -l next (string trim -- "$__switchyard_path $w")
+        if contains -- $next $__switchyard_paths
+            set -g __switchyard_path $next
+            set -g __switchyard_nth 0
+        else
+            test -z "$__switchyard_run"; and set -g __switchyard_run $w
+            set -g __switchyard_nth (math $__switchyard_nth + 1)
+        end
+    end
+end`,
+    `function __switchyard_wants_run
+    __switchyard_parse
+    contains -- $__switchyard_path $__switchyard_runs; and test -z "$__switchyard_run"
+end`,
+    `function __switchyard_names
+    __switchyard_parse
+    test -n "$__switchyard_run"; or return
+    contains -- $__switchyard_path $__switchyard_runs $__switchyard_inst; or return
+    set -l toks (commandline -opc)
+    set -l cur (commandline -ct)
+    set -l what ''
+    switch $toks[-1]
+        case --task
+            set what tasks
+        case --key
+            set what keys
+        case --why
+            set what instances
+        case '*'
+            if not string match -q -- '-*' "$cur"; and contains -- $__switchyard_path $__switchyard_inst; and test $__switchyard_nth -eq 1
+                set what instances
+            end
+    end
+    test -n "$what"; or return
+    switchyard completion --names $what --run $__switchyard_run --prefix "$cur" 2>/dev/null
+end`,
+    `complete -c switchyard -a "(__switchyard_names)"`,
+  ];
+}
+
+function fish(list: Entry[], valuedFlags: string[]): string {
   const lines = ["# switchyard completion for fish: switchyard completion fish | source", "complete -c switchyard -f"];
   const top = list.filter((e) => !e.path.includes(" "));
   const topNames = top.map((e) => e.path).join(" ");
@@ -152,9 +215,10 @@ function fish(list: Entry[], _valued: string[]): string {
       .map((w) => `__fish_seen_subcommand_from ${w}`)
       .join("; and ");
     for (const o of e.options.filter((x) => x.startsWith("--"))) lines.push(`complete -c switchyard -n "${cond}" -l ${o.slice(2)}`);
-    if (e.takesRun) lines.push(`complete -c switchyard -n "${cond}" -a "latest (${RUN_IDS.replace(/"/g, '\\"')})"`);
+    if (e.takesRun)
+      lines.push(`complete -c switchyard -n "${cond}; and __switchyard_wants_run" -a "latest (${RUN_IDS.replace(/"/g, '\\"')})"`);
   }
-  return lines.join("\n") + "\n";
+  return [...lines, ...fishNames(list, valuedFlags)].join("\n") + "\n";
 }
 
 /** Adds `switchyard completion`: prints a completion script for bash, zsh or fish. */

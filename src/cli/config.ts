@@ -12,7 +12,7 @@ import { playbooksIn } from "../plan/pack.js";
 import { locateConfig } from "./state-discovery.js";
 import { loadMachineConfig, routeProblem } from "../decide/config.js";
 import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
-import { formatMode, modeFor, parseModeOverrides } from "../decide/mode.js";
+import { formatMode, modeFor, modelsOf, parseModeOverrides } from "../decide/mode.js";
 import type { KeyPositions } from "../decide/toml-positions.js";
 import { EXIT_USAGE, fileSources, printDiagnostics, setExitCode, examples } from "./common.js";
 import { exitForDiagnostics } from "./exit-codes.js";
@@ -86,33 +86,38 @@ function resolverProblems(config: MachineConfig, overrides: Record<string, Judge
     ...Object.entries(overrides).map(([t, m]): [string, JudgementMode, Source] => [t, m, "--decide"]),
   ];
   for (const [type, mode, source] of routed) {
-    if (mode.kind === "host" || mode.kind === "review") continue;
-    const problem = routeProblem(config, mode, true);
     const what = type === null ? "[decisions] default" : `judgement type "${type}" (${source})`;
-    if (problem) {
-      const pos =
-        source === "[decisions.types]"
-          ? where.value(["decisions", "types", type ?? ""])
-          : source === "[decisions] default"
-            ? where.value(["decisions", "default"])
-            : undefined;
-      report.errors.push({
-        severity: "error",
-        code: problem.code,
-        message: `D-30: ${what} is routed to ${formatMode(mode)}, but ${problem.message}`,
-        pos,
-        hint: problem.hint,
-      });
-      continue;
-    }
-    const keyEnv = config.providers[mode.provider]?.api_key_env;
-    if (keyEnv !== undefined && !process.env[keyEnv]) {
-      report.warnings.push({
-        severity: "warning",
-        code: "config-key-unset",
-        message: `${what} is routed to ${formatMode(mode)}, but $${keyEnv}, where provider "${mode.provider}" reads its key, is not set here`,
-        hint: `export ${keyEnv}=… before running; the key is never stored in the config (D-21)`,
-      });
+    // Every model the mode routes to: each shadow candidate is checked on its own (H-6); an unset
+    // key is said once per provider.
+    const keyChecked = new Set<string>();
+    for (const ref of modelsOf(mode)) {
+      const problem = routeProblem(config, ref, true);
+      if (problem) {
+        const pos =
+          source === "[decisions.types]"
+            ? where.value(["decisions", "types", type ?? ""])
+            : source === "[decisions] default"
+              ? where.value(["decisions", "default"])
+              : undefined;
+        report.errors.push({
+          severity: "error",
+          code: problem.code,
+          message: `D-30: ${what} is routed to ${formatMode(mode)}, but ${problem.message}`,
+          pos,
+          hint: problem.hint,
+        });
+        continue;
+      }
+      const keyEnv = config.providers[ref.provider]?.api_key_env;
+      if (keyEnv !== undefined && !process.env[keyEnv] && !keyChecked.has(ref.provider)) {
+        keyChecked.add(ref.provider);
+        report.warnings.push({
+          severity: "warning",
+          code: "config-key-unset",
+          message: `${what} is routed to ${formatMode(mode)}, but $${keyEnv}, where provider "${ref.provider}" reads its key, is not set here`,
+          hint: `export ${keyEnv}=… before running; the key is never stored in the config (D-21)`,
+        });
+      }
     }
   }
 }

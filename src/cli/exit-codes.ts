@@ -11,6 +11,7 @@ import { DecisionLayerRefused, RunNotFound, RunRefused } from "../run/store/inde
 import { RerunError } from "../run/engine/index.js";
 import { SnapshotError } from "../run/engine/index.js";
 import { ApiOptionError } from "../api/api-error.js";
+import { ReviewRefused } from "../decide/review-queue.js";
 import { SqliteDriverMissing } from "../run/store/index.js";
 import { StorageFault } from "../run/store/index.js";
 
@@ -31,6 +32,7 @@ const EXIT_BY_CLASS: ReadonlyArray<readonly [ErrorClass, number | ((err: never) 
   [RerunError, EXIT_USAGE], // a rerun asked for what the run does not have
   [LabError, EXIT_USAGE], // no lab, or an unknown lab id, where the person pointed
   [RunNotFound, EXIT_USAGE],
+  [ReviewRefused, EXIT_USAGE], // an answer to a question that does not wait, or with a label it does not have
   [ApiOptionError, EXIT_USAGE], // a library option out of range (the CLI checks its flags first)
   [DecisionLayerRefused, EXIT_USAGE], // the machine config cannot serve the plan's routes
   [RunRefused, EXIT_FAILED], // busy, or a run that cannot continue

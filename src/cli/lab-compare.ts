@@ -56,7 +56,8 @@ const ms = (x: number | null): string => (x === null ? "–" : `${Math.round(x)}
 /** The comparison as text for a terminal. */
 export function renderCompare(r: CompareReport): string {
   const at = r.threshold === null ? "no threshold" : `at ${r.threshold.toFixed(2)}`;
-  const out = [`compare ${r.type}: B ${r.b.model} against A ${r.a.model} on the ${r.paired} elements both answered`];
+  const sameRun = r.same_run === 0 ? "" : r.same_run === r.paired ? ", each in one run" : `, ${r.same_run} of them in one run`;
+  const out = [`compare ${r.type}: B ${r.b.model} against A ${r.a.model} on the ${r.paired} elements both answered${sameRun}`];
   const rows = [["", "model", "answered", "agreement (95% CI)", `${at}: decides`, "agreement", "mean latency", "p95 latency", "cost"]];
   for (const [name, m] of [
     ["A", r.a],

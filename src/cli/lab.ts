@@ -113,6 +113,12 @@ function registerHarvest(lab: Command): void {
     .option("--html <file>", "also write a self-contained HTML report with the diagrams")
     .option("--target <fraction>", "agreement the recommended threshold must reach", "0.95")
     .option("--type <type>", "only this judgement type (repeatable)", (v: string, acc: string[]) => [...acc, v], [])
+    .option(
+      "--model <provider/model>",
+      "only pairs of this model (repeatable): one candidate of a shadow of several",
+      (v: string, acc: string[]) => [...acc, v],
+      [],
+    )
     .option("--run <id>", "only pairs of this run (repeatable)", (v: string, acc: string[]) => [...acc, v], [])
     .option("--since <when>", "only pairs since an ISO 8601 date or an age such as 7d")
     .option("--all", "count duplicate pairs (same type, state, host label and model) too")
@@ -125,6 +131,7 @@ function registerHarvest(lab: Command): void {
       async (
         labArg: string | undefined,
         opts: FilterFlags & {
+          model: string[];
           json?: boolean;
           html?: string;
           target: string;
@@ -143,7 +150,7 @@ function registerHarvest(lab: Command): void {
         if (opts.config !== undefined) Object.assign(calibrations, appliedCalibrations(loadMachineConfig(opts.config)));
         let report: HarvestReport;
         try {
-          report = await harvest(file, { target, lab: labId, calibrations, ...filtersOf(opts) });
+          report = await harvest(file, { target, lab: labId, calibrations, ...filtersOf(opts), models: opts.model });
         } catch (err) {
           labFailure(err);
         }

@@ -17,6 +17,7 @@ const commands: ReadonlyArray<readonly [string, () => Promise<{ register: (progr
   ["compile", () => import("./compile.js")],
   ["completion", () => import("./completion.js")],
   ["config", () => import("./config.js")],
+  ["estimate", () => import("./estimate.js")],
   ["eval", () => import("./eval.js")],
   ["explain", () => import("./explain.js")],
   ["init", () => import("./init.js")],

@@ -8,9 +8,8 @@
 
 import pc from "picocolors";
 import type { Store } from "../run/store/index.js";
-import { UsageError } from "./cli-errors.js";
 import { Keyboard } from "./review-keys.js";
-import { giveAnswer, pendingQuestions, type PendingQuestion } from "./review-queue.js";
+import { giveAnswer, pendingQuestions, ReviewRefused, type PendingQuestion } from "./review-queue.js";
 import { labelKeys, questionScreen, WALK_KEYS, whereOf, type Colors } from "./review-screen.js";
 
 /** The terminal the walk runs at. */
@@ -76,7 +75,7 @@ function answer(store: Store, p: PendingQuestion, choice: { label: string; note?
     });
     return true;
   } catch (err) {
-    if (err instanceof UsageError && err.code === "review-not-waiting") return false;
+    if (err instanceof ReviewRefused && err.code === "review-not-waiting") return false;
     throw err;
   }
 }

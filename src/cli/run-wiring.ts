@@ -58,7 +58,7 @@ export function addRunFlags(cmd: Command): Command {
     .option("--executor <where>", EXECUTOR_HELP)
     .option(
       "--decide <type=mode>",
-      "route a judgement type: host, review, shadow:PROVIDER/MODEL or PROVIDER/MODEL (repeatable)",
+      "route a judgement type: host, review, shadow:PROVIDER/MODEL[,PROVIDER/MODEL…] or PROVIDER/MODEL (repeatable)",
       (v: string, acc: string[]) => [...acc, v],
       [] as string[],
     )

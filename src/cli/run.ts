@@ -10,27 +10,46 @@ import { executorChoice } from "./executor-option.js";
 import { rememberInvocation } from "./run-invocation.js";
 import { agentPreflight } from "./agent-preflight.js";
 import { warnRouting } from "./type-routing.js";
+import { addEstimateOptions, estimateOptionsOnlyDry, printEstimate, type EstimateFlags } from "./estimate.js";
+
+/** The `run` command with its arguments, options and examples. */
+function runCommand(program: Command): Command {
+  return addRunFlags(
+    addEstimateOptions(
+      program
+        .command("run")
+        .description("compile and run a playbook: a pack folder, a .star file or a compiled plan .toml")
+        .argument("<path>", "pack folder, .star playbook or compiled plan .toml")
+        .option("--playbook <name>", "which playbook of a pack with several")
+        .option("--repo <path>", "the git repository of worktree agents (default: the one containing the working directory)")
+        .option(
+          "--keep-branches",
+          "keep each worktree agent's branch switchyard/RUN/TASK/KEY/aN, with its change committed, after its turn",
+        )
+        .option("--dry-run", "print what the run would ask for (as `switchyard estimate`) and run nothing: no run is admitted")
+        .addHelpText(
+          "after",
+          examples([
+            ["switchyard run examples/cve-triage"],
+            ["switchyard run . --decide triage.gate.depth=shadow:local/jev-1", "a model in shadow"],
+            ["switchyard run . --max-duration 2h --budget-usd 20 --json > events.jsonl"],
+            ["switchyard run . --dry-run --skip-share 0.8", "what it would ask for, running nothing"],
+          ]),
+        ),
+      "with --dry-run: ",
+    ),
+  );
+}
+
+/** The flags `run` takes. */
+type RunCommandFlags = RunFlags & EstimateFlags & { playbook?: string; repo?: string; keepBranches?: boolean; dryRun?: boolean };
 
 /** Adds `switchyard run`: compiles a pack and runs it, recording every answer. */
 export function register(program: Command): void {
-  addRunFlags(
-    program
-      .command("run")
-      .description("compile and run a playbook: a pack folder, a .star file or a compiled plan .toml")
-      .argument("<path>", "pack folder, .star playbook or compiled plan .toml")
-      .option("--playbook <name>", "which playbook of a pack with several")
-      .option("--repo <path>", "the git repository of worktree agents (default: the one containing the working directory)")
-      .option("--keep-branches", "keep each worktree agent's branch switchyard/RUN/TASK/KEY/aN, with its change committed, after its turn")
-      .addHelpText(
-        "after",
-        examples([
-          ["switchyard run examples/cve-triage"],
-          ["switchyard run . --decide triage.gate.depth=shadow:local/jev-1", "a model in shadow"],
-          ["switchyard run . --max-duration 2h --budget-usd 20 --json > events.jsonl"],
-        ]),
-      ),
-  ).action(async (path: string, flags: RunFlags & { playbook?: string; repo?: string; keepBranches?: boolean }) => {
+  runCommand(program).action(async (path: string, flags: RunCommandFlags) => {
     overridesFrom(flags); // usage errors before any work
+    estimateOptionsOnlyDry(flags);
+    if (flags.dryRun) return printEstimate(path, { ...flags, json: !!flags.json });
     const compiled = compilePath(path, { playbook: flags.playbook });
     const errors = compiled.diagnostics.filter((d) => d.severity === "error");
     if (!compiled.plan || errors.length) {

@@ -76,9 +76,9 @@ export const DECIDE_CODES: CodeEntry[] = [
     code: "config-bad-mode",
     usage: true,
     rule: "D-10",
-    summary: "a judgement mode is not host, shadow:PROVIDER/MODEL or PROVIDER/MODEL",
+    summary: "a judgement mode is not host, review, shadow:PROVIDER/MODEL[,PROVIDER/MODEL…] or PROVIDER/MODEL",
     explain:
-      "`[decisions] default`, each entry of `[decisions.types]` and each `--decide TYPE=MODE` take one of three modes: `host` (the host answers), `shadow:PROVIDER/MODEL` (the host answers and is used; the model answers beside it for the lab), or `PROVIDER/MODEL` (the model answers, the host is the fallback). PROVIDER is the name of a `[providers.NAME]` block and MODEL one of its `models` (everything after the first `/`).",
+      "`[decisions] default`, each entry of `[decisions.types]` and each `--decide TYPE=MODE` take one of these modes: `host` (the host answers), `review` (people answer from the review queue), `shadow:PROVIDER/MODEL` (the host answers and is used; the model answers beside it for the lab) — or `shadow:PROVIDER/MODEL,PROVIDER/MODEL` with two or more different candidate models, each answering beside the host —, or `PROVIDER/MODEL` (the model answers, the host is the fallback; one model only). PROVIDER is the name of a `[providers.NAME]` block and MODEL one of its `models` (everything after the first `/`). A candidate listed twice, an empty entry in the list, or a comma in a turned-on mode is this error.",
   },
   {
     code: "config-unknown-provider",
@@ -118,7 +118,7 @@ export const DECIDE_CODES: CodeEntry[] = [
     rule: "D-10",
     summary: "a --decide flag is not TYPE=MODE",
     explain:
-      "`--decide` takes `TYPE=MODE`, e.g. `--decide triage.gate.exploitable=shadow:local/decider-2b`, and may be repeated. TYPE is a judgement type (Q-5) and MODE one of `host`, `shadow:PROVIDER/MODEL`, `PROVIDER/MODEL`.",
+      "`--decide` takes `TYPE=MODE`, e.g. `--decide triage.gate.exploitable=shadow:local/decider-2b`, and may be repeated. TYPE is a judgement type (Q-5) and MODE one of `host`, `review`, `shadow:PROVIDER/MODEL[,PROVIDER/MODEL…]`, `PROVIDER/MODEL`.",
   },
   {
     code: "config-undeclared-type",
@@ -175,7 +175,7 @@ export const DECIDE_CODES: CodeEntry[] = [
     explain:
       "A table-form `[decisions.types]` entry may name a calibration file (`calibration = \"cal.json\"`, relative to the config file) written by `switchyard lab calibrate`. The file must exist, be a calibration file of a version this switchyard reads, hold a map for that judgement type, and that map must have been fitted on pairs of the very model the entry's mode names: a map says how one model's confidence relates to agreement with the host, so it means nothing for another. Fit a map for this type and model (run it in shadow, then `switchyard lab calibrate`), or fix the path.",
   },
-  // --- the review queue (D-60 … D-66), src/cli/review-queue.ts ---
+  // --- the review queue (D-60 … D-66), src/decide/review-queue.ts ---
   {
     code: "review-not-waiting",
     usage: true,

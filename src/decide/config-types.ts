@@ -32,12 +32,19 @@ export interface ProviderConfig {
   max_retries: number;
 }
 
-/** A judgement mode (D-10): `host`, `review` (people answer from the review queue, D-60), `shadow:PROVIDER/MODEL`, or `PROVIDER/MODEL`. */
+/** A model a mode routes to: the name of a `[providers.NAME]` block and one of its models. */
+export interface ModelRef {
+  provider: string;
+  model: string;
+}
+
+/**
+ * A judgement mode (D-10): `host`, `review` (people answer from the review queue, D-60),
+ * `shadow:PROVIDER/MODEL[,PROVIDER/MODEL…]` (one or more distinct candidates beside the host, H-6),
+ * or `PROVIDER/MODEL`.
+ */
 export type JudgementMode =
-  | { kind: "host" }
-  | { kind: "review" }
-  | { kind: "shadow"; provider: string; model: string }
-  | { kind: "model"; provider: string; model: string };
+  { kind: "host" } | { kind: "review" } | { kind: "shadow"; models: ModelRef[] } | { kind: "model"; provider: string; model: string };
 
 /** What a table-form `[decisions.types]` entry adds to its mode (D-33, D-34). */
 export interface TypeSettings {

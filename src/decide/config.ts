@@ -15,7 +15,7 @@ import type { AgentRunnerConfig, PriceTable } from "../run/agents/index.js";
 import { PRESET_NAMES, PRESETS, type PresetName } from "../run/agents/index.js";
 import { presetArgsAnyEffort } from "../run/agents/index.js";
 import type { DecisionsConfig, JudgementMode, MachineConfig, ProviderConfig, ProviderKind, TypeSettings } from "./config-types.js";
-import { formatMode, MODE_FORMS, parseMode } from "./mode.js";
+import { formatMode, MODE_FORMS, modelsOf, parseMode } from "./mode.js";
 import { locateKeys, type KeyPositions } from "./toml-positions.js";
 import { typeEntry, TYPE_ENTRY_KEYS } from "./type-entry.js";
 import { reviewNotify, reviewTimeout } from "./review-config.js";
@@ -726,14 +726,20 @@ class Validator {
       this.error("config-bad-mode", path, `${name}: ${mode.error}`, `a mode is ${MODE_FORMS}`, true);
       return undefined;
     }
-    if (mode.kind === "host" || mode.kind === "review") return mode;
-    if (this.brokenProviders.has(mode.provider)) return undefined;
-    const problem = routeProblem(config, mode, false, [...this.brokenProviders]);
-    if (problem) {
-      this.error(problem.code, path, `${name} = "${formatMode(mode)}": ${problem.message}`, problem.hint, true);
-      return undefined;
+    // Each model a mode routes to (every shadow candidate, H-6) must pass; each problem is reported.
+    let ok = true;
+    for (const ref of modelsOf(mode)) {
+      if (this.brokenProviders.has(ref.provider)) {
+        ok = false;
+        continue;
+      }
+      const problem = routeProblem(config, ref, false, [...this.brokenProviders]);
+      if (problem) {
+        this.error(problem.code, path, `${name} = "${formatMode(mode)}": ${problem.message}`, problem.hint, true);
+        ok = false;
+      }
     }
-    return mode;
+    return ok ? mode : undefined;
   }
 }
 

@@ -31,6 +31,7 @@ import { triageOutcomes, type Answers, type HostAnswer, type ModelOutcome } from
 import { preflight } from "./routing/preflight.js";
 import { providerCache, type ProviderCache } from "./routing/providers.js";
 import { pairOf, type AuditOf } from "./routing/shadow-pair.js";
+import { itemAt } from "../shared/checked-index.js";
 import { needsHost, planTargets, settingsFor, type Target, type Targets } from "./routing/targets.js";
 
 /** What a judge is built from: the machine config, the run's overrides and state folder, and what tests inject. */
@@ -177,6 +178,8 @@ async function askAll(
   const noAnswers = Promise.resolve(new Map<string, HostAnswer>());
   const hostPromise = forHost.length > 0 ? askHost(providers.host, hostName, req, forHost, signal) : noAnswers;
   const ask = (target: Target) => askModel(config, providers.providerFor, req, target, signal);
+  // Every shadow model at once, each candidate of a type through its own provider (H-6).
+  const shadowKeys = [...shadows.keys()];
   const shadowPromises = shadows.size > 0 ? [...shadows.values()].map(ask) : [];
   const turnedOnPromises = [...turnedOn.values()].map(ask);
   // Nothing may go unobserved if the host fails first.
@@ -197,7 +200,7 @@ async function askAll(
   fallbackPromise.catch(() => local?.abort());
 
   const settled = await Promise.allSettled([hostPromise, fallbackPromise]);
-  const shadowOutcomes = new Map<string, ModelOutcome>();
+  const shadowOutcomes = new Map<string, Map<string, ModelOutcome>>();
   const shadowSettled = shadowPromises.length > 0 ? await Promise.allSettled(shadowPromises) : [];
   if (req.signal.aborted) throw cancelled(req.signal);
   if (settled[0].status === "rejected" && !hostNeeded && ![...audited].some((id) => fallbackReasons.has(id))) {
@@ -221,7 +224,9 @@ async function askAll(
       modes,
       settled[0],
     );
-  for (const s of shadowSettled) if (s.status === "fulfilled") for (const [id, o] of s.value) shadowOutcomes.set(id, o);
+  shadowSettled.forEach((s, i) => {
+    if (s.status === "fulfilled") shadowOutcomes.set(itemAt(shadowKeys, i), s.value);
+  });
   const hostAnswers = (settled[0] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;
   const fallbackAnswers = (settled[1] as PromiseFulfilledResult<Map<string, HostAnswer>>).value;
 

@@ -19,7 +19,7 @@ const TOKENS_PER_QUESTION = 16;
 const TOKENS_PER_LABEL = 4;
 
 /** The estimated size in tokens of one provider request carrying `questions` over `stateText`. */
-function estimateRequestTokens(stateText: string, questions: readonly ResolvedQuestion[]): number {
+export function estimateRequestTokens(stateText: string, questions: readonly ResolvedQuestion[]): number {
   let chars = stateText.length;
   let overhead = TOKENS_PER_REQUEST;
   for (const q of questions) {

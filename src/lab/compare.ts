@@ -1,6 +1,8 @@
 // `lab compare` (docs/lab.md): two candidate models of one judgement type on the same elements —
 // from one lab whose pairs hold both, or from two labs — each judged against the host. Paired on
-// the elements both answered (same task, key, question and state), it gives the difference in
+// the elements both answered (same task, key, question and state; within one run when both
+// answered the element in the same run, as a shadow of two candidates does, H-6, so both are
+// judged against one and the same host answer), it gives the difference in
 // agreement with McNemar's exact test and Newcombe's paired interval, coverage and agreement at one
 // threshold for both, and each model's cost and latency per decision on those elements.
 
@@ -60,6 +62,8 @@ export interface CompareReport {
   threshold: number | null;
   /** Elements both answered: the comparison is over these. */
   paired: number;
+  /** Of those, the elements both answered in one run (against one host answer: H-6 shadows). */
+  same_run: number;
   table: { both: number; only_a: number; only_b: number; neither: number };
   a: CompareModel;
   b: CompareModel;
@@ -70,8 +74,9 @@ export interface CompareReport {
   warnings: string[];
 }
 
-/** A model's answer to one element: whether it agreed with the host, its confidence, and what it took. */
+/** A model's answer to one element in one run: whether it agreed with the host, its confidence, and what it took. */
 interface Answer {
+  run: string;
   agrees: boolean;
   confidence: number | null;
   latency: number;
@@ -83,13 +88,13 @@ function elementOf(pair: ShadowPair): string {
   return JSON.stringify([pair.task, pair.key, pair.question.id, pair.state_digest]);
 }
 
-/** Reads one side's answers of the type, by element (the first answer of an element counts). */
+/** Reads one side's answers of the type, by element: each run's first answer, in file order. */
 async function answersOf(
   side: CompareSide,
   options: CompareOptions,
-): Promise<{ model: string; answers: Map<string, Answer>; warnings: string[] }> {
+): Promise<{ model: string; answers: Map<string, Answer[]>; warnings: string[] }> {
   const selection = pairFilter({ ...options, types: [options.type] });
-  const byModel = new Map<string, Map<string, Answer>>();
+  const byModel = new Map<string, Map<string, Answer[]>>();
   const scan = await scanPairs(side.file, (pair) => {
     if (pairKind(pair) !== "shadow" || !selection.keep(pair) || !pair.model) return;
     const who = pairModel(pair);
@@ -97,9 +102,12 @@ async function answersOf(
     let answers = byModel.get(who);
     if (!answers) byModel.set(who, (answers = new Map()));
     const element = elementOf(pair);
-    if (answers.has(element)) return;
+    const runs = answers.get(element) ?? [];
+    if (runs.some((a) => a.run === pair.run)) return;
+    answers.set(element, runs);
     const label = modelLabel(pair);
-    answers.set(element, {
+    runs.push({
+      run: pair.run,
       agrees: label !== null && label === pair.host_label,
       confidence: label === null ? null : pair.model.confidence,
       latency: pair.model.latency_ms,
@@ -171,14 +179,27 @@ function modelFigures(model: string, file: string, answered: number, paired: Ans
   };
 }
 
+/**
+ * The two answers one element is compared on: from the first run (in A's file order) in which both
+ * answered it — one host answer for both — else each model's first answer.
+ */
+function pairedAnswers(as: Answer[], bs: Answer[]): { a: Answer; b: Answer; sameRun: boolean } {
+  for (const a of as) {
+    const b = bs.find((x) => x.run === a.run);
+    if (b) return { a, b, sameRun: true };
+  }
+  return { a: itemAt(as, 0), b: itemAt(bs, 0), sameRun: false };
+}
+
 /** Compares model B with model A on the elements of the type both answered. */
 export async function compare(options: CompareOptions): Promise<CompareReport> {
   const target = options.target ?? 0.95;
   const a = await answersOf(options.a, options);
   const b = await answersOf(options.b, options);
   const elements = [...a.answers.keys()].filter((e) => b.answers.has(e)).sort();
-  const pa = elements.map((e) => entryOf(a.answers, e, "model A's answers"));
-  const pb = elements.map((e) => entryOf(b.answers, e, "model B's answers"));
+  const paired = elements.map((e) => pairedAnswers(entryOf(a.answers, e, "model A's answers"), entryOf(b.answers, e, "model B's answers")));
+  const pa = paired.map((p) => p.a);
+  const pb = paired.map((p) => p.b);
   const t: PairedTable = { both: 0, onlyA: 0, onlyB: 0, neither: 0 };
   pa.forEach((x, i) => {
     const y = itemAt(pb, i).agrees;
@@ -195,6 +216,7 @@ export async function compare(options: CompareOptions): Promise<CompareReport> {
     target,
     threshold,
     paired: elements.length,
+    same_run: paired.filter((p) => p.sameRun).length,
     table: { both: t.both, only_a: t.onlyA, only_b: t.onlyB, neither: t.neither },
     a: modelFigures(a.model, options.a.file, a.answers.size, pa, threshold),
     b: modelFigures(b.model, options.b.file, b.answers.size, pb, threshold),

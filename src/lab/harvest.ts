@@ -327,7 +327,7 @@ export interface HarvestReport {
   target: number;
   lines: number;
   /** What was read: the filters, and how many pairs the dedupe dropped. */
-  filters: { runs: string[]; since: string | null; types: string[]; deduplicated: boolean };
+  filters: { runs: string[]; since: string | null; types: string[]; models: string[]; deduplicated: boolean };
   duplicates: number;
   /** Types whose audit agreement dropped beyond chance (`lab harvest --check` exits 1). */
   drift: string[];
@@ -626,6 +626,7 @@ export async function harvest(pairsFile: string, options: HarvestOptions = {}): 
       runs: options.runs ?? [],
       since: options.since?.toISOString() ?? null,
       types: options.types ?? [],
+      models: options.models ?? [],
       deduplicated: !options.all,
     },
     duplicates: selection.duplicates,

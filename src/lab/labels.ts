@@ -169,39 +169,45 @@ export interface ImportResult {
 
 /**
  * Reads the labels back into the lab: per labelled row, the element's first shadow pair in the
- * lab is copied as a `reviewed` pair carrying the person's label, and appended to its pairs file.
+ * lab — of each model, when several candidates shadowed the type (H-6) — is copied as a `reviewed`
+ * pair carrying the person's label, and appended to its pairs file.
  * A label that is not one of the question's, or an element the lab does not have, is an error
  * naming the line (nothing is appended then).
  */
 export async function importLabels(pairsFile: string, labelsFile: string, now: Date = new Date()): Promise<ImportResult> {
   const { labelled: wanted, unlabelled } = await labelledRows(labelsFile);
   const elements = new Set(wanted.map((w) => w.element));
-  const found = new Map<string, ShadowPair>();
+  // Element → its first shadow pair of each model, in file order.
+  const found = new Map<string, ShadowPair[]>();
   const scan = await scanPairs(pairsFile, (pair) => {
     if (pairKind(pair) !== "shadow") return;
     const id = elementId(pair);
-    if (elements.has(id) && !found.has(id)) found.set(id, pair);
+    if (!elements.has(id)) return;
+    const pairs = found.get(id) ?? [];
+    if (!pairs.some((p) => pairModel(p) === pairModel(pair))) pairs.push(pair);
+    found.set(id, pairs);
   });
   const lines: string[] = [];
   for (const w of wanted) {
-    const pair = found.get(w.element);
+    const pairs = found.get(w.element) ?? [];
+    const pair = pairs[0];
     if (!pair) throw new LabError("lab-labels-file", `${labelsFile}:${w.line}: element ${w.element} is not in ${pairsFile}`);
     if (!pair.question.labels.includes(w.label))
       throw new LabError(
         "lab-labels-file",
         `${labelsFile}:${w.line}: '${w.label}' is not a label of question ${pair.question.id} (${pair.question.labels.join(", ")})`,
       );
-    const { kind: _kind, ...rest } = pair;
-    lines.push(
-      pairLine({
-        ...rest,
-        kind: "reviewed",
-        time: now.toISOString(),
-        reviewed: { label: w.label, by: w.by, source: basename(labelsFile), time: now.toISOString() },
-      }),
-    );
+    for (const { kind: _kind, ...rest } of pairs)
+      lines.push(
+        pairLine({
+          ...rest,
+          kind: "reviewed",
+          time: now.toISOString(),
+          reviewed: { label: w.label, by: w.by, source: basename(labelsFile), time: now.toISOString() },
+        }),
+      );
   }
   // One write in append mode: whole lines, beside whatever shadows append meanwhile.
   if (lines.length > 0) appendFileSync(pairsFile, lines.join("\n") + "\n");
-  return { imported: lines.length, unlabelled, warnings: scan.warnings };
+  return { imported: wanted.length, unlabelled, warnings: scan.warnings };
 }

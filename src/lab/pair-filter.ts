@@ -1,5 +1,5 @@
-// Which pairs a report or a fit reads (docs/lab.md): the `--run`, `--since` and `--type`
-// filters, and the report-level dedupe by (kind, type, state digest, host label, model) — the
+// Which pairs a report or a fit reads (docs/lab.md): the `--run`, `--since`, `--type` and
+// `--model` filters, and the report-level dedupe by (kind, type, state digest, host label, model) — the
 // same question about the same state answered the same way by the host is one piece of evidence,
 // however many runs asked it. The dedupe keeps 8 bytes per distinct pair (a 64-bit hash in an
 // open-addressing table), so a million pairs cost a few megabytes.
@@ -16,6 +16,8 @@ export interface PairFilters {
   since?: Date;
   /** Only these judgement types. */
   types?: string[];
+  /** Only pairs of these models, PROVIDER/MODEL (a lab that shadowed several candidates, H-6). */
+  models?: string[];
   /** Keep duplicates (`--all`). */
   all?: boolean;
 }
@@ -84,6 +86,7 @@ export interface PairSelection {
 export function pairFilter(filters: PairFilters = {}): PairSelection {
   const runs = filters.runs && filters.runs.length > 0 ? new Set(filters.runs) : null;
   const types = filters.types && filters.types.length > 0 ? new Set(filters.types) : null;
+  const models = filters.models && filters.models.length > 0 ? new Set(filters.models) : null;
   const since = filters.since?.getTime();
   const seen = filters.all ? null : new HashSet64();
   let duplicates = 0;
@@ -91,6 +94,7 @@ export function pairFilter(filters: PairFilters = {}): PairSelection {
     keep(pair) {
       if (runs && !runs.has(pair.run)) return false;
       if (types && !types.has(pair.type)) return false;
+      if (models && !models.has(pairModel(pair))) return false;
       if (since !== undefined) {
         const t = Date.parse(pair.time);
         if (!(t >= since)) return false;

@@ -216,6 +216,13 @@ export const PLAN_CODES: readonly CodeEntry[] = [
       "A warning, not an error. The prompt of a mapped agent (or of a mapped revise loop's agent) renders an `object` field of the producer it maps over whole — `{{inputs.prep.facts}}`, or `{{inputs.prep}}` — so every element's prompt carries the whole object: 10,000 elements reading a 10,000-entry object is 10,000 copies sent to agents. If the field is keyed by element, add `keyed = [prep.facts]`: the same placeholder then renders only the instance's own entry.",
   },
   {
+    code: "route-state-large",
+    rule: "R-22",
+    summary: "warning: a route's state per element is estimated above the size limit",
+    explain:
+      "A warning, not an error. Every decision of a model-decided route sends its state: the element's key, each dependency's output (whole for an unmapped dependency, the fold of every instance for a mapped one that is not aligned) and its `files`. `check` estimates that state from the declared `emits` types (a list or object holding one entry per element is as long as the fan-out) and warns above 2,000 tokens (`--state-warn-tokens N` changes the limit). The message names the largest parts. Narrow them: `keyed = [prep.owners]` gives each element only its own entry of an object keyed by element; map a dependency over the same list as the route so each element reads only its own instance; or depend on a task that emits only what the questions need. docs/reference/runs.md (R-22) gives the estimate's rules.",
+  },
+  {
     code: "keyed-unmapped",
     rule: "M-3",
     summary: "`keyed` on a task that is not mapped",

@@ -43,8 +43,33 @@ export const UI_CODES: CodeEntry[] = [
   },
   {
     code: "ui-read-only",
-    summary: "the web view accepts GET and HEAD only",
-    explain: "`switchyard ui` never changes a run or the state folder (405). Use `switchyard resume`, `cancel` or `run` for that.",
+    summary: "the web view takes GET and HEAD, and POST only for answers to review questions",
+    explain:
+      "`switchyard ui` never changes a run (405). Its one write is an answer to a review question, `POST /api/runs/RUN/review` (docs/ui.md); every other method or path is refused, and so is that one on a server made without writes (the library's `createUiServer` without `writes`). Use `switchyard resume`, `cancel` or `run` to change a run.",
+  },
+  {
+    code: "ui-token-refused",
+    summary: "a write to the web view came without the token `switchyard ui` printed, or with another",
+    explain:
+      "An answer to a review question must carry, in the `X-Switchyard-Token` header, the token in the address `switchyard ui` printed (`http://127.0.0.1:PORT/#token=…`) (403). The page sends it once it was opened from that address; a page opened from a bare address, or from the address of an earlier start (the token is new at each start), only reads. Open the address it printed last.",
+  },
+  {
+    code: "ui-foreign-origin",
+    summary: "a write to the web view came without an Origin header, or from another site",
+    explain:
+      "An answer must carry an `Origin` header equal to the server's own address (`http://` and the Host it was sent to) (403), so that a page on another site cannot answer for you even if it knew the token. Browsers send it by themselves; a script must send it too.",
+  },
+  {
+    code: "ui-write-not-local",
+    summary: "a write reached the web view from another machine, which it was not started to accept",
+    explain:
+      "`switchyard ui` takes answers to review questions only from this machine (403) unless it was started with `--host` on an address others reach, an explicit choice it warns about. Answer from this machine, or restart it with `--host`.",
+  },
+  {
+    code: "ui-bad-body",
+    summary: "the body of a write to the web view is not the JSON it takes",
+    explain:
+      'An answer is a JSON object (Content-Type: application/json, at most 64 KiB): `{"task", "key", "answers": {QUESTION: LABEL}, "who", "note"?}`, with `who` 1 to 100 characters and the note at most 4000 (400, 413 or 415). The message says which part is wrong.',
   },
   {
     code: "ui-server-error",

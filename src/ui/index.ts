@@ -2,3 +2,4 @@
 export { createUiServer, type UiServerOptions } from "./server.js";
 export { runHtml } from "./embed.js";
 export { assetsBuilt } from "./page.js";
+export { newWriteToken, type WriteAccess } from "./write-guard.js";

@@ -1,13 +1,15 @@
-// `switchyard ui`: a local, read-only web server over a state folder. Built on
-// node:http alone: the API is a dozen GET routes, matched below by a table of patterns, which is
-// smaller and clearer than a router dependency and has no behaviour we would need to learn or
-// patch (no body parsing, no middleware, no methods but GET/HEAD).
+// `switchyard ui`: a local web server over a state folder. Built on node:http alone: the API is a
+// dozen GET routes and one POST, matched below by tables of patterns, which is smaller and clearer
+// than a router dependency and has no behaviour we would need to learn or patch (no middleware,
+// no body parsing but the one write's JSON).
 //
 // Safety: every path segment is decoded and refused if it is `.`/`..` or holds a slash,
 // backslash or NUL, before any route is matched; run ids, task names and keys are looked up in
 // the store, and files are only ever read at paths built from those recorded names
 // (attempt-files.ts). Nothing outside the state folder is served. Requests whose Host header is
-// not this server's own (DNS rebinding) are refused while it listens on a loopback address.
+// not this server's own (DNS rebinding) are refused while it listens on a loopback address. The
+// one write, answering review questions, needs the token `switchyard ui` printed, this server's
+// own Origin, and a peer on this machine unless --host opened it (write-guard.ts).
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { existsSync } from "node:fs";
@@ -24,7 +26,11 @@ import { runHash } from "./hash.js";
 import { attemptFiles, workspaceFile } from "./attempt-files.js";
 import { LiveHub } from "./live.js";
 import { loadAssets, SERVED_CSP, servedPage } from "./page.js";
-import { CodedError, type ErrorDetails } from "../shared/coded-error.js";
+import { HttpError } from "./http-error.js";
+import { checkWrite, type WriteAccess } from "./write-guard.js";
+import { readJsonBody } from "./request-body.js";
+import { answerElement, reviewQueue } from "./review-api.js";
+import type { ReviewQueueDoc } from "./review-types.js";
 
 /** Where the web view reads from and where it listens. */
 export interface UiServerOptions {
@@ -33,15 +39,8 @@ export interface UiServerOptions {
   store?: StoreSpec;
   host: string;
   port: number;
-}
-
-/** A request the web view refuses; `status` is the HTTP status it answers with. */
-class HttpError extends CodedError {
-  readonly status: number;
-  constructor(code: string, message: string, details: ErrorDetails & { status: number }) {
-    super(code, message, details);
-    this.status = details.status;
-  }
+  /** Answering review questions: the token a write must carry, and whether other machines may write. Without it the view only reads. */
+  writes?: WriteAccess;
 }
 
 const notFound = (what: string) => new HttpError("ui-not-found", what, { status: 404 });
@@ -209,7 +208,7 @@ function labReportRoute(stateDir: string): Handler {
 }
 
 /** Every route of the web view: a path pattern (over the decoded segments joined by "/") and its handler. */
-function routeTable(state: StateSource, hub: LiveHub): Array<[RegExp, Handler]> {
+function routeTable(state: StateSource, hub: LiveHub, writable: boolean): Array<[RegExp, Handler]> {
   const stateDir = state.dir;
   return [
     [/^$/, ({ res }) => send(res, 200, "text/html; charset=utf-8", servedPage(), { "content-security-policy": SERVED_CSP })],
@@ -271,48 +270,93 @@ function routeTable(state: StateSource, hub: LiveHub): Array<[RegExp, Handler]> 
       },
     ],
     [/^labs\/([^/]+)$/, labReportRoute(stateDir)],
+    [
+      /^api\/review$/,
+      ({ res }) => {
+        const store = state.get()?.store;
+        const doc: ReviewQueueDoc = { elements: store ? reviewQueue(store) : [], writable };
+        sendJson(res, doc);
+      },
+    ],
   ];
+}
+
+/** The routes that write (POST), each checked by checkWrite before it runs: answering an element's review questions. */
+function writeTable(state: StateSource): Array<[RegExp, Handler]> {
+  return [
+    [
+      /^api\/runs\/([^/]+)\/review$/,
+      async (ctx) => {
+        const body = await readJsonBody(ctx.req);
+        const { reader, id } = runOf(state, ctx);
+        sendJson(ctx.res, answerElement(reader.store, id, body));
+      },
+    ],
+  ];
+}
+
+/** The routes a request's method may reach: the read table for GET/HEAD, the write table for POST; 405 for any other. */
+interface Routes {
+  read: Array<[RegExp, Handler]>;
+  write: Array<[RegExp, Handler]>;
+}
+
+/** Runs the first route whose pattern matches the path (a POST checked by checkWrite first); false when none does. */
+async function dispatchRoute(routes: Routes, ctx: Omit<Ctx, "params">, path: string, access: WriteAccess | undefined): Promise<boolean> {
+  const post = ctx.req.method === "POST";
+  for (const [pattern, handler] of post ? routes.write : routes.read) {
+    const m = pattern.exec(path);
+    if (!m) continue;
+    if (post) checkWrite(ctx.req, access);
+    await handler({ ...ctx, params: m.slice(1) });
+    return true;
+  }
+  if (post) throw new HttpError("ui-read-only", `nothing at /${path} takes a write: only answers to review questions do`, { status: 405 });
+  return false;
+}
+
+/** Answers a refused request, or a bug (whose trace goes to the terminal, never the page), as JSON. */
+function sendError(res: ServerResponse, err: unknown): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (err instanceof HttpError) {
+    sendJson(res, { error: { code: err.code, message: err.message, ...(err.hint !== undefined ? { hint: err.hint } : {}) } }, err.status);
+    return;
+  }
+  process.stderr.write(`switchyard ui: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  sendJson(res, { error: { code: "ui-server-error", message: "the server failed; its terminal shows why" } }, 500);
 }
 
 /**
  * Answers one request: refuses a foreign Host on loopback (DNS rebinding) and any method but
- * GET/HEAD, decodes the path safely, runs the first matching route, and turns errors into JSON
- * (a bug's trace goes to the terminal, never the page).
+ * GET/HEAD and the POSTs of the write table, decodes the path safely, runs the first matching
+ * route, and turns errors into JSON.
  */
-function requestHandler(host: string, routes: Array<[RegExp, Handler]>): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+function requestHandler(
+  host: string,
+  routes: Routes,
+  access: WriteAccess | undefined,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     try {
       if (LOOPBACK.has(host)) {
         const asked = (req.headers.host ?? "").replace(/:\d+$/, "");
         if (!LOOPBACK.has(asked)) throw new HttpError("ui-wrong-host", `this server answers to ${host} only`, { status: 421 });
       }
-      if (req.method !== "GET" && req.method !== "HEAD")
-        throw new HttpError("ui-read-only", "the web view is read-only: only GET and HEAD", { status: 405 });
+      if (req.method !== "GET" && req.method !== "HEAD" && req.method !== "POST")
+        throw new HttpError("ui-read-only", "the web view takes GET and HEAD, and POST for answers to review questions only", {
+          status: 405,
+        });
       const raw = req.url ?? "/";
       const q = raw.indexOf("?");
       const segs = pathSegments(q < 0 ? raw : raw.slice(0, q));
       const url = new URL(raw, "http://ui.invalid");
       const path = segs.join("/");
-      for (const [pattern, handler] of routes) {
-        const m = pattern.exec(path);
-        if (m) {
-          await handler({ req, res, url, params: m.slice(1) });
-          return;
-        }
-      }
-      throw notFound(`nothing at /${path}`);
+      if (!(await dispatchRoute(routes, { req, res, url }, path, access))) throw notFound(`nothing at /${path}`);
     } catch (err) {
-      if (res.headersSent) {
-        res.end();
-        return;
-      }
-      if (err instanceof HttpError) {
-        sendJson(res, { error: { code: err.code, message: err.message } }, err.status);
-        return;
-      }
-      // A bug in switchyard, not a bad request: the trace goes to the terminal, not the page.
-      process.stderr.write(`switchyard ui: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      sendJson(res, { error: { code: "ui-server-error", message: "the server failed; its terminal shows why" } }, 500);
+      sendError(res, err);
     }
   };
 }
@@ -321,7 +365,8 @@ function requestHandler(host: string, routes: Array<[RegExp, Handler]>): (req: I
 export function createUiServer(opts: UiServerOptions): { server: Server; close: () => Promise<void> } {
   const state = new StateSource(opts.stateDir, opts.store);
   const hub = new LiveHub(() => state.get());
-  const handle = requestHandler(opts.host, routeTable(state, hub));
+  const routes = { read: routeTable(state, hub, opts.writes !== undefined), write: writeTable(state) };
+  const handle = requestHandler(opts.host, routes, opts.writes);
   const server = createServer((req, res) => void handle(req, res));
   return {
     server,

@@ -144,6 +144,46 @@ deny_vendors = ["acme"]
   );
 });
 
+test("H-6: config check takes --decide TYPE=shadow:A/M1,B/M2, checks each candidate, and names a bad list", async () => {
+  const file = config("two.toml", `${PROVIDERS}\n[decisions]\ndeny_vendors = ["acme"]\n`);
+  const ok = await sy(["config", "check", pack, "--config", file, "--decide", "main.gate.exploitable=shadow:local/decider-2b,acme/a1"], {
+    LOCAL_KEY: "set",
+  });
+  // The second candidate's vendor is denied: that candidate is an error of its own.
+  assert.equal(ok.code, 2, ok.stderr);
+  assert.match(
+    ok.stderr,
+    /error\[config-denied-vendor\]: judgement type "main\.gate\.exploitable" \(--decide\) is routed to shadow:local\/decider-2b,acme\/a1, but provider "acme" is of vendor "acme"/,
+  );
+  const unknown = await sy([
+    "config",
+    "check",
+    "--config",
+    file,
+    "--decide",
+    "main.gate.exploitable=shadow:local/decider-2b,locl/decider-2b",
+  ]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /error\[config-unknown-provider\]: .* but no provider "locl" is configured \(did you mean "local"\?\)/);
+  // The key of a provider both candidates use is warned about once.
+  const both = await sy([
+    "config",
+    "check",
+    "--config",
+    config("both.toml", `${PROVIDERS.replace('models = ["decider-2b"]', 'models = ["decider-2b", "decider-3b"]')}`),
+    "--decide",
+    "t.x=shadow:local/decider-2b,local/decider-3b",
+  ]);
+  assert.equal(both.code, 0, both.stderr);
+  assert.equal(both.stderr.match(/warning\[config-key-unset\]/g)?.length, 1, both.stderr);
+  const twice = await sy(["config", "check", "--config", file, "--decide", "t.x=shadow:local/decider-2b,local/decider-2b"]);
+  assert.equal(twice.code, 2);
+  assert.match(
+    twice.stderr,
+    /error\[config-bad-mode\]: --decide t\.x: "shadow:local\/decider-2b,local\/decider-2b" names local\/decider-2b twice/,
+  );
+});
+
 test("D-50: a missing --config is exit 2; no config file at all means every default", async () => {
   const missing = await sy(["config", "check", "--config", join(dir, "nope.toml")]);
   assert.equal(missing.code, 2);

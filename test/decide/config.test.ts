@@ -115,7 +115,7 @@ host = "claude"
   assert.deepEqual(c.providers.oai!.logprob_models, ["gpt-4o-mini"]);
   assert.deepEqual(c.providers.mine!.command, [join(dir, "decide.sh"), "--fast"]); // ./ is relative to the config file
   assert.deepEqual(c.decisions, {
-    default: { kind: "shadow", provider: "local", model: "decider-2b" },
+    default: { kind: "shadow", models: [{ provider: "local", model: "decider-2b" }] },
     types: {
       "triage.gate.exploitable": { kind: "model", provider: "oai", model: "gpt-6-luna" },
       "triage.match.product": { kind: "host" },
@@ -306,7 +306,7 @@ test("D-21: keys a provider's kind never reads are config-key-not-for-kind", () 
 test("D-10: a bad mode is config-bad-mode, at the value, listing the forms", () => {
   const d = only(`[decisions]\ndefault = "shadow"\n`, "config-bad-mode");
   assert.match(d.message, /decisions\.default/);
-  assert.match(d.hint ?? "", /`host`, `review`, `shadow:PROVIDER\/MODEL` or `PROVIDER\/MODEL`/);
+  assert.match(d.hint ?? "", /`host`, `review`, `shadow:PROVIDER\/MODEL\[,PROVIDER\/MODEL…\]` or `PROVIDER\/MODEL`/);
   assert.deepEqual([d.pos?.line, d.pos?.col], [2, 11]);
   const t = only(`${PROVIDER}\n[decisions.types]\n"triage.gate.x" = "model:local/wald-4b"\n`, "config-bad-mode");
   assert.match(t.message, /unknown prefix "model:"/);
@@ -314,6 +314,30 @@ test("D-10: a bad mode is config-bad-mode, at the value, listing the forms", () 
   assert.match(only(`[decisions]\ndefault = "shadow:host"\n`, "config-bad-mode").message, /shadow mode needs a model/);
   assert.match(only(`[decisions]\ndefault = "local"\n`, "config-bad-mode").message, /PROVIDER\/MODEL/);
   assert.match(only(`[decisions]\ndefault = "local/"\n`, "config-bad-mode").message, /empty/);
+});
+
+test("H-6: a shadow mode with two candidates loads; each candidate is checked on its own, at the value", () => {
+  const file = write(`${PROVIDER}\n[decisions.types]\n"a.b.c" = "shadow:local/decider-2b,local/wald-4b"\n`);
+  assert.deepEqual(loadMachineConfig(file, {}).decisions.types["a.b.c"], {
+    kind: "shadow",
+    models: [
+      { provider: "local", model: "decider-2b" },
+      { provider: "local", model: "wald-4b" },
+    ],
+  });
+  const unknown = only(`${PROVIDER}\n[decisions.types]\n"a.b.c" = "shadow:local/wald-4b,locl/decider-2b"\n`, "config-unknown-provider");
+  assert.match(unknown.message, /"shadow:local\/wald-4b,locl\/decider-2b": no provider "locl" is configured \(did you mean "local"\?\)/);
+  assert.deepEqual([unknown.pos?.line, unknown.pos?.col], [9, 11]);
+  const unlisted = only(`${PROVIDER}\n[decisions.types]\n"a.b.c" = "shadow:local/wald-4b,local/wald-5b"\n`, "config-unlisted-model");
+  assert.match(unlisted.message, /model "wald-5b" is not in providers\.local\.models \(did you mean "wald-4b"\?\)/);
+  // Both candidates wrong: both reported.
+  assert.deepEqual(
+    errorsOf(`${PROVIDER}\n[decisions.types]\n"a.b.c" = "shadow:locl/wald-4b,local/nope"\n`).map((d) => d.code),
+    ["config-unknown-provider", "config-unlisted-model"],
+  );
+  const twice = only(`${PROVIDER}\n[decisions.types]\n"a.b.c" = "shadow:local/wald-4b,local/wald-4b"\n`, "config-bad-mode");
+  assert.match(twice.message, /decisions\.types\.(")?a\.b\.c(")?: "shadow:local\/wald-4b,local\/wald-4b" names local\/wald-4b twice/);
+  assert.match(only(`${PROVIDER}\n[decisions]\ndefault = "shadow:local/wald-4b,"\n`, "config-bad-mode").message, /empty entry/);
 });
 
 test("D-10: a mode naming no configured provider is config-unknown-provider with did-you-mean", () => {

@@ -132,5 +132,10 @@ export class MemorySink implements PairSink {
   }
 }
 
-export const shadow = (provider: string, model: string): JudgementMode => ({ kind: "shadow", provider, model });
+export const shadow = (provider: string, model: string): JudgementMode => ({ kind: "shadow", models: [{ provider, model }] });
+/** A shadow mode with several candidates (H-6), each written PROVIDER/MODEL. */
+export const shadowOf = (...targets: string[]): JudgementMode => ({
+  kind: "shadow",
+  models: targets.map((t) => ({ provider: t.slice(0, t.indexOf("/")), model: t.slice(t.indexOf("/") + 1) })),
+});
 export const on = (provider: string, model: string): JudgementMode => ({ kind: "model", provider, model });

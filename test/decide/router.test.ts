@@ -18,6 +18,7 @@ import {
   machine,
   MemorySink,
   shadow,
+  shadowOf,
   on,
 } from "./router-support.js";
 
@@ -187,6 +188,50 @@ test("D-10/H-1: shadow uses the host's label and appends one pair per question, 
   assert.equal(pairs.pairs[1]!.model?.label, "low");
   assert.equal(pairs.pairs[1]!.model?.usage, null, "a batch's usage is counted once, on its first question");
   assert.ok(!JSON.stringify(pairs.pairs).includes("state contents"), "pairs carry a digest, never the state");
+});
+
+test("H-6: a shadow with two candidates asks both at once, beside the host, and leaves one pair per model", async () => {
+  const config = machine({
+    providers: [provider("local", ["m1"]), provider("remote", ["m2"])],
+    types: { [T]: shadowOf("local/m1", "remote/m2") },
+  });
+  const model = new ScriptedProvider(
+    "local",
+    answering(() => "no", 0.8),
+  );
+  const other = new ScriptedProvider("remote", failing("HTTP 503 after 3 retries"));
+  // The host answers only once both candidates have been asked: a router that asked them one
+  // after the other, or after the host, would never finish.
+  const host = new ScriptedProvider("host", async (req, n) => {
+    await Promise.all([model.asked(), other.asked()]);
+    return hostAnswering(() => "yes")(req, n);
+  });
+  const { judge, pairs } = setup(config, { model, other, host });
+  const rec = await judge.judge(request([noul("a", T), noul("b", T)]));
+  assert.deepEqual([rec.a!.label, rec.a!.mode, rec.a!.provider, rec.b!.label], ["yes", "shadow", "host", "yes"]);
+  assert.deepEqual([host.requests.length, model.requests.length, other.requests.length], [1, 1, 1], "each asked once, in one batch");
+  assert.deepEqual(
+    model.requests[0]!.questions.map((q) => q.id),
+    ["a", "b"],
+  );
+  // Per question, one pair per candidate, in the mode's order; the failing one is skipped with why.
+  assert.deepEqual(
+    pairs.pairs.map((p) => [
+      p.question.id,
+      p.host_label,
+      p.model ? `${p.model.provider}/${p.model.model}` : p.skipped?.model,
+      p.model?.label,
+    ]),
+    [
+      ["a", "yes", "local/m1", "no"],
+      ["a", "yes", "m2", undefined],
+      ["b", "yes", "local/m1", "no"],
+      ["b", "yes", "m2", undefined],
+    ],
+  );
+  assert.deepEqual(pairs.pairs[1]!.skipped, { provider: "remote", model: "m2", reason: "error: HTTP 503 after 3 retries" });
+  assert.deepEqual(pairs.pairs[0]!.model!.usage, { input_tokens: 100, output_tokens: 5 });
+  assert.deepEqual(pairs.pairs[0]!.host, pairs.pairs[1]!.host, "both pairs carry the same host answer's cost");
 });
 
 test("D-10: in shadow the model's failure never fails the element; the pair records why", async () => {

@@ -94,3 +94,55 @@ sum = command(name = "sum", depends_on = [scan], run = "echo '{}' > $SWITCHYARD_
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** What fish completes for a command line ending at the cursor (its candidates, without their descriptions), or undefined when fish is not installed. */
+function fishCompleter(dir: string, env: NodeJS.ProcessEnv): ((line: string) => string[]) | undefined {
+  if (spawnSync("fish", ["--version"], { env }).status !== 0) return undefined;
+  return (line) => {
+    const script = `switchyard completion fish | source; or exit 9\ncomplete -C ${JSON.stringify(line)}`;
+    const r = spawnSync("fish", ["--no-config", "-c", script], { cwd: dir, env, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, "");
+    return r.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.split("\t")[0]!);
+  };
+}
+
+test("completion: in fish too, task names (--task), keys (--key) and TASK[KEY] (logs, explain, show --why) of the run named or the latest", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "sy-compl-fish-"));
+  try {
+    mkdirSync(join(dir, "bin"));
+    symlinkSync(BIN, join(dir, "bin", "switchyard"));
+    const env = {
+      ...process.env,
+      PATH: `${join(dir, "bin")}:${process.env.PATH}`,
+      SWITCHYARD_HOME: join(dir, "state"),
+      XDG_CONFIG_HOME: join(dir, "xdg"),
+    };
+    const complete = fishCompleter(dir, env);
+    if (!complete) return t.skip("fish is not installed");
+    writeFileSync(
+      join(dir, "p.star"),
+      `prep = command(name = "prep", run = "echo '{\\"ids\\": [\\"k1\\", \\"k2\\", \\"m3\\"]}' > $SWITCHYARD_OUTPUT", emits = {"ids": "list"})
+scan = command(name = "scan", depends_on = [prep], over = prep.ids, max_fanout = 5, run = "echo '{}' > $SWITCHYARD_OUTPUT")
+sum = command(name = "sum", depends_on = [scan], run = "echo '{}' > $SWITCHYARD_OUTPUT")
+`,
+    );
+    const run = spawnSync(process.execPath, [BIN, "run", "p.star", "-q"], { cwd: dir, env, encoding: "utf8" });
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    const id = /run (\S+): passed/.exec(run.stdout)![1]!;
+    assert.deepEqual(complete(`switchyard logs ${id} `), ["prep", "scan[", "sum"], "unmapped tasks whole, mapped ones up to the bracket");
+    assert.deepEqual(complete("switchyard logs latest scan["), ["scan[k1]", "scan[k2]", "scan[m3]"]);
+    assert.deepEqual(complete("switchyard explain latest scan[k"), ["scan[k1]", "scan[k2]"]);
+    assert.deepEqual(complete(`switchyard show ${id} --task s`), ["scan", "sum"]);
+    assert.deepEqual(complete("switchyard rerun latest --key "), ["k1", "k2", "m3"]);
+    assert.deepEqual(complete("switchyard show --state-dir x latest --why p"), ["prep"], "a flag's value is not the run");
+    assert.deepEqual(complete("switchyard logs nosuchrun "), [], "no such run: nothing, and no error");
+    assert.deepEqual(complete(`switchyard show ${id.slice(0, 8)}`), [id], "run ids before the run");
+    assert.ok(complete("switchyard lo").includes("logs"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -128,3 +128,31 @@ test("lab compare names the models when a lab's pairs of the type mix them, with
     assert.doesNotMatch(out.stderr, /\n\s+at /);
   });
 });
+
+test("H-6: lab compare takes both answers of an element from the run in which both answered it (one host answer), else each model's first", async () => {
+  const pairs = [
+    // k1: A alone in run-0, where the host said "no"; then both in run-1, where the host said "yes".
+    labPair({ key: "k1", run: "run-0", host: "no", model: "yes", modelName: "a" }),
+    labPair({ key: "k1", run: "run-1", host: "yes", model: "yes", modelName: "a" }),
+    labPair({ key: "k1", run: "run-1", host: "yes", model: "yes", modelName: "b" }),
+    // k2: in different runs only: each model's first answer (A right, B wrong).
+    labPair({ key: "k2", run: "run-2", host: "yes", model: "yes", modelName: "a" }),
+    labPair({ key: "k2", run: "run-3", host: "no", model: "yes", modelName: "b" }),
+    // k3: both in run-4 and again in run-5 (a resumed crash): run-4, A's first run, counts.
+    labPair({ key: "k3", run: "run-4", host: "yes", model: "no", modelName: "a" }),
+    labPair({ key: "k3", run: "run-4", host: "yes", model: "yes", modelName: "b" }),
+    labPair({ key: "k3", run: "run-5", host: "no", model: "no", modelName: "a" }),
+    labPair({ key: "k3", run: "run-5", host: "no", model: "yes", modelName: "b" }),
+  ];
+  await withPairsFile(pairs, async (file) => {
+    const out = await cli([file, "sys1/a", "sys1/b", "--type", "t.gate", "--json", "--all"]);
+    assert.equal(out.status, 0, out.stderr);
+    const r = JSON.parse(out.stdout);
+    assert.equal(r.paired, 3);
+    assert.equal(r.same_run, 2);
+    // k1 both right (run-1), k2 only A, k3 only B (run-4).
+    assert.deepEqual(r.table, { both: 1, only_a: 1, only_b: 1, neither: 0 });
+    const text = (await cli([file, "sys1/a", "sys1/b", "--type", "t.gate", "--all"])).stdout;
+    assert.match(text, /on the 3 elements both answered, 2 of them in one run/);
+  });
+});

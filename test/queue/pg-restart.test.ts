@@ -1,6 +1,6 @@
 // PostgreSQL restarted in the middle of a workers-mode run. The
-// test runs its own throw-away cluster (scripts/pg-test-cluster.sh) so the shared test server is
-// not disturbed. The coordinator stops cleanly with store-unreachable (its hold on the run went
+// file runs its own throw-away cluster (scripts/pg-test-cluster.sh), one for both tests, each in a
+// database of its own, so the shared test server is not disturbed. The coordinator stops cleanly with store-unreachable (its hold on the run went
 // with its connection); each worker loses its liveness lock with the server and stops cleanly
 // too. Once the server is back, new workers and `resume` finish the run with nothing lost: every
 // key passed exactly once, the log without a gap.
@@ -11,7 +11,7 @@
 // every few milliseconds, several times over, so that the restart lands in a completion
 // (graphile-worker's batched complete_jobs) some of those times.
 
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -38,10 +38,19 @@ work = command(name = "work", depends_on = [items], over = items.keys, max_fanou
     run = """sleep 0.3; printf '{"k": "%s"}' "$SWITCHYARD_KEY" > "$SWITCHYARD_OUTPUT" """, emits = {"k": "string"})
 `;
 
+/** Two workers of `concurrency` slots each, started side by side (any that started is in the result, to be killed, even if the other failed). */
+async function twoWorkers(url: string, concurrency: string, env: Record<string, string>, into: WorkerProc[]): Promise<void> {
+  const started = await Promise.allSettled([0, 1].map(() => startWorkerProc(url, ["--concurrency", concurrency], env)));
+  for (const s of started) if (s.status === "fulfilled") into.push(s.value);
+  for (const s of started) if (s.status === "rejected") throw s.reason;
+}
+
 interface OwnCluster {
   dir: TempDir;
-  /** The cluster's folder (pause / unpause it). */
-  where: string;
+  /** Stops the server (as a restart begins). */
+  pause: () => void;
+  /** Starts it again on the same port. */
+  unpause: () => void;
   url: string;
   env: Record<string, string>;
   /** A coordinator's arguments after the pack or run. */
@@ -50,21 +59,57 @@ interface OwnCluster {
   workers: WorkerProc[];
 }
 
-/** Runs `body` with a throw-away cluster of its own and `playbook` as pack/main.star. */
+/** The file's own cluster, started by the first test that needs it and stopped after the last. */
+let own: { where: string; url: string } | undefined;
+after(() => {
+  if (own) cluster("stop", own.where);
+});
+
+/** A fresh database `name` in the file's own cluster (started if need be): its URL. */
+async function ownDatabase(name: string): Promise<{ where: string; url: string }> {
+  if (!own) {
+    const where = mkdtempSync("/tmp/sy-q-restart-");
+    own = { where, url: cluster("start", where) };
+  }
+  const admin = new pg.Client({ connectionString: own.url });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const u = new URL(own.url);
+  u.pathname = `/${name}`;
+  return { where: own.where, url: u.toString() };
+}
+
+/** Runs `body` with a database of its own in the file's cluster and `playbook` as pack/main.star; the cluster is left running. */
 async function inOwnCluster(prefix: string, playbook: string, body: (c: OwnCluster) => Promise<void>): Promise<void> {
   const dir = new TempDir(prefix);
-  const where = mkdtempSync(`/tmp/${prefix}`);
   const workers: WorkerProc[] = [];
+  let where = "";
+  let paused = false;
   try {
-    const url = cluster("start", where);
+    const db = await ownDatabase(prefix.replace(/\W/g, "_").replace(/_+$/, ""));
+    where = db.where;
+    const url = db.url;
     dir.file("pack/main.star", playbook);
     const env = { ...(process.env as Record<string, string>), XDG_CONFIG_HOME: join(dir.path, "xdg") };
     const args = ["--store", url, "--executor", "workers", "--state-dir", join(dir.path, "coord"), "--quiet"];
-    await body({ dir, where, url, env, args, workers });
+    const pause = () => {
+      cluster("pause", where);
+      paused = true;
+    };
+    const unpause = () => {
+      cluster("unpause", where);
+      paused = false;
+    };
+    await body({ dir, pause, unpause, url, env, args, workers });
   } finally {
     for (const w of workers) w.proc.kill("SIGKILL");
     await Promise.all(workers.map((w) => w.exited));
-    cluster("stop", where);
+    // A test that failed while the server was stopped leaves it running for the next one.
+    if (paused) cluster("unpause", where);
     dir.cleanup();
   }
 }
@@ -73,8 +118,8 @@ test(
   "faults (workers): PostgreSQL restarted mid-run — coordinator and workers stop cleanly; new workers and resume finish the run with nothing lost",
   { ...pgSkip, timeout: 180000 },
   () =>
-    inOwnCluster("sy-q-restart-", PLAYBOOK, async ({ dir, where, url, env, args, workers }) => {
-      for (let i = 0; i < 2; i++) workers.push(await startWorkerProc(url, ["--concurrency", "4"], env));
+    inOwnCluster("sy-q-restart-", PLAYBOOK, async ({ dir, pause, unpause, url, env, args, workers }) => {
+      await twoWorkers(url, "4", env, workers);
       const reader = () => new PostgresStore(url, join(dir.path, "reader"));
       const coord = startCli(["run", "pack", ...args], { cwd: dir.path, env });
       const run = await waitFor(
@@ -90,7 +135,7 @@ test(
         },
         120000,
       );
-      cluster("pause", where);
+      pause();
 
       const r = await coord.done;
       assert.equal(r.code, 1, r.err + r.out);
@@ -102,8 +147,8 @@ test(
       }
       workers.length = 0;
 
-      cluster("unpause", where);
-      for (let i = 0; i < 2; i++) workers.push(await startWorkerProc(url, ["--concurrency", "4"], env));
+      unpause();
+      await twoWorkers(url, "4", env, workers);
       const resumed = await startCli(["resume", run, ...args], { cwd: dir.path, env }).done;
       assert.equal(resumed.code, 0, resumed.err + resumed.out);
       const s = reader();
@@ -154,10 +199,10 @@ test(
   "a worker whose PostgreSQL restarts while it completes jobs exits 1 with one line: store-unreachable, no internal error, no stack",
   { ...pgSkip, timeout: 600000 },
   () =>
-    inOwnCluster("sy-q-wrestart-", COMPLETING, async ({ dir, where, url, env, args, workers }) => {
+    inOwnCluster("sy-q-wrestart-", COMPLETING, async ({ dir, pause, unpause, url, env, args, workers }) => {
       let run = "";
       for (let round = 0; round < RESTARTS; round++) {
-        for (let i = 0; i < 2; i++) workers.push(await startWorkerProc(url, ["--concurrency", "8"], env));
+        await twoWorkers(url, "8", env, workers);
         const errs = workers.map(() => "");
         workers.forEach((w, i) => w.proc.stderr!.on("data", (b: Buffer) => (errs[i] += b.toString())));
         const before = await reports(url);
@@ -170,7 +215,7 @@ test(
           run = (await c.query<{ run: string }>("select run from switchyard.runs order by run desc limit 1")).rows[0]!.run;
           await c.end();
         }
-        cluster("pause", where);
+        pause();
         const codes = await Promise.all(workers.map((w) => w.exited));
         await coord.done;
         for (const [i, code] of codes.entries()) {
@@ -184,7 +229,7 @@ test(
           assert.doesNotMatch(err, /queue (error|warning)/, `round ${round}, worker ${i}: the loss told once:\n${err}`);
         }
         workers.length = 0;
-        cluster("unpause", where);
+        unpause();
       }
     }),
 );

@@ -1,17 +1,20 @@
 // Several stores in one database (`?schema=`) are fully independent in workers mode: each has its
 // own queue (names.ts) and workers that start while the other store's run (graphile-worker would
 // stop them if a store's queue were a schema of its own), so a worker runs only its own store's jobs, and its sweeper never takes
-// the other store's live workers for dead (a job held longer than the 30-second grace for
-// unregistered pools is not released and run a second time).
+// the other store's live workers for dead (a job held longer than the grace for unregistered pools
+// is not released and run a second time). The grace (30 s) and the sweeper's interval (2 s) are
+// shortened through their settings for tests, so the wait past the grace is seconds, not 36.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import pg from "pg";
 import { TempDir } from "../run/helpers.js";
 import { startCli } from "../e2e/support/harness.js";
 import { freshDatabase, pgSkip } from "../support/postgres.js";
-import { UNREGISTERED_LOCK_GRACE_SECONDS, SWEEP_INTERVAL_MS } from "../../src/run/queue/names.js";
+import { queueNames, sweepIntervalMs, unregisteredLockGraceSeconds } from "../../src/run/queue/names.js";
+import { until } from "../support/assertions.js";
 import { startWorkerProc, type WorkerProc } from "./support.js";
 
 const KEYS = Array.from({ length: 8 }, (_, i) => `k${i}`);
@@ -24,6 +27,12 @@ echo "${store} $SWITCHYARD_KEY $(basename $PWD)" >> "$COMMAND_LOG"
 if [ "$SWITCHYARD_KEY" = k0 ]; then while [ ! -e ${release} ]; do sleep 0.2; done; fi
 printf '{"k": "%s"}' "$SWITCHYARD_KEY" > "$SWITCHYARD_OUTPUT" """, emits = {"k": "string"})
 `;
+
+// Every worker and coordinator of the test sweeps every 300 ms and takes an unregistered pool's
+// job back after 3 s.
+const QUEUE_ENV = { SWITCHYARD_QUEUE_SWEEP_MS: "300", SWITCHYARD_QUEUE_ORPHAN_GRACE_S: "3" };
+const GRACE_MS = unregisteredLockGraceSeconds(QUEUE_ENV) * 1000;
+const SWEEP_MS = sweepIntervalMs(QUEUE_ENV);
 
 const lines = (p: string) => (existsSync(p) ? readFileSync(p, "utf8").split("\n").filter(Boolean) : []);
 
@@ -46,13 +55,13 @@ test(
         return { name, url: u.toString(), log: join(dir.path, `${name}.log`) };
       });
       for (const s of stores) {
-        const w = await startWorkerProc(s.url, ["--concurrency", "4"], { ...process.env, COMMAND_LOG: s.log });
+        const w = await startWorkerProc(s.url, ["--concurrency", "4"], { ...process.env, ...QUEUE_ENV, COMMAND_LOG: s.log });
         const i = errs.push("") - 1;
         w.proc.stderr!.on("data", (b: Buffer) => (errs[i] += b.toString()));
         workers.push(w);
         dir.file(`${s.name}/main.star`, playbook(s.name, release));
       }
-      const env = { ...process.env, XDG_CONFIG_HOME: join(dir.path, "xdg") };
+      const env = { ...process.env, ...QUEUE_ENV, XDG_CONFIG_HOME: join(dir.path, "xdg") };
       const coords = stores.map((s) =>
         startCli(["run", s.name, "--store", s.url, "--executor", "workers", "--state-dir", join(dir.path, `coord-${s.name}`), "--quiet"], {
           cwd: dir.path,
@@ -69,7 +78,7 @@ test(
         );
         await new Promise((r) => setTimeout(r, 50));
       }
-      await new Promise((r) => setTimeout(r, UNREGISTERED_LOCK_GRACE_SECONDS * 1000 + 3 * SWEEP_INTERVAL_MS));
+      await new Promise((r) => setTimeout(r, GRACE_MS + 3 * SWEEP_MS));
       writeFileSync(release, "");
       const results = await Promise.all(coords.map((c) => c.done));
       for (const r of results) assert.equal(r.code, 0, r.err + r.out);
@@ -91,6 +100,27 @@ test(
         );
       }
       for (const e of errs) assert.doesNotMatch(e, /released the jobs|queue (error|warning)/);
+
+      // The shortened grace is in force, so the wait above went past it: a job of store sa held by
+      // a pool no worker ever registered (a worker that died before registering) is given back by
+      // sa's sweeper after the grace, well before the 30 s a default grace would take.
+      const c = new pg.Client({ connectionString: db.url });
+      await c.connect();
+      try {
+        await c.query(`select graphile_worker.add_job($1, '{}'::json, run_at => now() + interval '1 hour', job_key => $2)`, [
+          queueNames("sa").task,
+          "sa:ghost",
+        ]);
+        await c.query(`update graphile_worker._private_jobs set locked_by = 'ghost-pool', locked_at = now() where key = 'sa:ghost'`);
+      } finally {
+        await c.end();
+      }
+      await until(
+        "sa's sweeper gives the ghost pool's job back",
+        () => /released the jobs of dead worker pools ghost-pool/.test(errs[0]!),
+        20000,
+      );
+      assert.doesNotMatch(errs[1]!, /released the jobs/, "sb's sweeper never looks at sa's jobs");
     } finally {
       writeFileSync(join(dir.path, "release"), "");
       for (const w of workers) w.proc.kill("SIGTERM");

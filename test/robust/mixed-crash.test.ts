@@ -17,6 +17,7 @@ import { TempDir } from "../run/helpers.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
 import { startDecisionsServer } from "../support/decisions-server.js";
 import { decisionsCounts, startCli, type CliResult } from "../e2e/support/harness.js";
+import type { ChildProcess } from "node:child_process";
 import type { AnswerRule } from "../support/scripted-answers.js";
 
 const KILLS = 50;
@@ -187,6 +188,35 @@ function checkLog(evs: EventRow[], kills: number): number {
   return reruns;
 }
 
+/**
+ * Resolves once the CLI's --json output has shown an event and then `finishes` things finished (an
+ * instance, a round, a decision), or the process has exited: read as each line arrives.
+ */
+function lifeReady(child: ChildProcess, finishes: number): Promise<void> {
+  return new Promise((ready) => {
+    let partial = "";
+    let seen = false;
+    let finished = 0;
+    const onData = (b: Buffer) => {
+      const lines = (partial + b.toString()).split("\n");
+      partial = lines.pop()!;
+      for (const l of lines) {
+        if (/"seq":\d+/.test(l)) seen = true;
+        if (/"type":"(instance_finished|revise_round|decision_recorded)"/.test(l)) finished++;
+      }
+      if (seen && finished >= finishes) done();
+    };
+    const done = () => {
+      child.stdout!.off("data", onData);
+      child.off("exit", done);
+      ready();
+    };
+    child.stdout!.on("data", onData);
+    child.once("exit", done);
+    if (child.exitCode !== null) done();
+  });
+}
+
 test(
   "crash campaign, mixed pack: 50+ kill -9 of the engine over commands, agent turns, HTTP decisions and a revise loop — same records, no recorded decision re-asked, no key passed twice, reruns only of in-flight attempts",
   { timeout: 2_400_000 },
@@ -241,12 +271,8 @@ test(
           // Killed at a random moment of this life: after its first event (run_resumed; for a new run
           // the first event after run_started), or after one or two things it finished (an instance,
           // a round, a decision), then a random few milliseconds more; each life so makes progress.
-          let out = "";
-          c.child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
           const finishes = Math.floor(random() * 3);
-          const ready = () =>
-            /"seq":\d+/.test(out) && (out.match(/"type":"(instance_finished|revise_round|decision_recorded)"/g)?.length ?? 0) >= finishes;
-          while (c.child.exitCode === null && !ready()) await new Promise((r) => setTimeout(r, 2));
+          await lifeReady(c.child, finishes);
           await new Promise((r) => setTimeout(r, random() * 60));
           if (c.child.exitCode === null && kills < KILLS) c.child.kill("SIGKILL");
           const r: CliResult = await c.done;

@@ -68,7 +68,9 @@ test("R-6: max_duration (summed over invocations) stops the run; resume with a r
   try {
     // Element 1 finishes at once; the others wait for the gate, which the test opens only after
     // the ceiling has stopped the run: the ceiling fires with exactly one element done, however
-    // loaded the machine (as long as element 1 takes less than the ceiling).
+    // loaded the machine (as long as element 1 takes less than the ceiling). A stopped run lets its
+    // running instance finish: the waiting element ends at its timeout, a second past the ceiling
+    // (the harness's default 30 s made this test wait half a minute).
     const gate = join(hs[0]!.dir.path, "gate");
     const make = () =>
       plan(
@@ -77,7 +79,7 @@ test("R-6: max_duration (summed over invocations) stops the run; resume with a r
           command(
             "slow",
             `[ "$SWITCHYARD_KEY" = 1 ] || while [ ! -e '${gate}' ]; do sleep 0.05; done; printf '{"k":"%s"}' "$SWITCHYARD_KEY" > "$SWITCHYARD_OUTPUT"`,
-            { depends_on: ["prepare"], ...mapped(ref("prepare", "members")) },
+            { depends_on: ["prepare"], ...mapped(ref("prepare", "members")), timeout_seconds: CEILING_S + 1 },
           ),
         ],
         { concurrency: 1, max_duration_seconds: CEILING_S },

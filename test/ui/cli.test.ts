@@ -57,8 +57,10 @@ test("ui on another address warns that there is no login", async () => {
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   try {
     const url = await new Promise<string>((done) => createInterface({ input: child.stdout! }).once("line", (l) => done(l.trim())));
-    assert.match(url, /^http:\/\/0\.0\.0\.0:\d+\/$/);
+    assert.match(url, /^http:\/\/0\.0\.0\.0:\d+\/#token=[A-Za-z0-9_-]{43}$/);
     assert.match(stderr, /warning: listening on 0\.0\.0\.0: anyone who can reach it can read every run's outputs, prompts and logs/);
+    assert.match(stderr, /anyone who reaches it with the printed address's token can answer review questions/);
+    assert.ok(!stderr.includes(url.slice(url.indexOf("#token=") + 7)), "the token is printed on stdout only");
   } finally {
     await new Promise<void>((done) => {
       child.once("exit", () => done());

@@ -53,7 +53,10 @@ export function runTriage(): Triage {
 }
 
 export interface Ui {
+  /** The address without the write token: what the read-only tests build paths on. */
   url: string;
+  /** The address as printed, with `#token=…`. */
+  printed: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
@@ -66,13 +69,14 @@ export async function startUi(state: string): Promise<Ui> {
   });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const url = await new Promise<string>((done, fail) => {
+  const printed = await new Promise<string>((done, fail) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once("line", (l) => done(l.trim()));
     child.once("exit", (code) => fail(new Error(`switchyard ui exited ${code}: ${stderr}`)));
   });
   return {
-    url,
+    url: printed.replace(/#.*$/, ""),
+    printed,
     child,
     stop: () =>
       new Promise<void>((done) => {

@@ -71,7 +71,11 @@ export function assemble(req: JudgeRequest, t: Pick<Targets, "modes" | "audited"
     } else if (mode.kind === "shadow") {
       const h = a.hostAnswers.get(q.id)!;
       out[q.id] = decisionOf(q, h.answer, "shadow", "host", hostName, h.latency_ms, h.usage);
-      appendPair(req, q, mode, h.answer.label, a.shadowOutcomes.get(q.id) ?? NOT_ASKED, undefined, hostCost(h));
+      // One pair per candidate (H-6), each exactly as a single shadow's: the same host answer.
+      for (const ref of mode.models) {
+        const outcome = a.shadowOutcomes.get(`${ref.provider}/${ref.model}`)?.get(q.id) ?? NOT_ASKED;
+        appendPair(req, q, ref, h.answer.label, outcome, undefined, hostCost(h));
+      }
     } else {
       const reason = a.fallbackReasons.get(q.id);
       const auditAnswer = t.audited.has(q.id) ? a.hostAnswers.get(q.id) : undefined;

@@ -59,6 +59,7 @@ export interface Answers extends Triage {
   hostAnswers: Map<string, HostAnswer>;
   /** The host's answers in place of failed turned-on models (D-31). */
   fallbackAnswers: Map<string, HostAnswer>;
-  shadowOutcomes: Map<string, ModelOutcome>;
+  /** PROVIDER/MODEL → question id → that shadow model's outcome (one map per candidate, H-6). */
+  shadowOutcomes: Map<string, Map<string, ModelOutcome>>;
   modelOutcomes: Map<string, ModelOutcome>;
 }

@@ -5,7 +5,7 @@
 import { nearestName } from "../../lang/diagnostic.js";
 import type { JudgementMode, MachineConfig, TypeSettings } from "../config-types.js";
 import { routeProblem } from "../config.js";
-import { formatMode } from "../mode.js";
+import { formatMode, modelsOf } from "../mode.js";
 import type { Provider } from "../provider.js";
 
 /** What preflight reads: the config and overrides, what was injected, and where warnings go. */
@@ -35,28 +35,33 @@ export function preflight(ctx: PreflightContext, types: string[]): string[] {
   for (const type of unique) {
     const mode = ctx.modeOf(type);
     if (mode.kind === "host" || mode.kind === "review") continue;
-    const problem = routeProblem(config, mode, true);
-    if (problem) {
-      const what = `D-30: judgement type "${type}" is routed to ${formatMode(mode)} (by ${routedBy(config, overrides, type)}), but ${problem.message}`;
-      if (problem.code === "config-unknown-provider") {
-        // A provider that does not exist is a typo to fix, not a model to refuse.
-        problems.push(`${what}${problem.hint ? `; ${problem.hint}` : ""}`);
-      } else {
-        // An unlisted model or a denied vendor is reported now (D-30) and never asked: turned
-        // on, the host answers with a receipt (D-31); in shadow, each pair is recorded as skipped.
-        const consequence =
-          mode.kind === "shadow"
-            ? "its shadow pairs will be recorded as skipped"
-            : "the host answers it instead, with a fallback receipt on each decision (D-31)";
-        ctx.warn(`${what}: ${consequence}`);
+    // Each model the type is routed to (every shadow candidate, H-6) is checked on its own.
+    const keyChecked = new Set<string>();
+    for (const ref of modelsOf(mode)) {
+      const problem = routeProblem(config, ref, true);
+      if (problem) {
+        const what = `D-30: judgement type "${type}" is routed to ${formatMode(mode)} (by ${routedBy(config, overrides, type)}), but ${problem.message}`;
+        if (problem.code === "config-unknown-provider") {
+          // A provider that does not exist is a typo to fix, not a model to refuse.
+          problems.push(`${what}${problem.hint ? `; ${problem.hint}` : ""}`);
+        } else {
+          // An unlisted model or a denied vendor is reported now (D-30) and never asked: turned
+          // on, the host answers with a receipt (D-31); in shadow, each pair is recorded as skipped.
+          const consequence =
+            mode.kind === "shadow"
+              ? `its shadow pairs${mode.models.length > 1 ? ` of ${ref.provider}/${ref.model}` : ""} will be recorded as skipped`
+              : "the host answers it instead, with a fallback receipt on each decision (D-31)";
+          ctx.warn(`${what}: ${consequence}`);
+        }
+        continue;
       }
-      continue;
-    }
-    const keyEnv = config.providers[mode.provider]?.api_key_env;
-    if (keyEnv !== undefined && !ctx.providers?.[mode.provider] && !ctx.env[keyEnv]) {
-      problems.push(
-        `D-21: judgement type "${type}" is routed to ${formatMode(mode)}, but provider "${mode.provider}" reads its key from $${keyEnv}, which is not set`,
-      );
+      const keyEnv = config.providers[ref.provider]?.api_key_env;
+      if (keyEnv !== undefined && !ctx.providers?.[ref.provider] && !ctx.env[keyEnv] && !keyChecked.has(ref.provider)) {
+        keyChecked.add(ref.provider);
+        problems.push(
+          `D-21: judgement type "${type}" is routed to ${formatMode(mode)}, but provider "${ref.provider}" reads its key from $${keyEnv}, which is not set`,
+        );
+      }
     }
     if (mode.kind === "shadow" && !ctx.hasPairs) {
       problems.push(`H-1: judgement type "${type}" runs in shadow mode, but no lab is open to record its pairs`);

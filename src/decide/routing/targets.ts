@@ -7,7 +7,7 @@
 import type { JudgeRequest, ResolvedQuestion } from "../../run/kinds/index.js";
 import { auditSampled } from "../audit.js";
 import type { JudgementMode, MachineConfig, TypeSettings } from "../config-types.js";
-import { formatMode } from "../mode.js";
+import { formatMode, modelsOf } from "../mode.js";
 
 /** One model and the questions of an instance it is asked in one request (D-11). */
 export interface Target {
@@ -30,7 +30,7 @@ export interface Targets {
   forHost: ResolvedQuestion[];
   /** PROVIDER/MODEL → the turned-on questions that model answers. */
   turnedOn: Map<string, Target>;
-  /** PROVIDER/MODEL → the shadow questions that model is asked alongside the host. */
+  /** PROVIDER/MODEL → the shadow questions that model is asked alongside the host (each candidate of a type, H-6). */
   shadows: Map<string, Target>;
   /** Turned-on questions the host is asked about as well (D-34). */
   audited: Set<string>;
@@ -91,11 +91,14 @@ export function planTargets(
         forHost.push(q);
       }
     }
+    // A shadow question goes to each of its candidates (H-6), each batched per model.
     const groups = mode.kind === "shadow" ? shadows : turnedOn;
-    const key = `${mode.provider}/${mode.model}`;
-    const t = groups.get(key) ?? { provider: mode.provider, model: mode.model, questions: [] };
-    t.questions.push(asked);
-    groups.set(key, t);
+    for (const ref of modelsOf(mode)) {
+      const key = `${ref.provider}/${ref.model}`;
+      const t = groups.get(key) ?? { provider: ref.provider, model: ref.model, questions: [] };
+      t.questions.push(asked);
+      groups.set(key, t);
+    }
   }
   return { modes, forHost, turnedOn, shadows, audited, calibrations, forReview, escalations };
 }

@@ -58,7 +58,7 @@ export const WORKER_LOCK_SPACE = 0x73797764; // "sywd"
  */
 export const QUEUE_TIMEOUT_CAP_SECONDS = 3 * 3600 + 50 * 60;
 
-/** How often the sweeper looks for dead workers, and workers write their heartbeat. */
+/** How often the sweeper looks for dead workers, unless $SWITCHYARD_QUEUE_SWEEP_MS says otherwise. */
 export const SWEEP_INTERVAL_MS = 2000;
 /** How often a worker writes its heartbeat. */
 export const HEARTBEAT_INTERVAL_MS = 5000;
@@ -68,6 +68,34 @@ export const HEARTBEAT_INTERVAL_MS = 5000;
  * pool of a worker that died between taking its first job and registering its pool id).
  */
 export const UNREGISTERED_LOCK_GRACE_SECONDS = 30;
+
+/** A whole number from `env[name]` within [min, max]; anything else (unset, malformed, out of range) gives `fallback`. */
+function wholeFromEnv(env: NodeJS.ProcessEnv, name: string, min: number, max: number, fallback: number): number {
+  const v = env[name]?.trim();
+  if (!v || !/^\d+$/.test(v)) return fallback;
+  const n = Number(v);
+  return n >= min && n <= max ? n : fallback;
+}
+
+/**
+ * The sweeper's interval in milliseconds: $SWITCHYARD_QUEUE_SWEEP_MS (100 to 60000) or 2 s. For
+ * tests, and for operators who want a dead worker's jobs back sooner, or fewer sweeps
+ * (docs/distributed.md); a value out of range or not a whole number is ignored.
+ */
+export function sweepIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
+  return wholeFromEnv(env, "SWITCHYARD_QUEUE_SWEEP_MS", 100, 60000, SWEEP_INTERVAL_MS);
+}
+
+/**
+ * The grace for a pool no live worker has registered, in seconds: $SWITCHYARD_QUEUE_ORPHAN_GRACE_S
+ * (1 to 3600) or 30. A worker registers its pool id in one statement as graphile-worker creates the
+ * pool, so the grace only has to outlast that statement on a loaded server (docs/distributed.md);
+ * tests shorten it to see, without waiting 30 s, that a live worker's job is not taken back after
+ * the grace. A value out of range or not a whole number is ignored.
+ */
+export function unregisteredLockGraceSeconds(env: NodeJS.ProcessEnv = process.env): number {
+  return wholeFromEnv(env, "SWITCHYARD_QUEUE_ORPHAN_GRACE_S", 1, 3600, UNREGISTERED_LOCK_GRACE_SECONDS);
+}
 
 /** How often graphile may redeliver one job (worker crashes, drains); attempts are ours. */
 export const JOB_MAX_ATTEMPTS = 1000;

@@ -6,7 +6,7 @@
 
 import type { Pool, PoolClient } from "pg";
 import { queueDb, RunRefused } from "../store/index.js";
-import { queueNames, SWEEP_INTERVAL_MS, UNREGISTERED_LOCK_GRACE_SECONDS, WORKER_LOCK_SPACE } from "./names.js";
+import { queueNames, sweepIntervalMs, unregisteredLockGraceSeconds, WORKER_LOCK_SPACE } from "./names.js";
 
 /** Takes a worker's liveness lock on `db` (a connection kept for the worker's whole life). */
 export async function holdWorkerLock(db: PoolClient | import("pg").Client, id: string): Promise<void> {
@@ -24,7 +24,7 @@ export async function workerAlive(db: PoolClient, id: string): Promise<boolean> 
 }
 
 /** One sweep: returns the pools whose jobs were released. */
-async function sweep(pool: Pool, schema: string): Promise<string[]> {
+async function sweep(pool: Pool, schema: string, graceSeconds: number): Promise<string[]> {
   const db = await pool.connect();
   try {
     const rows = await queueDb.workerPools(db, schema);
@@ -37,7 +37,7 @@ async function sweep(pool: Pool, schema: string): Promise<string[]> {
       } else if (w.pool) livePools.push(w.pool);
     }
     // A pool that took a job but died before it was registered: unknown to every live worker.
-    const orphans = await queueDb.unregisteredLockers(db, queueNames(schema).task, UNREGISTERED_LOCK_GRACE_SECONDS, livePools);
+    const orphans = await queueDb.unregisteredLockers(db, queueNames(schema).task, graceSeconds, livePools);
     for (const o of orphans) if (!dead.includes(o)) dead.push(o);
     if (dead.length) await queueDb.forceUnlockPools(db, dead);
     return dead;
@@ -46,23 +46,28 @@ async function sweep(pool: Pool, schema: string): Promise<string[]> {
   }
 }
 
-/** Sweeps every ~2 s until stopped; a failed sweep (the database restarting) is tried again. */
+/**
+ * Sweeps every ~2 s ($SWITCHYARD_QUEUE_SWEEP_MS) until stopped; a failed sweep (the database
+ * restarting) is tried again.
+ */
 export function startSweeper(pool: Pool, schema: string, onReleased?: (pools: string[]) => void): () => Promise<void> {
+  const interval = sweepIntervalMs();
+  const grace = unregisteredLockGraceSeconds();
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
   const tick = () => {
     if (stopped) return;
-    running = sweep(pool, schema).then(
+    running = sweep(pool, schema, grace).then(
       (pools) => {
         if (pools.length) onReleased?.(pools);
       },
       () => undefined,
     );
     void running.then(() => {
-      if (!stopped) timer = setTimeout(tick, SWEEP_INTERVAL_MS);
+      if (!stopped) timer = setTimeout(tick, interval);
     });
   };
-  let timer = setTimeout(tick, SWEEP_INTERVAL_MS);
+  let timer = setTimeout(tick, interval);
   return async () => {
     stopped = true;
     clearTimeout(timer);

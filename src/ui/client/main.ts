@@ -7,13 +7,16 @@ import { h, clear } from "./dom.js";
 import { EmbeddedSource, HttpSource, embedded, type Source } from "./source.js";
 import { runPage, type CellRef } from "./run-page.js";
 import { runsPage } from "./runs-page.js";
+import { reviewPage } from "./review-page.js";
+import { takeWriteToken } from "./write-token.js";
 import { messageOf } from "../../shared/thrown.js";
 
+takeWriteToken();
 const data = embedded();
 const source: Source = data ? new EmbeddedSource(data) : new HttpSource();
 const root = document.getElementById("app")!;
 
-type Route = { page: "runs" } | { page: "run"; run: string; cell: CellRef | null };
+type Route = { page: "runs" } | { page: "review" } | { page: "run"; run: string; cell: CellRef | null };
 
 function parse(hash: string): Route {
   const segs = hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
@@ -22,6 +25,7 @@ function parse(hash: string): Route {
     return { page: "run", run: segs[1], cell };
   }
   if (data) return { page: "run", run: data.run.run, cell: null };
+  if (segs[0] === "review") return { page: "review" };
   return { page: "runs" };
 }
 
@@ -39,8 +43,13 @@ async function route(): Promise<void> {
   stop();
   current = next;
   try {
-    stop = next.page === "run" ? await runPage(root, source, next.run, next.cell) : await runsPage(root, source);
-    document.title = next.page === "run" ? `switchyard · ${next.run}` : "switchyard · runs";
+    stop =
+      next.page === "run"
+        ? await runPage(root, source, next.run, next.cell)
+        : next.page === "review"
+          ? await reviewPage(root, source)
+          : await runsPage(root, source);
+    document.title = next.page === "run" ? `switchyard · ${next.run}` : `switchyard · ${next.page === "review" ? "review queue" : "runs"}`;
   } catch (err) {
     stop = () => {};
     clear(root);

@@ -6,8 +6,9 @@ import { h, clear, elapsed, when } from "./dom.js";
 import type { LabItem, RunListItem } from "../api-types.js";
 import type { Source } from "./source.js";
 import { runHash } from "./run-page.js";
+import { reviewLink } from "./review-page.js";
 
-const STATUSES = ["running", "passed", "failed", "stopped", "cancelled"];
+const STATUSES = ["running", "waiting", "passed", "failed", "stopped", "cancelled"];
 const COLUMNS = [
   "run",
   "status",
@@ -39,7 +40,9 @@ export async function runsPage(root: HTMLElement, source: Source): Promise<() =>
     h("option", { value: "" }, "any status"),
     ...STATUSES.map((s) => h("option", { value: s }, s)),
   );
+  const review = h("span", { class: "review-link-slot" });
   const draw = () => {
+    if (source.live) review.replaceChildren(reviewLink(runs.reduce((n, r) => n + (r.counts.waiting ?? 0), 0)));
     const playbooks = [...new Set(runs.map((r) => r.playbook))].sort();
     clear(playbookSelect);
     playbookSelect.append(h("option", { value: "" }, "any playbook"), ...playbooks.map((p) => h("option", { value: p }, p)));
@@ -55,6 +58,7 @@ export async function runsPage(root: HTMLElement, source: Source): Promise<() =>
       "div",
       { class: "runs-page" },
       h("h1", {}, "switchyard runs"),
+      review,
       h("div", { class: "toolbar" }, statusSelect, playbookSelect),
       table,
       labs.length ? h("h2", {}, "labs") : null,

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { assemble, decisionOf } from "../../../src/decide/routing/decision.js";
 import type { Answers, HostAnswer, ModelOutcome } from "../../../src/decide/routing/outcomes.js";
 import type { JudgementMode } from "../../../src/decide/config-types.js";
-import { noul, on, request, shadow } from "../router-support.js";
+import { noul, on, request, shadow, shadowOf } from "../router-support.js";
 
 const NOW = new Date("2026-12-02T12:00:00.000Z");
 const yes = (confidence: number) => ({ label: "yes", probabilities: { yes: confidence, no: 1 - confidence }, confidence, refused: false });
@@ -137,7 +137,7 @@ test("H-1: every pair carries what the host's answer took (latency and usage), s
         ["a", costly],
         ["b", hostSaid("yes")],
       ]),
-      shadowOutcomes: new Map([["a", o]]),
+      shadowOutcomes: new Map([["local/m", new Map([["a", o]])]]),
       modelOutcomes: new Map([["b", o]]),
     }),
     ["b"],
@@ -145,5 +145,35 @@ test("H-1: every pair carries what the host's answer took (latency and usage), s
   assert.deepEqual(hosts, [
     { latency_ms: 640, usage: { input_tokens: 900, cost_usd: 0.003 } },
     { latency_ms: 3, usage: null },
+  ]);
+});
+
+test("H-6: a shadow question with two candidates leaves one pair per candidate, each with its own outcome and the same host answer", () => {
+  const m1: ModelOutcome = { ok: true, answer: yes(0.9), latency_ms: 11, usage: { cost_usd: 0.001 } };
+  const m2: ModelOutcome = { ok: false, why: "error", reason: "HTTP 500" };
+  const seen: Array<{ model: string; id: string; hostLabel: string; outcome: ModelOutcome }> = [];
+  const record = assemble(
+    request([noul("a", "t")]),
+    { modes: new Map([["a", shadowOf("local/m1", "other/m2", "local/m3")]]), audited: new Set() },
+    answers({
+      hostAnswers: new Map([["a", hostSaid("no")]]),
+      shadowOutcomes: new Map<string, Map<string, ModelOutcome>>([
+        ["other/m2", new Map([["a", m2]])],
+        ["local/m1", new Map([["a", m1]])],
+      ]),
+    }),
+    {
+      hostName: "scripted",
+      now: () => NOW,
+      appendPair: (_r, q, m, hostLabel, outcome) => seen.push({ model: `${m.provider}/${m.model}`, id: q.id, hostLabel, outcome }),
+    },
+  );
+  // The host's answer is the decision, as with one shadow model.
+  assert.deepEqual(record.a, decisionOf(noul("a", "t"), hostSaid("no").answer, "shadow", "host", "scripted", 3, null));
+  // In the mode's order; a candidate whose call never settled is recorded as not asked.
+  assert.deepEqual(seen, [
+    { model: "local/m1", id: "a", hostLabel: "no", outcome: m1 },
+    { model: "other/m2", id: "a", hostLabel: "no", outcome: m2 },
+    { model: "local/m3", id: "a", hostLabel: "no", outcome: { ok: false, why: "error", reason: "the model was not asked" } },
   ]);
 });
