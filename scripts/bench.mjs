@@ -25,6 +25,7 @@ const benches = [
   ["queue", ["dist/bench/queue.js"]],
   ["ui", ["dist/bench/ui.js"]],
   ["replay", ["dist/bench/replay.js"]],
+  ["langgraph", ["dist/bench/langgraph.js"]],
 ];
 
 function parseArgs(argv) {

@@ -1,18 +1,19 @@
-// What every command shares: exit codes (§12), where state lives (R-2), and turning errors into
-// messages for people. A user mistake never prints a stack trace; a bug in switchyard does.
+// What every command shares: exit codes (§12), where state lives (R-2), and errors and diagnostics
+// as people read them. Mapping any error that escapes a command to its exit status knows every
+// layer's errors, so it lives apart (report-error.ts), loaded only when an error escapes: a command
+// that succeeds, or `check` printing diagnostics, loads only the layers it uses.
 
 import { readFileSync } from "node:fs";
 import { CommandFailed, GENERIC_CODES } from "./cli-errors.js";
-import { EXIT_INTERNAL, exitForDiagnostics, exitStatus } from "./exit-codes.js";
+import { exitForDiagnostics } from "./usage-codes.js";
 import { locateState } from "./state-discovery.js";
 import { forPeople } from "./words.js";
-import { DiagnosticError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "../lang/diagnostic.js";
+import { formatDiagnostic, sortDiagnostics, type Diagnostic } from "../lang/diagnostic.js";
 import { PairsFileError } from "../lab/pairs-reader.js";
-import { storageFault } from "../run/store/index.js";
 import { CodedError } from "../shared/coded-error.js";
 
 export { CommandFailed, UsageError } from "./cli-errors.js";
-export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
+export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit-status.js";
 
 export { currentExitCode, resetExitCode, setExitCode } from "./exit-status.js";
 
@@ -60,24 +61,6 @@ export function renderError(err: CodedError): string {
   const where = err instanceof PairsFileError ? `${err.file}:${err.line}: ` : "";
   const head = !GENERIC_CODES.has(err.code) ? `error[${err.code}]: ` : err instanceof CommandFailed ? "" : "error: ";
   return `switchyard: ${where}${head}${forPeople(err.message)}\n${err.hint ? `help: ${forPeople(err.hint)}\n` : ""}`;
-}
-
-/** Maps any error escaping a command to output and an exit code (exit-codes.ts decides which). */
-export function reportError(err: unknown): number {
-  // A full disk, a read-only or corrupt state database: the person's to fix, never a stack.
-  const fault = storageFault(err);
-  if (fault && fault.code === "state-unwritable")
-    fault.hint = `what was recorded is kept; free space or fix the file's permissions, then \`switchyard resume ${fault.run ?? "RUN"}\` continues the run`;
-  const known = fault ?? err;
-  const exit = exitStatus(known);
-  if (exit !== undefined && known instanceof CodedError) {
-    if (known instanceof DiagnosticError) printDiagnostics(known.diagnostics);
-    else if (known.message || known.hint) process.stderr.write(renderError(known));
-    return exit;
-  }
-  // Anything else is a bug in switchyard: show everything so it can be reported.
-  process.stderr.write(`switchyard: internal error (please report): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  return EXIT_INTERNAL;
 }
 
 /** The "Examples:" block that ends a command's --help: `[command, comment?]` pairs. */

@@ -2,9 +2,8 @@
 // for diagnostics by whether their catalog entries are marked `usage` (codes.ts of each layer).
 
 import { CommandFailed, UsageError } from "./cli-errors.js";
-import { allCodes } from "./codes.js";
 import { StateFolderError } from "./state-discovery.js";
-import { DiagnosticError, type Diagnostic } from "../lang/diagnostic.js";
+import { DiagnosticError } from "../lang/diagnostic.js";
 import { PairsFileError } from "../lab/pairs-reader.js";
 import { LabError } from "../lab/store.js";
 import { DecisionLayerRefused, RunNotFound, RunRefused } from "../run/store/index.js";
@@ -16,6 +15,9 @@ import { SqliteDriverMissing } from "../run/store/index.js";
 import { StorageFault } from "../run/store/index.js";
 
 import { EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE } from "./exit-status.js";
+import { exitForDiagnostics } from "./usage-codes.js";
+
+export { exitForDiagnostics } from "./usage-codes.js";
 
 export { EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE };
 
@@ -49,11 +51,4 @@ export function exitStatus(err: unknown): number | undefined {
     if (err instanceof cls) return typeof exit === "number" ? exit : (exit as (e: unknown) => number)(err);
   }
   return undefined;
-}
-
-const USAGE_CODES: ReadonlySet<string> = new Set(allCodes().flatMap((e) => (e.usage ? [e.code] : [])));
-
-/** 2 when a diagnostic means the command was pointed at the wrong thing or the config is wrong, else 1. */
-export function exitForDiagnostics(diagnostics: readonly Diagnostic[]): number {
-  return diagnostics.some((d) => USAGE_CODES.has(d.code)) ? EXIT_USAGE : EXIT_FAILED;
 }

@@ -10,8 +10,7 @@
 // a display width, counting wide characters and keeping colour codes whole; picocolors colours
 // text and decides whether to (NO_COLOR, FORCE_COLOR, --no-color, a non-TTY, TERM=dumb).
 
-import cliTruncate from "cli-truncate";
-import { createLogUpdate } from "log-update";
+import type { createLogUpdate } from "log-update";
 import pc from "picocolors";
 import { dispatch, type EventHandlers, type RunEvent, type RunOutcome, type TaskProgress } from "../run/index.js";
 import { formatElapsed } from "./run-lookup.js";
@@ -38,6 +37,22 @@ type Colors = ReturnType<typeof pc.createColors>;
 
 const REDRAW_MS = 100;
 
+/** What draws the live block on a terminal (liveDrawing). */
+export interface LiveDrawing {
+  createLogUpdate: typeof createLogUpdate;
+  truncate: (text: string, columns: number) => string;
+}
+
+/**
+ * The packages that draw the live block, loaded for mode "tty" only: a pipe, `--json` and
+ * `--quiet` never load them (about 20 modules). Loaded before the run starts, so no event waits.
+ */
+export async function liveDrawing(mode: ProgressMode): Promise<LiveDrawing | null> {
+  if (mode !== "tty") return null;
+  const [logUpdate, truncate] = await Promise.all([import("log-update"), import("cli-truncate")]);
+  return { createLogUpdate: logUpdate.createLogUpdate, truncate: truncate.default };
+}
+
 /** A run's progress on stderr: a live block of per-task counts on a terminal, or one line per event; writes are batched. */
 export class Progress {
   private timer: NodeJS.Timeout | null = null;
@@ -56,10 +71,10 @@ export class Progress {
     private readonly mode: ProgressMode,
     private readonly snapshot: () => TaskProgress[],
     private readonly out: NodeJS.WriteStream = process.stdout,
-    private readonly opts: { verbose?: boolean; color?: boolean; figures?: LiveFigures } = {},
+    private readonly opts: { verbose?: boolean; color?: boolean; figures?: LiveFigures; drawing?: LiveDrawing | null } = {},
   ) {
     this.colors = pc.createColors(opts.color !== false && mode === "tty" && pc.isColorSupported);
-    this.live = mode === "tty" ? createLogUpdate(out, { showCursor: false }) : null;
+    this.live = mode === "tty" && opts.drawing ? opts.drawing.createLogUpdate(out, { showCursor: false }) : null;
   }
 
   /** The terminal's width: what every live line is cut to. */
@@ -68,7 +83,7 @@ export class Progress {
   }
 
   private fit(line: string): string {
-    return cliTruncate(line, this.width());
+    return this.opts.drawing ? this.opts.drawing.truncate(line, this.width()) : line;
   }
 
   event(e: RunEvent): void {

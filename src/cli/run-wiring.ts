@@ -13,7 +13,7 @@ import { launch, type LaunchOptions, type Run } from "../api/run-handle.js";
 import { wireRun, type Wiring } from "../api/wiring.js";
 import { EXIT_FAILED, UsageError, setExitCode } from "./common.js";
 import { locateConfig, locateState, prepareStateFolder } from "./state-discovery.js";
-import { Progress, progressMode } from "./run-progress.js";
+import { liveDrawing, Progress, progressMode, type LiveDrawing } from "./run-progress.js";
 import { RunTally } from "./run-summary.js";
 import { endSummary } from "./run-failures.js";
 import { reviewNotifier } from "./review-notify.js";
@@ -174,8 +174,9 @@ function reviewOptions(run: string, flags: RunFlags, config: MachineConfig): Non
 }
 
 /** The live progress (or JSON lines) of a run on stdout, sharing the terminal with host turns. */
-function showProgress(handle: Run, flags: RunFlags): Progress {
+function showProgress(handle: Run, flags: RunFlags, drawing: LiveDrawing | null): Progress {
   const progress = new Progress(progressMode(flags.json, flags.quiet), () => handle.progress(), process.stdout, {
+    drawing,
     verbose: flags.verbose,
     color: flags.color,
     figures: { run: handle.id, elapsedMs: () => handle.elapsedMs(), spentUsd: () => handle.spentUsd() },
@@ -238,6 +239,7 @@ export async function execute(
 ): Promise<RunOutcome> {
   const tally = new RunTally();
   let progress: Progress | undefined;
+  const drawing = await liveDrawing(progressMode(flags.json, flags.quiet));
   const handle = await launch(store, run, {
     resume,
     wiring,
@@ -251,7 +253,7 @@ export async function execute(
     },
   });
   tally.plan(handle.plan);
-  const shown = (progress = showProgress(handle, flags));
+  const shown = (progress = showProgress(handle, flags, drawing));
   const stopCancelling = cancelOnRequest(handle, store, tally, shown);
   try {
     const outcome = await handle.done;

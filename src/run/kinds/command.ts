@@ -10,7 +10,7 @@ import { checkEmits, isPlainObject } from "../values/index.js";
 import { inputJson } from "./shared-json.js";
 import type { FieldType, TaskOf } from "../../plan/plan.js";
 import {
-  checkWorkspace,
+  checkWorkspaceSync,
   DEFAULT_MAX_FILE_BYTES,
   pinWorkspace,
   readUntrustedFile,
@@ -162,7 +162,8 @@ export async function readOutput(
 ): Promise<Outcome> {
   let text: string | undefined;
   try {
-    if (rules.root) await checkWorkspace(rules.root);
+    // readUntrustedFile checks the workspace itself before it reads.
+    if (rules.root && exists === false) checkWorkspaceSync(rules.root);
     text = exists === false ? undefined : await readUntrustedFile(path, rules);
   } catch (err) {
     return rejected(err);

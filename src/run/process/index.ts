@@ -9,6 +9,7 @@ export { type RepositorySnapshot, turnEnds, turnStarts } from "./repository-guar
 export { signalGroup } from "./signal-group.js";
 export {
   checkWorkspace,
+  checkWorkspaceSync,
   DEFAULT_MAX_FILE_BYTES,
   openBeneathSync,
   pinWorkspace,

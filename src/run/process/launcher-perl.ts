@@ -69,8 +69,9 @@ while (defined(my $header = line())) {
   if (!defined $pid) { print "X 127 0\n"; next; }
   if ($pid == 0) {
     defined $sys ? syscall($sys + 0) : POSIX::setsid();
-    my $go = line();
-    exit 125 unless defined $go && $go eq ":\n";
+    # The go line is written whole (2 bytes, one write): one read takes it.
+    my $got = sysread(STDIN, my $go, 2);
+    exit 125 unless $got && $got == 2 && $go eq ":\n";
     open(STDOUT, '>>', $log) or exit 127;
     open(STDERR, '>&', \*STDOUT) or exit 127;
     open(STDIN, '<', $in) or fail("cannot read $in");

@@ -58,7 +58,7 @@ export class GroupRecorder {
         this.write(() =>
           recordProcessGroup(this.store, { run: this.run, pgid, started: processStartTime(pgid), owner: this.owner, task, key, attempt }),
         ),
-      ended: (pgid) => this.write(() => forgetProcessGroup(this.store, this.run, pgid)),
+      ended: (pgid) => this.write(() => forgetProcessGroup(this.store, { run: this.run, pgid, owner: this.owner, task, key, attempt })),
     };
   }
 

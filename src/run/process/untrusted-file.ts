@@ -68,6 +68,9 @@ function strictUtf8(bytes: Uint8Array, what: string): string {
   }
 }
 
+/** Linux's view of what an open descriptor names; undefined where there is no /proc. */
+const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
+
 function inside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
@@ -83,8 +86,33 @@ export interface WorkspaceRoot {
   ino: number;
 }
 
+/**
+ * The folder at `path` as the kernel names it once opened (no symbolic link followed at its last
+ * part): its identity and real path from one open, fstat and readlink of /proc/self/fd (4 system
+ * calls where realpath(3) reads every part of the path). Undefined where there is no /proc or the
+ * path is no folder that can be opened (the caller then looks closer).
+ */
+function openedFolder(path: string): { st: Stats; real: string } | undefined {
+  if (!PROC_FD) return undefined;
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    return { st: fstatSync(fd), real: readlinkSync(`${PROC_FD}/${fd}`) };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Pins the folder at `path` (just made by the engine, nothing has run in it yet). */
 export function pinWorkspace(path: string): WorkspaceRoot {
+  const opened = openedFolder(path);
+  if (opened) return { path, real: opened.real, dev: opened.st.dev, ino: opened.st.ino };
   const st = lstatSync(path);
   return { path, real: realpathSync.native(path), dev: st.dev, ino: st.ino };
 }
@@ -92,26 +120,51 @@ export function pinWorkspace(path: string): WorkspaceRoot {
 /**
  * What happened to the workspace folder, when the path no longer names the folder the engine
  * made (undefined when it does, or when it was removed: nothing can be read from a missing folder).
+ * Synchronous: a few short system calls, cheaper than handing them to libuv's thread pool.
  */
-export async function workspaceReplaced(root: WorkspaceRoot): Promise<string | undefined> {
+export function workspaceReplacedSync(root: WorkspaceRoot): string | undefined {
+  const opened = openedFolder(root.path);
+  if (opened) {
+    if (opened.st.dev !== root.dev || opened.st.ino !== root.ino) return "was replaced by another folder";
+    if (opened.real !== root.real) return `now resolves to ${opened.real} (a folder above it was replaced by a link)`;
+    return undefined;
+  }
   let st;
   try {
-    st = await lstat(root.path);
+    st = lstatSync(root.path);
   } catch (err) {
     const code = errnoCode(err);
     return code === "ENOENT" ? undefined : `cannot be looked at (${code})`;
   }
-  if (st.isSymbolicLink()) return `was replaced by a symbolic link to ${await readlink(root.path).catch(() => "an unreadable target")}`;
+  if (st.isSymbolicLink()) return `was replaced by a symbolic link to ${readlinkOr(root.path, "an unreadable target")}`;
   if (!st.isDirectory()) return `was replaced by ${kindOf(st)}`;
   if (st.dev !== root.dev || st.ino !== root.ino) return "was replaced by another folder";
-  const real = await realpath(root.path).catch(() => undefined);
+  let real: string | undefined;
+  try {
+    real = realpathSync.native(root.path);
+  } catch {
+    real = undefined;
+  }
   if (real !== root.real) return `now resolves to ${real ?? "nothing"} (a folder above it was replaced by a link)`;
   return undefined;
 }
 
+function readlinkOr(path: string, otherwise: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return otherwise;
+  }
+}
+
+/** workspaceReplacedSync, for callers that await it. */
+export function workspaceReplaced(root: WorkspaceRoot): Promise<string | undefined> {
+  return Promise.resolve(workspaceReplacedSync(root));
+}
+
 /** Throws UntrustedFileError `workspace-replaced` when the workspace folder was swapped. */
-export async function checkWorkspace(root: WorkspaceRoot): Promise<void> {
-  const why = await workspaceReplaced(root);
+export function checkWorkspaceSync(root: WorkspaceRoot): void {
+  const why = workspaceReplacedSync(root);
   if (why)
     throw new UntrustedFileError(
       "workspace-replaced",
@@ -119,8 +172,10 @@ export async function checkWorkspace(root: WorkspaceRoot): Promise<void> {
     );
 }
 
-/** Linux's view of what an open descriptor names; undefined where there is no /proc. */
-const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
+/** checkWorkspaceSync, for callers that await it (a refusal rejects). */
+export async function checkWorkspace(root: WorkspaceRoot): Promise<void> {
+  checkWorkspaceSync(root);
+}
 
 /** How to read a file an attempt left: the workspace it must be in, and the limits. */
 export interface UntrustedRead {
@@ -142,7 +197,7 @@ export interface UntrustedRead {
  */
 export async function readUntrustedFile(path: string, o: UntrustedRead): Promise<string | undefined> {
   const reject = (why: string, hint: string) => new UntrustedFileError("file-rejected", `${o.what} ${why}; ${hint}`);
-  if (o.root) await checkWorkspace(o.root);
+  if (o.root) checkWorkspaceSync(o.root);
   let st;
   try {
     st = await lstat(path);

@@ -16,7 +16,13 @@ const ADD: Sql = {
     ON CONFLICT (run, pgid) DO UPDATE SET started = excluded.started, owner = excluded.owner, task = excluded.task,
     key = excluded.key, attempt = excluded.attempt`,
 };
-const DEL: Sql = { sqlite: "DELETE FROM process_groups WHERE run = ? AND pgid = ?" };
+// The attempt is named too: the row is forgotten with the next commit of events, and a row a
+// reused pid got meanwhile belongs to another attempt.
+const DEL: Sql = {
+  sqlite: "DELETE FROM process_groups WHERE run = ? AND pgid = ? AND owner = ? AND task = ? AND key IS ? AND attempt = ?",
+  postgres:
+    "DELETE FROM process_groups WHERE run = $1 AND pgid = $2 AND owner = $3 AND task = $4 AND key IS NOT DISTINCT FROM $5 AND attempt = $6",
+};
 const OTHERS: Sql = { sqlite: "SELECT pgid, started FROM process_groups WHERE run = ? AND owner != ?" };
 const DEL_OTHERS: Sql = { sqlite: "DELETE FROM process_groups WHERE run = ? AND owner != ?" };
 
@@ -42,14 +48,21 @@ export function ensureProcessGroupTable(store: Store): void {
   store.ensureTable(SCHEMA);
 }
 
-/** Records (or replaces) a group, committed when it returns. */
+// A group's row is committed before the group runs anything, but not synced to disk (execUnsynced):
+// it must outlive this process (a kill -9), and a crash of the machine ends the group too. Its
+// removal once the group ended rides with the next commit of events (execWithNextCommit): a row
+// left behind by a crash meanwhile names a leader that is gone, which stopOrphanedGroups drops. A
+// commit of its own for each, synced, cost milliseconds per command on a slow disk
+// (docs/performance.md).
+
+/** Records (or replaces) a group, committed (not synced) when it returns. */
 export function recordProcessGroup(store: Store, g: ProcessGroupRecord): void {
-  store.exec(ADD, [g.run, g.pgid, g.started, g.owner, g.task, g.key, g.attempt]);
+  store.execUnsynced(ADD, [g.run, g.pgid, g.started, g.owner, g.task, g.key, g.attempt]);
 }
 
-/** Forgets a group that ended. */
-export function forgetProcessGroup(store: Store, run: string, pgid: number): void {
-  store.exec(DEL, [run, pgid]);
+/** Forgets a group that ended (with the next commit of events). */
+export function forgetProcessGroup(store: Store, g: Omit<ProcessGroupRecord, "started">): void {
+  store.execWithNextCommit(DEL, [g.run, g.pgid, g.owner, g.task, g.key, g.attempt]);
 }
 
 /** The groups recorded for a run by owners other than `self`. */

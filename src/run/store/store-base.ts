@@ -39,6 +39,12 @@ export abstract class BufferedStore implements Store {
   abstract select<R = Record<string, unknown>>(q: Sql, params?: unknown[]): R[];
   abstract exec(q: Sql, params?: unknown[]): void;
   abstract ensureTable(ddl: string): void;
+  execUnsynced(q: Sql, params?: unknown[]): void {
+    this.exec(q, params);
+  }
+  execWithNextCommit(q: Sql, params?: unknown[]): void {
+    this.exec(q, params);
+  }
   abstract changeCounter(): number;
 
   runDir(run: string): string {
@@ -57,8 +63,13 @@ export abstract class BufferedStore implements Store {
     serialisePayload(row);
     this.buffer.push(row);
     if (this.buffer.length >= FLUSH_AT) this.flushOrReport();
-    else if (!this.timer) this.timer = setTimeout(() => this.flushOrReport(), FLUSH_MS);
+    else this.commitSoon();
     return { run, seq, time, type, task, key, payload } as RunEvent;
+  }
+
+  /** Arms the timer that commits what waits (events, riders) within FLUSH_MS. */
+  protected commitSoon(): void {
+    if (!this.timer) this.timer = setTimeout(() => this.flushOrReport(), FLUSH_MS);
   }
 
   flush(): void {

@@ -84,6 +84,9 @@ const UPSERT_INSTANCE = `INSERT INTO instances (run, task, key, status, attempts
   ON CONFLICT (run, task, key) DO UPDATE SET status = excluded.status, attempts = MAX(attempts, excluded.attempts),
   output = excluded.output, error = excluded.error, label = excluded.label`;
 
+const UNSYNCED: Sql = { sqlite: "PRAGMA synchronous = NORMAL" };
+const SYNCED: Sql = { sqlite: "PRAGMA synchronous = FULL" };
+
 /** The event log and projections in the state folder's SQLite file. */
 export class SqliteStore extends BufferedStore {
   readonly kind = "sqlite" as const;
@@ -93,6 +96,10 @@ export class SqliteStore extends BufferedStore {
   private readonly ops: ProjectionOps;
   private readonly insertEvent: Database.Statement;
   private readonly insertEvents: Database.Statement;
+  /** Whether commits are synced (FULL): only then does execUnsynced switch syncing off for its commit. */
+  private readonly synced: boolean;
+  /** Statements that wait for the next commit of events (execWithNextCommit). */
+  private riders: Array<{ q: Sql; params: unknown[] }> = [];
 
   /**
    * `file` is the database (the state folder's switchyard.db unless `--store sqlite:PATH` names
@@ -104,6 +111,7 @@ export class SqliteStore extends BufferedStore {
     super(stateDir);
     mkdirSync(join(stateDir, "runs"), { recursive: true });
     this.location = file;
+    this.synced = sync === "FULL";
     noteDatabase(file);
     try {
       this.db = open(file);
@@ -138,9 +146,25 @@ export class SqliteStore extends BufferedStore {
 
   protected commitRows(rows: PendingRow[], insert: boolean): void {
     this.db.transaction(() => {
-      if (insert) this.writeEvents(rows);
+      if (insert) {
+        this.writeEvents(rows);
+        for (const r of this.riders) this.exec(r.q, r.params);
+      }
       projectBatch(this.ops, rows);
     })();
+  }
+
+  protected override hasRiders(): boolean {
+    return this.riders.length > 0;
+  }
+
+  protected override committedRows(): void {
+    this.riders = [];
+  }
+
+  override execWithNextCommit(q: Sql, params: unknown[] = []): void {
+    this.riders.push({ q, params });
+    this.commitSoon();
   }
 
   /** Inserts the events in order, EVENTS_PER_INSERT rows per statement (fewer calls into SQLite). */
@@ -196,6 +220,21 @@ export class SqliteStore extends BufferedStore {
 
   exec(q: Sql, params: unknown[] = []): void {
     this.statement(q).run(...params);
+  }
+
+  /**
+   * One commit with `synchronous = NORMAL`: written to the WAL (so it survives this process being
+   * killed) without waiting for the disk, which on a slow disk costs milliseconds per commit. The
+   * next synced commit syncs it along with its own pages; the WAL keeps commits in order.
+   */
+  override execUnsynced(q: Sql, params: unknown[] = []): void {
+    if (!this.synced || this.db.inTransaction) return this.exec(q, params);
+    this.statement(UNSYNCED).run();
+    try {
+      this.exec(q, params);
+    } finally {
+      this.statement(SYNCED).run();
+    }
   }
 
   ensureTable(ddl: string): void {

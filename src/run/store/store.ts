@@ -110,6 +110,18 @@ export interface Store {
   select<R = Record<string, unknown>>(q: Sql, params?: unknown[]): R[];
   /** A write outside the event log (ownership, process groups), committed when it returns. */
   exec(q: Sql, params?: unknown[]): void;
+  /**
+   * Like exec, but durable only against this process dying, not against the machine crashing
+   * (SQLite: no sync at this commit; PostgreSQL: exec). For rows about what this machine runs
+   * right now (process groups): a crash of the machine ends what they describe as well.
+   */
+  execUnsynced(q: Sql, params?: unknown[]): void;
+  /**
+   * A write outside the event log that waits for the next commit of events (within a few
+   * milliseconds, or flush()) and is made in its transaction (SQLite; PostgreSQL: exec). For
+   * writes that may come late, such as forgetting a process group that ended.
+   */
+  execWithNextCommit(q: Sql, params?: unknown[]): void;
   /** Creates a side table (SQLite; PostgreSQL creates every table when the store is opened). */
   ensureTable(ddl: string): void;
 }
