@@ -2,7 +2,10 @@
 // pair's own fields, in a fixed order (a caller's extra fields never reach the file), and free
 // text scrubbed of secrets — the value of an environment variable named like a credential (8
 // characters and up: exactly 8 is scrubbed, 7 is not) and text shaped like a key or token (a
-// prefixed key of 8 characters and up, a bearer token, `name=value` of 4 characters and up).
+// prefixed key of 8 characters and up, a bearer token, `name=value` of 4 characters and up); only
+// "audit" and "reviewed" written as a kind; the host's latency only when it is a number (0
+// included), its usage picked field by field; a reviewed pair's reviewer and source scrubbed, a
+// null reviewer kept null.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -143,5 +146,64 @@ test("H-1: a skipped pair's reason is scrubbed (a provider's error can echo the 
     '{"lab":"lab-1","time":"2026-12-04T21:00:00.000Z","run":"r1","type":"triage","task":"route","key":"k1",' +
       '"question":{"id":"q","kind":"choice","labels":["yes","no"]},"state_digest":"sha256:ab","host_label":"yes",' +
       '"skipped":{"provider":"openai","model":"gpt","reason":"error: 401 invalid key [redacted]; api_key=[redacted]"}}',
+  );
+});
+
+const fields =
+  '"time":"2026-12-04T21:00:00.000Z","run":"r1","type":"triage","task":"route","key":"k1",' +
+  '"question":{"id":"q","kind":"choice","labels":["yes","no"]},"state_digest":"sha256:ab","host_label":"yes"';
+
+test("H-1: a pair's kind is written for audit and reviewed pairs only, right after the lab; shadow and absent write none", () => {
+  assert.equal(pairLine({ ...base, kind: "reviewed" }), `{"lab":"lab-1","kind":"reviewed",${fields}}`);
+  assert.equal(pairLine({ ...base, kind: "audit" }), `{"lab":"lab-1","kind":"audit",${fields}}`);
+  assert.equal(pairLine({ ...base, kind: "shadow" }), `{"lab":"lab-1",${fields}}`);
+  assert.equal(pairLine(base), `{"lab":"lab-1",${fields}}`);
+  assert.equal(pairLine({ ...base, kind: "other" as never }), `{"lab":"lab-1",${fields}}`);
+});
+
+test("H-1: the host's latency is written when it is a number, 0 included, with input, output and cost of its usage only", () => {
+  const usage = { input_tokens: 7, cached_input_tokens: 3, output_tokens: 2, cost_usd: 0.25, secret: "s" } as never;
+  assert.equal(
+    pairLine({ ...base, host: { latency_ms: 40, usage } }),
+    `{"lab":"lab-1",${fields},"host":{"latency_ms":40,"usage":{"input_tokens":7,"output_tokens":2,"cost_usd":0.25}}}`,
+  );
+  assert.equal(
+    pairLine({ ...base, host: { latency_ms: 0, usage: null } }),
+    `{"lab":"lab-1",${fields},"host":{"latency_ms":0,"usage":null}}`,
+  );
+  // An older or malformed record: a latency that is not a number leaves the host out altogether.
+  assert.equal(pairLine({ ...base, host: { latency_ms: "40" as never, usage } }), `{"lab":"lab-1",${fields}}`);
+  assert.equal(pairLine({ ...base, host: { usage } as never }), `{"lab":"lab-1",${fields}}`);
+  // The host comes after the model's answer and the skip, before the review.
+  const skipped = { provider: "p", model: "m", reason: "window" };
+  const reviewed = { label: "no", by: null, source: "review queue", time: "2026-12-05T00:00:00.000Z" };
+  assert.equal(
+    pairLine({ ...base, reviewed, host: { latency_ms: 5, usage: {} }, skipped }),
+    `{"lab":"lab-1",${fields},"skipped":{"provider":"p","model":"m","reason":"window"},"host":{"latency_ms":5,"usage":{}},` +
+      '"reviewed":{"label":"no","by":null,"source":"review queue","time":"2026-12-05T00:00:00.000Z"}}',
+  );
+});
+
+test("H-1: a reviewed pair keeps its label and time; its reviewer and source are scrubbed of secrets; a null reviewer stays null", () => {
+  const reviewed = {
+    label: "yes",
+    by: "ana token=abcd zq8#Wy!2",
+    source: "labels.csv?api_key=wxyz1 from zq8#Wy!2",
+    time: "2026-12-05T00:00:00.000Z",
+    note: "dropped",
+  };
+  assert.equal(
+    pairLine({ ...base, kind: "reviewed", reviewed }),
+    `{"lab":"lab-1","kind":"reviewed",${fields},"reviewed":{"label":"yes","by":"ana token=[redacted] [redacted]",` +
+      '"source":"labels.csv?api_key=[redacted] from [redacted]","time":"2026-12-05T00:00:00.000Z"}}',
+  );
+  assert.equal(
+    pairLine({ ...base, reviewed: { label: "no", by: null, source: "plain.csv", time: "t" } }),
+    `{"lab":"lab-1",${fields},"reviewed":{"label":"no","by":null,"source":"plain.csv","time":"t"}}`,
+  );
+  // An empty reviewer is a string, not null: it is kept as the empty string.
+  assert.equal(
+    pairLine({ ...base, reviewed: { label: "no", by: "", source: "", time: "t" } }),
+    `{"lab":"lab-1",${fields},"reviewed":{"label":"no","by":"","source":"","time":"t"}}`,
   );
 });

@@ -184,3 +184,40 @@ test("R-3: within one batch a closed gate keeps the attempts before it and its l
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("R-3: the last event of a batch decides a row: retried is pending with its error, review requested is waiting, a stop and a wait end the run", () => {
+  const dir = mkdtempSync(join(tmpdir(), "sy-projection-"));
+  const store = new SqliteStore(join(dir, "state"));
+  try {
+    store.append("r", "plan_admitted", null, null, admitted(7) as never);
+    store.append("q", "plan_admitted", null, null, admitted(8) as never);
+    store.append("r", "instance_started", "each", "a", { attempt: 1 });
+    store.append("r", "instance_retried", "each", "a", { attempt: 1, error: "flaky", delay_ms: 1 } as never);
+    store.append("r", "instance_started", "pick", "b", { attempt: 2 });
+    store.append("r", "review_requested", "pick", "b", { attempt: 2, questions: [], decided: {}, state: null } as never);
+    // Two tasks started in one batch both turn running; a task reset in the batch turns running again at its next start.
+    store.append("r", "instance_started", "prep", null, { attempt: 1 });
+    store.append("r", "task_reset", "prep", null, { reason: "rerun" });
+    store.append("r", "instance_started", "prep", null, { attempt: 1 });
+    store.append("r", "run_stopped", null, null, { ceiling: "budget_usd", reason: "spent $1" });
+    store.append("q", "run_waiting", null, null, { waiting: 1, reason: "review" });
+    store.flush();
+    assert.deepEqual(store.select({ sqlite: "SELECT run, status, stop_reason, pid FROM runs ORDER BY run" }), [
+      { run: "q", status: "waiting", stop_reason: "review", pid: null },
+      { run: "r", status: "stopped", stop_reason: "spent $1", pid: null },
+    ]);
+    assert.deepEqual(store.select({ sqlite: "SELECT task, status FROM tasks WHERE run = 'r' ORDER BY task" }), [
+      { task: "each", status: "running" },
+      { task: "pick", status: "running" },
+      { task: "prep", status: "running" },
+    ]);
+    assert.deepEqual(store.select({ sqlite: "SELECT task, key, status, attempts, error FROM instances ORDER BY task, key" }), [
+      { task: "each", key: "a", status: "pending", attempts: 1, error: "flaky" },
+      { task: "pick", key: "b", status: "waiting", attempts: 2, error: null },
+      { task: "prep", key: "", status: "running", attempts: 1, error: null },
+    ]);
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
