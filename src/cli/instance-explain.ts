@@ -12,6 +12,7 @@ import { instanceOf } from "./instance-spec.js";
 import { describeDecisions, isDecision, isDecisionRecord } from "./decision-text.js";
 import { isPlainObject } from "../shared/primitives.js";
 import { forPeople } from "./words.js";
+import { questionThreshold } from "../ui/decisions.js";
 
 /** What the explanation reads: the run's plan and settings, and the instance's events. */
 interface Context {
@@ -91,13 +92,6 @@ function dependencies(cx: Context): string[] {
   return out;
 }
 
-/** The confidence below which a question's answer becomes `uncertain` (Q-11). */
-function threshold(plan: Plan, route: string, question: string): number | undefined {
-  const r = plan.tasks.find((t) => t.name === route)?.route;
-  if (!r || r.decide !== "model") return undefined;
-  return r.questions.find((q) => q.name === question)?.min_confidence ?? r.min_confidence;
-}
-
 /** The gate (`when`): the route's answer for this key, its confidence against the threshold, and whether it opened. */
 function gate(cx: Context): string[] {
   const w = cx.task.when;
@@ -117,7 +111,7 @@ function gate(cx: Context): string[] {
   const d = isDecision(answer) ? answer : undefined;
   if (!d) return [...out, `  the route recorded no answer to ${w.question}`];
   const open = w.any_option || w.labels.includes(d.label);
-  out.push(`  answered ${d.label}: ${answerWords(d, threshold(cx.plan, w.route, w.question))}`);
+  out.push(`  answered ${d.label}: ${answerWords(d, questionThreshold(cx.plan, w.route, w.question))}`);
   out.push(`  so the gate ${open ? "opened" : "closed"}`);
   return out;
 }
@@ -146,7 +140,8 @@ export function answerWords(d: QuestionDecision, min: number | undefined): strin
 function decision(cx: Context, output: unknown): string[] {
   if (cx.task.kind !== "route" || !isDecisionRecord(output) || !describeDecisions(output)) return [];
   const out = ["", "Decision:"];
-  for (const [q, d] of Object.entries(output)) out.push(`  ${q} = ${d.label}: ${answerWords(d, threshold(cx.plan, cx.task.name, q))}`);
+  for (const [q, d] of Object.entries(output))
+    out.push(`  ${q} = ${d.label}: ${answerWords(d, questionThreshold(cx.plan, cx.task.name, q))}`);
   return out;
 }
 

@@ -93,26 +93,40 @@ function coverageSvg(r: TypeReport, target: number): string {
   );
 }
 
-function disagreements(r: TypeReport): string {
+/** Where a pair's cell is shown (the web view's cell page); without it, keys are plain text. */
+export type CellLink = (run: string, task: string, key: string | null) => string;
+
+function disagreements(r: TypeReport, link?: CellLink): string {
   const d = r.disagreements;
   if (!d || d.total === 0) return "";
+  const keyCell = (x: (typeof d.listed)[number]) => {
+    const text = escapeHtml(x.key ?? "–");
+    return link ? `<a href="${escapeHtml(link(x.run, x.task, x.key))}">${text}</a>` : text;
+  };
   const rows = d.listed
     .map(
       (x) =>
-        `<tr><td>${escapeHtml(x.host_label)}</td><td>${escapeHtml(x.model_label)}</td><td>${x.confidence.toFixed(3)}</td><td>${escapeHtml(x.run)}</td><td>${escapeHtml(x.key ?? "–")}</td></tr>`,
+        `<tr><td>${escapeHtml(x.host_label)}</td><td>${escapeHtml(x.model_label)}</td><td>${x.confidence.toFixed(3)}</td><td>${escapeHtml(x.run)}</td><td>${keyCell(x)}</td></tr>`,
     )
     .join("");
   return `<table class="disagreements"><caption>${d.total} disagreeing pair(s)${d.total > d.listed.length ? `, first ${d.listed.length} listed` : ""}</caption><tr><th>host</th><th>model</th><th>confidence</th><th>run</th><th>key</th></tr>${rows}</table>`;
 }
 
-function summary(report: HarvestReport): string {
-  const [head = [], ...rows] = summaryRows(report);
-  const lines = report.types.flatMap((t) => (t.config_line ? [`<code>${escapeHtml(t.config_line)}</code>`] : []));
-  return `<table class="summary"><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr>${rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("")}</table>
-<p class="meta">* fewer than 30 pairs behind this figure.</p>${lines.length > 0 ? `<p>To turn a type on, paste its line into [decisions.types]:<br>${lines.join("<br>")}</p>` : ""}`;
+/** Whether a type's section marks any figure with "*" (fewer than SMALL_SAMPLE pairs behind it). */
+function sectionStarred(r: TypeReport): boolean {
+  return (r.agreement.small_sample && r.answered > 0) || !!r.recommended?.small_sample || r.bands.some((b) => b.small_sample && b.n > 0);
 }
 
-function section(r: TypeReport, target: number): string {
+function summary(report: HarvestReport, sections: TypeReport[]): string {
+  const [head = [], ...rows] = summaryRows(report);
+  const lines = report.types.flatMap((t) => (t.config_line ? [`<code>${escapeHtml(t.config_line)}</code>`] : []));
+  // The footnote explains the star: shown only when a figure of the page has one.
+  const starred = rows.some((r) => r.some((c) => c.includes("*"))) || sections.some(sectionStarred);
+  return `<table class="summary"><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr>${rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("")}</table>
+${starred ? `<p class="meta footnote">* fewer than 30 pairs behind this figure.</p>` : ""}${lines.length > 0 ? `<p>To turn a type on, paste its line into [decisions.types]:<br>${lines.join("<br>")}</p>` : ""}`;
+}
+
+function section(r: TypeReport, target: number, link?: CellLink): string {
   const title = r.type === "(overall)" ? "Overall" : r.type;
   const reasons = Object.entries(r.skipped.by_reason)
     .map(([k, v]) => `${escapeHtml(k)} ${v}`)
@@ -148,7 +162,7 @@ agreement <b>${pct(r.agreement.rate)}</b> (${r.agreement.agree}/${r.answered})${
 ${r.calibration && r.calibration.calibrated > 0 ? `<figure>${reliabilitySvg(r, r.calibration.bands, "after")}<figcaption>After calibration (${escapeHtml(r.calibration.method)} ${escapeHtml(r.calibration.id)}): the same answers, their confidence mapped.</figcaption></figure>\n` : ""}<figure>${coverageSvg(r, target)}<figcaption><span class="k cov"></span>coverage <span class="k agr"></span>agreement <span class="k tgt"></span>target${r.recommended ? ` <span class="k pk"></span>pick` : ""}</figcaption></figure></div>
 ${r.reviewed ? `<p class="reviewed">${escapeHtml(reviewedSentence(r.reviewed))}</p>` : ""}${r.cost && r.cost.models.length > 0 ? `<p class="savings">${escapeHtml(savingsSentence(r.cost.savings))}</p>` : ""}
 ${r.score ? `<p class="score">levels: mean absolute distance ${num(r.score.mean_abs_level_distance)} · quadratic-weighted kappa ${num(r.score.quadratic_kappa)}</p>` : ""}${r.calibration ? `<p class="calibration">${escapeHtml(calibrationSentence(r.calibration, target))}</p>` : ""}${r.audit ? `<p class="audit${r.audit.drift ? " drift" : ""}">${escapeHtml(auditSentence(r.audit))}</p>` : ""}
-${disagreements(r)}
+${disagreements(r, link)}
 <div class="tables"><table class="bands"><tr><th>confidence</th><th>answers</th><th>agree</th><th>agreement</th><th>mean conf</th></tr>${bandRows}</table>
 ${confusion}</div>
 </section>`;
@@ -167,18 +181,21 @@ th:first-child,td:first-child{text-align:left}.tables{display:flex;flex-wrap:wra
 .k{display:inline-block;width:14px;height:3px;vertical-align:middle;margin:0 4px 0 8px}.cov{background:#1f5fbf}.agr{background:#2d8a46}.tgt{background:#c0392b}.pk{background:#e08e0b}
 .warn{color:#9a5b00}.drift{color:#b03a2e;font-weight:600}`;
 
-/** The harvest report as one self-contained HTML page with its diagrams (no scripts, no outside resources). */
-export function renderHtml(report: HarvestReport): string {
+/**
+ * The harvest report as one self-contained HTML page with its diagrams (no scripts, no outside
+ * resources). With `cellLink` (the web view), each listed disagreement's key links to its cell.
+ */
+export function renderHtml(report: HarvestReport, cellLink?: CellLink): string {
   const name = report.lab ?? report.file;
-  const sections = report.types.map((t) => section(t, report.target));
-  if (report.types.length !== 1) sections.push(section(report.overall, report.target));
+  const shown = report.types.length !== 1 ? [...report.types, report.overall] : report.types;
+  const sections = shown.map((t) => section(t, report.target, cellLink));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>switchyard lab harvest: ${escapeHtml(name)}</title><style>${CSS}</style></head>
 <body><h1>Lab harvest: ${escapeHtml(name)}</h1>
 <p>${report.overall.pairs} pairs in ${report.types.length} judgement type(s), ${report.lines} lines read; target agreement ${pct(report.target)}. Agreement means the model's label equals the host's; refused and unlabelled answers count as disagreement and are never covered by a threshold (see docs/lab.md).</p>
 ${report.warnings.map((w) => `<p class="warn">warning: ${escapeHtml(w)}</p>`).join("\n")}
-${summary(report)}
+${summary(report, shown)}
 ${sections.join("\n")}
 </body></html>
 `;

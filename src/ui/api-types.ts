@@ -1,6 +1,8 @@
 // The shapes of the web view's JSON endpoints (docs/ui.md), shared by the server (src/ui) and the
 // browser client (src/ui/client, which imports only these types). Fields are only ever added.
 
+import type { QuestionDecision } from "../run/kinds/index.js";
+
 /** A task of the plan, as the run page draws it. */
 export interface GraphTask {
   name: string;
@@ -26,7 +28,10 @@ export interface RunListItem {
   spent_usd: number;
   /** Instances by status, over every task. */
   counts: Record<string, number>;
-  /** Route instances that recorded a decision (each asked once per run). */
+  /**
+   * Decisions: each question of a route instance answered (a route of two questions over 300
+   * elements makes 600), the number the end-of-run summary prints as "decisions".
+   */
   decisions: number;
   stop_reason: string | null;
 }
@@ -62,18 +67,31 @@ export const STATUS_LETTER = { pending: "p", running: "r", waiting: "w", passed:
 /** The name of a cell status, as the grid's letters encode it. */
 export type StatusName = keyof typeof STATUS_LETTER;
 
+/** One question's answer as a grid cell shows it: its label beside its own confidence. */
+export interface QuestionAnswer {
+  question: string;
+  label: string;
+  confidence: number;
+}
+
 /**
  * GET /api/runs/ID/grid: every mapped task's instances in columns. `status[t]` has one letter
  * per key (STATUS_LETTER; "-" for an instance not reached yet); `label[t][i]` is a not-taken
- * cell's closing label or a route cell's chosen label; `confidence[t][i]` a route cell's.
+ * cell's closing label or a route cell's chosen label(s); `confidence[t][i]` a route cell's
+ * lowest; `answers[t][i]` the answers of a cell of a route asking several questions, one per
+ * question in the order of `tasks[].questions` (a one-question route's are its label and
+ * confidence); `code[t][ROW]` a failed cell's error code, by row index (only failed cells).
  */
 export interface GridDoc {
   run: string;
-  tasks: Array<{ name: string; kind: string }>;
+  /** `questions`: a route's question names, in declared order. */
+  tasks: Array<{ name: string; kind: string; questions?: string[] }>;
   keys: string[];
   status: Record<string, string>;
   label: Record<string, Array<string | null>>;
   confidence: Record<string, Array<number | null>>;
+  answers: Record<string, Array<QuestionAnswer[] | null>>;
+  code: Record<string, Record<string, string>>;
   last_seq: number;
 }
 
@@ -108,6 +126,43 @@ export interface CellDecision {
   usage: unknown;
   judgement_type: string;
   receipt?: { provider: string; model: string; reason: string; time: string };
+  /** A calibrated type (D-33): the model's own confidence; `confidence` is the calibrated one. */
+  raw_confidence?: number;
+  /** The calibration map's id (D-33). */
+  calibration?: string;
+  /** Audited (D-34): the host's label for the same question. */
+  audit?: { host_label: string };
+  /** Answered from the review queue (D-63, D-64): by whom, when, the note, the model's answer when escalated. */
+  review?: QuestionDecision["review"];
+  /**
+   * The playbook's threshold (Q-11): a model's answer below it becomes `uncertain`. Null unless a
+   * turned-on model answered (mode "model"). A machine config's min_confidence for the type wins
+   * over it (D-33); the record does not hold that one.
+   */
+  min_confidence: number | null;
+}
+
+/**
+ * Why a cell did not run: the recorded reason, the task's gate in words, and when a route's
+ * answer closed it, that answer (its cell, label, confidence and threshold).
+ */
+export interface CellWhy {
+  reason: string | null;
+  gate: string | null;
+  answer: { task: string; key: string | null; question: string; decision: CellDecision | null } | null;
+}
+
+/** One round of a revise loop (T-5): what the body was asked and made, and what the reviewer said. */
+export interface CellRound {
+  attempt: number;
+  round: number;
+  /** The body agent's prompt (null for a command body, or when the file is not available). */
+  prompt: string | null;
+  /** The body's output. */
+  output: unknown;
+  verdict: string;
+  /** The reviewer's feedback (absent when it gave none). */
+  feedback?: unknown;
 }
 
 /** A file an agent attempt left in its workspace, listed on the cell page. */
@@ -141,6 +196,15 @@ export interface CellDoc {
   code: string | null;
   label: string | null;
   decisions: CellDecision[];
+  /**
+   * A model-decided route cell: the state the model saw (or would have), serialised as it was
+   * sent. Absent in a `show --html` file and for other cells.
+   */
+  state?: string;
+  /** Why a not-taken or blocked cell did not run; absent for other cells. */
+  why?: CellWhy;
+  /** A revise cell's rounds, in order (every attempt's). */
+  rounds: CellRound[];
   /** Newest first; empty when the files are not available (a `show --html` file). */
   attempt_files: CellAttempt[];
   /** This cell's events, in order. */

@@ -107,6 +107,12 @@ export function attemptFiles(runDir: string, task: string, key: string | null, a
   };
 }
 
+/** The prompt a revise loop's body agent got in one round (`STEM-rN-body.prompt.txt`), or null. */
+export function roundPrompt(runDir: string, task: string, key: string | null, attempt: number, round: number): string | null {
+  const { base, folder, stem } = attemptPlace(runDir, task, key, attempt);
+  return readBounded(base, [...folder, `${stem}-r${round}-body.prompt.txt`], SMALL_FILE)?.text ?? null;
+}
+
 /**
  * One file of an attempt's workspace, named by a relative path from the listing. Refused (null)
  * when the path leaves the workspace, passes through a symbolic link (the workspace folder or one

@@ -5,11 +5,13 @@
 
 import { instanceUsage, runView, showRun, type FoldSummary, type Store, type Usage } from "../run/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
-import { decisionsOf, routeCell } from "./decisions.js";
+import { decisionsOf, errorCode, routeCell } from "./decisions.js";
 import {
   STATUS_LETTER,
   type ApiEvent,
   type CellDoc,
+  type CellRound,
+  type CellWhy,
   type GraphTask,
   type InstancePage,
   type GridDoc,
@@ -17,7 +19,9 @@ import {
   type RunListItem,
   type StatusName,
 } from "./api-types.js";
-import { parseJson } from "../shared/primitives.js";
+import { isPlainObject, parseJson } from "../shared/primitives.js";
+import { roundPrompt } from "./attempt-files.js";
+import { routeStateText } from "../run/cassette/index.js";
 
 /** Which instances GET /api/runs/ID/instances returns: by task, status and key substring. */
 export interface InstanceFilter {
@@ -78,11 +82,23 @@ export class RunReader {
       if (!c) counts.set(r.run, (c = {}));
       c[r.status] = r.n;
     }
-    const decisions = new Map(runView.decisionCountsByRun(this.store).map((r) => [r.run, r.n]));
+    // Runs with no route answer skip the count per question (one query per run that has any).
+    const decisions = new Map(runView.decisionCountsByRun(this.store).map((r) => [r.run, r.n > 0 ? this.decisionCount(r.run) : 0]));
     return this.store
       .runs()
       .reverse()
       .map((r) => this.listing(r.run, counts.get(r.run) ?? {}, decisions.get(r.run) ?? 0)!);
+  }
+
+  /** Decisions as the CLI counts them: each question of each route instance that passed. */
+  private decisionCount(run: string): number {
+    const plan = this.plan(run);
+    if (!plan) return 0;
+    const questions = new Map(plan.tasks.map((t) => [t.name, t.kind === "route" ? t.route.questions.length : 0]));
+    let n = 0;
+    for (const row of runView.instanceCountsByTask(this.store, run))
+      if (row.status === "passed") n += row.n * (questions.get(row.task) ?? 0);
+    return n;
   }
 
   private listing(run: string, counts: Record<string, number>, decisions: number): RunListItem | undefined {
@@ -136,7 +152,7 @@ export class RunReader {
       started_at: r.started_at,
       finished_at: r.finished_at,
       tasks,
-      listing: this.listing(run, counts, runView.decisionCountOf(this.store, run))!,
+      listing: this.listing(run, counts, this.decisionCount(run))!,
       graph: graphOf(plan),
       last_seq: this.lastSeq(run),
     };
@@ -155,11 +171,17 @@ export class RunReader {
     const index = new Map(keys.map((k, i) => [k, i]));
     const doc: GridDoc = {
       run,
-      tasks: mapped.map((t) => ({ name: t.name, kind: t.kind })),
+      tasks: mapped.map((t) => ({
+        name: t.name,
+        kind: t.kind,
+        ...(t.kind === "route" ? { questions: t.route.questions.map((q) => q.name) } : {}),
+      })),
       keys,
       status: {},
       label: {},
       confidence: {},
+      answers: {},
+      code: {},
       last_seq: lastSeq,
     };
     const letters = new Map<string, string[]>();
@@ -167,6 +189,9 @@ export class RunReader {
       letters.set(t.name, new Array<string>(keys.length).fill("-"));
       doc.label[t.name] = new Array<string | null>(keys.length).fill(null);
       doc.confidence[t.name] = new Array<number | null>(keys.length).fill(null);
+      // A one-question route's answer is its label and confidence: only several are sent apart.
+      if (t.kind === "route" && t.route.questions.length > 1)
+        doc.answers[t.name] = new Array<GridDoc["answers"][string][number]>(keys.length).fill(null);
     }
     const kinds = new Map(mapped.map((t) => [t.name, t.kind]));
     for (const r of rows) {
@@ -179,16 +204,30 @@ export class RunReader {
         const c = routeCell(JSON.parse(r.output));
         doc.label[r.task]![i] = c.label;
         doc.confidence[r.task]![i] = c.confidence;
+        const answers = doc.answers[r.task];
+        if (answers) answers[i] = c.answers;
       }
     }
+    this.failureCodes(run, index, mapped.length, doc.code);
     for (const [name, col] of letters) doc.status[name] = col.join("");
     return doc;
+  }
+
+  /** Each failed cell's code, read from its error ("CODE: message"), into `codes[task][row]`. */
+  private failureCodes(run: string, index: Map<string, number>, tasks: number, codes: GridDoc["code"]): void {
+    const failed = runView.instancePage(this.store, run, { task: null, status: "failed", key: null, limit: index.size * tasks, offset: 0 });
+    for (const r of failed.rows) {
+      const i = index.get(r.key);
+      const code = errorCode(r.error);
+      if (i !== undefined && code !== null) (codes[r.task] ??= {})[i] = code;
+    }
   }
 
   /** A cell: the instance row, its code, its decision and its events (files are added by cell-files.ts). */
   cell(run: string, taskName: string, key: string | null): CellDoc | undefined {
     const plan = this.plan(run);
-    const task = plan?.tasks.find((t) => t.name === taskName);
+    if (!plan) return undefined;
+    const task = plan.tasks.find((t) => t.name === taskName);
     if (!task || (task.over !== undefined) !== (key !== null)) return undefined;
     const row = runView.instanceRow(this.store, run, taskName, key ?? "");
     if (!row) return undefined;
@@ -211,10 +250,43 @@ export class RunReader {
       error: row.error,
       code: row.status === "failed" || row.status === "pending" ? code : null,
       label: row.label,
-      decisions: task.kind === "route" ? decisionsOf(output) : [],
+      decisions: task.kind === "route" ? decisionsOf(output, { plan, route: taskName }) : [],
+      ...(row.status === "not_taken" || row.status === "blocked" ? { why: this.why(run, plan, task, key, events) } : {}),
+      rounds: roundsOf(events),
       attempt_files: [],
       events,
     };
+  }
+
+  /** Why an instance did not run: its last recorded reason, its gate, and the route's answer behind it. */
+  private why(run: string, plan: Plan, task: TaskPlan, key: string | null, events: CellDoc["events"]): CellWhy {
+    let reason: string | null = null;
+    for (const e of events) {
+      const p = e.payload;
+      if (!isPlainObject(p)) continue;
+      if (e.type === "gate_closed" && typeof p.reason === "string") reason = p.reason;
+      else if (e.type === "instance_finished" && typeof p.error === "string") reason = p.error;
+    }
+    const w = task.when;
+    if (!w) return { reason, gate: null, answer: null };
+    const routeKey = plan.tasks.find((t) => t.name === w.route)?.over !== undefined ? key : null;
+    const row = runView.instanceRow(this.store, run, w.route, routeKey ?? "");
+    const output = row?.output ? parseJson(row.output) : null;
+    const decision = decisionsOf(output, { plan, route: w.route }).find((d) => d.question === w.question) ?? null;
+    return { reason, gate: gateText(task), answer: { task: w.route, key: routeKey, question: w.question, decision } };
+  }
+
+  /**
+   * What only the live cell page shows, read from the run folder and the whole log: each revise
+   * round's prompt and, for a model-decided route cell, the state the model saw.
+   */
+  addDetails(cell: CellDoc): void {
+    const dir = this.store.runDir(cell.run);
+    for (const r of cell.rounds) r.prompt = roundPrompt(dir, cell.task, cell.key, r.attempt, r.round);
+    if (cell.kind === "route" && (cell.status === "passed" || cell.status === "waiting")) {
+      const state = routeStateText(this.store, cell.run, cell.task, cell.key);
+      if (state !== undefined) cell.state = state;
+    }
   }
 
   /** Every cell's document without events or files (what a `show --html` file embeds). */
@@ -234,9 +306,10 @@ export class RunReader {
         attempts: i.attempts,
         output: i.output,
         error: i.error,
-        code: null,
+        code: i.status === "failed" ? errorCode(i.error) : null,
         label: i.label,
-        decisions: kinds.get(i.task) === "route" ? decisionsOf(i.output) : [],
+        decisions: kinds.get(i.task) === "route" ? decisionsOf(i.output, { plan, route: i.task }) : [],
+        rounds: [],
         attempt_files: [],
         events: [],
       };
@@ -287,4 +360,22 @@ export class RunReader {
     for (const r of runView.runActivity(this.store)) m.set(r.run, `${r.status} ${r.inv_last} ${r.spent_usd}`);
     return m;
   }
+}
+
+/** A revise cell's rounds from its `revise_round` events (prompts are added from the run folder by the server). */
+function roundsOf(events: CellDoc["events"]): CellRound[] {
+  const out: CellRound[] = [];
+  for (const e of events) {
+    const p = e.payload;
+    if (e.type !== "revise_round" || !isPlainObject(p) || typeof p.attempt !== "number" || typeof p.round !== "number") continue;
+    out.push({
+      attempt: p.attempt,
+      round: p.round,
+      prompt: null,
+      output: p.body,
+      verdict: String(p.verdict),
+      ...(p.feedback !== undefined ? { feedback: p.feedback } : {}),
+    });
+  }
+  return out;
 }

@@ -22,6 +22,7 @@ import { defaultCalibrationFile, readCalibrations } from "../lab/known-calibrati
 import { listLabs, pairsPath } from "../lab/store.js";
 import type { LabItem } from "./api-types.js";
 import { RunReader } from "./run-reader.js";
+import { runHash } from "./hash.js";
 import { attemptFiles, workspaceFile } from "./attempt-files.js";
 import { LiveHub } from "./live.js";
 import { loadAssets, SERVED_CSP, servedPage } from "./page.js";
@@ -154,6 +155,7 @@ function cellRoute(state: StateSource): Handler {
     const { reader, id } = runOf(state, ctx);
     const cell = reader.cell(id, ctx.params[1]!, keyParam(ctx));
     if (!cell) throw notFound(`run ${id} has no instance ${ctx.params[1]}${keyParam(ctx) === null ? "" : `[${keyParam(ctx)}]`}`);
+    reader.addDetails(cell);
     const dir = reader.store.runDir(id);
     for (let a = cell.attempts; a >= 1; a--) {
       const f = attemptFiles(dir, cell.task, cell.key, a);
@@ -200,7 +202,7 @@ function labReportRoute(stateDir: string): Handler {
     const known = readCalibrations(defaultCalibrationFile(file), lab.id, false);
     const report = await harvest(file, { target: 0.95, lab: lab.id, calibrations: "error" in known ? {} : known.calibrations });
     if ("error" in known) report.warnings.push(known.error);
-    const html = renderHtml(report);
+    const html = renderHtml(report, (run, task, key) => `/${runHash(run, { task, key })}`);
     send(res, 200, "text/html; charset=utf-8", html, { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" });
   };
 }

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import type { FieldRef, Plan, TaskPlan } from "../../plan/plan.js";
 import { buildInput, foldEvents, keyDirName, routeRequest, taskFold, TaskState, UNMAPPED, type Recorded } from "../engine/index.js";
-import { renderPrompt, type InstanceInput, type Usage } from "../kinds/index.js";
+import { renderPrompt, stateJson, type InstanceInput, type Usage } from "../kinds/index.js";
 import type { RunEvent, Store } from "../store/index.js";
 import { isPlainObject } from "../values/index.js";
 import { join } from "node:path";
@@ -229,4 +229,21 @@ export function cassetteFromRun(store: Store, run: string): Cassette {
     header: { format: CASSETTE_FORMAT, version: CASSETTE_VERSION, run, playbook: plan.playbook, written: new Date().toISOString() },
     entries,
   };
+}
+
+/**
+ * The state a model-decided route instance's questions were asked about (R-21), serialised as it
+ * was sent: rebuilt from the log by the engine's own functions, as a cassette's entry is. Undefined
+ * for another task, or an instance that never got its input.
+ */
+export function routeStateText(store: Store, run: string, task: string, key: string | null): string | undefined {
+  const folded = foldEvents(store, run);
+  const tasks = replayState(folded.plan, folded.recorded, folded.taskRecords);
+  const ts = tasks.get(task);
+  if (!ts || ts.plan.kind !== "route" || ts.plan.route.decide !== "model" || ts.mapped !== (key !== null)) return undefined;
+  try {
+    return stateJson.input(routeRequest(ts, ts.plan.route, key, buildInput(ts, key), tasks).state);
+  } catch {
+    return undefined; // its input could not be built (M-3, T-3): nothing was sent
+  }
 }

@@ -4,7 +4,7 @@
 
 export { CASSETTE_CODES } from "./codes.js";
 export { type Cassette, CASSETTE_FORMAT, CASSETTE_VERSION, CassetteError, cassetteText, readCassette } from "./format.js";
-export { cassetteFromRun } from "./from-run.js";
+export { cassetteFromRun, routeStateText } from "./from-run.js";
 export { CassetteJudge } from "./judge.js";
 export { countAgentHits, type DecisionIndex, type Miss, readMisses, writeReplayIndex } from "./replay-index.js";
 

@@ -7,8 +7,11 @@ import { svg } from "./dom.js";
 import type { GraphTask, RunDoc } from "../api-types.js";
 import { entryOf } from "../../shared/checked-index.js";
 
-const W = 168;
-const H = 54;
+const W = 200;
+/** A gate's text is wrapped at this many characters, on at most GATE_LINES lines (the rest is in the title). */
+const GATE_CHARS = 32;
+const GATE_LINES = 2;
+const H = 40 + GATE_LINES * 13;
 const GAP_X = 56;
 const GAP_Y = 16;
 const PAD = 8;
@@ -75,7 +78,7 @@ export function graphView(doc: RunDoc, onTask: (t: GraphTask) => void): SVGEleme
       svg("text", { x: 8, y: 17, class: "name" }, t.name),
       svg("text", { x: W - 8, y: 17, class: "kind", "text-anchor": "end" }, `${t.kind}${t.mapped ? " ×" : ""}`),
       svg("text", { x: 8, y: 32, class: "status" }, `${status}${t.join === "settled" ? " · settled join" : ""}`),
-      t.gate ? svg("text", { x: 8, y: 46, class: "gate" }, truncate(t.gate, 27)) : null,
+      ...gateLines(t.gate).map((line, i) => svg("text", { x: 8, y: 46 + i * 13, class: "gate" }, line, svg("title", {}, `when ${t.gate}`))),
       svg("title", {}, `${t.name} (${t.kind}${t.mapped ? ", mapped" : ""}) ${status}${t.gate ? `\nwhen ${t.gate}` : ""}`),
     );
     g.addEventListener("click", () => onTask(t));
@@ -84,6 +87,19 @@ export function graphView(doc: RunDoc, onTask: (t: GraphTask) => void): SVGEleme
   return root;
 }
 
-function truncate(s: string, n: number): string {
-  return s.length > n ? s.slice(0, n - 1) + "…" : s;
+/** A gate's text on at most GATE_LINES lines of GATE_CHARS, broken at spaces; the last line cut with "…" only when it must be. */
+function gateLines(gate: string | null): string[] {
+  if (!gate) return [];
+  const lines: string[] = [];
+  let line = "";
+  for (const word of gate.split(" ")) {
+    if (line && line.length + 1 + word.length > GATE_CHARS) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  lines.push(line);
+  const shown = lines.slice(0, GATE_LINES).map((l) => (l.length > GATE_CHARS ? l.slice(0, GATE_CHARS - 1) + "…" : l));
+  if (lines.length > GATE_LINES) shown[GATE_LINES - 1] = `${(shown[GATE_LINES - 1] ?? "").slice(0, GATE_CHARS - 1)}…`;
+  return shown;
 }

@@ -4,9 +4,11 @@
 
 import { h, clear } from "./dom.js";
 import type { Column, GridModel } from "./grid-model.js";
+import type { QuestionAnswer } from "../api-types.js";
 import { itemAt } from "../../shared/checked-index.js";
 import { gridToolbar, type GridFilter } from "./grid-toolbar.js";
 import { STATUS_NAME, statusName } from "./grid-status.js";
+import { gridHead, gridLayout } from "./grid-head.js";
 
 const ROW = 26;
 const OVERSCAN = 10;
@@ -22,6 +24,7 @@ export class GridView {
   private order: number[] = [];
   private filter: GridFilter;
   private frame = 0;
+  private readonly recount: () => void;
 
   constructor(
     private readonly model: GridModel,
@@ -32,18 +35,16 @@ export class GridView {
     const toolbar = gridToolbar(model, (change) => this.set(change));
     this.labelSelect = toolbar.labelSelect;
     this.count = toolbar.count;
-    const head = h(
-      "div",
-      { class: "grid-row grid-head" },
-      h("div", { class: "cell key" }, "key"),
-      ...model.columns.map((c) => h("div", { class: `cell head k-${c.kind}`, title: c.kind }, c.name)),
-    );
+    const head = gridHead(model.columns);
+    this.recount = head.recount;
     this.spacer = h("div", { class: "spacer" });
     this.rows = h("div", { class: "rows" });
     this.body = h("div", { class: "grid-body", onscroll: () => this.schedule() }, this.spacer, this.rows);
-    this.body.style.setProperty("--cols", String(model.columns.length));
-    head.style.setProperty("--cols", String(model.columns.length));
-    this.el = h("section", { class: "grid", "aria-label": "grid" }, toolbar.el, h("div", { class: "grid-frame" }, head, this.body));
+    const layout = gridLayout(model.columns);
+    const inner = h("div", { class: "grid-inner" }, head.el, this.body);
+    inner.style.setProperty("--grid-template", layout.template);
+    inner.style.minWidth = `${layout.minWidth}px`;
+    this.el = h("section", { class: "grid", "aria-label": "grid" }, toolbar.el, h("div", { class: "grid-frame" }, inner));
     this.rows.addEventListener("click", (e) => {
       const cell = e.target instanceof Element ? e.target.closest<HTMLElement>(".cell[data-task]") : null;
       const task = cell?.dataset.task;
@@ -79,6 +80,7 @@ export class GridView {
       } else if (f.status && !m.columns.some((c) => c.status[i] === f.status)) continue;
       out.push(i);
     }
+    this.recount();
     this.sortRows(out, col);
     this.order = out;
     this.fillLabels(col ? [...labels].sort() : []);
@@ -159,7 +161,6 @@ export class GridView {
 function cellEl(c: Column, i: number): HTMLElement {
   const s = c.status[i] ?? "-";
   const label = c.label[i];
-  const conf = c.confidence[i];
   const el = h("div", {
     class: `cell s-${statusName(s).replace(" ", "-")}`,
     "data-task": c.name,
@@ -167,21 +168,33 @@ function cellEl(c: Column, i: number): HTMLElement {
     role: "button",
     tabindex: -1,
   });
-  if (s === "P" && c.kind === "route" && label !== null) {
-    el.title = `${c.name}: ${label}${conf === null ? "" : ` (confidence ${conf.toFixed(2)})`}`;
-    el.append(h("span", { class: "label" }, label));
-    if (conf !== null) {
-      const fill = h("span", { class: "fill" });
-      fill.style.width = `${Math.round(conf * 100)}%`;
-      const bar = h("span", { class: "bar", "aria-label": `confidence ${conf.toFixed(2)}` }, fill);
-      el.append(bar, h("span", { class: "conf" }, conf.toFixed(2)));
-    }
+  const answers = c.answers[i];
+  if (s === "P" && c.kind === "route" && answers) {
+    el.title = answers.map((a) => `${c.name}.${a.question} = ${a.label} (confidence ${a.confidence.toFixed(2)})`).join("\n");
+    el.append(...answers.map((a) => answerEl(a, answers.length === 1)));
   } else if (s === "n") {
     el.title = `${c.name}: not taken${label ? ` (${label})` : ""}`;
     el.append(h("span", { class: "label" }, label ? `– ${label}` : "–"));
+  } else if (s === "F") {
+    const code = c.code[i];
+    el.title = `${c.name}: failed${code ? ` (${code})` : ""}`;
+    el.append(h("span", { class: "label code" }, code ?? "failed"));
   } else {
     el.title = `${c.name}: ${STATUS_NAME[s]}`;
     el.append(h("span", { class: "label" }, s === "-" ? "" : statusName(s)));
   }
+  return el;
+}
+
+/** One question's answer in a route cell: its label (cut with an ellipsis on its own), a bar when alone, its confidence. */
+function answerEl(a: QuestionAnswer, alone: boolean): HTMLElement {
+  const conf = a.confidence.toFixed(2);
+  const el = h("span", { class: "answer", "data-question": a.question }, h("span", { class: "label" }, a.label));
+  if (alone) {
+    const fill = h("span", { class: "fill" });
+    fill.style.width = `${Math.round(a.confidence * 100)}%`;
+    el.append(h("span", { class: "bar", "aria-label": `confidence ${conf}` }, fill));
+  }
+  el.append(h("span", { class: "conf" }, conf));
   return el;
 }

@@ -11,19 +11,10 @@ import { GridView } from "./grid-view.js";
 import { graphView } from "./graph-view.js";
 import { cellView } from "./cell-view.js";
 import { messageOf } from "../../shared/thrown.js";
+import { runHash, type CellRef } from "../hash.js";
+import { forPeople } from "../../shared/words.js";
 
-/** An instance named by its task and key (null for an unmapped task). */
-export interface CellRef {
-  task: string;
-  key: string | null;
-}
-
-/** The location hash of a run page, or of one of its cells. */
-export function runHash(run: string, cell?: CellRef | null): string {
-  const base = `#/runs/${encodeURIComponent(run)}`;
-  if (!cell) return base;
-  return `${base}/cell/${encodeURIComponent(cell.task)}${cell.key === null ? "" : `/${encodeURIComponent(cell.key)}`}`;
-}
+export { runHash, type CellRef } from "../hash.js";
 
 function counts(c: Record<string, number>): string {
   return (
@@ -64,7 +55,7 @@ function unmappedTable(doc: RunDoc, open: (c: CellRef) => void): HTMLElement | n
         : d.status === "not_taken"
           ? (d.label ?? "")
           : d.error
-            ? d.error
+            ? forPeople(d.error)
             : d.output === undefined || d.output === null
               ? ""
               : JSON.stringify(d.output);

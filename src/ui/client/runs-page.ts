@@ -1,5 +1,6 @@
-// The run list: newest first, with status, playbook, times, counts, cost and decisions asked,
-// filtered by status and playbook; rows of runs that start or change arrive live. Labs follow.
+// The run list: newest first, with status, playbook, times, counts, cost and decisions (each
+// question answered, as the CLI counts them), filtered by status and playbook; rows of runs that
+// start or change arrive live. Labs follow.
 
 import { h, clear, elapsed, when } from "./dom.js";
 import type { LabItem, RunListItem } from "../api-types.js";
@@ -22,6 +23,9 @@ const COLUMNS = [
   "cost",
   "decisions",
 ];
+
+/** What "decisions" counts, as the CLI's summary does. */
+const DECISIONS_TITLE = "each question of a route answered for an element (a route of two questions over 300 elements: 600)";
 
 /** The run list page: every run of the state folder, filterable by status and playbook, updated live, with the labs beside it. */
 export async function runsPage(root: HTMLElement, source: Source): Promise<() => void> {
@@ -72,7 +76,7 @@ export async function runsPage(root: HTMLElement, source: Source): Promise<() =>
 /** Redraws the table: its header, then one row per run the filter lets through (or a hint when there is no run). */
 function drawRunsTable(table: HTMLTableElement, runs: RunListItem[], filter: { status: string; playbook: string }): void {
   clear(table);
-  table.append(h("tr", {}, ...COLUMNS.map((c) => h("th", {}, c))));
+  table.append(h("tr", {}, ...COLUMNS.map((c) => h("th", c === "decisions" ? { title: DECISIONS_TITLE } : {}, c))));
   for (const r of runs) {
     if ((filter.status && r.status !== filter.status) || (filter.playbook && r.playbook !== filter.playbook)) continue;
     table.append(runRow(r));
