@@ -245,7 +245,8 @@ test(
       );
       assert.equal(await d.locator('[data-fact="audit"] dd').innerText(), `the host answered low (disagrees)`);
       // The playbook's threshold is 0; the record holds the machine config's 0.5, which made b uncertain.
-      const words = key === "a" ? "reaches it, so the model's label stands" : "is below it, so the label is uncertain (the most likely label was low)";
+      const words =
+        key === "a" ? "reaches it, so the model's label stands" : "is below it, so the label is uncertain (the most likely label was low)";
       assert.equal(
         await d.locator('[data-fact="threshold"] dd').innerText(),
         `min_confidence 0.50 (the machine config's for playbook.sev.level; the playbook's is 0.00): confidence ${cal.toFixed(3)} ${words}`,

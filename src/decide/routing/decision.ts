@@ -63,7 +63,12 @@ const NOT_ASKED: ModelOutcome = { ok: false, why: "error", reason: "the model wa
  * answered, with their pair appended; turned-on questions as the model answered (calibrated,
  * audited), or as the host answered in its place with a receipt saying why (D-31).
  */
-export function assemble(req: JudgeRequest, t: Pick<Targets, "modes" | "audited" | "thresholds">, a: Answers, ctx: AssembleContext): DecisionRecord {
+export function assemble(
+  req: JudgeRequest,
+  t: Pick<Targets, "modes" | "audited" | "thresholds">,
+  a: Answers,
+  ctx: AssembleContext,
+): DecisionRecord {
   const { hostName, now, appendPair } = ctx;
   const out: DecisionRecord = {};
   for (const q of req.questions) {
