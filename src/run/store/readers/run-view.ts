@@ -13,10 +13,6 @@ const Q = {
     sqlite:
       "SELECT i.run AS run, COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE t.kind = 'route' AND i.status = 'passed' GROUP BY i.run",
   },
-  decisionsOf: {
-    sqlite:
-      "SELECT COUNT(*) AS n FROM instances i JOIN tasks t ON t.run = i.run AND t.task = i.task WHERE i.run = ? AND t.kind = 'route' AND i.status = 'passed'",
-  },
   plan: { sqlite: "SELECT payload FROM events WHERE run = ? AND seq = 1" },
   cellEvents: {
     sqlite: "SELECT seq, time, type, task, key, payload FROM events WHERE run = ? AND task = ? AND key IS ? ORDER BY seq",
@@ -103,11 +99,6 @@ export function instanceCountsByTask(store: Store, run: string): Array<StatusCou
 /** Passed route instances (decisions made) per run, over every run that has any. */
 export function decisionCountsByRun(store: Store): Array<{ run: string; n: number }> {
   return store.select(Q.decisions, []);
-}
-
-/** Passed route instances (decisions made) of one run. */
-export function decisionCountOf(store: Store, run: string): number {
-  return store.select<{ n: number }>(Q.decisionsOf, [run])[0]?.n ?? 0;
 }
 
 /** The payload (JSON text) of a run's first event, the plan_admitted that holds its plan. */
