@@ -12,7 +12,7 @@ import { instanceOf } from "./instance-spec.js";
 import { describeDecisions, isDecision, isDecisionRecord } from "./decision-text.js";
 import { isPlainObject } from "../shared/primitives.js";
 import { forPeople } from "./words.js";
-import { questionThreshold } from "../ui/decisions.js";
+import { appliedThreshold, questionThreshold } from "../ui/decisions.js";
 
 /** What the explanation reads: the run's plan and settings, and the instance's events. */
 interface Context {
@@ -117,15 +117,18 @@ function gate(cx: Context): string[] {
 }
 
 /**
- * A question's answer in words: confidence against the threshold, the top label, who answered,
- * calibration and audit. `min` is the question's threshold (undefined: not asked of a model).
+ * A question's answer in words: confidence against the threshold applied, the top label, who
+ * answered, calibration and audit. `playbook` is the playbook's threshold (undefined: not asked of
+ * a model); the record's own wins (a machine config's min_confidence for the type, D-33).
  */
-export function answerWords(d: QuestionDecision, min: number | undefined): string {
+export function answerWords(d: QuestionDecision, playbook: number | undefined): string {
   const parts: string[] = [];
   const conf = d.confidence.toFixed(2);
-  if (min !== undefined && d.mode !== "output")
-    parts.push(`confidence ${conf} ${d.confidence < min ? "<" : "≥"} min_confidence ${min.toFixed(2)}`);
-  else parts.push(`confidence ${conf}`);
+  const min = appliedThreshold(d, playbook)?.min;
+  if (min !== undefined && playbook !== undefined && d.mode !== "output") {
+    const whose = min === playbook ? "" : ` (the machine config's for ${d.judgement_type}; the playbook's is ${playbook.toFixed(2)})`;
+    parts.push(`confidence ${conf} ${d.confidence < min ? "<" : "≥"} min_confidence ${min.toFixed(2)}${whose}`);
+  } else parts.push(`confidence ${conf}`);
   const top = Object.entries(d.probabilities).sort((a, b) => b[1] - a[1])[0];
   if (d.label === "uncertain" && top && !d.refused) parts.push(`the most likely label was ${top[0]} (${top[1].toFixed(2)})`);
   if (d.refused) parts.push("the model refused");

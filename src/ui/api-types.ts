@@ -135,11 +135,15 @@ export interface CellDecision {
   /** Answered from the review queue (D-63, D-64): by whom, when, the note, the model's answer when escalated. */
   review?: QuestionDecision["review"];
   /**
-   * The playbook's threshold (Q-11): a model's answer below it becomes `uncertain`. Null unless a
-   * turned-on model answered (mode "model"). A machine config's min_confidence for the type wins
-   * over it (D-33); the record does not hold that one.
+   * The threshold the answer was tested against (Q-11): below it the label is `uncertain`. Null
+   * unless mode is "model". The recorded one (a machine config's min_confidence for the type wins
+   * over the playbook's, D-33); for a log written before records held it, the playbook's.
    */
   min_confidence: number | null;
+  /** Whether min_confidence is the record's (true) or, from an older log, the playbook's (false). */
+  min_confidence_recorded: boolean;
+  /** The playbook's threshold, when the recorded one differs from it (the machine config's applied). */
+  playbook_min_confidence?: number;
 }
 
 /**

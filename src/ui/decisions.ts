@@ -3,7 +3,7 @@
 // `switchyard explain` (the threshold).
 
 import type { Plan } from "../plan/plan.js";
-import type { DecisionRecord } from "../run/kinds/index.js";
+import type { DecisionRecord, QuestionDecision } from "../run/kinds/index.js";
 import type { CellDecision, QuestionAnswer } from "./api-types.js";
 
 /** The confidence below which a question's answer becomes `uncertain` (Q-11); undefined when no model is asked. */
@@ -14,15 +14,29 @@ export function questionThreshold(plan: Plan, route: string, question: string): 
 }
 
 /**
+ * The threshold an answer was tested against: the one its record holds (a machine config's
+ * min_confidence for the type wins over the playbook's, D-33), else — a log written before records
+ * held it — the playbook's. `recorded` says which.
+ */
+export function appliedThreshold(
+  d: Pick<QuestionDecision, "min_confidence">,
+  playbook: number | undefined,
+): { min: number; recorded: boolean } | undefined {
+  if (d.min_confidence !== undefined) return { min: d.min_confidence, recorded: true };
+  return playbook === undefined ? undefined : { min: playbook, recorded: false };
+}
+
+/**
  * A route instance's answered questions, or [] when its output is not a decision record. With
- * the plan, each carries the playbook's threshold.
+ * the plan, each model-mode answer carries the threshold it was tested against (appliedThreshold).
  */
 export function decisionsOf(output: unknown, plan?: { plan: Plan; route: string }): CellDecision[] {
   if (!output || typeof output !== "object" || Array.isArray(output)) return [];
   const out: CellDecision[] = [];
   for (const [question, d] of Object.entries(output as DecisionRecord)) {
     if (!d || typeof d !== "object" || typeof d.label !== "string" || typeof d.mode !== "string") return [];
-    const min = plan ? questionThreshold(plan.plan, plan.route, question) : undefined;
+    const playbook = plan ? questionThreshold(plan.plan, plan.route, question) : undefined;
+    const applied = plan && d.mode === "model" ? appliedThreshold(d, playbook) : undefined;
     out.push({
       question,
       label: d.label,
@@ -42,7 +56,9 @@ export function decisionsOf(output: unknown, plan?: { plan: Plan; route: string 
       ...(d.calibration !== undefined ? { calibration: d.calibration } : {}),
       ...(d.audit ? { audit: { host_label: d.audit.host_label } } : {}),
       ...(d.review ? { review: d.review } : {}),
-      min_confidence: min === undefined || d.mode !== "model" ? null : min,
+      min_confidence: applied?.min ?? null,
+      min_confidence_recorded: applied?.recorded ?? false,
+      ...(applied?.recorded && playbook !== undefined && playbook !== applied.min ? { playbook_min_confidence: playbook } : {}),
     });
   }
   return out;

@@ -78,6 +78,8 @@ test("D-33: a map applied in a turned-on run changes exactly the decisions it sh
     assert.ok(Math.abs(d!.confidence - cal) < 1e-12, `${key}: the calibrated confidence`);
     assert.equal(d!.calibration, calibration.id);
     assert.equal(d!.mode, "model");
+    // Recorded: the config's threshold, though a calibrated question is asked with 0 (D-33).
+    assert.equal(d!.min_confidence, 0.6);
     if (raw >= 0.6 !== cal >= 0.6) changed++;
   }
   assert.ok(changed > 20, `the map moved ${changed} decisions across the threshold`);
@@ -94,6 +96,8 @@ test("D-33: a map applied in a turned-on run changes exactly the decisions it sh
   const s = (await overridden.judge(request([q], "k10"))).ok;
   assert.equal(s!.mode, "shadow");
   assert.equal(s!.calibration, undefined);
+  // The shadow's record is the host's answer, tested against the playbook's threshold.
+  assert.equal(s!.min_confidence, 0.9);
 });
 
 test("D-34: audit sampling is deterministic for a seed and close to the fraction over 10,000 decisions", () => {

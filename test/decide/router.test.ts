@@ -310,6 +310,7 @@ test("D-10: turned on, the model answers and the host is asked nothing (Q-20 rec
     model: "m1",
     latency_ms: 7,
     usage: { input_tokens: 100, output_tokens: 5 },
+    min_confidence: 0,
   });
   assert.deepEqual(rec.c!.options, dyn.resolved_options);
   assert.equal(rec.c!.label, "beta");

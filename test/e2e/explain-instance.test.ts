@@ -112,6 +112,12 @@ test("R-32: a model's answer against its threshold: exactly at min_confidence pa
     answerWords({ ...decision, confidence: 0.91, raw_confidence: 0.99, calibration: "cal-3", audit: { host_label: "quick" } }, 0.8),
     "confidence 0.91 ≥ min_confidence 0.80; model s1/jev-1; raw confidence 0.99 calibrated by cal-3; audited: the host answered quick",
   );
+  // A record that holds its threshold (D-33: the machine config's) is read against it, not the playbook's.
+  assert.equal(
+    answerWords({ ...decision, label: "uncertain", min_confidence: 0.82 }, 0.5),
+    "confidence 0.70 < min_confidence 0.82 (the machine config's for pb.gate.depth; the playbook's is 0.50); the most likely label was deep (0.70); model s1/jev-1",
+  );
+  assert.equal(answerWords({ ...decision, min_confidence: 0.7 }, 0.7), "confidence 0.70 ≥ min_confidence 0.70; model s1/jev-1");
 });
 
 test("show --json --fields keeps only the named fields (and dotted paths into outputs) of each instance and unmapped task", () => {

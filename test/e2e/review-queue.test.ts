@@ -202,7 +202,7 @@ test(
             provider: string;
             confidence: number;
             probabilities: Record<string, number>;
-            review: { by: string; at: string; note: string; model: { label: string; confidence: number } };
+            review: { by: string; at: string; note: string; model: { label: string; confidence: number; min_confidence: number } };
           };
           assert.equal(d.label, label(k), k);
           assert.equal(d.mode, "host");
@@ -213,6 +213,8 @@ test(
           assert.equal(d.review.note, `checked ${k}`);
           assert.ok(!Number.isNaN(Date.parse(d.review.at)));
           assert.equal(d.review.model.label, "yes");
+          // The threshold the model's answer was tested against: the route's default, 0 (no config value).
+          assert.equal(d.review.model.min_confidence, 0);
         }
       }
       assert.equal(pending().length, 0);

@@ -244,12 +244,13 @@ test(
         new RegExp(`^${CALIBRATION_ID}: the model said ${raw.toFixed(3)}, calibrated ${cal.toFixed(3)}`),
       );
       assert.equal(await d.locator('[data-fact="audit"] dd').innerText(), `the host answered low (disagrees)`);
-      // The playbook's threshold is 0; the machine config's 0.5 made b uncertain, and the page says so.
-      if (key === "b")
-        assert.match(
-          await d.locator('[data-fact="threshold"] dd').innerText(),
-          /yet the label is uncertain: the machine config's min_confidence for playbook\.sev\.level applied instead/,
-        );
+      // The playbook's threshold is 0; the record holds the machine config's 0.5, which made b uncertain.
+      const words =
+        key === "a" ? "reaches it, so the model's label stands" : "is below it, so the label is uncertain (the most likely label was low)";
+      assert.equal(
+        await d.locator('[data-fact="threshold"] dd').innerText(),
+        `min_confidence 0.50 (the machine config's for playbook.sev.level; the playbook's is 0.00): confidence ${cal.toFixed(3)} ${words}`,
+      );
       await shot(page, `cell-calibrated-${key}`, 1400);
     }
     assert.deepEqual(errors, []);

@@ -9,7 +9,10 @@ import type { ShadowPair } from "../pair.js";
 import type { AuditOf } from "./shadow-pair.js";
 import type { Targets } from "./targets.js";
 
-/** One question's decision record: the answer, who gave it, and at what cost. */
+/**
+ * One question's decision record: the answer, who gave it, at what cost, and the threshold it was
+ * tested against (`minConfidence`; the question's own, as the host is asked, unless given).
+ */
 export function decisionOf(
   q: ResolvedQuestion,
   a: ResolvedAnswer,
@@ -18,6 +21,7 @@ export function decisionOf(
   model: string,
   latency: number,
   usage: Usage | null,
+  minConfidence = q.min_confidence,
 ): QuestionDecision {
   const d: QuestionDecision = {
     label: a.label,
@@ -30,6 +34,7 @@ export function decisionOf(
     model,
     latency_ms: latency,
     usage,
+    min_confidence: minConfidence,
   };
   if (q.resolved_options) d.options = q.resolved_options;
   if (a.expected_level !== undefined) d.expected_level = a.expected_level;
@@ -58,7 +63,12 @@ const NOT_ASKED: ModelOutcome = { ok: false, why: "error", reason: "the model wa
  * answered, with their pair appended; turned-on questions as the model answered (calibrated,
  * audited), or as the host answered in its place with a receipt saying why (D-31).
  */
-export function assemble(req: JudgeRequest, t: Pick<Targets, "modes" | "audited">, a: Answers, ctx: AssembleContext): DecisionRecord {
+export function assemble(
+  req: JudgeRequest,
+  t: Pick<Targets, "modes" | "audited" | "thresholds">,
+  a: Answers,
+  ctx: AssembleContext,
+): DecisionRecord {
   const { hostName, now, appendPair } = ctx;
   const out: DecisionRecord = {};
   for (const q of req.questions) {
@@ -82,7 +92,8 @@ export function assemble(req: JudgeRequest, t: Pick<Targets, "modes" | "audited"
       if (reason === undefined) {
         const o = a.modelOutcomes.get(q.id) as Extract<ModelOutcome, { ok: true }>;
         const c = a.calibrated.get(q.id);
-        const d = decisionOf(q, c?.answer ?? o.answer, "model", mode.provider, mode.model, o.latency_ms, o.usage);
+        const min = t.thresholds.get(q.id);
+        const d = decisionOf(q, c?.answer ?? o.answer, "model", mode.provider, mode.model, o.latency_ms, o.usage, min);
         if (c) {
           d.raw_confidence = c.raw;
           d.calibration = c.id;

@@ -40,6 +40,8 @@ export interface Targets {
   forReview: ResolvedQuestion[];
   /** Turned-on questions that go to review when the model's confidence is below this (D-61). */
   escalations: Map<string, number>;
+  /** Turned-on and shadow questions → the min_confidence their models' answers are tested against (recorded). */
+  thresholds: Map<string, number>;
 }
 
 /**
@@ -68,6 +70,7 @@ export function planTargets(
   const calibrations = new Map<string, Calibration>();
   const forReview: ResolvedQuestion[] = [];
   const escalations = new Map<string, number>();
+  const thresholds = new Map<string, number>();
   for (const q of req.questions) {
     const mode = modeOf(q.type);
     modes.set(q.id, mode);
@@ -79,6 +82,7 @@ export function planTargets(
     if (mode.kind === "model" && settings?.escalate_below !== undefined) escalations.set(q.id, settings.escalate_below);
     // The machine config's min_confidence wins over the playbook's (D-33).
     let asked = settings?.min_confidence === undefined ? q : { ...q, min_confidence: settings.min_confidence };
+    thresholds.set(q.id, asked.min_confidence);
     if (mode.kind === "shadow") forHost.push(q);
     else if (settings) {
       if (settings.calibration) {
@@ -100,7 +104,7 @@ export function planTargets(
       groups.set(key, t);
     }
   }
-  return { modes, forHost, turnedOn, shadows, audited, calibrations, forReview, escalations };
+  return { modes, forHost, turnedOn, shadows, audited, calibrations, forReview, escalations, thresholds };
 }
 
 /**

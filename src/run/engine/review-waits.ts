@@ -179,6 +179,11 @@ function idOf(task: string, key: string | null): string {
   return `${task}\u0000${key ?? "\u0000"}`;
 }
 
+/** The threshold the model's escalated answer was tested against, when its record has it. */
+function thresholdOf(m: QuestionDecision): { min_confidence?: number } {
+  return m.min_confidence === undefined ? {} : { min_confidence: m.min_confidence };
+}
+
 /** A review answer as a question's decision: a host decision with probability 1 (D-63); a timeout is `uncertain` (D-64). */
 export function reviewDecision(q: ReviewQuestion, a: ReviewAnswer, since: number): QuestionDecision {
   const probabilities: Record<string, number> = {};
@@ -200,7 +205,7 @@ export function reviewDecision(q: ReviewQuestion, a: ReviewAnswer, since: number
       at: a.at,
       ...(a.note !== undefined ? { note: a.note } : {}),
       ...(a.timeout ? { timeout: true } : {}),
-      ...(m ? { model: { provider: m.provider, model: m.model, label: m.label, confidence: m.confidence } } : {}),
+      ...(m ? { model: { provider: m.provider, model: m.model, label: m.label, confidence: m.confidence, ...thresholdOf(m) } } : {}),
     },
   };
 }

@@ -62,6 +62,13 @@ export interface QuestionDecision {
   raw_confidence?: number;
   /** The id of the calibration map applied (D-33). */
   calibration?: string;
+  /**
+   * The threshold the answer's confidence was tested against (Q-11): for a turned-on model's answer
+   * the machine config's min_confidence for the type when it sets one (D-33), else the playbook's;
+   * for the host's answers (host, shadow, fallback) the playbook's. Absent on a person's answer and
+   * in logs written before it was recorded (readers then fall back to the playbook's).
+   */
+  min_confidence?: number;
   /** Sampled for audit (D-34): the host's label for the same question (the model's still gated). */
   audit?: { host_label: string };
   /** Answered from the review queue (D-63, D-64): who and when, and the model's label when escalated (D-61). */
@@ -70,7 +77,7 @@ export interface QuestionDecision {
     at: string;
     note?: string;
     timeout?: boolean;
-    model?: { provider: string | null; model: string | null; label: string; confidence: number };
+    model?: { provider: string | null; model: string | null; label: string; confidence: number; min_confidence?: number };
   };
 }
 

@@ -12,20 +12,27 @@ function fact(term: string, value: string, cls = ""): HTMLElement {
   return h("div", { class: `fact ${cls}`.trim(), "data-fact": term }, h("dt", {}, term), h("dd", {}, value));
 }
 
+/** The threshold's name on the page: whose it is, and the playbook's when the machine config's applied instead. */
+function thresholdName(d: CellDecision & { min_confidence: number }): string {
+  const min = `min_confidence ${d.min_confidence.toFixed(2)}`;
+  if (d.playbook_min_confidence === undefined) return `${min} (the playbook's)`;
+  return `${min} (the machine config's for ${d.judgement_type}; the playbook's is ${d.playbook_min_confidence.toFixed(2)})`;
+}
+
 /**
- * Why the label is what it is: confidence against the playbook's threshold, in words. The record
- * does not hold the threshold a machine config set for the type (D-33), so when the label does
- * not follow from the playbook's, the page says that the config's applied instead.
+ * Why the label is what it is: confidence against the threshold applied, in words. A log written
+ * before records held the threshold shows the playbook's; when the label does not follow from it,
+ * the page says that the machine config's (D-33) applied instead.
  */
 function thresholdWords(d: CellDecision): string | null {
   if (d.min_confidence === null) return null;
-  const min = `min_confidence ${d.min_confidence.toFixed(2)} (the playbook's)`;
+  const min = thresholdName({ ...d, min_confidence: d.min_confidence });
   if (d.refused) return `${min}: the model refused, so the label is uncertain`;
-  if (d.receipt) return `${min}: the host answered in the model's place, with no threshold`;
+  if (d.receipt) return `${min}: the host answered in the model's place, with the playbook's threshold`;
   const below = d.confidence < d.min_confidence;
   const conf = `confidence ${d.confidence.toFixed(3)}`;
   const uncertain = d.label === "uncertain";
-  if (uncertain !== below)
+  if (uncertain !== below && !d.min_confidence_recorded)
     return `${min}: ${conf} ${below ? "is below it" : "reaches it"}, yet the label is ${d.label}: the machine config's min_confidence for ${d.judgement_type} applied instead (its value is not in the record)`;
   if (!uncertain) return `${min}: ${conf} reaches it, so the model's label stands`;
   const top = Object.entries(d.probabilities).sort((a, b) => b[1] - a[1])[0];

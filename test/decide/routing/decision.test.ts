@@ -28,10 +28,17 @@ function answers(partial: Partial<Answers>): Answers {
   };
 }
 
-function run(qs: ReturnType<typeof noul>[], modes: Record<string, JudgementMode>, a: Answers, audited: string[] = []) {
+function run(
+  qs: ReturnType<typeof noul>[],
+  modes: Record<string, JudgementMode>,
+  a: Answers,
+  audited: string[] = [],
+  thresholds: Record<string, number> = {},
+) {
   const pairs: Array<{ id: string; hostLabel: string; outcome: ModelOutcome; audit: unknown }> = [];
   const hosts: unknown[] = [];
-  const record = assemble(request(qs), { modes: new Map(Object.entries(modes)), audited: new Set(audited) }, a, {
+  const t = { modes: new Map(Object.entries(modes)), audited: new Set(audited), thresholds: new Map(Object.entries(thresholds)) };
+  const record = assemble(request(qs), t, a, {
     hostName: "scripted",
     now: () => NOW,
     appendPair: (_r, q, _m, hostLabel, outcome, audit, host) => {
@@ -55,6 +62,7 @@ test("decisionOf: one record, with options and expected_level only when they exi
     model: "m",
     latency_ms: 7,
     usage: { input_tokens: 3 },
+    min_confidence: 0,
   });
   const options = [{ value: "x", description: "X" }];
   const d = decisionOf({ ...q, resolved_options: options }, { ...yes(1), expected_level: 1.5 }, "host", "host", "h", 0, null);
@@ -154,7 +162,7 @@ test("H-6: a shadow question with two candidates leaves one pair per candidate, 
   const seen: Array<{ model: string; id: string; hostLabel: string; outcome: ModelOutcome }> = [];
   const record = assemble(
     request([noul("a", "t")]),
-    { modes: new Map([["a", shadowOf("local/m1", "other/m2", "local/m3")]]), audited: new Set() },
+    { modes: new Map([["a", shadowOf("local/m1", "other/m2", "local/m3")]]), audited: new Set(), thresholds: new Map() },
     answers({
       hostAnswers: new Map([["a", hostSaid("no")]]),
       shadowOutcomes: new Map<string, Map<string, ModelOutcome>>([
@@ -176,4 +184,26 @@ test("H-6: a shadow question with two candidates leaves one pair per candidate, 
     { model: "other/m2", id: "a", hostLabel: "no", outcome: m2 },
     { model: "local/m3", id: "a", hostLabel: "no", outcome: { ok: false, why: "error", reason: "the model was not asked" } },
   ]);
+});
+
+test("Q-11/D-33: a model's answer records the threshold it was tested against (the config's); the host's answers record the playbook's", () => {
+  const o: ModelOutcome = { ok: true, answer: { ...yes(0.7), label: "uncertain" }, latency_ms: 5, usage: null };
+  const { record } = run(
+    [noul("a", "t", 0.5), noul("b", "u", 0.4), noul("c", "v", 0.3)],
+    { a: on("local", "m"), b: { kind: "host" }, c: on("local", "m") },
+    answers({
+      modelOutcomes: new Map([["a", o]]),
+      hostAnswers: new Map([["b", hostSaid("yes")]]),
+      fallbackAnswers: new Map([["c", hostSaid("no")]]),
+      fallbackReasons: new Map([["c", "error: HTTP 500"]]),
+    }),
+    [],
+    { a: 0.82, c: 0.9 },
+  );
+  assert.equal(record.a!.min_confidence, 0.82);
+  assert.equal(record.a!.label, "uncertain");
+  assert.equal(record.b!.min_confidence, 0.4);
+  // The host answered c in the model's place, asked with the playbook's threshold.
+  assert.equal(record.c!.min_confidence, 0.3);
+  assert.ok(record.c!.receipt);
 });

@@ -91,6 +91,8 @@ test("D-33: the config's min_confidence replaces the playbook's; a calibrated ty
     ],
   );
   assert.equal(t.calibrations.has("a"), false);
+  // What the record will hold: the threshold applied, the config's or else the playbook's (0.6).
+  assert.deepEqual(Object.fromEntries(t.thresholds), { a: 0.25, b: 0.75, c: 0.6 });
 });
 
 test("D-34: audit = 1 asks the host about every turned-on question as well; audit = 0 about none", () => {
