@@ -167,27 +167,54 @@ test(
         "the host was asked about the sampled gate decisions, once each, and no other",
       );
 
-      // 5. Drift check: audit agreement against this lab's shadow agreement; no drift, exit 0.
+      // 5. Drift check: audit agreement against this lab's shadow agreement. Which decisions are
+      // audited depends on the run id (D-34 samples by a hash of it), so whether this sample's
+      // agreement falls beyond chance varies from run to run: the verdict is checked against a
+      // Newcombe interval (Wilson score, 95 %) computed here from the counts, exit 1 exactly on drift.
       const check = sy("lab", "harvest", "--check", "--json", "--config", config);
-      assert.equal(check.code, 0, check.stderr);
       const h3 = JSON.parse(check.stdout) as {
         drift: string[];
         types: Array<{
           type: string;
           calibration: { status: string } | null;
-          audit: { answered: number; baseline: { source: string } | null; drift: boolean } | null;
+          audit: {
+            answered: number;
+            agreement: { agree: number };
+            baseline: { source: string; answered: number; agree: number } | null;
+            drift: boolean;
+          } | null;
         }>;
       };
       const gate3 = h3.types.find((t) => t.type === TYPE)!;
       assert.equal(gate3.calibration?.status, "applied", "the machine config applies it");
-      assert.equal(gate3.audit?.answered, audits.length);
-      assert.equal(gate3.audit?.baseline?.source, "shadow");
-      assert.equal(gate3.audit?.drift, false);
-      assert.deepEqual(h3.drift, []);
+      const audit = gate3.audit!;
+      assert.equal(audit.answered, audits.length);
+      assert.equal(audit.baseline?.source, "shadow");
+      const drifted = newcombeHigh(audit.agreement.agree, audit.answered, audit.baseline.agree, audit.baseline.answered) < 0;
+      assert.equal(audit.drift, drifted);
+      assert.deepEqual(h3.drift, drifted ? [TYPE] : []);
+      assert.equal(check.code, drifted ? 1 : 0, check.stderr);
       const textReport = sy("lab", "harvest", "--config", config).stdout;
-      assert.match(textReport, /audit: \d+ answered, agreement [\d.]+% .* vs shadow 90\.3%; difference .*within chance/);
+      assert.match(textReport, /audit: \d+ answered, agreement [\d.]+% .* vs shadow 90\.3%; difference /);
+      assert.match(textReport, drifted ? / — DRIFT/ : /within chance/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   },
 );
+
+/** The upper end of the 95 % Newcombe (hybrid Wilson score) interval of k1/n1 − k2/n2. */
+function newcombeHigh(k1: number, n1: number, k2: number, n2: number): number {
+  const z = 1.959963984540054;
+  const wilson = (k: number, n: number): [number, number] => {
+    const p = k / n;
+    const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
+    const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
+    return [centre - half, centre + half];
+  };
+  const [, u1] = wilson(k1, n1);
+  const [l2] = wilson(k2, n2);
+  const p1 = k1 / n1;
+  const p2 = k2 / n2;
+  return p1 - p2 + Math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2);
+}
