@@ -7,23 +7,14 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
+import { answerInChild } from "./ownership-known-answers-child.js";
 
-/** What the checks say when asked by a process of user "nobody", as JSON printed by that process. */
+/** What the checks say when asked by a process of user "nobody". */
 function askAsNobody(expression: string): unknown {
-  const store = new URL("../../src/run/store/index.js", import.meta.url).href;
-  const groups = new URL("../../src/run/process/index.js", import.meta.url).href;
   // The child loads the checks as root and only then becomes nobody: the compiled files may sit
   // in a folder other users cannot read (Stryker's sandbox is made with mode 0700).
-  const code = [
-    `const { pidExists } = await import(${JSON.stringify(store)});`,
-    `const { signalGroup } = await import(${JSON.stringify(groups)});`,
-    `process.setgroups([]); process.setgid(65534); process.setuid(65534);`,
-    `process.stdout.write(JSON.stringify(${expression}));`,
-  ].join("\n");
-  const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8" });
-  assert.equal(r.status, 0, `the child as nobody failed: ${r.stderr}`);
-  return JSON.parse(r.stdout);
+  return answerInChild({ setup: "process.setgroups([]); process.setgid(65534); process.setuid(65534);", expression });
 }
 
 test("R-4: another user's process exists (EPERM); its group answers signal 0 but is never reported as signalled", async (t) => {
@@ -34,12 +25,10 @@ test("R-4: another user's process exists (EPERM); its group answers signal 0 but
     await new Promise((done) => leader.once("spawn", done));
     const pid = leader.pid!;
     // pid 1 (root's init) and root's group: they exist; a SIGTERM from nobody is refused, not sent.
-    assert.deepEqual(askAsNobody(`[pidExists(1), pidExists(${pid}), signalGroup(${pid}, 0), signalGroup(${pid}, "SIGTERM")]`), [
-      true,
-      true,
-      true,
-      false,
-    ]);
+    assert.deepEqual(
+      askAsNobody(`[store.pidExists(1), store.pidExists(${pid}), proc.signalGroup(${pid}, 0), proc.signalGroup(${pid}, "SIGTERM")]`),
+      [true, true, true, false],
+    );
   } finally {
     leader.kill("SIGKILL");
     await ended;

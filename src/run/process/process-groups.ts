@@ -87,10 +87,6 @@ function stillOurs(g: ProcessGroupRow): boolean {
   return !pidExists(g.pgid) || sameLeader(g);
 }
 
-function alive(g: ProcessGroupRow): boolean {
-  return groupAlive(g.pgid) || sameLeader(g);
-}
-
 function signal(g: ProcessGroupRow, sig: NodeJS.Signals): void {
   if (!signalGroup(g.pgid, sig) && sameLeader(g)) {
     try {
@@ -119,10 +115,13 @@ export async function stopOrphanedGroups(store: Store, run: string, self: string
   for (const g of ours) signal(g, "SIGTERM");
   const t0 = Date.now();
   let killed = false;
-  while (ours.some(alive)) {
+  // A group found gone is dropped for good: its id is free, and the SIGKILL must not reach a
+  // program that was given it meanwhile.
+  let left = ours;
+  while ((left = left.filter(stillOurs)).length > 0) {
     const waited = Date.now() - t0;
     if (!killed && waited >= TERM_GRACE_MS) {
-      for (const g of ours) signal(g, "SIGKILL");
+      for (const g of left) signal(g, "SIGKILL");
       killed = true;
     }
     if (waited >= GONE_WAIT_MS) break;
