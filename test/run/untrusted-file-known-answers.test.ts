@@ -3,6 +3,10 @@
 // (a whole number of MB, else bytes), a path that only shares its first letters with the workspace,
 // a workspace reached through a link, and every way the workspace folder itself can be replaced.
 // The expected messages are written out by hand from the rules in the reader's header comment.
+// The checks that differ where there is no /proc run twice: once as on Linux, once with a copy of
+// the reader that finds no /proc (as on macOS). The second locks (a file or folder swapped between
+// a check and the open) are tested through untrusted-file-seams.ts, which does the swap on the real
+// file system exactly between the two system calls; and every read must close what it opened.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -24,8 +28,8 @@ import {
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as withProc from "../../src/run/process/untrusted-file.js";
 import {
-  checkWorkspace,
   DEFAULT_MAX_FILE_BYTES,
   openBeneathSync,
   pinWorkspace,
@@ -35,6 +39,15 @@ import {
   UntrustedFileError,
   workspaceReplaced,
 } from "../../src/run/process/untrusted-file.js";
+import { openDescriptors, readerWithoutProc, withHooks } from "./untrusted-file-seams.js";
+
+const noProc = await readerWithoutProc();
+/** The reader as on Linux, and a copy of it that finds no /proc: the name's suffix, the module. */
+const readers = [
+  ["", withProc],
+  [" (without /proc)", noProc],
+] as const;
+const hasProc = existsSync("/proc/self/fd");
 
 /** A fresh folder (its real path: the temp folder may be reached through a link) with a workspace `ws` in it. */
 function scratch(): { top: string; ws: string } {
@@ -53,7 +66,8 @@ const mkfifo = (path: string): void => {
 const coded =
   (code: string, message: string) =>
   (err: unknown): boolean => {
-    assert.ok(err instanceof UntrustedFileError, `not an UntrustedFileError: ${String(err)}`);
+    const ours = err instanceof UntrustedFileError || err instanceof noProc.UntrustedFileError;
+    assert.ok(ours && err instanceof Error && "code" in err, `not an UntrustedFileError: ${String(err)}`);
     assert.deepEqual({ code: err.code, message: err.message }, { code, message });
     return true;
   };
@@ -138,52 +152,54 @@ test("no file is undefined (also below a file); a FIFO, a folder, a socket are r
   }
 });
 
-test("a symbolic link is followed only to a file inside the workspace, never to a folder that merely starts with its name", async () => {
-  const { top, ws } = scratch();
-  try {
-    const o = { workspace: ws, limit: 100, what: "NOTE.txt" };
-    writeFileSync(join(ws, "real.txt"), "inside");
-    symlinkSync("real.txt", join(ws, "link"));
-    assert.equal(await readUntrustedFile(join(ws, "link"), o), "inside");
-    symlinkSync("/dev/null", join(ws, "null"));
-    await assert.rejects(readUntrustedFile(join(ws, "null"), o), outside("/dev/null"));
-    // ws2 shares "ws" as the first letters of its path, but is not inside ws.
-    mkdirSync(join(top, "ws2"));
-    writeFileSync(join(top, "ws2", "secret"), "outside");
-    symlinkSync("../ws2/secret", join(ws, "sibling"));
-    await assert.rejects(readUntrustedFile(join(ws, "sibling"), o), outside(join(top, "ws2", "secret")));
-    symlinkSync("nowhere", join(ws, "dangling"));
-    await assert.rejects(
-      readUntrustedFile(join(ws, "dangling"), o),
-      rejected("NOTE.txt is a symbolic link to nothing; write a regular file instead"),
-    );
-    // The workspace itself is the bound, not a file in it: a link to the workspace folder is a folder.
-    symlinkSync(".", join(ws, "self"));
-    await assert.rejects(readUntrustedFile(join(ws, "self"), o), rejected("NOTE.txt is a folder; write a regular file"));
-  } finally {
-    rmSync(top, { recursive: true, force: true });
-  }
-});
+for (const [where, r] of readers)
+  test(`a symbolic link is followed only to a file inside the workspace, never to a folder that merely starts with its name${where}`, async () => {
+    const { top, ws } = scratch();
+    try {
+      const o = { workspace: ws, limit: 100, what: "NOTE.txt" };
+      writeFileSync(join(ws, "real.txt"), "inside");
+      symlinkSync("real.txt", join(ws, "link"));
+      assert.equal(await r.readUntrustedFile(join(ws, "link"), o), "inside");
+      symlinkSync("/dev/null", join(ws, "null"));
+      await assert.rejects(r.readUntrustedFile(join(ws, "null"), o), outside("/dev/null"));
+      // ws2 shares "ws" as the first letters of its path, but is not inside ws.
+      mkdirSync(join(top, "ws2"));
+      writeFileSync(join(top, "ws2", "secret"), "outside");
+      symlinkSync("../ws2/secret", join(ws, "sibling"));
+      await assert.rejects(r.readUntrustedFile(join(ws, "sibling"), o), outside(join(top, "ws2", "secret")));
+      symlinkSync("nowhere", join(ws, "dangling"));
+      await assert.rejects(
+        r.readUntrustedFile(join(ws, "dangling"), o),
+        rejected("NOTE.txt is a symbolic link to nothing; write a regular file instead"),
+      );
+      // The workspace itself is the bound, not a file in it: a link to the workspace folder is a folder.
+      symlinkSync(".", join(ws, "self"));
+      await assert.rejects(r.readUntrustedFile(join(ws, "self"), o), rejected("NOTE.txt is a folder; write a regular file"));
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
 
-test("the workspace's real path is the bound: named through a link it still holds its files; a missing one holds nothing", async () => {
-  const { top, ws } = scratch();
-  try {
-    writeFileSync(join(ws, "f"), "via link");
-    symlinkSync("ws", join(top, "ws-link"));
-    const viaLink = { workspace: join(top, "ws-link"), limit: 100, what: "NOTE.txt" };
-    assert.equal(await readUntrustedFile(join(top, "ws-link", "f"), viaLink), "via link");
-    // A workspace path that does not exist bounds nothing: a file elsewhere is outside it.
-    const missing = { workspace: join(top, "gone"), limit: 100, what: "NOTE.txt" };
-    await assert.rejects(readUntrustedFile(join(ws, "f"), missing), outside(join(ws, "f")));
-    // The root folder as the workspace holds every file (its path already ends with "/").
-    assert.equal(await readUntrustedFile(join(ws, "f"), { workspace: "/", limit: 100, what: "NOTE.txt" }), "via link");
-    // A pinned workspace's real path wins over the path given.
-    const pinned = { workspace: join(top, "gone"), root: pinWorkspace(ws), limit: 100, what: "NOTE.txt" };
-    assert.equal(await readUntrustedFile(join(ws, "f"), pinned), "via link");
-  } finally {
-    rmSync(top, { recursive: true, force: true });
-  }
-});
+for (const [where, r] of readers)
+  test(`the workspace's real path is the bound: named through a link it still holds its files; a missing one holds nothing${where}`, async () => {
+    const { top, ws } = scratch();
+    try {
+      writeFileSync(join(ws, "f"), "via link");
+      symlinkSync("ws", join(top, "ws-link"));
+      const viaLink = { workspace: join(top, "ws-link"), limit: 100, what: "NOTE.txt" };
+      assert.equal(await r.readUntrustedFile(join(top, "ws-link", "f"), viaLink), "via link");
+      // A workspace path that does not exist bounds nothing: a file elsewhere is outside it.
+      const missing = { workspace: join(top, "gone"), limit: 100, what: "NOTE.txt" };
+      await assert.rejects(r.readUntrustedFile(join(ws, "f"), missing), outside(join(ws, "f")));
+      // The root folder as the workspace holds every file (its path already ends with "/").
+      assert.equal(await r.readUntrustedFile(join(ws, "f"), { workspace: "/", limit: 100, what: "NOTE.txt" }), "via link");
+      // A pinned workspace's real path wins over the path given.
+      const pinned = { workspace: join(top, "gone"), root: r.pinWorkspace(ws), limit: 100, what: "NOTE.txt" };
+      assert.equal(await r.readUntrustedFile(join(ws, "f"), pinned), "via link");
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
 
 test("the engine's own path ($SWITCHYARD_OUTPUT) is read where it is, outside the workspace, unless it is a symbolic link", async () => {
   const { top, ws } = scratch();
@@ -211,138 +227,141 @@ test("a file that grows past the limit while it is read is refused (a /proc file
   assert.throws(() => readRegularFileSync("/proc/self/status", 0), { code: "EFBIG", message: "is larger than 0 MB" });
 });
 
-test("the workspace folder replaced while the instance ran: by a link, a file, a socket, another folder, a link above it", async () => {
-  const { top, ws } = scratch();
-  try {
-    const root = pinWorkspace(ws);
-    assert.deepEqual([root.path, root.real], [ws, ws]);
-    assert.equal(await workspaceReplaced(root), undefined);
-    await checkWorkspace(root);
-    const away = join(top, "away");
-    renameSync(ws, away);
-    assert.equal(await workspaceReplaced(root), undefined, "a removed workspace holds nothing to read");
-    symlinkSync("/etc", ws);
-    assert.equal(await workspaceReplaced(root), "was replaced by a symbolic link to /etc");
-    await assert.rejects(
-      checkWorkspace(root),
-      coded(
-        "workspace-replaced",
-        `the instance's workspace folder ${ws} was replaced by a symbolic link to /etc while the instance ran; nothing is read from it. A command or agent must leave its workspace folder in place (work inside it)`,
-      ),
-    );
-    await assert.rejects(readUntrustedFile(join(ws, "passwd"), { workspace: ws, root, limit: 100, what: "NOTE.txt" }), {
-      code: "workspace-replaced",
-    });
-    rmSync(ws);
-    writeFileSync(ws, "a file");
-    assert.equal(await workspaceReplaced(root), "was replaced by not a regular file");
-    rmSync(ws);
-    mkfifo(ws);
-    assert.equal(await workspaceReplaced(root), "was replaced by a FIFO");
-    rmSync(ws);
-    const server = createServer();
-    await new Promise<void>((done) => server.listen(ws, done));
-    assert.equal(await workspaceReplaced(root), "was replaced by a socket");
-    await new Promise((done) => server.close(done));
-    rmSync(ws, { force: true });
-    // The original still exists (moved away), so the new folder cannot reuse its inode.
-    mkdirSync(ws);
-    assert.equal(await workspaceReplaced(root), "was replaced by another folder");
-    rmSync(ws, { recursive: true });
-    renameSync(away, ws);
-    assert.equal(await workspaceReplaced(root), undefined, "the very folder put back is the workspace again");
-    // A folder above the workspace swapped for a link to where the workspace was moved.
-    const parent = join(top, "p");
-    mkdirSync(join(parent, "ws"), { recursive: true });
-    const deep = pinWorkspace(join(parent, "ws"));
-    renameSync(parent, join(top, "q"));
-    symlinkSync("q", parent);
-    assert.equal(await workspaceReplaced(deep), `now resolves to ${join(top, "q", "ws")} (a folder above it was replaced by a link)`);
-    // A folder above it replaced by a file: the path cannot even be looked at.
-    rmSync(parent);
-    writeFileSync(parent, "");
-    assert.equal(await workspaceReplaced(deep), "cannot be looked at (ENOTDIR)");
-  } finally {
-    rmSync(top, { recursive: true, force: true });
-  }
-});
-
-test("openBeneathSync: each part a real folder, no link, no '', '.', '..', '/' or NUL; the last a file (or a folder when asked)", () => {
-  const { top, ws } = scratch();
-  try {
-    mkdirSync(join(ws, "a", "b"), { recursive: true });
-    writeFileSync(join(ws, "a", "b", "f.txt"), "hello");
-    symlinkSync("a", join(ws, "link"));
-    symlinkSync("b/f.txt", join(ws, "a", "flink"));
-    mkfifo(join(ws, "a", "fifo"));
-    const opened = openBeneathSync(ws, ["a", "b", "f.txt"]);
-    assert.ok(opened);
+for (const [where, r] of readers)
+  test(`the workspace folder replaced while the instance ran: by a link, a file, a socket, another folder, a link above it${where}`, async () => {
+    const { top, ws } = scratch();
     try {
-      assert.equal(opened.path, join(ws, "a", "b", "f.txt"));
-      assert.equal(opened.st.size, 5);
-      const buf = Buffer.alloc(5);
-      readSync(opened.fd, buf, 0, 5, 0);
-      assert.equal(buf.toString(), "hello");
+      const root = r.pinWorkspace(ws);
+      assert.deepEqual([root.path, root.real], [ws, ws]);
+      assert.equal(await r.workspaceReplaced(root), undefined);
+      await r.checkWorkspace(root);
+      const away = join(top, "away");
+      renameSync(ws, away);
+      assert.equal(await r.workspaceReplaced(root), undefined, "a removed workspace holds nothing to read");
+      symlinkSync("/etc", ws);
+      assert.equal(await r.workspaceReplaced(root), "was replaced by a symbolic link to /etc");
+      await assert.rejects(
+        r.checkWorkspace(root),
+        coded(
+          "workspace-replaced",
+          `the instance's workspace folder ${ws} was replaced by a symbolic link to /etc while the instance ran; nothing is read from it. A command or agent must leave its workspace folder in place (work inside it)`,
+        ),
+      );
+      await assert.rejects(r.readUntrustedFile(join(ws, "passwd"), { workspace: ws, root, limit: 100, what: "NOTE.txt" }), {
+        code: "workspace-replaced",
+      });
+      rmSync(ws);
+      writeFileSync(ws, "a file");
+      assert.equal(await r.workspaceReplaced(root), "was replaced by not a regular file");
+      rmSync(ws);
+      mkfifo(ws);
+      assert.equal(await r.workspaceReplaced(root), "was replaced by a FIFO");
+      rmSync(ws);
+      const server = createServer();
+      await new Promise<void>((done) => server.listen(ws, done));
+      assert.equal(await r.workspaceReplaced(root), "was replaced by a socket");
+      await new Promise((done) => server.close(done));
+      rmSync(ws, { force: true });
+      // The original still exists (moved away), so the new folder cannot reuse its inode.
+      mkdirSync(ws);
+      assert.equal(await r.workspaceReplaced(root), "was replaced by another folder");
+      rmSync(ws, { recursive: true });
+      renameSync(away, ws);
+      assert.equal(await r.workspaceReplaced(root), undefined, "the very folder put back is the workspace again");
+      // A folder above the workspace swapped for a link to where the workspace was moved.
+      const parent = join(top, "p");
+      mkdirSync(join(parent, "ws"), { recursive: true });
+      const deep = r.pinWorkspace(join(parent, "ws"));
+      renameSync(parent, join(top, "q"));
+      symlinkSync("q", parent);
+      assert.equal(await r.workspaceReplaced(deep), `now resolves to ${join(top, "q", "ws")} (a folder above it was replaced by a link)`);
+      // A folder above it replaced by a file: the path cannot even be looked at.
+      rmSync(parent);
+      writeFileSync(parent, "");
+      assert.equal(await r.workspaceReplaced(deep), "cannot be looked at (ENOTDIR)");
     } finally {
-      closeSync(opened.fd);
+      rmSync(top, { recursive: true, force: true });
     }
-    // The base may itself be named through a link (it is trusted); the path is its real path.
-    symlinkSync("ws", join(top, "ws-link"));
-    const viaBase = openBeneathSync(join(top, "ws-link"), ["a", "b", "f.txt"]);
-    assert.equal(viaBase?.path, join(ws, "a", "b", "f.txt"));
-    if (viaBase) closeSync(viaBase.fd);
-    const folder = openBeneathSync(ws, ["a", "b"], true);
-    assert.ok(folder?.st.isDirectory());
-    if (folder) closeSync(folder.fd);
-    for (const parts of [
-      ["a", "b"],
-      ["link", "b", "f.txt"],
-      ["a", "flink"],
-      ["a", "fifo"],
-      ["a", "b", "f.txt", "x"],
-      ["a", "missing"],
-      [],
-      ["", "a", "b", "f.txt"],
-      [".", "a", "b", "f.txt"],
-      ["a", "..", "a", "b", "f.txt"],
-      ["a/b", "f.txt"],
-      ["a", "b", "f.txt\0"],
-    ])
-      assert.equal(openBeneathSync(ws, parts), undefined, JSON.stringify(parts));
-    assert.equal(openBeneathSync(ws, ["a", "b", "f.txt"], true), undefined);
-    assert.equal(openBeneathSync(ws, [], true), undefined);
-    assert.equal(openBeneathSync(join(top, "absent"), ["a"]), undefined);
-  } finally {
-    rmSync(top, { recursive: true, force: true });
-  }
-});
+  });
 
-test("readFolderBeneathSync lists a folder's entries by name, links as links; a link or a file is no folder to list", () => {
-  const { top, ws } = scratch();
-  try {
-    mkdirSync(join(ws, "d", "sub"), { recursive: true });
-    writeFileSync(join(ws, "d", "b.txt"), "b");
-    writeFileSync(join(ws, "d", "a.txt"), "aa");
-    symlinkSync("/etc", join(ws, "d", "c-link"));
-    symlinkSync("d", join(ws, "dlink"));
-    const list = readFolderBeneathSync(ws, ["d"]);
-    assert.deepEqual(
-      list?.map((e) => [e.name, e.st.isFile(), e.st.isDirectory(), e.st.isSymbolicLink(), e.st.isFile() ? e.st.size : -1]),
-      [
-        ["a.txt", true, false, false, 2],
-        ["b.txt", true, false, false, 1],
-        ["c-link", false, false, true, -1],
-        ["sub", false, true, false, -1],
-      ],
-    );
-    assert.deepEqual(readFolderBeneathSync(ws, ["d", "sub"]), []);
-    assert.equal(readFolderBeneathSync(ws, ["dlink"]), undefined);
-    assert.equal(readFolderBeneathSync(ws, ["d", "a.txt"]), undefined);
-    assert.equal(readFolderBeneathSync(ws, ["none"]), undefined);
-  } finally {
-    rmSync(top, { recursive: true, force: true });
-  }
-});
+for (const [where, r] of readers)
+  test(`openBeneathSync: each part a real folder, no link, no '', '.', '..', '/' or NUL; the last a file (or a folder when asked)${where}`, () => {
+    const { top, ws } = scratch();
+    try {
+      mkdirSync(join(ws, "a", "b"), { recursive: true });
+      writeFileSync(join(ws, "a", "b", "f.txt"), "hello");
+      symlinkSync("a", join(ws, "link"));
+      symlinkSync("b/f.txt", join(ws, "a", "flink"));
+      mkfifo(join(ws, "a", "fifo"));
+      const opened = r.openBeneathSync(ws, ["a", "b", "f.txt"]);
+      assert.ok(opened);
+      try {
+        assert.equal(opened.path, join(ws, "a", "b", "f.txt"));
+        assert.equal(opened.st.size, 5);
+        const buf = Buffer.alloc(5);
+        readSync(opened.fd, buf, 0, 5, 0);
+        assert.equal(buf.toString(), "hello");
+      } finally {
+        closeSync(opened.fd);
+      }
+      // The base may itself be named through a link (it is trusted); the path is its real path.
+      symlinkSync("ws", join(top, "ws-link"));
+      const viaBase = r.openBeneathSync(join(top, "ws-link"), ["a", "b", "f.txt"]);
+      assert.equal(viaBase?.path, join(ws, "a", "b", "f.txt"));
+      if (viaBase) closeSync(viaBase.fd);
+      const folder = r.openBeneathSync(ws, ["a", "b"], true);
+      assert.ok(folder?.st.isDirectory());
+      if (folder) closeSync(folder.fd);
+      for (const parts of [
+        ["a", "b"],
+        ["link", "b", "f.txt"],
+        ["a", "flink"],
+        ["a", "fifo"],
+        ["a", "b", "f.txt", "x"],
+        ["a", "missing"],
+        [],
+        ["", "a", "b", "f.txt"],
+        [".", "a", "b", "f.txt"],
+        ["a", "..", "a", "b", "f.txt"],
+        ["a/b", "f.txt"],
+        ["a", "b", "f.txt\0"],
+      ])
+        assert.equal(r.openBeneathSync(ws, parts), undefined, JSON.stringify(parts));
+      assert.equal(r.openBeneathSync(ws, ["a", "b", "f.txt"], true), undefined);
+      assert.equal(r.openBeneathSync(ws, [], true), undefined);
+      assert.equal(r.openBeneathSync(join(top, "absent"), ["a"]), undefined);
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
+
+for (const [where, r] of readers)
+  test(`readFolderBeneathSync lists a folder's entries by name, links as links; a link or a file is no folder to list${where}`, () => {
+    const { top, ws } = scratch();
+    try {
+      mkdirSync(join(ws, "d", "sub"), { recursive: true });
+      writeFileSync(join(ws, "d", "b.txt"), "b");
+      writeFileSync(join(ws, "d", "a.txt"), "aa");
+      symlinkSync("/etc", join(ws, "d", "c-link"));
+      symlinkSync("d", join(ws, "dlink"));
+      const list = r.readFolderBeneathSync(ws, ["d"]);
+      assert.deepEqual(
+        list?.map((e) => [e.name, e.st.isFile(), e.st.isDirectory(), e.st.isSymbolicLink(), e.st.isFile() ? e.st.size : -1]),
+        [
+          ["a.txt", true, false, false, 2],
+          ["b.txt", true, false, false, 1],
+          ["c-link", false, false, true, -1],
+          ["sub", false, true, false, -1],
+        ],
+      );
+      assert.deepEqual(r.readFolderBeneathSync(ws, ["d", "sub"]), []);
+      assert.equal(r.readFolderBeneathSync(ws, ["dlink"]), undefined);
+      assert.equal(r.readFolderBeneathSync(ws, ["d", "a.txt"]), undefined);
+      assert.equal(r.readFolderBeneathSync(ws, ["none"]), undefined);
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
 
 test("readRegularFileSync: exactly the limit read, one byte more EFBIG; a folder, a FIFO, a device, bad UTF-8 each coded", () => {
   const { top, ws } = scratch();
@@ -392,5 +411,238 @@ test("readFolderBeneathSync lists names in JavaScript's order (UTF-16 code units
     );
   } finally {
     rmSync(top, { recursive: true, force: true });
+  }
+});
+
+test("every read closes what it opened, whether it reads or refuses", { skip: !hasProc && "no /proc" }, async () => {
+  const { top, ws } = scratch();
+  // The count of this process's open descriptors, the same after `f` as before it.
+  const closes = async (what: string, f: () => unknown): Promise<void> => {
+    const before = openDescriptors();
+    try {
+      await f();
+    } catch {
+      // refusals are checked elsewhere; here only what they leave open
+    }
+    assert.equal(openDescriptors(), before, what);
+  };
+  try {
+    const o = { workspace: ws, limit: 10, what: "NOTE.txt" };
+    writeFileSync(join(ws, "ten"), "0123456789");
+    writeFileSync(join(ws, "eleven"), "0123456789A");
+    mkfifo(join(ws, "fifo"));
+    mkdirSync(join(ws, "d"));
+    await closes("a file read", async () => assert.equal(await readUntrustedFile(join(ws, "ten"), o), "0123456789"));
+    await closes("a file too large", () => readUntrustedFile(join(ws, "eleven"), o));
+    await closes("a FIFO", () => readUntrustedFile(join(ws, "fifo"), o));
+    await closes("a workspace pinned", () => pinWorkspace(ws));
+    await closes("a workspace checked", async () => assert.equal(await workspaceReplaced(pinWorkspace(ws)), undefined));
+    await closes("a folder listed", () => assert.deepEqual(readFolderBeneathSync(ws, ["d"]), []));
+    await closes("a configuration file read", () => assert.equal(readRegularFileSync(join(ws, "ten"), 10), "0123456789"));
+    await closes("a configuration file too large", () => readRegularFileSync(join(ws, "ten"), 9));
+  } finally {
+    rmSync(top, { recursive: true, force: true });
+  }
+});
+
+test(
+  "on Linux the workspace check is one open: a folder swapped in for it during the check is caught",
+  { skip: !hasProc && "no /proc" },
+  async () => {
+    const { top, ws } = scratch();
+    try {
+      const root = pinWorkspace(ws);
+      const away = join(top, "away");
+      // Right after the check's first look at the path (whichever call that is), the workspace moves
+      // away and another folder takes its place. What was opened is the moved folder: the kernel
+      // names it by where it is now.
+      const swap = (): void => {
+        renameSync(ws, away);
+        mkdirSync(ws);
+      };
+      const why = await withHooks(
+        [
+          { mod: "fs", fn: "openSync", path: ws, when: "after", swap },
+          { mod: "fs", fn: "lstatSync", path: ws, when: "after", swap },
+        ],
+        () => workspaceReplaced(root),
+      );
+      assert.equal(why, `now resolves to ${away} (a folder above it was replaced by a link)`);
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  },
+);
+
+test("without /proc a workspace that vanishes between its look and its real path resolves to nothing", async () => {
+  const { top, ws } = scratch();
+  try {
+    const root = noProc.pinWorkspace(ws);
+    const swap = (): void => renameSync(ws, join(top, "away"));
+    const why = await withHooks([{ mod: "fs", fn: "lstatSync", path: ws, when: "after", swap }], () => noProc.workspaceReplaced(root));
+    assert.equal(why, "now resolves to nothing (a folder above it was replaced by a link)");
+  } finally {
+    rmSync(top, { recursive: true, force: true });
+  }
+});
+
+for (const [where, r] of readers)
+  test(`a workspace replaced by a link that is gone before it can be read names an unreadable target${where}`, async () => {
+    const { top, ws } = scratch();
+    try {
+      const root = r.pinWorkspace(ws);
+      renameSync(ws, join(top, "away"));
+      symlinkSync("/etc", ws);
+      // Right after the link is looked at, a plain file takes its place: readlink fails.
+      const swap = (): void => {
+        rmSync(ws);
+        writeFileSync(ws, "");
+      };
+      const why = await withHooks([{ mod: "fs", fn: "lstatSync", path: ws, when: "after", swap }], () => r.workspaceReplaced(root));
+      assert.equal(why, "was replaced by a symbolic link to an unreadable target");
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
+
+for (const [where, r] of readers)
+  test(`a file removed between the checks and the open is no file, not a refusal${where}`, async () => {
+    const { top, ws } = scratch();
+    try {
+      const file = join(ws, "f");
+      writeFileSync(file, "x");
+      const swap = (): void => rmSync(file);
+      const got = await withHooks([{ mod: "fs/promises", fn: "open", path: file, when: "before", swap }], () =>
+        r.readUntrustedFile(file, { workspace: ws, limit: 100, what: "NOTE.txt" }),
+      );
+      assert.equal(got, undefined);
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
+
+test(
+  "on Linux a folder on the way swapped for a link out of the workspace just before the open is caught",
+  { skip: !hasProc && "no /proc" },
+  async () => {
+    const { top, ws } = scratch();
+    try {
+      mkdirSync(join(ws, "sub"));
+      writeFileSync(join(ws, "sub", "f.txt"), "inside");
+      mkdirSync(join(top, "out"));
+      writeFileSync(join(top, "out", "f.txt"), "outside");
+      const file = join(ws, "sub", "f.txt");
+      // After the real path was checked, sub becomes a link to a folder outside the workspace:
+      // O_NOFOLLOW guards only the last part, so the open follows it.
+      const swap = (): void => {
+        renameSync(join(ws, "sub"), join(top, "sub-away"));
+        symlinkSync(join(top, "out"), join(ws, "sub"));
+      };
+      const o = { workspace: ws, root: pinWorkspace(ws), limit: 100, what: "NOTE.txt" };
+      await assert.rejects(
+        withHooks([{ mod: "fs/promises", fn: "open", path: file, when: "before", swap }], () => readUntrustedFile(file, o)),
+        outside(join(top, "out", "f.txt")),
+      );
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  },
+);
+
+for (const [where, r] of readers)
+  test(`openBeneathSync refuses a file replaced by another between its look and its open, and closes it${where}`, async (t) => {
+    const { top, ws } = scratch();
+    try {
+      mkdirSync(join(ws, "a"));
+      const file = join(ws, "a", "f.txt");
+      writeFileSync(file, "checked");
+      // The other file exists before the first is replaced, so it cannot reuse the first's inode.
+      writeFileSync(join(ws, "a", "other"), "swapped in");
+      const swap = (): void => renameSync(join(ws, "a", "other"), file);
+      const before = hasProc ? openDescriptors() : 0;
+      const got = await withHooks([{ mod: "fs", fn: "openSync", path: file, when: "before", swap }], () =>
+        r.openBeneathSync(ws, ["a", "f.txt"]),
+      );
+      assert.equal(got, undefined);
+      if (hasProc) assert.equal(openDescriptors(), before, "the refused descriptor is closed");
+      else t.diagnostic("no /proc: descriptors not counted");
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
+
+test(
+  "on Linux openBeneathSync refuses a folder on the way swapped for a link just before the open (the same file)",
+  { skip: !hasProc && "no /proc" },
+  async () => {
+    const { top, ws } = scratch();
+    try {
+      mkdirSync(join(ws, "a", "b"), { recursive: true });
+      const file = join(ws, "a", "b", "f.txt");
+      writeFileSync(file, "hello");
+      // The very file is opened (its device and inode match), but through a link: /proc names it
+      // by its place outside the workspace.
+      const swap = (): void => {
+        renameSync(join(ws, "a"), join(top, "a-away"));
+        symlinkSync(join(top, "a-away"), join(ws, "a"));
+      };
+      const before = openDescriptors();
+      const got = await withHooks([{ mod: "fs", fn: "openSync", path: file, when: "before", swap }], () =>
+        openBeneathSync(ws, ["a", "b", "f.txt"]),
+      );
+      assert.equal(got, undefined);
+      assert.equal(openDescriptors(), before, "the refused descriptor is closed");
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  },
+);
+
+for (const [where, r] of readers)
+  test(`readFolderBeneathSync leaves out an entry removed between the listing and its look${where}`, async () => {
+    const { top, ws } = scratch();
+    try {
+      mkdirSync(join(ws, "d"));
+      for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(ws, "d", name), name);
+      // The listing is read through /proc/self/fd/N on Linux, through the path without /proc.
+      const listing = (p: unknown): boolean => typeof p === "string" && (p === join(ws, "d") || p.startsWith("/proc/self/fd/"));
+      const swap = (): void => rmSync(join(ws, "d", "b.txt"));
+      const list = await withHooks([{ mod: "fs", fn: "readdirSync", path: listing, when: "after", swap }], () =>
+        r.readFolderBeneathSync(ws, ["d"]),
+      );
+      assert.deepEqual(
+        list?.map((e) => e.name),
+        ["a.txt", "c.txt"],
+      );
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
+
+test("readFolderBeneathSync, the folder moved away between its open and its listing: on Linux the opened folder is listed; without /proc nothing", async () => {
+  for (const [where, r] of readers) {
+    const { top, ws } = scratch();
+    try {
+      mkdirSync(join(ws, "d"));
+      writeFileSync(join(ws, "d", "a.txt"), "a");
+      // Another (empty) folder takes its place: what the path names now is not what was opened.
+      const swap = (): void => {
+        renameSync(join(ws, "d"), join(top, "moved"));
+        mkdirSync(join(ws, "d"));
+      };
+      const listing = (p: unknown): boolean => typeof p === "string" && (p === join(ws, "d") || p.startsWith("/proc/self/fd/"));
+      const list = await withHooks([{ mod: "fs", fn: "readdirSync", path: listing, when: "before", swap }], () =>
+        r.readFolderBeneathSync(ws, ["d"]),
+      );
+      if (r === noProc) assert.equal(list, undefined, where);
+      else if (hasProc)
+        assert.deepEqual(
+          list?.map((e) => e.name),
+          ["a.txt"],
+          where,
+        );
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
   }
 });
