@@ -119,22 +119,20 @@ test(
   { ...pgSkip, timeout: 180000 },
   () =>
     inOwnCluster("sy-q-restart-", PLAYBOOK, async ({ dir, pause, unpause, url, env, args, workers }) => {
+      // The coordinator starts beside the workers: its jobs wait in the queue until they register.
+      const coord = startCli(["run", "pack", ...args], { cwd: dir.path, env });
       await twoWorkers(url, "4", env, workers);
       const reader = () => new PostgresStore(url, join(dir.path, "reader"));
-      const coord = startCli(["run", "pack", ...args], { cwd: dir.path, env });
+      // One reader watches the run (a new one per look would start a server process each time).
+      const watch = reader();
       const run = await waitFor(
         "some work finished",
         async () => {
-          const s = reader();
-          try {
-            const id = s.latestRun();
-            return id && s.instances(id, "work").filter((i) => i.status === "passed").length >= 4 ? id : undefined;
-          } finally {
-            s.close();
-          }
+          const id = watch.latestRun();
+          return id && watch.instances(id, "work").filter((i) => i.status === "passed").length >= 4 ? id : undefined;
         },
         120000,
-      );
+      ).finally(() => watch.close());
       pause();
 
       const r = await coord.done;
@@ -148,8 +146,9 @@ test(
       workers.length = 0;
 
       unpause();
+      const resuming = startCli(["resume", run, ...args], { cwd: dir.path, env }).done;
       await twoWorkers(url, "4", env, workers);
-      const resumed = await startCli(["resume", run, ...args], { cwd: dir.path, env }).done;
+      const resumed = await resuming;
       assert.equal(resumed.code, 0, resumed.err + resumed.out);
       const s = reader();
       try {
@@ -182,16 +181,12 @@ work = command(name = "work", depends_on = [items], over = items.keys, max_fanou
 `;
 
 /** How many reports the workers have written so far (0 while the queue's tables do not exist). */
-async function reports(url: string): Promise<number> {
-  const c = new pg.Client({ connectionString: url });
+async function reports(c: pg.Client): Promise<number> {
   try {
-    await c.connect();
     const r = await c.query<{ n: number }>("select count(*)::int as n from switchyard.inbox where kind = 'finished'");
     return r.rows[0]!.n;
   } catch {
     return 0;
-  } finally {
-    await c.end().catch(() => undefined);
   }
 }
 
@@ -202,18 +197,21 @@ test(
     inOwnCluster("sy-q-wrestart-", COMPLETING, async ({ dir, pause, unpause, url, env, args, workers }) => {
       let run = "";
       for (let round = 0; round < RESTARTS; round++) {
+        // One session watches the reports (a new one per look would start a server process each time).
+        const watch = new pg.Client({ connectionString: url });
+        await watch.connect();
+        const before = await reports(watch);
+        // The coordinator starts beside the workers: its jobs wait in the queue until they register.
+        const coord = startCli(run ? ["resume", run, ...args] : ["run", "pack", ...args], { cwd: dir.path, env });
         await twoWorkers(url, "8", env, workers);
         const errs = workers.map(() => "");
         workers.forEach((w, i) => w.proc.stderr!.on("data", (b: Buffer) => (errs[i] += b.toString())));
-        const before = await reports(url);
-        const coord = startCli(run ? ["resume", run, ...args] : ["run", "pack", ...args], { cwd: dir.path, env });
-        // Jobs are being completed: more reports arrive.
-        await waitFor("jobs completing", async () => ((await reports(url)) >= before + 20 ? true : undefined), 120000);
-        if (!run) {
-          const c = new pg.Client({ connectionString: url });
-          await c.connect();
-          run = (await c.query<{ run: string }>("select run from switchyard.runs order by run desc limit 1")).rows[0]!.run;
-          await c.end();
+        try {
+          // Jobs are being completed: more reports arrive.
+          await waitFor("jobs completing", async () => ((await reports(watch)) >= before + 20 ? true : undefined), 120000);
+          run ||= (await watch.query<{ run: string }>("select run from switchyard.runs order by run desc limit 1")).rows[0]!.run;
+        } finally {
+          await watch.end();
         }
         pause();
         const codes = await Promise.all(workers.map((w) => w.exited));
