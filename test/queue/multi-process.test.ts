@@ -12,17 +12,28 @@ import { cli, cliAsync, lastJson, records, startWorkerProc, tempDir, triagePack 
 test("a coordinator and three workers run the triage example to the same records as one machine", pgSkip, async () => {
   const db = await freshDatabase();
   const { pack, config } = triagePack();
-  // The reference run, the three workers and the distributed run start side by side: the
-  // coordinator's jobs wait in the queue until the workers register.
+  // The three workers start side by side while the reference runs; the distributed run starts
+  // once they have registered, beside the reference.
   const starting = [1, 2, 3].map(() => startWorkerProc(db.url, ["--config", config, "--concurrency", "3"]));
   try {
     const localState = tempDir("sy-local-");
     const coordState = tempDir("sy-coord-");
-    const [local, dist] = await Promise.all([
-      cliAsync(["run", pack, "--config", config, "--state-dir", localState, "--json"]),
-      cliAsync(["run", pack, "--config", config, "--store", db.url, "--executor", "workers", "--state-dir", coordState, "--json"]),
-      Promise.all(starting),
+    const localRunning = cliAsync(["run", pack, "--config", config, "--state-dir", localState, "--json"]);
+    await Promise.all(starting);
+    const dist = await cliAsync([
+      "run",
+      pack,
+      "--config",
+      config,
+      "--store",
+      db.url,
+      "--executor",
+      "workers",
+      "--state-dir",
+      coordState,
+      "--json",
     ]);
+    const local = await localRunning;
     assert.ok(local.status === 0 || local.status === 1, local.stderr);
     const localRun = lastJson<{ run: string; status: string }>(local.stdout);
     const want = records(JSON.parse(cli(["show", localRun.run, "--json", "--state-dir", localState]).stdout) as ShowJson);

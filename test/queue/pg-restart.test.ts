@@ -119,9 +119,8 @@ test(
   { ...pgSkip, timeout: 180000 },
   () =>
     inOwnCluster("sy-q-restart-", PLAYBOOK, async ({ dir, pause, unpause, url, env, args, workers }) => {
-      // The coordinator starts beside the workers: its jobs wait in the queue until they register.
-      const coord = startCli(["run", "pack", ...args], { cwd: dir.path, env });
       await twoWorkers(url, "4", env, workers);
+      const coord = startCli(["run", "pack", ...args], { cwd: dir.path, env });
       const reader = () => new PostgresStore(url, join(dir.path, "reader"));
       // One reader watches the run (a new one per look would start a server process each time).
       const watch = reader();
@@ -146,9 +145,8 @@ test(
       workers.length = 0;
 
       unpause();
-      const resuming = startCli(["resume", run, ...args], { cwd: dir.path, env }).done;
       await twoWorkers(url, "4", env, workers);
-      const resumed = await resuming;
+      const resumed = await startCli(["resume", run, ...args], { cwd: dir.path, env }).done;
       assert.equal(resumed.code, 0, resumed.err + resumed.out);
       const s = reader();
       try {
@@ -200,10 +198,9 @@ test(
         // One session watches the reports (a new one per look would start a server process each time).
         const watch = new pg.Client({ connectionString: url });
         await watch.connect();
-        const before = await reports(watch);
-        // The coordinator starts beside the workers: its jobs wait in the queue until they register.
-        const coord = startCli(run ? ["resume", run, ...args] : ["run", "pack", ...args], { cwd: dir.path, env });
         await twoWorkers(url, "8", env, workers);
+        const before = await reports(watch);
+        const coord = startCli(run ? ["resume", run, ...args] : ["run", "pack", ...args], { cwd: dir.path, env });
         const errs = workers.map(() => "");
         workers.forEach((w, i) => w.proc.stderr!.on("data", (b: Buffer) => (errs[i] += b.toString())));
         try {
