@@ -12,7 +12,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { TempDir } from "../run/helpers.js";
-import { fakeAgentBin } from "../support/fake-agent-bin.js";
+import { fakeClaudeShBin } from "../support/fake-claude-sh.js";
 import { startDecisionsServer } from "../support/decisions-server.js";
 import { decisionsCounts, startCli, type CliResult } from "../e2e/support/harness.js";
 import type { AnswerRule } from "../support/scripted-answers.js";
@@ -20,6 +20,7 @@ import { freshDatabase, pgSkip } from "../support/postgres.js";
 import { PostgresStore } from "../../src/run/store/store-postgres.js";
 import { SqliteStore, type Store } from "../../src/run/index.js";
 import type { RunEvent } from "../../src/run/store/events.js";
+import { sweepIntervalMs } from "../../src/run/queue/names.js";
 import { startWorkerProc, type WorkerProc } from "./support.js";
 
 const KILLS = 50;
@@ -28,6 +29,11 @@ const KEYS = Array.from({ length: N }, (_, i) => `k${String(i).padStart(3, "0")}
 const DECISION_CONCURRENCY = 4;
 const LANES = ["agent", "shell", "skip"] as const;
 const laneOf = (i: number) => LANES[i % 3]!;
+/**
+ * The sweeper looks every 300 ms, not every 2 s, in the coordinator and the workers: the jobs of
+ * a killed worker go back to the queue sooner, so the lives between kills spend less time waiting.
+ */
+const QUEUE_ENV = { SWITCHYARD_QUEUE_SWEEP_MS: "300" };
 
 const playbook = `
 playbook(description = "workers fault campaign", concurrency = 24, decision_concurrency = ${DECISION_CONCURRENCY})
@@ -117,7 +123,8 @@ function checkLog(evs: RunEvent[]): number {
 
 test(
   "faults: 50+ kill -9 across three workers and the coordinator of a 500-element run — same records as one machine, no recorded decision asked again, no key passed twice, reruns only of in-flight attempts",
-  { ...pgSkip, timeout: 300000 },
+  // Ten minutes: on the shared 2-core machine at load average 36 the campaign alone took 280 s.
+  { ...pgSkip, timeout: 600000 },
   async () => {
     const server = await startDecisionsServer({ table: { rules }, latencyMs: 5 });
     const dir = new TempDir("sy-faults-");
@@ -131,17 +138,25 @@ test(
         `[agents.default]\npreset = "claude-code"\n\n[providers.oai]\nkind = "openai"\nvendor = "openai"\nbase_url = "${server.url}"\n` +
           `models = ["gpt-6-luna"]\nmax_retries = 0\n\n[decisions]\nhost = "default"\ndefault = "oai/gpt-6-luna"\n`,
       );
-      const bin = fakeAgentBin(dir.path, ["claude"]);
+      // Claude Code's recorded success replayed by a shell script: a Node start-up per turn would
+      // cost more than the rest of a turn.
+      const bin = fakeClaudeShBin(dir.path);
       const env = {
         ...process.env,
+        ...QUEUE_ENV,
         PATH: `${bin}:${process.env.PATH}`,
-        FAKE_AGENT_LOG: join(dir.path, "agent.log"),
         XDG_CONFIG_HOME: join(dir.path, "xdg"),
       };
+      assert.equal(sweepIntervalMs(env), 300, "the shortened sweep is in force");
       const cli = (args: string[], state: string, e = env) =>
         startCli([...args, "--json", "--state-dir", join(dir.path, state)], { cwd: dir.path, env: e });
       // The coordinator's machine has no agent CLI: only the workers' machines do.
       const coordinatorEnv = { ...env, PATH: process.env.PATH ?? "" };
+
+      const addWorker = async () => workers.push(await startWorkerProc(db.url, ["--config", config, "--concurrency", "4"], env));
+      // The three workers start side by side, while the reference runs.
+      const firstWorkers = Promise.all([0, 1, 2].map(() => addWorker()));
+      starting.push(firstWorkers);
 
       // The reference: one uninterrupted run on one machine (SQLite, local executor).
       const ref = await cli(["run", "pack", "--config", config], "ref").done;
@@ -151,8 +166,7 @@ test(
       assert.equal(expected.filter((r) => (r as { task: string }).task === "lane").length, N);
       const refAsked = decisionsCounts(server.requests.splice(0));
 
-      const addWorker = async () => workers.push(await startWorkerProc(db.url, ["--config", config, "--concurrency", "4"], env));
-      for (let i = 0; i < 3; i++) await addWorker();
+      await firstWorkers;
       const pg = () => new PostgresStore(db.url, join(dir.path, "reader"));
       const coordArgs = ["--store", db.url, "--executor", "workers", "--config", config];
 
@@ -168,13 +182,19 @@ test(
         const before = run ? withStore(pg(), (s) => decidedKeys([...s.events(run)])) : new Set<string>();
         const asked = server.requests.length;
         const c = cli(run ? ["resume", run, ...coordArgs] : ["run", "pack", ...coordArgs], "coordinator", coordinatorEnv);
-        let out = "";
-        c.child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
         const ended = c.done.then((r) => r);
         let result: CliResult | undefined;
         void ended.then((r) => (result = r));
-        // This coordinator's life: a few worker kills at random moments, then (most lives) its own.
-        while (!/"seq":\d+/.test(out) && result === undefined) await new Promise((r) => setTimeout(r, 5));
+        // This coordinator's life: a few worker kills at random moments, then (most lives) its own,
+        // once it has printed its first event (or ended).
+        await new Promise<void>((started) => {
+          let out = "";
+          c.child.stdout!.on("data", (b: Buffer) => {
+            out += b.toString();
+            if (/"seq":\d+/.test(out)) started();
+          });
+          void ended.then(() => started());
+        });
         const workerKills = Math.floor(random() * 4);
         for (let i = 0; i < workerKills && result === undefined && kills < KILLS; i++) {
           await new Promise((r) => setTimeout(r, 50 + random() * 250));

@@ -7,22 +7,38 @@ import assert from "node:assert/strict";
 import pg from "pg";
 import type { ShowJson } from "../../src/run/index.js";
 import { freshDatabase, pgSkip } from "../support/postgres.js";
-import { cli, lastJson, records, startWorkerProc, tempDir, triagePack } from "./support.js";
+import { cli, cliAsync, lastJson, records, startWorkerProc, tempDir, triagePack } from "./support.js";
 
 test("a coordinator and three workers run the triage example to the same records as one machine", pgSkip, async () => {
   const db = await freshDatabase();
   const { pack, config } = triagePack();
+  // The three workers start side by side while the reference runs; the distributed run starts
+  // once they have registered, beside the reference.
+  const starting = [1, 2, 3].map(() => startWorkerProc(db.url, ["--config", config, "--concurrency", "3"]));
   try {
     const localState = tempDir("sy-local-");
-    const local = cli(["run", pack, "--config", config, "--state-dir", localState, "--json"]);
+    const coordState = tempDir("sy-coord-");
+    const localRunning = cliAsync(["run", pack, "--config", config, "--state-dir", localState, "--json"]);
+    await Promise.all(starting);
+    const dist = await cliAsync([
+      "run",
+      pack,
+      "--config",
+      config,
+      "--store",
+      db.url,
+      "--executor",
+      "workers",
+      "--state-dir",
+      coordState,
+      "--json",
+    ]);
+    const local = await localRunning;
     assert.ok(local.status === 0 || local.status === 1, local.stderr);
     const localRun = lastJson<{ run: string; status: string }>(local.stdout);
     const want = records(JSON.parse(cli(["show", localRun.run, "--json", "--state-dir", localState]).stdout) as ShowJson);
     assert.ok(Object.keys(want).length > 100, "the example has a few hundred instances");
-    const workers = await Promise.all([1, 2, 3].map(() => startWorkerProc(db.url, ["--config", config, "--concurrency", "3"])));
-    try {
-      const coordState = tempDir("sy-coord-");
-      const dist = cli(["run", pack, "--config", config, "--store", db.url, "--executor", "workers", "--state-dir", coordState, "--json"]);
+    {
       assert.ok(dist.status === 0 || dist.status === 1, dist.stderr);
       const distRun = lastJson<{ run: string; status: string }>(dist.stdout);
       assert.equal(distRun.status, localRun.status);
@@ -47,11 +63,11 @@ test("a coordinator and three workers run the triage example to the same records
       } finally {
         await c.end();
       }
-    } finally {
-      for (const w of workers) w.proc.kill("SIGTERM");
-      await Promise.all(workers.map((w) => w.exited));
     }
   } finally {
+    const workers = (await Promise.allSettled(starting)).flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+    for (const w of workers) w.proc.kill("SIGTERM");
+    await Promise.all(workers.map((w) => w.exited));
     await db.drop();
   }
 });

@@ -120,21 +120,18 @@ test(
   () =>
     inOwnCluster("sy-q-restart-", PLAYBOOK, async ({ dir, pause, unpause, url, env, args, workers }) => {
       await twoWorkers(url, "4", env, workers);
-      const reader = () => new PostgresStore(url, join(dir.path, "reader"));
       const coord = startCli(["run", "pack", ...args], { cwd: dir.path, env });
+      const reader = () => new PostgresStore(url, join(dir.path, "reader"));
+      // One reader watches the run (a new one per look would start a server process each time).
+      const watch = reader();
       const run = await waitFor(
         "some work finished",
         async () => {
-          const s = reader();
-          try {
-            const id = s.latestRun();
-            return id && s.instances(id, "work").filter((i) => i.status === "passed").length >= 4 ? id : undefined;
-          } finally {
-            s.close();
-          }
+          const id = watch.latestRun();
+          return id && watch.instances(id, "work").filter((i) => i.status === "passed").length >= 4 ? id : undefined;
         },
         120000,
-      );
+      ).finally(() => watch.close());
       pause();
 
       const r = await coord.done;
@@ -182,16 +179,12 @@ work = command(name = "work", depends_on = [items], over = items.keys, max_fanou
 `;
 
 /** How many reports the workers have written so far (0 while the queue's tables do not exist). */
-async function reports(url: string): Promise<number> {
-  const c = new pg.Client({ connectionString: url });
+async function reports(c: pg.Client): Promise<number> {
   try {
-    await c.connect();
     const r = await c.query<{ n: number }>("select count(*)::int as n from switchyard.inbox where kind = 'finished'");
     return r.rows[0]!.n;
   } catch {
     return 0;
-  } finally {
-    await c.end().catch(() => undefined);
   }
 }
 
@@ -202,18 +195,20 @@ test(
     inOwnCluster("sy-q-wrestart-", COMPLETING, async ({ dir, pause, unpause, url, env, args, workers }) => {
       let run = "";
       for (let round = 0; round < RESTARTS; round++) {
+        // One session watches the reports (a new one per look would start a server process each time).
+        const watch = new pg.Client({ connectionString: url });
+        await watch.connect();
         await twoWorkers(url, "8", env, workers);
+        const before = await reports(watch);
+        const coord = startCli(run ? ["resume", run, ...args] : ["run", "pack", ...args], { cwd: dir.path, env });
         const errs = workers.map(() => "");
         workers.forEach((w, i) => w.proc.stderr!.on("data", (b: Buffer) => (errs[i] += b.toString())));
-        const before = await reports(url);
-        const coord = startCli(run ? ["resume", run, ...args] : ["run", "pack", ...args], { cwd: dir.path, env });
-        // Jobs are being completed: more reports arrive.
-        await waitFor("jobs completing", async () => ((await reports(url)) >= before + 20 ? true : undefined), 120000);
-        if (!run) {
-          const c = new pg.Client({ connectionString: url });
-          await c.connect();
-          run = (await c.query<{ run: string }>("select run from switchyard.runs order by run desc limit 1")).rows[0]!.run;
-          await c.end();
+        try {
+          // Jobs are being completed: more reports arrive.
+          await waitFor("jobs completing", async () => ((await reports(watch)) >= before + 20 ? true : undefined), 120000);
+          run ||= (await watch.query<{ run: string }>("select run from switchyard.runs order by run desc limit 1")).rows[0]!.run;
+        } finally {
+          await watch.end();
         }
         pause();
         const codes = await Promise.all(workers.map((w) => w.exited));

@@ -64,6 +64,22 @@ export function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
   return spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env, maxBuffer: 64 * 1024 * 1024 });
 }
 
+/** `cli` without blocking this process: for a command that runs beside workers or another run. */
+export function cliAsync(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("error", rej);
+    child.on("close", (status) => res({ status, stdout, stderr }));
+  });
+}
+
 export function lastJson<T>(stdout: string): T {
   return JSON.parse(stdout.trim().split("\n").pop()!) as T;
 }
