@@ -5,10 +5,12 @@
 // recorded full run; a file not listed counts as slow, so a new file never ends up alone at the
 // tail), two at a time (`TEST_CONCURRENCY=N` to change it). After the run it
 // prints the slowest files; `--record-durations` (with no filter) rewrites test-durations.json from
-// this run. See docs/testing.md.
+// this run. `--checks` (what `npm test` passes) runs the lint and the format check beside the
+// tests, at a lower priority, and prints what they said after the tests. See docs/testing.md.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { setPriority } from "node:os";
 import { pathToFileURL } from "node:url";
 
 function walk(dir, out) {
@@ -28,7 +30,8 @@ function sourceOf(compiled) {
 
 const args = process.argv.slice(2);
 const record = args.includes("--record-durations");
-const filters = args.filter((a) => a !== "--record-durations");
+const withChecks = args.includes("--checks");
+const filters = args.filter((a) => a !== "--record-durations" && a !== "--checks");
 if (record && filters.length) {
   console.error("--record-durations needs the whole suite: give no filter");
   process.exit(2);
@@ -128,7 +131,8 @@ runs.sort((a, b) => (known[b.name] ?? slowest) - (known[a.name] ?? slowest));
 const concurrency = Number(process.env.TEST_CONCURRENCY) || 2;
 const timesFile = join(tmp, "durations.json");
 const started = Date.now();
-const result = spawnSync(
+const checks = withChecks ? startChecks() : [];
+const result = await run(
   process.execPath,
   [
     "--test",
@@ -143,8 +147,13 @@ const result = spawnSync(
   ],
   { stdio: "inherit", env: { ...inherited, ...hermetic } },
 );
-const status = result.status ?? 1;
+let status = result.status ?? 1;
 const wall = (Date.now() - started) / 1000;
+for (const check of checks) {
+  const { status: checkStatus, output } = await check.done;
+  process.stdout.write(`# ${check.name}: ${checkStatus === 0 ? "passed" : "FAILED"}\n${output}`);
+  if (checkStatus !== 0) status ||= checkStatus ?? 1;
+}
 
 if (existsSync(timesFile)) {
   const byPath = JSON.parse(readFileSync(timesFile, "utf8"));
@@ -180,3 +189,38 @@ if (existsSync(timesFile)) {
 }
 rmSync(tmp, { recursive: true, force: true });
 process.exit(status);
+
+/** Runs a command to its end: its exit status (a promise, so that the checks beside it keep running). */
+function run(command, commandArgs, options) {
+  return new Promise((done) => spawn(command, commandArgs, options).once("close", (code) => done({ status: code })));
+}
+
+/**
+ * The lint and the format check of `npm test`, started beside the tests: each is one process
+ * (about 25 s of CPU apiece on the 2-core development machine) while the tests spend much of
+ * their time waiting on processes, servers and timers, so beside the tests they cost the run's
+ * wall time little, where before the tests they added their whole time. They run at a lower
+ * priority than the tests, and what they print is kept and printed after the tests.
+ */
+function startChecks() {
+  const bin = (name) => resolve("node_modules", ".bin", name);
+  return [
+    ["eslint", bin("eslint"), ["."]],
+    ["prettier", bin("prettier"), ["--check", "."]],
+  ].map(([name, command, commandArgs]) => {
+    const child = spawn(command, commandArgs, { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      setPriority(child.pid, 10);
+    } catch {
+      // not allowed here: it runs at the tests' priority
+    }
+    let output = "";
+    child.stdout.on("data", (b) => (output += b));
+    child.stderr.on("data", (b) => (output += b));
+    const done = new Promise((resolveDone) => {
+      child.once("error", (e) => resolveDone({ status: 1, output: `${output}${e.message}\n` }));
+      child.once("close", (code) => resolveDone({ status: code, output }));
+    });
+    return { name, done };
+  });
+}

@@ -72,7 +72,7 @@ test(
       ).depth;
       assert.deepEqual([d!.mode, d!.provider, d!.model, d!.confidence], ["shadow", "host", "default", 1]);
       assert.match(
-        (await e.sy(["show", "latest", "--task", "gate"])).out,
+        (await e.here(["show", "latest", "--task", "gate"])).out,
         /\n {2}gate\[T3\] {2}passed {2}depth=deep 1\.00 shadow host\/default\n/,
       );
 
@@ -119,7 +119,7 @@ test(
       const files = filesUnder(e.state);
       assert.ok(files.some((f) => f.endsWith(".log")) && files.some((f) => f.endsWith("pairs.jsonl")));
       for (const f of files) assert.ok(!readFileSync(f).includes(SECRET), `${f} holds the key`);
-      for (const out of [r.out, r.err, JSON.stringify(show), (await e.sy(["show", "latest"])).out]) assert.ok(!out.includes(SECRET));
+      for (const out of [r.out, r.err, JSON.stringify(show), (await e.here(["show", "latest"])).out]) assert.ok(!out.includes(SECRET));
       assert.deepEqual(
         e.agentLog().filter((l) => l.startsWith("KEY")),
         [],
@@ -205,7 +205,7 @@ test(
           "match[T3].package s1/jev-1 error",
         ],
       );
-      const plain = await e.sy(["show", "latest", "--receipts"]);
+      const plain = await e.here(["show", "latest", "--receipts"]);
       assert.equal(plain.code, 0);
       assert.match(plain.out, /receipts: 6\n/);
       assert.match(plain.out, /match\[T3\]\.package {2}triage\.match\.package {2}s1\/jev-1: error: .*500/);

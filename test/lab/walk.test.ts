@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import { applyMap, type CalibrationFile } from "../../src/decide/calibration-map.js";
 import { auditSampled } from "../../src/decide/audit.js";
 import type { ShadowPair } from "../../src/decide/pair.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 
 const BIN = resolve("bin/switchyard.js");
 const TYPE = "triage.gate.depth";
@@ -43,7 +44,7 @@ process.exit(r.status ?? 1);
 test(
   "docs/lab.md walk: shadow → harvest → calibrate → turn on with an audit → drift check, on the example pack",
   { timeout: 300_000 },
-  () => {
+  async () => {
     const dir = mkdtempSync(join(tmpdir(), "sy-walk-"));
     try {
       const pack = join(dir, "cve-triage");
@@ -52,19 +53,22 @@ test(
       const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: join(dir, "xdg") };
       delete env.SWITCHYARD_HOME;
       delete env.SWITCHYARD_CONFIG;
+      // The runs as a person starts them; the lab commands and `show`, which only read what the
+      // runs left, in this process (test/support/cli-in-process.ts).
       const sy = (...args: string[]) => {
         const r = spawnSync(process.execPath, [BIN, ...args, "--state-dir", state], { encoding: "utf8", env, cwd: dir });
         return { code: r.status, stdout: r.stdout, stderr: r.stderr };
       };
+      const here = (...args: string[]) => runCliInProcess([...args, "--state-dir", state], { env });
       const config = join(pack, "switchyard.toml");
-      const labId = sy("lab", "new", "--note", "gate.depth in shadow").stdout.trim();
+      const labId = (await here("lab", "new", "--note", "gate.depth in shadow")).stdout.trim();
 
       // 1. Shadow: the host decides gate, the model answers beside it.
       const shadowRun = sy("run", pack, "--config", config, "--decide", `${TYPE}=shadow:example/decider`);
       assert.equal(shadowRun.code, 0, shadowRun.stderr);
 
       // 2. Harvest: the summary line for the type, and the line to paste.
-      const h1 = JSON.parse(sy("lab", "harvest", "--json").stdout) as {
+      const h1 = JSON.parse((await here("lab", "harvest", "--json")).stdout) as {
         types: Array<{ type: string; pairs: number; calibration: unknown; config_line: string | null }>;
       };
       const gate1 = h1.types.find((t) => t.type === TYPE)!;
@@ -76,7 +80,7 @@ test(
       );
 
       // 3. Calibrate: fitted from this lab, and the same map as the one the example ships.
-      const cal = sy("lab", "calibrate", "--type", TYPE);
+      const cal = await here("lab", "calibrate", "--type", TYPE);
       assert.equal(cal.code, 0, cal.stderr);
       assert.match(cal.stdout, /triage\.gate\.depth\s+31\s+platt\s+0\.160 → 0\.0\d\d/);
       const labFolder = join(state, "labs", labId);
@@ -90,7 +94,7 @@ test(
       assert.equal(pa.count, pb.count);
       // Harvest now knows the calibration: its threshold is on the calibrated scale, and the HTML has the after diagram.
       const html = join(dir, "lab.html");
-      const h2 = JSON.parse(sy("lab", "harvest", "--json", "--html", html).stdout) as {
+      const h2 = JSON.parse((await here("lab", "harvest", "--json", "--html", html)).stdout) as {
         types: Array<{
           type: string;
           calibration: { status: string; id: string; recommended: { threshold: number } | null } | null;
@@ -121,7 +125,7 @@ test(
       env.COUNT_LOG = asked;
       const onRun = sy("run", pack, "--config", config);
       assert.equal(onRun.code, 0, onRun.stderr);
-      const shown = JSON.parse(sy("show", "latest", "--json").stdout) as Shown;
+      const shown = JSON.parse((await here("show", "latest", "--json")).stdout) as Shown;
       const map = fitted.types[TYPE]!.map;
       let moved = 0;
       const decided: string[] = [];
@@ -171,7 +175,7 @@ test(
       // audited depends on the run id (D-34 samples by a hash of it), so whether this sample's
       // agreement falls beyond chance varies from run to run: the verdict is checked against a
       // Newcombe interval (Wilson score, 95 %) computed here from the counts, exit 1 exactly on drift.
-      const check = sy("lab", "harvest", "--check", "--json", "--config", config);
+      const check = await here("lab", "harvest", "--check", "--json", "--config", config);
       const h3 = JSON.parse(check.stdout) as {
         drift: string[];
         types: Array<{
@@ -194,7 +198,7 @@ test(
       assert.equal(audit.drift, drifted);
       assert.deepEqual(h3.drift, drifted ? [TYPE] : []);
       assert.equal(check.code, drifted ? 1 : 0, check.stderr);
-      const textReport = sy("lab", "harvest", "--config", config).stdout;
+      const textReport = (await here("lab", "harvest", "--config", config)).stdout;
       assert.match(textReport, /audit: \d+ answered, agreement [\d.]+% .* vs shadow 90\.3%; difference /);
       assert.match(textReport, drifted ? / — DRIFT/ : /within chance/);
     } finally {

@@ -59,11 +59,13 @@ test("shadow pairs after kill -9 and resume: harvest counts each decision once",
       const c = e.start(args, env);
       args = ["resume", "latest", "--quiet"];
       // Killed the moment a new pair is written: before its decision is committed (the engine
-      // commits decisions within ~15 ms), so that element is asked again on resume.
+      // commits decisions within ~15 ms), so that element is asked again on resume. Looked for
+      // every millisecond (a timer, not a spin of this process, which would take a core from the
+      // CLI it waits for).
       const before = pairBytes(e.state);
       const t0 = Date.now();
       while (c.child.exitCode === null && pairBytes(e.state) <= before && Date.now() - t0 < 60000)
-        await new Promise((r) => setImmediate(r));
+        await new Promise((r) => setTimeout(r, 1));
       if (c.child.exitCode !== null) {
         const r = await c.done;
         assert.equal(r.code, 0, `${r.out}\n${r.err}`);
@@ -91,7 +93,7 @@ test("shadow pairs after kill -9 and resume: harvest counts each decision once",
     const distinct = new Set(lines.map((p) => `${p.run}/${p.task}[${p.key}].${p.question.id}`));
     assert.equal(distinct.size, decided.size, "every recorded decision has a pair");
 
-    const h = await e.sy(["lab", "harvest", "--json"]);
+    const h = await e.here(["lab", "harvest", "--json"]);
     assert.equal(h.code, 0, h.err);
     const report = JSON.parse(h.out) as { overall: { pairs: number }; duplicates: number };
     assert.equal(

@@ -6,7 +6,7 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +14,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { BIN, CHROMIUM, CHROMIUM_ARGS, runTriage, startUi, type Triage, type Ui } from "./support.js";
 import { makeBigRun } from "../../bench/big-run.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 
 // The page functions below run in the browser; this Node program has no DOM types, so they are
 // declared loosely here (the client's own code is type-checked against the DOM).
@@ -236,25 +237,15 @@ test(
 
 test("show --html renders the same grid from file:// with the network disabled", { skip, timeout: 60_000 }, async () => {
   const file = join(t.dir, "run.html");
-  const r = spawnSync(process.execPath, [BIN, "show", t.run, "--html", file, "--state-dir", t.state], { encoding: "utf8" });
-  assert.equal(r.status, 0, r.stderr);
-  const offProfile = mkdtempSync(join(tmpdir(), "sy-ui-offline-"));
-  const offline = await chromium.launchPersistentContext(offProfile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 1800 },
-    offline: true,
-  });
+  const r = await runCliInProcess(["show", t.run, "--html", file, "--state-dir", t.state]);
+  assert.equal(r.code, 0, r.stderr);
+  // The page in this file's browser, with the network turned off for this test (one browser per file).
+  await context.setOffline(true);
+  const requests: string[] = [];
+  const onRequest = (req: { url(): string }) => requests.push(req.url());
+  context.on("request", onRequest);
+  const { page, errors } = await newPage();
   try {
-    const requests: string[] = [];
-    offline.on("request", (req) => requests.push(req.url()));
-    const page = await offline.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (e) => errors.push(String(e)));
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(m.text());
-    });
     await page.goto(pathToFileURL(file).href);
     await page.locator(".rows .grid-row").first().waitFor();
     assertGrid(await drawnGrid(page), t);
@@ -268,7 +259,8 @@ test("show --html renders the same grid from file:// with the network disabled",
       "the file fetches nothing",
     );
   } finally {
-    await offline.close();
-    rmSync(offProfile, { recursive: true, force: true });
+    context.off("request", onRequest);
+    await page.close();
+    await context.setOffline(false);
   }
 });

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ShowJson } from "../../../src/run/index.js";
 import type { RecordedRequest } from "../../support/scripted-server.js";
+import { runCliInProcess } from "../../support/cli-in-process.js";
 
 export const ROOT = process.cwd();
 export const BIN = join(ROOT, "bin", "switchyard.js");
@@ -94,8 +95,17 @@ export class E2E {
     return startCli([...args, "--state-dir", this.state], { cwd: this.dir, env: this.env(env) });
   }
 
+  /**
+   * `switchyard ARGS --state-dir STATE` in this process (test/support/cli-in-process.ts): for the
+   * commands that only read what a run left (show, lab), which are not about processes.
+   */
+  async here(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+    const r = await runCliInProcess([...args, "--state-dir", this.state], { env: { ...process.env, ...this.env(env) } });
+    return { code: r.code, signal: null, out: r.stdout, err: r.stderr };
+  }
+
   async show(run = "latest"): Promise<ShowJson & { receipts?: ReceiptRow[] }> {
-    const r = await this.sy(["show", run, "--json", "--receipts"]);
+    const r = await this.here(["show", run, "--json", "--receipts"]);
     if (r.code !== 0) throw new Error(`show failed (${r.code}): ${r.err}`);
     return JSON.parse(r.out) as ShowJson & { receipts?: ReceiptRow[] };
   }
