@@ -119,6 +119,7 @@ export async function launch(store: Store, run: string, opts: LaunchOptions): Pr
         feed.push(e);
       },
     });
+    await opts.wiring.ready(engine.plan);
     await opts.prepare?.(engine);
   } catch (err) {
     await settle(opts);

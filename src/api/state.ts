@@ -23,7 +23,7 @@ import type { Plan } from "../plan/index.js";
 import { compile, type Compiled, type CompileOptions } from "./compile.js";
 import { launch, type LaunchOptions, type Run } from "./run-handle.js";
 import { wiringInput, type RunOptions } from "./options.js";
-import { wireRun, type Wiring } from "./wiring.js";
+import { judgementTypes, wireRun, type Wiring } from "./wiring.js";
 import { ApiOptionError } from "./api-error.js";
 
 /** Where the runs are kept: a state folder (R-2), and optionally a store in it or elsewhere (`sqlite:PATH`, `postgres://…`). */
@@ -41,16 +41,12 @@ export interface RerunOptions extends RunOptions {
 /** A run's row as `switchyard runs --json` lists it. */
 export type RunSummary = RunRow;
 
-/** The judgement types of the plan's model-decided routes (what the decision preflight checks, D-30). */
-export function judgementTypes(plan: Plan): string[] {
-  const types = new Set<string>();
-  for (const t of plan.tasks) if (t.kind === "route" && t.route?.decide === "model") for (const q of t.route.questions) types.add(q.type);
-  return [...types].sort();
-}
+export { judgementTypes } from "./wiring.js";
 
 /** Refuses a plan whose model-decided routes the decision layer cannot serve (D-30), before anything is admitted; closes the wiring then. */
 export async function decisionPreflight(plan: Plan, wiring: Wiring): Promise<void> {
   const types = judgementTypes(plan);
+  await wiring.ready(plan);
   const problems = types.length ? (wiring.engineDeps.judge?.preflight?.(types) ?? []) : [];
   if (problems.length === 0) return;
   await wiring.close();

@@ -5,7 +5,7 @@
 import { loadMachineConfig, secretEnvNames } from "../decide/config.js";
 import { modeFor, modelsOf } from "../decide/mode.js";
 import type { JudgementMode, MachineConfig } from "../decide/config-types.js";
-import { createJudge } from "../decide/router.js";
+import { deferredJudge } from "../decide/deferred-judge.js";
 import type { Provider } from "../decide/provider.js";
 import { openLabSink } from "../lab/store.js";
 import { openSharedLabSink, sharedStore } from "../lab/shared-labs.js";
@@ -13,12 +13,16 @@ import { loadEvaluator, type Plan, type TaskPlan } from "../plan/index.js";
 import type { AgentFunction } from "../run/agents/index.js";
 import type { RunEngine, SettingsOverrides, Store } from "../run/index.js";
 import { codeProvider, codeProviderConfig, type DecisionProvider } from "./code-provider.js";
-import { HostProvider } from "../decide/providers/host.js";
 
 /** What a run is wired to: the engine's agent runners, judge, secrets and limits, and how to close them. */
 export interface Wiring {
   engineDeps: Pick<ConstructorParameters<typeof RunEngine>[0], "agentRunners" | "judge" | "secretEnv" | "overrides" | "maxFileBytes">;
   close: () => Promise<void>;
+  /**
+   * Loads the decision layer when `plan` has model-decided routes (deferred-judge.ts: a plan
+   * without them never loads it); call before the decision preflight or the run's engine.
+   */
+  ready: (plan: Plan) => Promise<void>;
   /** The machine config (code runners and providers included), for the agent preflight. */
   config: MachineConfig;
   modeOf: (type: string) => JudgementMode;
@@ -63,40 +67,57 @@ function withCode(base: MachineConfig, input: WiringInput): MachineConfig {
  * code took the name [decisions] host gives, the config file's own runner of that name (a function
  * runner does agent turns, it cannot answer as the host). Undefined: the judge builds the host.
  */
-function hostFor(base: MachineConfig, config: MachineConfig, input: WiringInput): Provider | undefined {
+async function hostFor(base: MachineConfig, config: MachineConfig, input: WiringInput): Promise<Provider | undefined> {
   if (input.host) return codeProvider("host", input.host);
   const name = base.decisions.host;
   if (!input.runners || !Object.hasOwn(input.runners, name)) return undefined;
   // The config loader refuses a host that names no [agents.NAME] of the file (unless it is tty).
   const runner = base.agents[name];
   if (!runner) return undefined;
+  const { HostProvider } = await import("../decide/providers/host.js");
   return new HostProvider({ runner, hideEnv: secretEnvNames(config) });
+}
+
+/** The judgement types of the plan's model-decided routes (what the decision preflight checks, D-30). */
+export function judgementTypes(plan: Plan): string[] {
+  const types = new Set<string>();
+  for (const t of plan.tasks) if (t.kind === "route" && t.route?.decide === "model") for (const q of t.route.questions) types.add(q.type);
+  return [...types].sort();
 }
 
 /** Wires a run: machine config (D-50), modes (D-10), the decision layer (D-1) and the lab sink (H-1). */
 export function wireRun(input: WiringInput): Wiring {
   const base = loadMachineConfig(input.configPath);
   const config = withCode(base, input);
-  const host = hostFor(base, config, input);
   // On a shared (PostgreSQL) store, pairs go to the store's current lab (lab/shared-labs.ts).
   const shared = sharedStore(input.store);
   const pairs = shared ? openSharedLabSink(shared) : openLabSink(input.stateDir);
   const injected: Record<string, Provider> = {};
   for (const [name, p] of Object.entries(input.providers ?? {})) injected[name] = codeProvider(name, p);
-  const judge = createJudge({
-    config,
-    overrides: input.decide,
-    stateDir: input.stateDir,
-    pairs,
-    providers: injected,
-    ...(host ? { host } : {}),
-  });
+  const modeOf = (type: string): JudgementMode => modeFor(type, config.decisions, input.decide);
+  let host: Provider | undefined;
+  // The router and the host are loaded only for a plan that asks them (deferred-judge.ts).
+  const judge = deferredJudge(async () => {
+    const [{ createJudge }, made] = await Promise.all([import("../decide/router.js"), hostFor(base, config, input)]);
+    host = made;
+    return createJudge({
+      config,
+      overrides: input.decide,
+      stateDir: input.stateDir,
+      pairs,
+      providers: injected,
+      ...(host ? { host } : {}),
+    });
+  }, modeOf);
   const secretEnv = secretEnvNames(config);
   const { overrides, maxFileBytes } = input;
   return {
     engineDeps: { agentRunners: config.agents, judge, secretEnv, overrides, ...(maxFileBytes !== undefined ? { maxFileBytes } : {}) },
     config,
-    modeOf: (type) => modeFor(type, config.decisions, input.decide),
+    modeOf,
+    ready: async (plan) => {
+      if (judgementTypes(plan).length > 0) await judge.load(); // only model-decided routes ask it (D-1)
+    },
     close: async () => {
       await judge.close();
       await host?.close?.(); // an injected host is closed by whoever made it (routing/providers.ts)

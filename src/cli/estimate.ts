@@ -9,9 +9,6 @@ import { parseModeOverrides } from "../decide/mode.js";
 import { compileFailureExit, examples, printDiagnostics, setExitCode, UsageError } from "./common.js";
 import { locateConfig } from "./state-discovery.js";
 import { countFlag, shareFlag } from "./estimate-flags.js";
-import { runProducers } from "./estimate-producers.js";
-import { estimatePlan } from "./estimate-model.js";
-import { estimateText } from "./estimate-print.js";
 
 /** The flags of `estimate` (and the ones `run --dry-run` passes on). */
 export interface EstimateFlags {
@@ -51,6 +48,12 @@ export async function printEstimate(path: string, flags: EstimateFlags): Promise
   }
   const configPath = locateConfig(flags.config);
   const config = loadMachineConfig(configPath);
+  // Loaded only here: `run` registers the estimate's options, and a run that is not --dry-run needs no more.
+  const [{ runProducers }, { estimatePlan }, { estimateText }] = await Promise.all([
+    import("./estimate-producers.js"),
+    import("./estimate-model.js"),
+    import("./estimate-print.js"),
+  ]);
   const producers = await runProducers(compiled.plan, compiled.packRoot, configPath);
   const estimate = estimatePlan(compiled.plan, {
     config,

@@ -5,7 +5,7 @@
 
 import type { Store } from "../run/index.js";
 import type { PostgresStore } from "../run/store/index.js";
-import { QueueExecutor } from "../run/queue/index.js";
+import type { QueueExecutor } from "../run/queue/index.js";
 import { UsageError } from "./common.js";
 
 /** The help of `--executor`. */
@@ -26,8 +26,12 @@ export function executorChoice(flag: string | undefined, store: Store): Executor
   return "workers";
 }
 
-/** The queue executor of a run on a PostgreSQL store (its jobs ride with the store's commits). */
-export function queueExecutor(store: Store, run: string): QueueExecutor {
+/**
+ * The queue executor of a run on a PostgreSQL store (its jobs ride with the store's commits). The
+ * queue is loaded only here: a run on this machine never needs it.
+ */
+export async function queueExecutor(store: Store, run: string): Promise<QueueExecutor> {
   const pg = store as PostgresStore;
+  const { QueueExecutor } = await import("../run/queue/index.js");
   return new QueueExecutor({ connectionString: pg.connection, schema: pg.schema, run, commits: pg });
 }

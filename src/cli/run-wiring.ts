@@ -146,9 +146,9 @@ export function wire(flags: RunFlags, state: string, store?: Store): Wiring {
 }
 
 /** With `--executor workers`, the queue executor, set up once the engine is made and closed when the run settles. */
-function executorFor(flags: RunFlags, store: Store, run: string): Pick<LaunchOptions, "executor" | "prepare" | "onSettled"> {
+async function executorFor(flags: RunFlags, store: Store, run: string): Promise<Pick<LaunchOptions, "executor" | "prepare" | "onSettled">> {
   if (executorChoice(flags.executor, store) !== "workers") return {};
-  const queue = queueExecutor(store, run);
+  const queue = await queueExecutor(store, run);
   return {
     executor: queue,
     // Workers need the plan, the repository and the pack snapshot before the first job.
@@ -245,7 +245,7 @@ export async function execute(
     wiring,
     ...(flags.force !== undefined ? { force: flags.force } : {}),
     ...(owner ? { owner } : {}),
-    ...executorFor(flags, store, run),
+    ...(await executorFor(flags, store, run)),
     reviews: reviewOptions(run, flags, wiring.config),
     onEvent: (e) => {
       tally.event(e);

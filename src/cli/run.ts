@@ -64,6 +64,7 @@ export function register(program: Command): void {
       warnRouting(compiled.plan, wiring.config, flags.decide);
       // Refuse before admitting, so a refused run leaves no run behind (D-30).
       const types = judgementTypes(compiled.plan);
+      await wiring.ready(compiled.plan);
       const problems = types.length ? (wiring.engineDeps.judge?.preflight?.(types) ?? []) : [];
       if (problems.length) {
         await wiring.close();

@@ -114,6 +114,7 @@ async function replay(pack: string, flags: TestFlags, state: string): Promise<vo
       repo = { path: probe.path, base: probe.head, keep_branches: false };
     }
     const run = admitRun(store, { plan, packDir: compiled.packRoot, sourcePath: pack, ...(repo ? { repo } : {}) });
+    await live?.ready(plan);
     const judge = new CassetteJudge(index, decisions, (r) => store.runDir(r), overs, live?.engineDeps.judge);
     const engine: RunEngine = new RunEngine({
       store,

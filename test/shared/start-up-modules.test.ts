@@ -1,6 +1,8 @@
 // What a short command loads: `--version` and `check` are typed often and should cost little more
 // than Node's own start, so each loads only the modules it uses (src/cli/main.ts, common.ts,
-// usage-codes.ts). The modules are recorded by a module-loading hook in the child process.
+// usage-codes.ts). A run loads the decision layer's router only for a playbook with a
+// model-decided route (src/decide/deferred-judge.ts). The modules are recorded by a module-loading
+// hook in the child process.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -80,4 +82,43 @@ test("the usage codes a compile's exit status reads are exactly those every laye
   const every = new Set(allCodes().flatMap((e) => (e.usage ? [e.code] : [])));
   assert.ok(every.size > 0);
   assert.deepEqual([...USAGE_CODES].sort(), [...every].sort());
+});
+
+/** The decision layer's router and what only it uses: the routing, the providers, the HTTP client. */
+const router = (modules: string[]) =>
+  modules.filter((m) => /\/dist\/src\/decide\/(router|routing\/|providers\/(?!terminal-turns)|http\.js|systemone)/.test(m));
+
+test("a run whose routes are all output-decided does not load the decision layer's router; one with a model-decided route does", () => {
+  const dir = mkdtempSync(join(tmpdir(), "sy-modules-route-"));
+  try {
+    const head = `def prepare(input):
+    return {"members": ["a", "b", "c"], "lanes": {"a": {"lane": "left"}, "b": {"lane": "right"}, "c": {"lane": "left"}}}
+
+prep = evaluate(name = "prepare", fn = prepare, emits = {"members": "list", "lanes": "object"})
+`;
+    const gate = (how: string, drop: string) =>
+      `gate = route(name = "gate", depends_on = [prep], over = prep.members, max_fanout = 3, ${how}
+             questions = {"lane": choice(ask = "Which step?", options = {"left": "the left step", "right": "the right step"}${drop})})
+done = command(name = "done", depends_on = [gate], over = prep.members, max_fanout = 3, when = gate.lane, answers = ["left", "right"], run = "true")
+`;
+    writeFileSync(join(dir, "output.star"), head + gate(`decide = "output", source = prep.lanes,`, ""));
+    writeFileSync(join(dir, "model.star"), head + gate("", `, drop = ["uncertain"]`));
+    const output = loaded(["run", join(dir, "output.star"), "--state-dir", join(dir, "state"), "--quiet"]);
+    assert.equal(output.status, 0);
+    assert.ok(
+      output.modules.some((m) => m.endsWith("/dist/src/run/engine/engine.js")),
+      "it ran",
+    );
+    assert.deepEqual(router(output.modules), []);
+    // The model-decided route needs the router for its preflight, which refuses here: the host is the
+    // terminal (no machine config) and the test has none.
+    const model = loaded(["run", join(dir, "model.star"), "--state-dir", join(dir, "state"), "--quiet"]);
+    assert.equal(model.status, 2);
+    assert.ok(
+      model.modules.some((m) => m.endsWith("/dist/src/decide/router.js")),
+      model.modules.join("\n"),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
