@@ -43,10 +43,10 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-function worker(url: string, dir: string, name: string): Promise<ChildProcess> {
+function worker(url: string, dir: string, name: string, nodeArgs: string[]): Promise<ChildProcess> {
   const proc = spawn(
     process.execPath,
-    [...NODE_ARGS, BIN, "worker", "--store", url, "--state-dir", join(dir, name), "--concurrency", String(SLOTS)],
+    [...nodeArgs, BIN, "worker", "--store", url, "--state-dir", join(dir, name), "--concurrency", String(SLOTS)],
     {
       stdio: ["ignore", "ignore", "pipe"],
       env: { ...process.env, XDG_CONFIG_HOME: join(dir, "xdg") },
@@ -182,6 +182,21 @@ async function recovery(url: string, dir: string, workers: ChildProcess[]): Prom
   await done;
 }
 
+/** Drains workers with SIGTERM, as an operator stops one; kills any that takes over `ms`. */
+function drain(procs: ChildProcess[], ms = 10000): Promise<void> {
+  return Promise.all(
+    procs.map(
+      (p) =>
+        new Promise<void>((res) => {
+          if (p.exitCode !== null || p.signalCode !== null) return res();
+          const t = setTimeout(() => p.kill("SIGKILL"), ms);
+          p.on("exit", () => (clearTimeout(t), res()));
+          p.kill("SIGTERM");
+        }),
+    ),
+  ).then(() => undefined);
+}
+
 const db = `sy_bench_${process.pid}`;
 const dir = scratchDir("queue-");
 const u = new URL(server);
@@ -190,23 +205,20 @@ const url = u.toString();
 await admin(`create database ${db}`);
 const procs: ChildProcess[] = [];
 try {
-  const xargsRate = N > 0 ? ceiling(N, 2 * SLOTS) : 0;
-  procs.push(await worker(url, dir, "w1"), await worker(url, dir, "w2"));
-  if (N > 0) await throughput(url, dir, xargsRate);
-  await recovery(url, dir, procs);
+  if (N > 0) {
+    const xargsRate = ceiling(N, 2 * SLOTS);
+    const measured = [await worker(url, dir, "w1", NODE_ARGS), await worker(url, dir, "w2", NODE_ARGS)];
+    procs.push(...measured);
+    await throughput(url, dir, xargsRate);
+    // Drained, so that each writes its CPU profile when asked to (SWITCHYARD_BENCH_NODE_ARGS):
+    // the recovery below kills one of its workers.
+    await drain(measured, 60000);
+  }
+  const fresh = [await worker(url, dir, "w3", []), await worker(url, dir, "w4", [])];
+  procs.push(...fresh);
+  await recovery(url, dir, fresh);
 } finally {
-  // Drained (SIGTERM), as an operator stops a worker; killed if that takes over 10 s.
-  await Promise.all(
-    procs.map(
-      (p) =>
-        new Promise<void>((res) => {
-          if (p.exitCode !== null || p.signalCode !== null) return res();
-          const t = setTimeout(() => p.kill("SIGKILL"), 10000);
-          p.on("exit", () => (clearTimeout(t), res()));
-          p.kill("SIGTERM");
-        }),
-    ),
-  );
+  await drain(procs);
   if (!process.env.KEEP_BENCH_DB) await admin(`drop database if exists ${db} with (force)`).catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
 }

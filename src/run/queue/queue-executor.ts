@@ -178,7 +178,8 @@ export class QueueExecutor implements InstanceExecutor {
 
   run(req: AttemptRequest): Promise<Outcome> {
     const k = jobKey(this.names, this.opts.run, req.ctx.recordTask, req.ctx.key, req.attempt);
-    if (!this.adopted.delete(k)) {
+    const adopted = this.adopted.delete(k);
+    if (!adopted) {
       const { input, shared } = this.inputs.split(req.input);
       const payload: JobPayload = {
         run: this.opts.run,
@@ -212,7 +213,9 @@ export class QueueExecutor implements InstanceExecutor {
       this.pending.set(k, p);
       if (signal.aborted) void this.withdraw(k, p);
       else signal.addEventListener("abort", onAbort, { once: true });
-      this.scheduleFold();
+      // An adopted attempt may have reported already; a new job's report can only follow its
+      // commit, which wakes this coordinator (NOTIFY, else the poll): no read for it now.
+      if (adopted) this.scheduleFold();
     });
   }
 

@@ -63,6 +63,9 @@ export interface RunningWorker {
   storeLost(): boolean;
 }
 
+/** How long graphile-worker gathers job completions before it sends them (most jobs are already deleted). */
+const COMPLETE_BATCH_MS = 500;
+
 /** The last bytes of an attempt's log, shipped back with its outcome. */
 const LOG_TAIL_BYTES = 4096;
 
@@ -237,7 +240,7 @@ function jobHandler(d: HandlerDeps): Task {
     }
     const tail = logTail(`${dir}.log`);
     const finished: FinishedReport = { outcome: capped(out, d.limit), ...(tail !== undefined ? { log_tail: tail } : {}) };
-    await d.inbox.report(at, "finished", finished);
+    await d.inbox.report(at, "finished", finished, 0, String(helpers.job.id));
     d.log(`${key}: ${out.status}`);
   };
 }
@@ -265,9 +268,11 @@ async function startQueue(
       logger: quietLogger(),
       events,
       gracefulShutdownAbortTimeout: opts.graceMs ?? 60000,
-      // Completions within 20 ms are sent as one statement. A job left locked by a worker killed
-      // in that window runs again elsewhere and is skipped there: its report is in the inbox.
-      preset: { worker: { completeJobBatchDelay: 20 } },
+      // A job that ran is deleted with its finished report (inbox-writer.ts): graphile's own
+      // completion, which then finds nothing to delete, can wait and go in large batches. A job
+      // it completes without a report (skipped: its result was already in the inbox) and left
+      // locked by a worker killed in that window runs again elsewhere and is skipped there too.
+      preset: { worker: { completeJobBatchDelay: COMPLETE_BATCH_MS } },
     })
     .catch((err: unknown) => {
       restoreConsole();
