@@ -31,7 +31,10 @@ export interface RoundReport {
   usage?: Usage;
 }
 
-/** Writes one report and wakes the coordinator, in one transaction; false if it was already there. */
+/**
+ * Writes one report and wakes the coordinator, in one transaction; false if it was already there.
+ * A finished report deletes its graphile-worker job `job` in that transaction.
+ */
 export async function report(
   db: Db,
   schema: string,
@@ -40,6 +43,7 @@ export async function report(
   kind: InboxKind,
   payload: unknown,
   round = 0,
+  job: string | null = null,
 ): Promise<boolean> {
   const status = kind === "finished" ? (payload as FinishedReport).outcome.status : null;
   return queueDb.insertInboxReport(db, schema, worker, queueNames(schema).inbox, {
@@ -48,6 +52,7 @@ export async function report(
     round,
     status,
     payload: JSON.stringify(payload),
+    job,
   });
 }
 

@@ -30,6 +30,8 @@ export interface CommitHook {
   flush(): void;
   /** One round trip to the store: throws its StorageFault when the server cannot be reached. */
   check(): void;
+  /** Events committed so far: while it grows, commits prove the server reachable. */
+  readonly committed: number;
 }
 
 /** What a coordinator's queue executor needs: the shared store's connection, schema and run. */
@@ -61,6 +63,9 @@ function capTimeout<T extends TaskPlan>(t: T): T {
   return capped;
 }
 
+/** How long a notification of new reports waits for others before the inbox is read. */
+const WAKE_GATHER_MS = 5;
+
 /** An executor that queues attempts for workers and reads their reports from the inbox. */
 export class QueueExecutor implements InstanceExecutor {
   readonly local = false;
@@ -82,6 +87,10 @@ export class QueueExecutor implements InstanceExecutor {
   private poll: NodeJS.Timeout | undefined;
   private stopSweeper: (() => Promise<void>) | undefined;
   private listener: pg.Client | undefined;
+  /** A fold asked for by a notification, sent a moment later with the others that follow it. */
+  private woken: NodeJS.Timeout | undefined;
+  /** `commits.committed` when the poll last looked. */
+  private lastCommitted = -1;
 
   private readonly pool: pg.Pool;
   private readonly inputs: InputSharer;
@@ -138,6 +147,12 @@ export class QueueExecutor implements InstanceExecutor {
    */
   private storeReachable(): boolean {
     if (this.pending.size === 0) return true;
+    // A commit since the last look reached the server: no round trip needed to know it.
+    const committed = this.opts.commits.committed;
+    if (committed !== this.lastCommitted) {
+      this.lastCommitted = committed;
+      return true;
+    }
     try {
       this.opts.commits.check();
       return true;
@@ -157,7 +172,13 @@ export class QueueExecutor implements InstanceExecutor {
     if (this.closed) return;
     const c = new (loadPg().Client)({ connectionString: this.opts.connectionString, keepAlive: true });
     c.on("notification", (n) => {
-      if (n.payload === this.opts.run) this.scheduleFold();
+      // Each worker's group of reports is one notification: those arriving within a few
+      // milliseconds are read together (one statement rather than one each).
+      if (n.payload === this.opts.run && !this.woken)
+        this.woken = setTimeout(() => {
+          this.woken = undefined;
+          this.scheduleFold();
+        }, WAKE_GATHER_MS);
     });
     // The database restarted: listen again; the poll covers the gap.
     c.on("error", () => {
@@ -178,7 +199,8 @@ export class QueueExecutor implements InstanceExecutor {
 
   run(req: AttemptRequest): Promise<Outcome> {
     const k = jobKey(this.names, this.opts.run, req.ctx.recordTask, req.ctx.key, req.attempt);
-    if (!this.adopted.delete(k)) {
+    const adopted = this.adopted.delete(k);
+    if (!adopted) {
       const { input, shared } = this.inputs.split(req.input);
       const payload: JobPayload = {
         run: this.opts.run,
@@ -212,7 +234,9 @@ export class QueueExecutor implements InstanceExecutor {
       this.pending.set(k, p);
       if (signal.aborted) void this.withdraw(k, p);
       else signal.addEventListener("abort", onAbort, { once: true });
-      this.scheduleFold();
+      // An adopted attempt may have reported already; a new job's report can only follow its
+      // commit, which wakes this coordinator (NOTIFY, else the poll): no read for it now.
+      if (adopted) this.scheduleFold();
     });
   }
 
@@ -354,6 +378,7 @@ export class QueueExecutor implements InstanceExecutor {
   async close(): Promise<void> {
     this.closed = true;
     if (this.poll) clearInterval(this.poll);
+    clearTimeout(this.woken);
     await this.stopSweeper?.();
     const l = this.listener;
     this.listener = undefined;

@@ -63,6 +63,12 @@ export interface RunningWorker {
   storeLost(): boolean;
 }
 
+/** How often an idle slot looks for a job without being told of one. */
+const POLL_MS = 5000;
+
+/** How long graphile-worker gathers job completions before it sends them (most jobs are already deleted). */
+const COMPLETE_BATCH_MS = 1000;
+
 /** The last bytes of an attempt's log, shipped back with its outcome. */
 const LOG_TAIL_BYTES = 4096;
 
@@ -237,7 +243,7 @@ function jobHandler(d: HandlerDeps): Task {
     }
     const tail = logTail(`${dir}.log`);
     const finished: FinishedReport = { outcome: capped(out, d.limit), ...(tail !== undefined ? { log_tail: tail } : {}) };
-    await d.inbox.report(at, "finished", finished);
+    await d.inbox.report(at, "finished", finished, 0, String(helpers.job.id));
     d.log(`${key}: ${out.status}`);
   };
 }
@@ -260,14 +266,20 @@ async function startQueue(
       pgPool: pool,
       concurrency: opts.concurrency,
       noHandleSignals: true,
-      pollInterval: 1000,
+      // Each idle slot asks for a job this often: only a backstop (new jobs and jobs the sweeper
+      // releases wake idle slots by notification); a retried job waits for it. Every poll is a
+      // transaction on the server, so it is not short: 32 idle slots at 1 s cost as many
+      // transactions as the jobs themselves in the queue benchmark.
+      pollInterval: POLL_MS,
       taskList: { [taskName]: handler },
       logger: quietLogger(),
       events,
       gracefulShutdownAbortTimeout: opts.graceMs ?? 60000,
-      // Completions within 20 ms are sent as one statement. A job left locked by a worker killed
-      // in that window runs again elsewhere and is skipped there: its report is in the inbox.
-      preset: { worker: { completeJobBatchDelay: 20 } },
+      // A job that ran is deleted with its finished report (inbox-writer.ts): graphile's own
+      // completion, which then finds nothing to delete, can wait and go in large batches. A job
+      // it completes without a report (skipped: its result was already in the inbox) and left
+      // locked by a worker killed in that window runs again elsewhere and is skipped there too.
+      preset: { worker: { completeJobBatchDelay: COMPLETE_BATCH_MS } },
     })
     .catch((err: unknown) => {
       restoreConsole();

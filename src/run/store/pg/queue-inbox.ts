@@ -4,7 +4,7 @@
 // grouped statement does for each row exactly what the single one does.
 
 import type { Pool } from "pg";
-import { ident, type Db } from "./queue-tables.js";
+import { ident, QUEUE_SCHEMA, type Db } from "./queue-tables.js";
 
 /** What a worker reports to the coordinator's inbox about an attempt. */
 export type InboxKind = "started" | "round" | "finished";
@@ -29,14 +29,21 @@ export interface InboxAddress {
   attempt: number;
 }
 
-/** One report of a group: its attempt, kind, round, outcome status (finished only) and payload as JSON. */
+/**
+ * One report of a group: its attempt, kind, round, outcome status (finished only) and payload as
+ * JSON; for a finished report, the graphile-worker job it ends (deleted with the report).
+ */
 export interface InboxReportRow {
   at: InboxAddress;
   kind: InboxKind;
   round: number;
   status: string | null;
   payload: string;
+  job?: string | null;
 }
+
+/** The job rows a finished report deletes: the job is done once its report is committed. */
+const deleteJobs = (param: string) => `delete from ${QUEUE_SCHEMA}._private_jobs where id = any(${param}::bigint[])`;
 
 /**
  * Writes one report and notifies `channel` (payload: the run), in one statement so both commit
@@ -48,9 +55,10 @@ export async function insertInboxReport(db: Db, schema: string, worker: string, 
     `with ins as (
        insert into ${ident(schema)}.inbox (run, task, key, attempt, kind, round, status, payload, worker)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       on conflict do nothing returning id)
+       on conflict do nothing returning id),
+     done as (${deleteJobs("$11")})
      select id, pg_notify($10, $1) from ins`,
-    [r.at.run, r.at.task, r.at.key ?? "", r.at.attempt, r.kind, r.round, r.status, r.payload, worker, channel],
+    [r.at.run, r.at.task, r.at.key ?? "", r.at.attempt, r.kind, r.round, r.status, r.payload, worker, channel, r.job ? [r.job] : []],
   );
   return (res.rowCount ?? 0) > 0;
 }
@@ -74,70 +82,62 @@ export async function insertInboxStart(db: Db, schema: string, worker: string, a
   return Boolean(r.rows[0]?.done);
 }
 
-/** As insertInboxStart for many attempts in one statement: the positions (1-based) of those to skip. */
-export async function insertInboxStarts(
+/**
+ * A worker's grouped inbox writes in one statement (one transaction): each claim as
+ * insertInboxStart, each report as insertInboxReport (its job deleted with it, one notification
+ * per run: identical notifications in one transaction reach a listener once). Returns the
+ * positions (1-based) of the claims to skip.
+ */
+export async function writeInbox(
   pool: Pool,
   schema: string,
   worker: string,
-  batch: Array<{ at: InboxAddress; payload: string }>,
+  channel: string,
+  claims: Array<{ at: InboxAddress; payload: string }>,
+  reports: InboxReportRow[],
 ): Promise<Set<number>> {
   const t = `${ident(schema)}.inbox`;
-  const r = await pool.query<{ o: string }>(
+  const r = await pool.query<{ o: string | null }>(
     `with req as (
        select * from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::jsonb[]) with ordinality as r(run, task, key, attempt, payload, o)),
      done as (
        select r.o from req r where exists (
          select 1 from ${t} i where i.run = r.run and i.task = r.task and i.key = r.key and i.kind = 'finished'
            and (i.status = 'passed' or i.attempt = r.attempt))),
-     ins as (
+     starts as (
        insert into ${t} (run, task, key, attempt, kind, round, status, payload, worker)
        select run, task, key, attempt, 'started', 0, null, payload, $6 from req where o not in (select o from done)
-       on conflict do nothing returning id)
-     select o::text from done`,
-    [
-      batch.map((c) => c.at.run),
-      batch.map((c) => c.at.task),
-      batch.map((c) => c.at.key ?? ""),
-      batch.map((c) => c.at.attempt),
-      batch.map((c) => c.payload),
-      worker,
-    ],
-  );
-  return new Set(r.rows.map((row) => Number(row.o)));
-}
-
-/** As insertInboxReport for many reports in one statement (one notification per run reaches a listener). */
-export async function insertInboxReports(
-  pool: Pool,
-  schema: string,
-  worker: string,
-  channel: string,
-  batch: InboxReportRow[],
-): Promise<void> {
-  const t = `${ident(schema)}.inbox`;
-  // Identical notifications in one transaction reach a listener once: one wake-up per run.
-  await pool.query(
-    `with ins as (
+       on conflict do nothing returning id),
+     reports as (
        insert into ${t} (run, task, key, attempt, kind, round, status, payload, worker)
-       select run, task, key, attempt, kind, round, status, payload, $9
-       from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::text[], $8::jsonb[])
+       select run, task, key, attempt, kind, round, status, payload, $6
+       from unnest($7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::int[], $13::text[], $14::jsonb[])
          with ordinality as r(run, task, key, attempt, kind, round, status, payload, o)
        order by o
-       on conflict do nothing returning run)
-     select pg_notify($10, run) from ins`,
+       on conflict do nothing returning run),
+     jobs as (${deleteJobs("$15")})
+     select o::text from done
+     union all select null from (select pg_notify($16, run) from (select distinct run from reports) d) n`,
     [
-      batch.map((x) => x.at.run),
-      batch.map((x) => x.at.task),
-      batch.map((x) => x.at.key ?? ""),
-      batch.map((x) => x.at.attempt),
-      batch.map((x) => x.kind),
-      batch.map((x) => x.round),
-      batch.map((x) => x.status),
-      batch.map((x) => x.payload),
+      claims.map((c) => c.at.run),
+      claims.map((c) => c.at.task),
+      claims.map((c) => c.at.key ?? ""),
+      claims.map((c) => c.at.attempt),
+      claims.map((c) => c.payload),
       worker,
+      reports.map((x) => x.at.run),
+      reports.map((x) => x.at.task),
+      reports.map((x) => x.at.key ?? ""),
+      reports.map((x) => x.at.attempt),
+      reports.map((x) => x.kind),
+      reports.map((x) => x.round),
+      reports.map((x) => x.status),
+      reports.map((x) => x.payload),
+      reports.flatMap((x) => (x.job ? [x.job] : [])),
       channel,
     ],
   );
+  return new Set(r.rows.flatMap((row) => (row.o === null ? [] : [Number(row.o)])));
 }
 
 /** The payloads of the `round` rows this attempt reported, in round order. */

@@ -94,7 +94,16 @@ export async function unregisteredLockers(db: Db, task: string, graceSeconds: nu
   return orphans.rows.map((o) => o.locked_by);
 }
 
-/** graphile's force_unlock_workers: the jobs these pools hold may run elsewhere. */
+/**
+ * graphile's force_unlock_workers: the jobs these pools hold may run elsewhere. Every worker is
+ * told at once, with the notification graphile sends for new jobs (its idle slots wake and take
+ * them), rather than at its next poll.
+ */
 export async function forceUnlockPools(db: Db, pools: string[]): Promise<void> {
-  await db.query(`select ${QUEUE_SCHEMA}.force_unlock_workers($1::text[])`, [pools]);
+  await db.query(
+    `with held as (select count(*) as n from ${QUEUE_SCHEMA}._private_jobs where locked_by = any($1::text[]))
+     select ${QUEUE_SCHEMA}.force_unlock_workers($1::text[]),
+       pg_notify('jobs:insert', json_build_object('r', random(), 'count', (select n from held))::text)`,
+    [pools],
+  );
 }
