@@ -862,10 +862,12 @@ export class RunEngine {
         // flushes first), and never asked again. Commits are grouped: at the latest once
         // decision_concurrency decisions wait (else by the store's ~15 ms timer), so a kill can
         // lose fewer than decision_concurrency answered decisions besides those in flight
-        // (docs/runs.md), without paying a transaction per decision.
+        // (docs/runs.md), without paying a transaction per decision. Nothing acts on the group
+        // yet, so its commit does not wait for the disk (synced in the background; the flush
+        // before acting syncs it too): the thread that drives the requests in flight keeps going.
         if (ts.plan.route.decide === "model" && ++this.uncommittedDecisions >= this.settings.decision_concurrency) {
           this.uncommittedDecisions = 0;
-          this.store.flush();
+          this.store.flushWithBackgroundSync();
         }
       } else {
         this.emit("instance_finished", ts.name, inst.key, {
