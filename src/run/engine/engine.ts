@@ -375,8 +375,10 @@ export class RunEngine {
 
   // ---- the pump ----
 
-  /** Model decisions recorded since the engine last committed because of them. */
+  /** Model decisions recorded since the store last committed (counted from `decisionsCommitted`). */
   private uncommittedDecisions = 0;
+  /** store.committed when a decision was last counted: a change means the store committed since. */
+  private decisionsCommitted = 0;
 
   private schedulePump(): void {
     if (this.pumpScheduled || this.finished) return;
@@ -846,6 +848,25 @@ export class RunEngine {
     };
   }
 
+  /**
+   * A model's decision was just appended. It is committed before anything acts on it (a
+   * dependent's expansion flushes first), and never asked again. Commits are grouped: at the
+   * latest once decision_concurrency decisions wait uncommitted (else by the store's ~15 ms
+   * timer), so a kill can lose fewer than decision_concurrency answered decisions besides those
+   * in flight (docs/runs.md), without paying a transaction per decision. Nothing acts on the
+   * group yet, so its commit does not wait for the disk (synced in the background; the flush
+   * before acting syncs it too): the thread that drives the requests in flight keeps going.
+   */
+  private decisionRecorded(): void {
+    // A commit of the store's own (its timer) took the decisions before this one along.
+    if (this.store.committed !== this.decisionsCommitted) this.uncommittedDecisions = 0;
+    if (++this.uncommittedDecisions >= this.settings.decision_concurrency) {
+      this.uncommittedDecisions = 0;
+      this.store.flushWithBackgroundSync();
+    }
+    this.decisionsCommitted = this.store.committed;
+  }
+
   private complete(ts: TaskState, inst: Inst, attempt: number, out: Outcome, retryable: boolean): void {
     if (this.finished) return;
     if (out.status === "interrupted") {
@@ -858,15 +879,7 @@ export class RunEngine {
       inst.error = undefined;
       if (ts.plan.kind === "route") {
         this.emit("decision_recorded", ts.name, inst.key, { attempt, record: out.output as DecisionRecord });
-        // A model's decision is committed before anything acts on it (a dependent's expansion
-        // flushes first), and never asked again. Commits are grouped: at the latest once
-        // decision_concurrency decisions wait (else by the store's ~15 ms timer), so a kill can
-        // lose fewer than decision_concurrency answered decisions besides those in flight
-        // (docs/runs.md), without paying a transaction per decision.
-        if (ts.plan.route.decide === "model" && ++this.uncommittedDecisions >= this.settings.decision_concurrency) {
-          this.uncommittedDecisions = 0;
-          this.store.flush();
-        }
+        if (ts.plan.route.decide === "model") this.decisionRecorded();
       } else {
         this.emit("instance_finished", ts.name, inst.key, {
           attempt,

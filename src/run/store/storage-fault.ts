@@ -95,3 +95,15 @@ export function folderFault(err: unknown, folder: string): StorageFault | undefi
   if (code === undefined || !why) return undefined;
   return new StorageFault("state-unwritable", `the run folder ${folder} cannot be written: ${why} (${code})`, { systemCode: code });
 }
+
+/**
+ * The StorageFault a failed sync of the state database's WAL (a background sync: wal-sync.ts)
+ * stands for; an error without an errno code is one too, the commits it covered being unsynced.
+ */
+export function walSyncFault(err: unknown, dbFile: string): StorageFault {
+  const code = errnoCode(err) ?? "EIO";
+  const why = Object.hasOwn(FOLDER_CANNOT_WRITE, code) ? FOLDER_CANNOT_WRITE[code] : "it cannot be synced";
+  return new StorageFault("state-unwritable", `the state database ${dbFile} cannot be synced to disk: ${why} (${code})`, {
+    systemCode: code,
+  });
+}

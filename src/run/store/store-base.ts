@@ -96,6 +96,11 @@ export abstract class BufferedStore implements Store {
     this.committedRows(rows);
   }
 
+  /** flush(); SqliteStore syncs this commit to disk in the background instead of before returning. */
+  flushWithBackgroundSync(): void {
+    this.flush();
+  }
+
   /** Whether statements wait to ride with the next commit even without events (PostgresStore). */
   protected hasRiders(): boolean {
     return false;
@@ -104,10 +109,14 @@ export abstract class BufferedStore implements Store {
   /** Told of each committed batch (PostgresStore drops the statements that rode with it). */
   protected committedRows(_rows: PendingRow[]): void {}
 
-  /** flush() where nobody could catch a fault (a timer, an append): reported, never thrown. */
+  /**
+   * The buffer's own commit (its timer, or FLUSH_AT events waiting), where nobody could catch a
+   * fault: reported, never thrown. Nobody waits for it and nothing acts on it (what acts on an
+   * event calls flush() first), so it does not wait for the disk either: flushWithBackgroundSync.
+   */
   private flushOrReport(): void {
     try {
-      this.flush();
+      this.flushWithBackgroundSync();
     } catch (err) {
       if (!this.onFault || !this.fault(err)) throw err;
     }

@@ -35,8 +35,9 @@ import { projectBatch, type PendingRow, type ProjectionOps } from "./projection.
 import { BufferedStore } from "./store-base.js";
 import { LOG_SQL, PROJECTION_SQL } from "./store-sql.js";
 import { openSqlite } from "./sqlite-driver.js";
-import { noteDatabase, storageFault, type StorageFault } from "./storage-fault.js";
+import { noteDatabase, storageFault, walSyncFault, type StorageFault } from "./storage-fault.js";
 import { sqlitePath, type Sql } from "./store.js";
+import { BackgroundWalSync } from "./wal-sync.js";
 
 type DB = Database.Database;
 
@@ -100,6 +101,8 @@ export class SqliteStore extends BufferedStore {
   private readonly synced: boolean;
   /** Statements that wait for the next commit of events (execWithNextCommit). */
   private riders: Array<{ q: Sql; params: unknown[] }> = [];
+  /** Syncs the WAL after commits made by flushWithBackgroundSync. */
+  private readonly walSync: BackgroundWalSync;
 
   /**
    * `file` is the database (the state folder's switchyard.db unless `--store sqlite:PATH` names
@@ -119,6 +122,7 @@ export class SqliteStore extends BufferedStore {
     } catch (err) {
       throw storageFault(err, file) ?? err;
     }
+    this.walSync = new BackgroundWalSync(`${file}-wal`, (err) => this.onFault?.(walSyncFault(err, file)));
     this.insertEvent = this.db.prepare(INSERT_EVENT);
     this.insertEvents = this.db.prepare(INSERT_EVENTS);
     const upsert = this.db.prepare(UPSERT_INSTANCE);
@@ -198,7 +202,36 @@ export class SqliteStore extends BufferedStore {
   }
 
   protected disconnect(): void {
-    this.db.close();
+    try {
+      this.walSync.close();
+    } catch (err) {
+      throw walSyncFault(err, this.location);
+    } finally {
+      this.db.close();
+    }
+  }
+
+  /**
+   * flush(), but the commit does not wait for the disk: it is made with `synchronous = NORMAL`
+   * (in the WAL when it returns, so it survives this process being killed) and the WAL is then
+   * synced in the background (wal-sync.ts), within milliseconds; a synced commit or close()
+   * meanwhile syncs it too. With NORMAL chosen for every commit, the same as flush().
+   */
+  override flushWithBackgroundSync(): void {
+    if (!this.synced || this.db.inTransaction) return this.flush();
+    const before = this.committed;
+    this.statement(UNSYNCED).run();
+    try {
+      this.flush();
+    } finally {
+      this.statement(SYNCED).run();
+    }
+    if (this.committed !== before) this.walSync.request();
+  }
+
+  /** Resolves once the commits of flushWithBackgroundSync so far are synced (or their sync failed, reported to onFault). */
+  walSynced(): Promise<void> {
+    return this.walSync.settled();
   }
 
   protected clearProjections(run: string): void {

@@ -86,6 +86,13 @@ export interface Store {
   append<T extends EventType>(run: string, type: T, task: string | null, key: string | null, payload: EventPayloads[T]): RunEvent;
   /** Commits every buffered event (and its projection) in one transaction. */
   flush(): void;
+  /**
+   * Commits as flush() does, durable against this process dying when it returns and against the
+   * machine crashing milliseconds later: SQLite syncs the commit to disk in the background
+   * (PostgreSQL: flush()). For commits nothing acts on yet (a group of model decisions, which
+   * are acted on only after a flush(): docs/runs.md).
+   */
+  flushWithBackgroundSync(): void;
   close(): void;
 
   /** Every event of a run in order (the truth R-4 folds). */
