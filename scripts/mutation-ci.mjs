@@ -13,13 +13,21 @@
 //
 // Every module's score is then checked against its threshold (90 %), from the run just made or
 // from the committed record, so a record committed below it fails too. --list only says what would
-// run and why.
+// run and why. MODULE… names the modules to consider (default: every one).
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { BREAK, currentInputs, differing, mutatedFile, readModules, recordedInputs, reportPath, score } from "./mutation-record.mjs";
 
-const modules = readModules();
+// MODULE… on the command line: only those (to check one module locally); none: every module.
+const named = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const all = readModules();
+for (const name of named)
+  if (!(name in all)) {
+    console.error(`error: no module '${name}' in stryker/modules.json (modules: ${Object.keys(all).join(", ")})`);
+    process.exit(2);
+  }
+const modules = named.length ? Object.fromEntries(named.map((n) => [n, all[n]])) : all;
 const installedStryker = JSON.parse(readFileSync("node_modules/@stryker-mutator/core/package.json", "utf8")).version;
 
 /** How a module's run is configured now, as stryker.config.mjs gives it to Stryker. */

@@ -57,6 +57,9 @@ const blobIds = (paths) => Object.fromEntries(paths.flatMap(filesUnder).map((f) 
 export const currentInputs = (mod) => ({ tests: blobIds(testPaths(mod)), watch: blobIds(mod.watch ?? []) });
 
 const git = (...args) => spawnSync("git", args, { encoding: "utf8" });
+let shallow;
+/** Whether this clone lacks history (or is no git checkout at all): then no commit can stand in for an inputs file. */
+const isShallow = () => (shallow ??= git("rev-parse", "--is-shallow-repository").stdout.trim() !== "false");
 
 /**
  * The inputs of the module's last recorded run: its inputs file when it belongs to the committed
@@ -70,8 +73,7 @@ export const recordedInputs = (name, mod) => {
     const saved = JSON.parse(readFileSync(inputsPath(name), "utf8"));
     if (saved.report === report) return { inputs: { tests: saved.tests, watch: saved.watch }, why: inputsPath(name) };
   }
-  if (git("rev-parse", "--is-shallow-repository").stdout.trim() !== "false")
-    return { inputs: null, why: `${inputsPath(name)} does not belong to the report, and this clone's history is shallow` };
+  if (isShallow()) return { inputs: null, why: `${inputsPath(name)} does not belong to the report, and this clone's history is shallow` };
   // The last commit that changed the report's bytes (a rename alone, R100, did not run anything).
   const log = git("log", "--follow", "-n", "20", "--format=commit %H", "--raw", "--", reportPath(name)).stdout.split("\n");
   let candidate = null;
