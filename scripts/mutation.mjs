@@ -10,9 +10,10 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { BREAK, readModules, recordedInputs, score, writeInputs } from "./mutation-record.mjs";
 
-const modules = JSON.parse(readFileSync("stryker/modules.json", "utf8"));
-const known = Object.keys(modules).filter((k) => !k.startsWith("$"));
+const modules = readModules();
+const known = Object.keys(modules);
 const args = process.argv.slice(2);
 const incremental = args.includes("--incremental");
 const chosen = args.filter((a) => !a.startsWith("--"));
@@ -24,31 +25,7 @@ for (const m of chosen) {
 }
 const list = chosen.length ? chosen : known;
 
-const BREAK = 90; // the break threshold of stryker.config.mjs, applied after the equivalents are left out
 const equivalents = JSON.parse(readFileSync("stryker/equivalents.json", "utf8"));
-
-/** Whether a surviving mutant is one listed as equivalent: same file, line, mutator and replacement. */
-const listed = (entry, file, m) =>
-  entry.file === file && entry.line === m.location.start.line && entry.mutator === m.mutatorName && entry.replacement === m.replacement;
-
-/**
- * Mutation score as Stryker defines it, detected / (detected + undetected), ignoring mutants that
- * never ran and the module's listed equivalents; `stale` are listed entries no undetected mutant matched.
- */
-function score(report, name) {
-  const c = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Ignored: 0, Equivalent: 0, CompileError: 0, RuntimeError: 0 };
-  const entries = equivalents[name] ?? [];
-  const used = new Set();
-  for (const [file, { mutants }] of Object.entries(report.files))
-    for (const m of mutants) {
-      const entry = m.status === "Survived" || m.status === "NoCoverage" ? entries.find((e) => listed(e, file, m)) : undefined;
-      if (entry) used.add(entry);
-      c[entry ? "Equivalent" : m.status] = (c[entry ? "Equivalent" : m.status] ?? 0) + 1;
-    }
-  const detected = c.Killed + c.Timeout;
-  const valid = detected + c.Survived + c.NoCoverage;
-  return { ...c, score: valid ? (100 * detected) / valid : 100, stale: entries.filter((e) => !used.has(e)) };
-}
 
 // Tests make many small files; like scripts/test.mjs, they get a temp folder in the checkout.
 mkdirSync(".tmp/mutation", { recursive: true });
@@ -58,6 +35,8 @@ const rows = [];
 let failed = false;
 for (const name of list) {
   const started = Date.now();
+  // What the record said before this run rewrites it: an incremental run carries its tests over.
+  const before = recordedInputs(name, modules[name]).inputs;
   const run = spawnSync("npx", ["stryker", "run", "stryker.config.mjs", ...(incremental ? [] : ["--force"])], {
     stdio: "inherit",
     env: { ...process.env, MUTATION_MODULE: name, TMPDIR: tmp },
@@ -70,7 +49,9 @@ for (const name of list) {
     rows.push({ name, seconds, error: `stryker exited with ${run.status ?? run.signal}` });
     continue;
   }
-  const result = score(JSON.parse(readFileSync(reportFile, "utf8")), name);
+  // Stryker rewrote the module's record; the inputs file says what it was made from.
+  writeInputs(name, modules[name], { full: !incremental, before });
+  const result = score(JSON.parse(readFileSync(reportFile, "utf8")), equivalents[name] ?? []);
   for (const e of result.stale) {
     failed = true;
     console.error(
