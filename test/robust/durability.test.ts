@@ -11,6 +11,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
@@ -148,17 +149,22 @@ test(
         const node = [process.execPath, "--input-type=module", "-e", backgroundChild(stateDir, commits, after)];
         const r = spawnSync("strace", ["-f", "-y", "-qq", "-e", "trace=fsync,fdatasync", ...node], { encoding: "utf8" });
         assert.equal(r.status, 0, r.stderr);
-        return { stateDir, main: Number(r.stdout), syncs: walSyncLines(r.stderr) };
+        const main = Number(readFileSync(join(dir.path, `${name}.pid`), "utf8"));
+        assert.ok(Number.isInteger(main) && main > 0, `the child's pid file holds ${main}`);
+        return { stateDir, main, syncs: walSyncLines(r.stderr) };
       };
       // The commits, then the wait for their syncs; the child exits without closing (close()
-      // would sync too). Its pid is the main thread's id in strace's "[pid N]" prefixes.
-      const wait = "await s.walSynced(); process.stdout.write(String(process.pid)); process.exit(0);";
-      const r = traced("background", COMMITS, wait);
+      // would sync too). Its pid is the main thread's id in strace's "[pid N]" prefixes; it is
+      // written to a file, not to stdout, which a loaded CI once read back empty (every sync then
+      // counted as another thread's).
+      const wait = (name: string) =>
+        `await s.walSynced(); (await import("node:fs")).writeFileSync(${JSON.stringify(join(dir.path, `${name}.pid`))}, String(process.pid)); process.exit(0);`;
+      const r = traced("background", COMMITS, wait("background"));
       const byMain = r.syncs.filter((l) => l.startsWith(`[pid ${r.main}] `) || !l.startsWith("[pid "));
       const background = r.syncs.length - byMain.length;
       assert.ok(background >= 1 && background <= COMMITS, `${background} WAL syncs by other threads for ${COMMITS} commits`);
       // Opening the store (its schema) is what the main thread syncs, the same with no commit.
-      const opening = traced("none", 0, wait).syncs.length;
+      const opening = traced("none", 0, wait("none")).syncs.length;
       assert.equal(byMain.length, opening, `the committing thread synced the WAL ${byMain.length} times (opening alone: ${opening})`);
       assert.equal(eventsIn(r.stateDir), COMMITS);
     } finally {
