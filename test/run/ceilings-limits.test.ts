@@ -1,9 +1,10 @@
 // R-6: a ceiling is reached at exactly its limit, not one unit before; known answers for the
-// recorded reason of each ceiling.
+// recorded reason of each ceiling. D-67: the clock of the time a run only waits for review answers
+// (which max_duration does not count), by known answers.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ceilingReached } from "../../src/run/engine/ceilings.js";
+import { ceilingReached, WaitingClock } from "../../src/run/engine/ceilings.js";
 
 /** The ceiling a halt names, or null when there is none. */
 function ceiling(halt: ReturnType<typeof ceilingReached>): string | null {
@@ -44,4 +45,20 @@ test("R-6: budget_usd is reached at exactly the budget, not a cent before; none 
 test("R-6: when both are reached, max_duration is the one named", () => {
   assert.equal(ceiling(ceilingReached(settings(1, 1), 1000, 1)), "max_duration");
   assert.equal(ceiling(ceilingReached(settings(1, 1), 999, 1)), "budget_usd");
+});
+
+test("D-67: the waiting clock counts each stretch once; a second start keeps the first, a stop without a start adds nothing", () => {
+  const clock = new WaitingClock();
+  clock.stop(500);
+  assert.equal(clock.ms(1000), 0);
+  clock.start(1000);
+  clock.start(1700); // said again while still waiting: the stretch began at 1000
+  assert.equal(clock.ms(1800), 800);
+  clock.stop(2000);
+  assert.equal(clock.ms(9000), 1000);
+  clock.start(10000);
+  assert.equal(clock.ms(10250), 1250);
+  clock.stop(10250);
+  clock.stop(99999);
+  assert.equal(clock.ms(99999), 1250);
 });
