@@ -1,15 +1,15 @@
 // The web view's reading of an attempt's files (docs/ui.md), at its limits, with the answers worked
 // out by hand: the log's last 16384 bytes (16 KB), input and usage JSON up to 262144 bytes (256 KB),
 // a workspace file up to 65536 bytes (64 KB), at most 200 workspace files listed breadth first in
-// name order, and a file named by a path that leaves the workspace, passes a symbolic link, or
-// holds a backslash is refused.
+// name order, a revise round's body prompt beside the attempt's files, and a file named by a path
+// that leaves the workspace, passes a symbolic link, or holds a backslash is refused.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { attemptFiles, workspaceFile } from "../../src/ui/attempt-files.js";
+import { attemptFiles, roundPrompt, workspaceFile } from "../../src/ui/attempt-files.js";
 
 /** A state folder's runs/run-1 with the files of task "t", key "k1", attempt 2 (workspace k1.a2). */
 function withRun(body: (runDir: string, work: string) => void): void {
@@ -70,6 +70,18 @@ test("an attempt's files are named KEY.aN, or aN for an unmapped task; absent fi
     assert.deepEqual(attemptFiles(runDir, "t", "k1", 3).input, ["k1"]);
     assert.deepEqual(workspaceFile(runDir, "t", null, 3, "out.txt"), { text: "three", bytes: 5, truncated: false });
     assert.deepEqual(attemptFiles(runDir, "t", "k1", 2), { attempt: 2, input: null, log_tail: null, prompt: null, usage: null, files: [] });
+  });
+});
+
+test("a revise round's body prompt is read from STEM-rN-body.prompt.txt, its first 262144 bytes; absent is null", () => {
+  withRun((runDir, work) => {
+    writeFileSync(join(work, "k1.a2-r3-body.prompt.txt"), "round three");
+    writeFileSync(join(work, "a2-r1-body.prompt.txt"), "q".repeat(262145));
+    assert.equal(roundPrompt(runDir, "t", "k1", 2, 3), "round three");
+    assert.equal(roundPrompt(runDir, "t", "k1", 2, 2), null, "another round");
+    assert.equal(roundPrompt(runDir, "t", "k1", 1, 3), null, "another attempt");
+    assert.equal(roundPrompt(runDir, "t", null, 2, 1), "q".repeat(262144), "an unmapped task's stem is aN");
+    assert.equal(roundPrompt(runDir, "t", null, 2, 3), null);
   });
 });
 
