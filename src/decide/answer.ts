@@ -35,7 +35,7 @@ function fail(question: ResolvedQuestion, what: string): never {
 /** Describes a value that is not a probability, or returns undefined when it is one. */
 function probabilityProblem(value: unknown): string | undefined {
   if (typeof value !== "number") return `is ${value === null ? "null" : typeof value} ${JSON.stringify(value)}, not a number`;
-  // Stryker disable next-line ConditionalExpression: without this line NaN reaches the next one, whose message is the same "is NaN"
+  // Only a shortcut: NaN also fails the next line, whose message is the same "is NaN" (stryker/equivalents.json).
   if (Number.isNaN(value)) return "is NaN";
   if (!Number.isFinite(value)) return `is ${value}`;
   if (value < 0) return `is ${value}, negative`;
@@ -58,7 +58,7 @@ export function resolveAnswer(question: ResolvedQuestion, raw: RawAnswer): Resol
     return { label: UNCERTAIN, probabilities: { ...(raw.probabilities ?? {}) }, confidence: 0, refused: true };
   }
   const given = raw.probabilities;
-  // Stryker disable next-line ConditionalExpression: `given === undefined` is also caught by `typeof given !== "object"`, so dropping it changes nothing (this also skips the line's other such mutants, which the tests of null, a list and a string kill)
+  // `given === undefined` is also caught by `typeof given !== "object"` (its `false` mutant is in stryker/equivalents.json).
   if (given === undefined || given === null || typeof given !== "object" || Array.isArray(given)) {
     fail(question, "it has no probabilities");
   }
@@ -88,7 +88,7 @@ export function resolveAnswer(question: ResolvedQuestion, raw: RawAnswer): Resol
     sum += p;
   }
   if (sum <= 0) fail(question, "its probabilities sum to 0");
-  // Stryker disable next-line EqualityOperator: no sum of probabilities is exactly 1e-3 from 1 (sum − 1 is a multiple of 2^-53, 1e-3's double is not), so `>=` is the same test (`<=` is killed)
+  // No sum is exactly 1e-3 from 1, so `>` and `>=` are the same test here (stryker/equivalents.json says why).
   const normalise = Math.abs(sum - 1) > SUM_TOLERANCE;
   const resolved = checked.map(([label, p]): [string, number] => [label, normalise ? p / sum : p]);
   const probabilities: Record<string, number> = Object.fromEntries(resolved);

@@ -170,6 +170,21 @@ test("H-4: types come out in name order; a requested type without pairs is named
   const t = result.file.types["a.t"]!.map;
   assert.equal(t.kind, "temperature");
   if (t.kind === "temperature") assert.equal(Number(t.t.toPrecision(9)), t.t);
+  // Whatever order the file has them in: already in name order, and three out of order.
+  for (const order of [
+    ["a.t", "z.t"],
+    ["m.t", "a.t", "z.t"],
+  ]) {
+    const few = await withPairs(
+      order.flatMap((type) => range(2, () => ({ type }))),
+      { now: NOW },
+    );
+    assert.deepEqual(
+      few.result.outcomes.map((o) => o.type),
+      [...order].sort(),
+      `file order ${order.join(", ")}`,
+    );
+  }
 });
 
 // The folds: test/fixtures/calibrate/make-reference.py (plain Python from docs/lab.md's rules) orders

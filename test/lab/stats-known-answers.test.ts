@@ -106,7 +106,7 @@ test("cohenKappa: plain and quadratic-weighted kappa, standard error and 95 % in
   }
 });
 
-test("cohenKappa: by hand — [[10, 2], [3, 15]] is 288/438; no counts is null", () => {
+test("cohenKappa: by hand — [[10, 2], [3, 15]] is 288/438; no counts, or one level, is null", () => {
   // pₒ = 25/30; margins rows 12, 18 and columns 13, 17: pₑ = (12·13 + 18·17)/900 = 462/900; κ = (pₒ − pₑ)/(1 − pₑ) = 288/438.
   close(
     cohenKappa([
@@ -117,6 +117,9 @@ test("cohenKappa: by hand — [[10, 2], [3, 15]] is 288/438; no counts is null",
     "2×2",
   );
   assert.equal(cohenKappa([]), null);
+  // One level: every answer agrees by construction (its weight is 1, plain or quadratic), so pₑ = 1 and κ is undefined.
+  assert.equal(cohenKappa([[7]], "plain"), null);
+  assert.equal(cohenKappa([[7]], "quadratic"), null);
   assert.equal(
     cohenKappa([
       [0, 0],

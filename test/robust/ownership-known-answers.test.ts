@@ -65,8 +65,11 @@ function firstLine(child: ChildProcess): Promise<string> {
 /** A process group whose leader has exited while a member that ignores SIGTERM lives on. */
 async function headlessGroup() {
   const leader = spawn("sh", ["-c", "trap '' TERM; sleep 600 & echo $!"], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
+  // Listened for before the first line is awaited: the leader exits as soon as it has printed, and
+  // its exit can be reported before its output is read (then a later listener would wait forever).
+  const exited = new Promise((done) => leader.once("exit", done));
   const member = Number(await firstLine(leader));
-  await new Promise((done) => leader.once("exit", done));
+  await exited;
   return { pgid: leader.pid!, member };
 }
 
