@@ -84,6 +84,8 @@ test("T-1: integer literals from 2^53 on are refused by magnitude; fractions and
   assert.equal(read("[12345678901234567890e-5,12345678901234567890E+0]"), "[123456789012345.67,12345678901234567000]");
   assert.equal(read("[1e+00000000000000000001,1E-00000000000000000001,2e00000000000000000003]"), "[10,0.1,2000]");
   assert.equal(read("[1.5e+9007199254740993,0]"), "[null,0]");
+  // An exponent without a sign: its digits are the exponent's, not an integer of their own.
+  assert.equal(read("[0e9007199254740993,1E9007199254740993]"), "[0,null]");
 });
 
 test("T-1: text that is not JSON is output-invalid, naming what was read", () => {
