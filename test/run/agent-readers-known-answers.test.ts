@@ -178,6 +178,16 @@ test("Codex's edges: an error event before a completed turn, a failure without a
     toolError: { message: "quota" },
     usage: undefined,
   });
+  // Only an error event with a message is remembered: not another event, not a message that is not text.
+  assert.deepEqual(
+    codex(
+      { type: "error", message: "quota" },
+      { type: "turn.started", message: "not an error" },
+      { type: "error", message: 42 },
+      { type: "turn.failed", error: {} },
+    ),
+    { ok: false, error: "reported an error: quota", toolError: { message: "quota" }, usage: undefined },
+  );
   assert.deepEqual(codex({ type: "turn.failed" }), {
     ok: false,
     error: "reported an error: turn.failed without a message",
