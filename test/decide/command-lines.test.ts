@@ -280,3 +280,12 @@ test("D-21/R-20 lines: the process never sees the providers' key variables", asy
     await p.close?.();
   }
 });
+
+test("D-21 lines: a program that cannot be started fails each request, saying why", async () => {
+  const p = createProvider(providerConfig("command", { command: [join(dir, "no-such-decider")], protocol: "lines" }));
+  try {
+    for (let k = 1; k <= 2; k++) assert.match((await failure(ask(p, k))).message, /no-such-decider.*: could not start: .*ENOENT/);
+  } finally {
+    await p.close?.();
+  }
+});
