@@ -38,7 +38,7 @@ export const DECIDE_CODES: CodeEntry[] = [
     rule: "D-50",
     summary: "the machine config has a key switchyard does not know",
     explain:
-      "Every table of the machine config accepts a fixed set of keys (listed in the message and in docs/decisions.md): top level `agents`, `providers`, `decisions`; `[agents.NAME]` `command`, `env`; `[providers.NAME]` `kind`, `vendor`, `base_url`, `api_key_env`, `models`, `logprob_models`, `context_window`, `command`, `timeout`, `max_retries`; `[decisions]` `default`, `deny_vendors`, `fallback_on_refusal`, `host`, `types`. A key outside these is most likely a typo: the message suggests the nearest known key.",
+      "Every table of the machine config accepts a fixed set of keys (listed in the message and in docs/decisions.md): top level `agents`, `providers`, `decisions`; `[agents.NAME]` `command`, `env`; `[providers.NAME]` `kind`, `vendor`, `base_url`, `api_key_env`, `models`, `logprob_models`, `context_window`, `command`, `protocol`, `timeout`, `max_retries`; `[decisions]` `default`, `deny_vendors`, `fallback_on_refusal`, `host`, `types`. A key outside these is most likely a typo: the message suggests the nearest known key.",
   },
   {
     code: "config-bad-type",
@@ -62,7 +62,7 @@ export const DECIDE_CODES: CodeEntry[] = [
     rule: "D-50",
     summary: "a machine config value is not one of those accepted",
     explain:
-      'The value has the right type but is not accepted: an unknown provider `kind` (accepted: systemone, openai, command), an empty `models` list, a `timeout` that is not a duration such as "30s" or "500ms", a `context_window` that is not a positive integer, an `api_key_env` that is not an environment variable name, or an empty `command`. The message says what is accepted.',
+      'The value has the right type but is not accepted: an unknown provider `kind` (accepted: systemone, openai, command), an empty `models` list, a `timeout` that is not a duration such as "30s" or "500ms", a `context_window` that is not a positive integer, an `api_key_env` that is not an environment variable name, an empty `command`, or a `protocol` other than "once" and "lines". The message says what is accepted.',
   },
   {
     code: "config-key-not-for-kind",
@@ -70,7 +70,7 @@ export const DECIDE_CODES: CodeEntry[] = [
     rule: "D-21",
     summary: "a provider key does not apply to the provider's kind",
     explain:
-      '`command` applies only to `kind = "command"`; `base_url` and `api_key_env` only to `systemone` and `openai`; `logprob_models` only to `openai`. Remove the key, or change the provider\'s kind.',
+      '`command` and `protocol` apply only to `kind = "command"`; `base_url` and `api_key_env` only to `systemone` and `openai`; `logprob_models` only to `openai`. Remove the key, or change the provider\'s kind.',
   },
   {
     code: "config-bad-mode",

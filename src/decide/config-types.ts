@@ -8,6 +8,12 @@ import type { TypeCalibration } from "./calibration-map.js";
 /** The wires a provider can speak: SystemOne, OpenAI (decisions or log-probabilities), or a local command. */
 export type ProviderKind = "systemone" | "openai" | "command";
 
+/**
+ * How a `command` provider's program is run (D-21): started per request (`once`), or started once
+ * and asked a line of JSON per request (`lines`).
+ */
+export type CommandProtocol = "once" | "lines";
+
 /** One `[providers.NAME]` entry of the machine config, defaults applied. */
 export interface ProviderConfig {
   name: string;
@@ -26,6 +32,8 @@ export interface ProviderConfig {
   context_window: Record<string, number>;
   /** command: the executable and its arguments. */
   command?: string[];
+  /** command: per request, or one process for the provider's life; unset means "once". */
+  protocol?: CommandProtocol;
   /** Per-call timeout in milliseconds (default 30 s). */
   timeout_ms: number;
   /** Retries after the first try on retryable failures (default 3). */

@@ -14,7 +14,15 @@ import { isPlainObject, parseDurationMs } from "../shared/primitives.js";
 import type { AgentRunnerConfig, PriceTable } from "../run/agents/index.js";
 import { PRESET_NAMES, PRESETS, type PresetName } from "../run/agents/index.js";
 import { presetArgsAnyEffort } from "../run/agents/index.js";
-import type { DecisionsConfig, JudgementMode, MachineConfig, ProviderConfig, ProviderKind, TypeSettings } from "./config-types.js";
+import type {
+  CommandProtocol,
+  DecisionsConfig,
+  JudgementMode,
+  MachineConfig,
+  ProviderConfig,
+  ProviderKind,
+  TypeSettings,
+} from "./config-types.js";
 import { formatMode, MODE_FORMS, modelsOf, parseMode } from "./mode.js";
 import { locateKeys, type KeyPositions } from "./toml-positions.js";
 import { typeEntry, TYPE_ENTRY_KEYS } from "./type-entry.js";
@@ -42,6 +50,7 @@ export const MAX_RETRIES_LIMIT = 10;
 export const DEFAULT_HOST = "tty";
 
 const PROVIDER_KINDS: readonly ProviderKind[] = ["systemone", "openai", "command"];
+const COMMAND_PROTOCOLS: readonly CommandProtocol[] = ["once", "lines"];
 const TOP_KEYS = ["agents", "providers", "decisions"];
 const AGENT_KEYS = ["preset", "command", "args", "base_args", "remove_args", "env", "price", "rate_limit_quiet_seconds"];
 const PRICE_KEYS = ["input_per_mtok", "output_per_mtok", "cached_input_per_mtok"];
@@ -54,6 +63,7 @@ const PROVIDER_KEYS = [
   "logprob_models",
   "context_window",
   "command",
+  "protocol",
   "timeout",
   "max_retries",
 ];
@@ -424,6 +434,7 @@ class Validator {
     for (const m of logprobModels) this.listed(name, models, m, at("logprob_models"), "logprob_models");
     const contextWindow = this.providerContextWindow(name, body, models, at);
     const command = this.providerCommand(name, body, at);
+    const protocol = this.providerProtocol(name, body, at);
     const { timeoutMs, maxRetries } = this.providerTiming(name, body, at);
     if (kind !== undefined) this.keysOfOtherKinds(name, body, kind, path, at);
 
@@ -441,6 +452,7 @@ class Validator {
     if (baseUrl !== undefined) provider.base_url = baseUrl;
     if (apiKeyEnv !== undefined) provider.api_key_env = apiKeyEnv;
     if (command !== undefined) provider.command = this.relativeToConfig(command);
+    if (protocol !== undefined) provider.protocol = protocol;
     return provider;
   }
 
@@ -575,6 +587,20 @@ class Validator {
     return command;
   }
 
+  private providerProtocol(name: string, body: Table, at: At): CommandProtocol | undefined {
+    const p = this.string(body, at("protocol"));
+    if (p === undefined || isOneOf(COMMAND_PROTOCOLS, p)) return p;
+    const near = nearestName(p, COMMAND_PROTOCOLS);
+    this.error(
+      "config-bad-value",
+      at("protocol"),
+      `providers.${name}.protocol "${p}" is not a protocol${near ? ` (did you mean "${near}"?)` : ""}`,
+      'accepted: "once" (the program is started per request, the default) or "lines" (started once, a line of JSON per request and per answer)',
+      true,
+    );
+    return undefined;
+  }
+
   private providerTiming(name: string, body: Table, at: At): { timeoutMs: number; maxRetries: number } {
     let timeoutMs = DEFAULT_TIMEOUT_MS;
     const timeout = this.string(body, at("timeout"));
@@ -621,6 +647,7 @@ class Validator {
       }
     };
     notFor("command", ["command"]);
+    notFor("protocol", ["command"]);
     notFor("base_url", ["systemone", "openai"]);
     notFor("api_key_env", ["systemone", "openai"]);
     notFor("logprob_models", ["openai"]);

@@ -223,7 +223,7 @@ test("D-50: unknown keys at every level name the key, the table, a near key and 
   assert.match(prov.message, /"max_retrys" in \[providers\.local\] \(did you mean "max_retries"\?\)/);
   assert.match(
     prov.hint ?? "",
-    /kind, vendor, base_url, api_key_env, models, logprob_models, context_window, command, timeout, max_retries/,
+    /kind, vendor, base_url, api_key_env, models, logprob_models, context_window, command, protocol, timeout, max_retries/,
   );
   assert.equal(prov.pos?.line, 7);
 
@@ -301,6 +301,22 @@ test("D-21: keys a provider's kind never reads are config-key-not-for-kind", () 
     ).message,
     /base_url/,
   );
+});
+
+test('D-21: protocol is "once" or "lines", on a command provider only', () => {
+  const COMMAND = `[providers.c]\nkind = "command"\nvendor = "v"\nmodels = ["m"]\ncommand = ["x"]\n`;
+  assert.equal(loadMachineConfig(write(`${COMMAND}protocol = "lines"\n`), {}).providers.c!.protocol, "lines");
+  assert.equal(loadMachineConfig(write(`${COMMAND}protocol = "once"\n`), {}).providers.c!.protocol, "once");
+  assert.equal(loadMachineConfig(write(COMMAND), {}).providers.c!.protocol, undefined); // the provider runs it once per request
+  const bad = only(`${COMMAND}protocol = "line"\n`, "config-bad-value");
+  assert.equal(bad.message, 'providers.c.protocol "line" is not a protocol (did you mean "lines"?)');
+  assert.match(bad.hint ?? "", /"once" .*"lines"/);
+  assert.deepEqual([bad.pos?.line, bad.pos?.col], [6, 12]);
+  assert.match(only(`${COMMAND}protocol = true\n`, "config-bad-type").message, /providers\.c\.protocol must be a string, not a boolean/);
+  const other = only(`${PROVIDER}protocol = "lines"\n`, "config-key-not-for-kind");
+  assert.match(other.message, /providers\.local\.protocol does not apply to kind "systemone"/);
+  assert.match(other.hint ?? "", /read only by kind "command"/);
+  assert.deepEqual([other.pos?.line, other.pos?.col], [7, 1]);
 });
 
 test("D-10: a bad mode is config-bad-mode, at the value, listing the forms", () => {
