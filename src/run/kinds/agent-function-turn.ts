@@ -6,7 +6,7 @@
 // from a cassette (AgentRunnerConfig.replay) is answered here too, with the same checks.
 
 import { join } from "node:path";
-import type { AgentFunction, AgentTurn, AgentUsage, TurnReplay } from "../agents/index.js";
+import type { AgentFunction, AgentTurn, AgentUsage, ReplayedTurn, TurnReplay } from "../agents/index.js";
 import type { TaskOf } from "../../plan/plan.js";
 import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
 import { fileRules, rejected, type AttemptFiles } from "./command.js";
@@ -92,7 +92,13 @@ export async function replayedTurn(
   replay: TurnReplay,
   prompt: string,
 ): Promise<Outcome | undefined> {
-  const answer = await replay({ ...turnOf(ctx, input, files, prompt), inputFile: files.input });
+  let answer: ReplayedTurn;
+  try {
+    answer = await replay({ ...turnOf(ctx, input, files, prompt), inputFile: files.input });
+  } catch (err) {
+    // As a runner program that crashed would: the attempt fails, the run goes on.
+    return failedOutcome("agent-runner-failed", `the replay of agent runner "${ctx.task.agent.runner}" failed: ${errorText(err)}`);
+  }
   if (answer.status === "live") return undefined;
   if (ctx.signal.aborted) return { status: "interrupted" };
   const usage = cleanUsage(answer.usage);
