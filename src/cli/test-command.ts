@@ -1,31 +1,29 @@
 // `switchyard test PACK --cassette FILE`: runs the pack with every agent runner and the
 // decision layer replaced by a cassette recorded from a real run (docs/testing-playbooks.md).
 // The engine runs as for `switchyard run` — commands and evaluates for real, the same ceilings,
-// records and gating — in a state folder of its own; agent turns are answered by the cassette's
-// runner program (run/cassette/replay-agent.ts) and decisions by the CassetteJudge. Nothing
-// outside is contacted unless --allow-live: a request the cassette does not hold is a miss, listed
-// per element with why and a short diff, and the test fails (exit 1).
+// records and gating — in a state folder of its own; agent turns are answered in the engine's own
+// process by CassetteAgents (a replay on each runner, run/cassette/agent-replay.ts) and decisions
+// by the CassetteJudge. Nothing outside is contacted unless --allow-live: a request the cassette
+// does not hold is a miss, listed per element with why and a short diff, and the test fails (exit 1).
 
 import type { Command } from "commander";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { compilePath, loadEvaluator } from "../plan/index.js";
 import type { Plan, TaskPlan } from "../plan/plan.js";
 import { admitRun, RunEngine, SqliteStore, type InstanceRow, type Store } from "../run/index.js";
 import { probeRepository, type AgentRunnerConfig } from "../run/agents/index.js";
 import {
+  CassetteAgents,
   CASSETTE_FORMAT,
   CASSETTE_VERSION,
   cassetteFromRun,
   CassetteJudge,
   cassetteText,
-  countAgentHits,
   readCassette,
   readMisses,
-  REPLAY_AGENT_PROGRAM,
-  writeReplayIndex,
+  replayIndex,
   type Cassette,
   type Miss,
 } from "../run/cassette/index.js";
@@ -35,8 +33,6 @@ import { reportingCassetteErrors } from "./cassette-errors.js";
 import { cassetteSummary } from "./cassette.js";
 import { junitXml, missLines } from "./junit.js";
 import { compareExpectations, readExpectations, writeExpectations } from "./expectations.js";
-
-const REPLAY_AGENT = fileURLToPath(REPLAY_AGENT_PROGRAM);
 
 interface TestFlags {
   cassette: string;
@@ -56,21 +52,19 @@ function agentLeaves(plan: Plan): TaskPlan[] {
   return plan.tasks.flatMap((t) => (t.kind === "revise" ? [t.revise.body, t.revise.reviewer] : [t])).filter((t) => t.kind === "agent");
 }
 
-/** Every runner the plan names, replaced by the cassette's runner (with the real one behind it for --allow-live). */
-function replayRunners(plan: Plan, index: string, live: Wiring | undefined): Record<string, AgentRunnerConfig> {
+/** Every runner the plan names, answered from the cassette (with the real one behind it for --allow-live). */
+function replayRunners(plan: Plan, agents: CassetteAgents, live: Wiring | undefined): Record<string, AgentRunnerConfig> {
   const out: Record<string, AgentRunnerConfig> = {};
   for (const t of agentLeaves(plan)) {
     if (t.kind !== "agent" || out[t.agent.runner]) continue;
     const name = t.agent.runner;
-    const env: Record<string, string> = { SWITCHYARD_CASSETTE_INDEX: index };
     const real = live?.engineDeps.agentRunners?.[name];
     if (live && !real)
       throw new UsageError("usage", `--allow-live: agent runner "${name}" is not configured in the machine config`, {
         hint: `add [agents.${name}] to the config --config names, or leave out --allow-live to replay only`,
       });
     // The whole runner (a preset's argv, environment and price table): a missed turn is run as `switchyard run` runs it.
-    if (real) env.SWITCHYARD_CASSETTE_LIVE = JSON.stringify(real);
-    out[name] = { name, command: [process.execPath, REPLAY_AGENT], env };
+    out[name] = agents.runner(name, real);
   }
   return out;
 }
@@ -100,10 +94,11 @@ async function replay(pack: string, flags: TestFlags, state: string): Promise<vo
   const store: Store = new SqliteStore(state);
   const live = flags.allowLive ? wire({ config: flags.config, decide: flags.decide }, state, store) : undefined;
   try {
-    const index = join(state, "cassette");
+    const index = replayIndex(join(state, "cassette"), cassette);
     const overs = Object.fromEntries(plan.tasks.map((t) => [t.name, t.over]));
-    const decisions = writeReplayIndex(index, cassette, overs);
-    const agentRunners = replayRunners(plan, index, live);
+    const runDir = (r: string) => store.runDir(r);
+    const agents = new CassetteAgents(index, runDir, overs);
+    const agentRunners = replayRunners(plan, agents, live);
     let repo;
     if (agentLeaves(plan).some((t) => t.kind === "agent" && t.agent.workspace === "worktree")) {
       const probe = probeRepository(flags.repo ?? process.cwd());
@@ -115,7 +110,7 @@ async function replay(pack: string, flags: TestFlags, state: string): Promise<vo
     }
     const run = admitRun(store, { plan, packDir: compiled.packRoot, sourcePath: pack, ...(repo ? { repo } : {}) });
     await live?.ready(plan);
-    const judge = new CassetteJudge(index, decisions, (r) => store.runDir(r), overs, live?.engineDeps.judge);
+    const judge = new CassetteJudge(index, runDir, overs, live?.engineDeps.judge);
     const engine: RunEngine = new RunEngine({
       store,
       run,
@@ -128,8 +123,8 @@ async function replay(pack: string, flags: TestFlags, state: string): Promise<vo
       evaluators: (task) => loadEvaluator(engine.packDirectory, engine.plan, task),
     });
     const outcome = await engine.execute();
-    const misses = readMisses(index);
-    const hits = { agent: countAgentHits(index), decision: judge.answered };
+    const misses = readMisses(index.dir);
+    const hits = { agent: agents.answered, decision: judge.answered };
     report(plan.playbook, run, outcome.status, misses, hits, state, flags);
     if (flags.junit !== undefined) writeFileSync(flags.junit, junitXml(plan.playbook, store.tasks(run), store.instances(run), misses));
     if (process.env.GITHUB_ACTIONS === "true") {

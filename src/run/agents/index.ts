@@ -3,7 +3,7 @@
 // Files outside this room import only this file (eslint.config.js; docs/architecture.md).
 
 export { limiterFor, MAX_RATE_LIMITED_TRIES, rateLimitDelay, rateLimitState, type RunnerLimiter } from "./agent-rate-limits.js";
-export { type AgentRunnerConfig, type PriceTable } from "./agent-runner-config.js";
+export { type AgentRunnerConfig, type PriceTable, type ReplayedTurn, type ReplayRequest, type TurnReplay } from "./agent-runner-config.js";
 export type { AgentFunction, AgentResult, AgentTurn, AgentUsage } from "./agent-function.js";
 export { canReportCost, invocation, presetArgsAnyEffort, presetOf, runnerEnv, withCost } from "./presets/invocation.js";
 export { PRESET_NAMES, type PresetName, PRESETS } from "./presets/presets.js";

@@ -7,7 +7,7 @@
 import { DecisionFailure, type DecisionRecord, type Judge, type JudgeRequest } from "../kinds/index.js";
 import { decisionRequestOf, elementView, type Overs } from "./identity.js";
 import { elementId } from "./format.js";
-import { decisionMiss, recordMiss, type DecisionIndex } from "./replay-index.js";
+import { decisionMiss, recordMiss, type ReplayIndex } from "./replay-index.js";
 
 /** The engine's Judge during `switchyard test`: answers each route element from the cassette, or records a miss. */
 export class CassetteJudge implements Judge {
@@ -15,8 +15,7 @@ export class CassetteJudge implements Judge {
   answered = 0;
 
   constructor(
-    private readonly index: string,
-    private readonly decisions: DecisionIndex,
+    private readonly index: ReplayIndex,
     private readonly runDir: (run: string) => string,
     private readonly overs: Overs,
     private readonly live?: Judge,
@@ -28,13 +27,13 @@ export class CassetteJudge implements Judge {
 
   async judge(req: JudgeRequest): Promise<DecisionRecord> {
     const r = decisionRequestOf(req.questions, elementView(req.state, req.key, this.overs[req.task]), this.runDir(req.run));
-    const hit = this.decisions.byRequest.get(r.request);
+    const hit = this.index.decisions.byRequest.get(r.request);
     if (hit) {
       this.answered += 1;
       return structuredClone(hit.answer);
     }
-    const why = decisionMiss(this.decisions.byElement.get(elementId(req.task, req.key)), r.questions, r.state);
-    recordMiss(this.index, { kind: "decision", task: req.task, key: req.key, ...why });
+    const why = decisionMiss(this.index.decisions.byElement.get(elementId(req.task, req.key)), r.questions, r.state);
+    recordMiss(this.index.dir, { kind: "decision", task: req.task, key: req.key, ...why });
     if (this.live) return this.live.judge(req);
     throw new DecisionFailure(
       "cassette-miss",

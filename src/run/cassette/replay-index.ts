@@ -1,15 +1,13 @@
-// A cassette laid out for replay: `switchyard test` writes each agent turn to a file named
-// by its request identity (what answers a hit) and by its element (what explains a miss), so the
-// runner that replays an agent turn, a process of its own, reads one small file, not the whole
-// cassette. Decisions are answered in the engine's own process (judge.ts), so they are kept in
-// memory, not written: a 10,000-element route would otherwise cost 20,000 files before the run
-// starts. Misses are written beside them, one file per element, and read back for the report.
+// A cassette laid out for replay: `switchyard test` answers every agent turn and decision in the
+// engine's own process (agent-replay.ts, judge.ts), so its entries are kept in memory, indexed by
+// request identity (what answers a hit) and by element (what explains a miss). Misses are written
+// to a folder, one file per element, and read back for the report.
 
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Cassette, CassetteEntry, DecisionEntry, QuestionIdentity } from "./format.js";
+import type { AgentEntry, Cassette, CassetteEntry, DecisionEntry, QuestionIdentity } from "./format.js";
 import { elementId } from "./format.js";
-import { sha256, type Overs } from "./identity.js";
+import { sha256 } from "./identity.js";
 import { shortDiff } from "./text-diff.js";
 
 /** Why a request had no answer in the cassette. */
@@ -30,33 +28,42 @@ export interface Miss {
 
 const fileName = (id: string) => `${sha256(id).slice("sha256:".length)}.json`;
 
-/** A cassette's decisions, by request digest (what answers a hit) and by element (what explains a miss). */
-export interface DecisionIndex {
-  byRequest: Map<string, DecisionEntry>;
-  byElement: Map<string, DecisionEntry>;
+/** Entries by request digest (what answers a hit) and by element (what explains a miss). */
+export interface EntryIndex<E> {
+  byRequest: Map<string, E>;
+  byElement: Map<string, E>;
 }
 
-/**
- * Lays the cassette's agent turns out as one file per request digest and per element, so replay
- * processes look answers up without reading the whole cassette; returns its decisions, indexed.
- */
-export function writeReplayIndex(dir: string, cassette: Cassette, overs: Overs): DecisionIndex {
-  mkdirSync(join(dir, "requests"), { recursive: true });
-  writeFileSync(join(dir, "overs.json"), JSON.stringify(overs));
-  mkdirSync(join(dir, "elements"), { recursive: true });
+/** A cassette's decisions, indexed. */
+export type DecisionIndex = EntryIndex<DecisionEntry>;
+/** A cassette's agent turns, indexed; an element of a revise loop is its task, key and part. */
+export type AgentIndex = EntryIndex<AgentEntry>;
+
+/** A cassette indexed for replay; misses are written under `dir`. */
+export interface ReplayIndex {
+  dir: string;
+  agents: AgentIndex;
+  decisions: DecisionIndex;
+}
+
+/** Indexes the cassette's entries (a later entry for the same request or element wins) and makes the misses folder. */
+export function replayIndex(dir: string, cassette: Cassette): ReplayIndex {
   mkdirSync(join(dir, "misses"), { recursive: true });
-  const decisions: DecisionIndex = { byRequest: new Map(), byElement: new Map() };
+  const index: ReplayIndex = {
+    dir,
+    agents: { byRequest: new Map(), byElement: new Map() },
+    decisions: { byRequest: new Map(), byElement: new Map() },
+  };
   for (const e of cassette.entries) {
     if (e.kind === "decision") {
-      decisions.byRequest.set(e.request, e);
-      decisions.byElement.set(elementId(e.task, e.key), e);
-      continue;
+      index.decisions.byRequest.set(e.request, e);
+      index.decisions.byElement.set(elementId(e.task, e.key), e);
+    } else {
+      index.agents.byRequest.set(e.request, e);
+      index.agents.byElement.set(elementId(e.task, e.key, e.part), e);
     }
-    const text = JSON.stringify(e);
-    writeFileSync(join(dir, "requests", fileName(e.request)), text);
-    writeFileSync(join(dir, "elements", fileName(elementId(e.task, e.key, e.part))), text);
   }
-  return decisions;
+  return index;
 }
 
 function readEntry(file: string): CassetteEntry | undefined {
@@ -67,37 +74,7 @@ function readEntry(file: string): CassetteEntry | undefined {
   }
 }
 
-/** The field each mapped task is mapped over, as written beside the index for the replay processes. */
-export function oversOf(dir: string): Overs {
-  return JSON.parse(readFileSync(join(dir, "overs.json"), "utf8")) as Overs;
-}
-
-/** The entry recorded for a request digest, if any. */
-export function answerFor(dir: string, request: string): CassetteEntry | undefined {
-  return readEntry(join(dir, "requests", fileName(request)));
-}
-
-/** The entry recorded for an element (and revise part), whatever its request was: what a miss is compared with. */
-export function recordedFor(dir: string, task: string, key: string | null, part?: string): CassetteEntry | undefined {
-  return readEntry(join(dir, "elements", fileName(elementId(task, key, part))));
-}
-
-/** Counts an agent turn answered from the cassette (one short line appended: safe from many processes). */
-export function recordAgentHit(dir: string): void {
-  appendFileSync(join(dir, "hits"), "agent\n");
-}
-
-/** How many agent turns were answered from the cassette. */
-export function countAgentHits(dir: string): number {
-  const file = join(dir, "hits");
-  return existsSync(file)
-    ? readFileSync(file, "utf8")
-        .split("\n")
-        .filter((l) => l === "agent").length
-    : 0;
-}
-
-/** Records a miss, one file per element, so processes never write the same file. */
+/** Records a miss, one file per element (a later miss of the same element, on a retry, replaces it). */
 export function recordMiss(dir: string, miss: Miss): void {
   writeFileSync(join(dir, "misses", fileName(elementId(miss.task, miss.key, miss.part))), JSON.stringify(miss));
 }

@@ -9,9 +9,3 @@ export function withoutRunPaths(text: string, runDir: string): string {
   if (!text.includes(runDir)) return text;
   return text.split(runDir).join("$RUN").replace(ATTEMPT, "$1aN");
 }
-
-/** The run folder of a workspace under it (STATE/runs/RUN/work/TASK/…), for the replaying runner. */
-export function runDirOfWorkspace(workspace: string, run: string): string | undefined {
-  const at = workspace.lastIndexOf(`/${run}/work/`);
-  return at < 0 ? undefined : workspace.slice(0, at + run.length + 1);
-}

@@ -2,10 +2,11 @@
 // timeout, cancel, `files`, `emits` check and usage charging as a command runner's turn, with the
 // function called in-process. A function that throws fails the attempt (the task's retries apply);
 // one that is still running when the run is cancelled is recorded as interrupted and runs again on
-// resume; a turn that passed is recorded and never runs again.
+// resume; a turn that passed is recorded and never runs again. A turn `switchyard test` replays
+// from a cassette (AgentRunnerConfig.replay) is answered here too, with the same checks.
 
 import { join } from "node:path";
-import type { AgentFunction, AgentUsage } from "../agents/index.js";
+import type { AgentFunction, AgentTurn, AgentUsage, ReplayedTurn, TurnReplay } from "../agents/index.js";
 import type { TaskOf } from "../../plan/plan.js";
 import { failedOutcome, type AttemptContext, type InstanceInput, type Outcome } from "./context.js";
 import { fileRules, rejected, type AttemptFiles } from "./command.js";
@@ -37,6 +38,21 @@ async function collectFiles(ctx: AttemptContext<TaskOf<"agent">>, files: Attempt
   return { collected };
 }
 
+/** The turn as a function runner (or a replay) receives it. */
+function turnOf(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceInput, files: AttemptFiles, prompt: string): AgentTurn {
+  const spec = ctx.task.agent;
+  return {
+    run: ctx.env.run,
+    task: ctx.recordTask,
+    key: ctx.key,
+    runner: spec.runner,
+    prompt,
+    effort: spec.effort,
+    input,
+    workspace: files.workspace,
+  };
+}
+
 /** Runs one turn of a function runner: called with the rendered prompt, under the task's timeout and the run's cancel. */
 export async function functionTurn(
   ctx: AttemptContext<TaskOf<"agent">>,
@@ -48,19 +64,9 @@ export async function functionTurn(
   const spec = ctx.task.agent;
   const timeout = AbortSignal.timeout(ctx.task.timeout_seconds * 1000);
   const signal = AbortSignal.any([ctx.signal, timeout]);
-  const turn = {
-    run: ctx.env.run,
-    task: ctx.recordTask,
-    key: ctx.key,
-    runner: spec.runner,
-    prompt,
-    effort: spec.effort,
-    input,
-    workspace: files.workspace,
-  };
   let result: Awaited<ReturnType<AgentFunction>>;
   try {
-    result = await fn(turn, signal);
+    result = await fn(turnOf(ctx, input, files, prompt), signal);
   } catch (err) {
     if (ctx.signal.aborted) return { status: "interrupted" };
     if (timeout.aborted)
@@ -71,7 +77,44 @@ export async function functionTurn(
   const usage = cleanUsage(isPlainObject(result) ? (result.usage as AgentUsage | undefined) : undefined);
   if (!isPlainObject(result) || !isPlainObject(result.output))
     return failedOutcome("agent-output-invalid", `agent runner "${spec.runner}" (a function) must resolve with { output: {...} }`, usage);
-  const output: Record<string, unknown> = { ...result.output };
+  return finishTurn(ctx, files, result.output, usage);
+}
+
+/**
+ * A turn answered in the engine's process by the runner's replay (`switchyard test`): its output
+ * and the files it left go through the same `files` and `emits` checks as a function's; undefined
+ * when the replay hands the turn to the runner itself (a live miss).
+ */
+export async function replayedTurn(
+  ctx: AttemptContext<TaskOf<"agent">>,
+  input: InstanceInput,
+  files: AttemptFiles,
+  replay: TurnReplay,
+  prompt: string,
+): Promise<Outcome | undefined> {
+  let answer: ReplayedTurn;
+  try {
+    answer = await replay({ ...turnOf(ctx, input, files, prompt), inputFile: files.input });
+  } catch (err) {
+    // As a runner program that crashed would: the attempt fails, the run goes on.
+    return failedOutcome("agent-runner-failed", `the replay of agent runner "${ctx.task.agent.runner}" failed: ${errorText(err)}`);
+  }
+  if (answer.status === "live") return undefined;
+  if (ctx.signal.aborted) return { status: "interrupted" };
+  const usage = cleanUsage(answer.usage);
+  if (answer.status === "failed") return failedOutcome(answer.code, answer.message, usage);
+  return finishTurn(ctx, files, answer.output, usage);
+}
+
+/** The turn's output with the files the task declares, checked against `emits`. */
+async function finishTurn(
+  ctx: AttemptContext<TaskOf<"agent">>,
+  files: AttemptFiles,
+  given: Record<string, unknown>,
+  usage: Usage | undefined,
+): Promise<Outcome> {
+  const spec = ctx.task.agent;
+  const output: Record<string, unknown> = { ...given };
   if (spec.files.length > 0) {
     let got;
     try {

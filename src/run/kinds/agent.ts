@@ -27,7 +27,7 @@ import {
   type AttemptFiles,
 } from "./command.js";
 import { inWorktree } from "./agent-worktree.js";
-import { functionTurn } from "./agent-function-turn.js";
+import { functionTurn, replayedTurn } from "./agent-function-turn.js";
 import { runProcess, type ProcessResult } from "../process/index.js";
 import { renderPrompt } from "./template.js";
 import { checkEmits, isPlainObject } from "../values/index.js";
@@ -92,6 +92,11 @@ async function agentTurn(ctx: AttemptContext<TaskOf<"agent">>, input: InstanceIn
   }
   const files = prepared ?? (await prepareAttempt(ctx.dir, input));
   const prompt = writePrompt(ctx, input);
+  // A replayed turn (`switchyard test`) is answered in-process; a live miss goes on to the runner itself.
+  if (runner.replay) {
+    const replayed = await replayedTurn(ctx, input, files, runner.replay, prompt);
+    if (replayed) return replayed;
+  }
   // A runner given as code (the library API) is called in-process, with the same files and checks.
   if (runner.turn) return functionTurn(ctx, input, files, runner.turn, prompt);
   const { r, turn, paced, usageFile } = await launchTurn(ctx, runner, files, prompt);
