@@ -26,7 +26,12 @@ export async function followRun(store: Store, run: string, json: boolean, out: N
     if (out === process.stdout && stdoutReaderGone()) return;
     if (rows.length === PAGE) continue;
     const row = store.run(run);
-    if (!row || row.status !== "running") return;
+    // The run can end between the page read above and this look at its status: its last events,
+    // committed meanwhile, are read before the follow ends.
+    if (!row || row.status !== "running") {
+      if (row && store.eventsAfter(run, after, 1).length > 0) continue;
+      return;
+    }
     if (ENDS.has(lastType)) continue; // a later invocation has begun: read on
     if (ownerGone(store, run)) {
       if (!json)

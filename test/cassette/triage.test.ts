@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { cli } from "../e2e/support/harness.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
 
 interface Inst {
@@ -36,6 +37,11 @@ let server: ScriptedServer;
 
 const sy = (args: string[], cwd = dir, env: Record<string, string> = {}) =>
   cli(args, { cwd, env: { XDG_CONFIG_HOME: join(dir, "xdg"), SWITCHYARD_HOME: "", ...env } });
+/** The same in this process: for what reads a run (show, cassette) or refuses a cassette before replaying it. */
+const here = async (args: string[]) => {
+  const r = await runCliInProcess(args, { cwd: dir, env: { ...process.env, XDG_CONFIG_HOME: join(dir, "xdg"), SWITCHYARD_HOME: "" } });
+  return { code: r.code, out: r.stdout, err: r.stderr };
+};
 
 function passedKeys(shown: Shown, task: string): string[] {
   return Object.entries(shown.tasks[task]!.instances!)
@@ -51,7 +57,7 @@ function records(shown: Shown): unknown {
 }
 
 async function show(state: string): Promise<Shown> {
-  const r = await sy(["show", "latest", "--json", "--state-dir", state]);
+  const r = await here(["show", "latest", "--json", "--state-dir", state]);
   assert.equal(r.code, 0, r.err);
   return JSON.parse(r.out) as Shown;
 }
@@ -87,7 +93,7 @@ before(async () => {
   recorded = await show(state);
   recordedRecords = records(recorded);
   cassette = join(dir, "cassette.jsonl");
-  const w = await sy(["cassette", "latest", "--state-dir", state, "-o", cassette]);
+  const w = await here(["cassette", "latest", "--state-dir", state, "-o", cassette]);
   assert.equal(w.code, 0, w.err);
   const turns = AGENTS.reduce((n, t) => n + passedKeys(recorded, t).length, 0);
   const decisions = ROUTES.reduce((n, t) => n + passedKeys(recorded, t).length, 0);
@@ -219,18 +225,18 @@ test("an element added to the producer's list: only that element's requests miss
 test("a cassette that is not one: FILE:LINE:COL: error[CODE] and exit 2; --update without --allow-live is refused", async () => {
   const bad = join(dir, "bad.jsonl");
   writeFileSync(bad, readFileSync(cassette, "utf8").split("\n")[0] + "\nnot json\n");
-  const r = await sy(["test", pack, "--cassette", bad]);
+  const r = await here(["test", pack, "--cassette", bad]);
   assert.equal(r.code, 2);
   assert.equal(r.err.split("\n")[0], `${bad}:2:1: error[cassette-invalid]: this line is not JSON; a cassette is one JSON object per line`);
   const old = join(dir, "old.jsonl");
   writeFileSync(old, `{"format":"switchyard-cassette","version":0}\n`);
-  const v = await sy(["test", pack, "--cassette", old]);
+  const v = await here(["test", pack, "--cassette", old]);
   assert.equal(v.code, 2);
   assert.match(
     v.err,
     new RegExp(`^${old.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:1:1: error\\[cassette-version\\]: cassette version 0 is not`),
   );
-  const u = await sy(["test", pack, "--cassette", cassette, "--update"]);
+  const u = await here(["test", pack, "--cassette", cassette, "--update"]);
   assert.equal(u.code, 2);
   assert.match(u.err, /--update writes the answers of the misses, which only --allow-live asks for, or the --expect file/);
 });

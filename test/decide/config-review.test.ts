@@ -4,11 +4,11 @@
 // reports it.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { loadMachineConfig } from "../../src/decide/config.js";
 import { parseMode, formatMode } from "../../src/decide/mode.js";
 import { DiagnosticError, type Diagnostic } from "../../src/lang/diagnostic.js";
 import { TempDir } from "../run/helpers.js";
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 const dir = new TempDir("switchyard-review-config-");
 after(() => dir.cleanup());
@@ -96,12 +96,12 @@ test("D-61/D-64/D-66: misplaced and malformed review keys are config errors at t
   );
 });
 
-test("D-60: `config check` passes a config with a review type and reports a misplaced escalate_below", () => {
+test("D-60: `config check` passes a config with a review type and reports a misplaced escalate_below", async () => {
   const ok = write(`${PROVIDER}\n[decisions.types]\n"t" = { mode = "review", review_timeout = "4h" }\n`);
-  const r = spawnSync(process.execPath, ["bin/switchyard.js", "config", "check", "--config", ok], { encoding: "utf8" });
+  const r = await spawnCliInProcess(["config", "check", "--config", ok]);
   assert.equal(r.status, 0, r.stdout + r.stderr);
   const bad = write(`${PROVIDER}\n[decisions.types]\n"t" = { mode = "host", escalate_below = 0.5 }\n`);
-  const b = spawnSync(process.execPath, ["bin/switchyard.js", "config", "check", "--config", bad], { encoding: "utf8" });
+  const b = await spawnCliInProcess(["config", "check", "--config", bad]);
   assert.equal(b.status, 2, b.stdout + b.stderr);
   assert.match(b.stdout + b.stderr, /error\[config-bad-value\]: .*escalate_below does nothing in mode "host"/);
 });

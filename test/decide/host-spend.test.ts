@@ -21,6 +21,7 @@ import { choiceQ, providerRequest } from "../support/decide-fixtures.js";
 import { failure } from "../support/assertions.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
 import { storeEnv, storeIn } from "../support/test-store.js";
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 const BIN = resolve("bin/switchyard.js");
 const dir = mkdtempSync(join(tmpdir(), "sy-host-spend-"));
@@ -167,7 +168,7 @@ interface Ran {
   shown: Array<{ usage?: Usage }>;
 }
 
-function runPack(name: string, env: Record<string, string>, budget?: string): Ran {
+async function runPack(name: string, env: Record<string, string>, budget?: string): Promise<Ran> {
   const { log } = fresh();
   const table = Object.entries({ ...env, FAKE_AGENT_LOG: log })
     .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
@@ -183,7 +184,8 @@ function runPack(name: string, env: Record<string, string>, budget?: string): Ra
   );
   const id = /^run (\S+):/m.exec(r.stdout)?.[1];
   assert.ok(id, r.stdout + r.stderr);
-  const show = spawnSync(process.execPath, [BIN, "show", id, "--state-dir", state, "--json"], { encoding: "utf8", env: runEnv });
+  // The run in a child process (it starts the host's agent CLI); `show` in this one.
+  const show = await spawnCliInProcess(["show", id, "--state-dir", state, "--json"], { env: runEnv });
   assert.equal(show.status, 0, show.stderr);
   const shown = JSON.parse(show.stdout) as { status: string; tasks: Record<string, { instances?: Record<string, { usage?: Usage }> }> };
   const store = storeIn(state);
@@ -204,8 +206,8 @@ function runPack(name: string, env: Record<string, string>, budget?: string): Ra
   }
 }
 
-test("R-6, D-40: a failed host call is charged — recorded with the failed instance, shown by show --json, counted against budget_usd", () => {
-  const all = runPack("fail-all", { FAKE_AGENT_MODE: "error" });
+test("R-6, D-40: a failed host call is charged — recorded with the failed instance, shown by show --json, counted against budget_usd", async () => {
+  const all = await runPack("fail-all", { FAKE_AGENT_MODE: "error" });
   assert.equal(all.calls, 3);
   assert.equal(all.status, "failed");
   assert.equal(all.failed.length, 3);
@@ -218,26 +220,26 @@ test("R-6, D-40: a failed host call is charged — recorded with the failed inst
   assert.ok(close(all.spent, 3 * 0.0135), `spent ${all.spent}`);
 
   // 0.0135 after one failed call is under 0.02; 0.027 after two is not: the third is never asked.
-  const capped = runPack("fail-budget", { FAKE_AGENT_MODE: "error" }, "0.02");
+  const capped = await runPack("fail-budget", { FAKE_AGENT_MODE: "error" }, "0.02");
   assert.equal(capped.calls, 2, "the budget stopped the run before the third host call");
   assert.equal(capped.status, "stopped");
   assert.ok(close(capped.spent, 2 * 0.0135), `spent ${capped.spent}`);
 });
 
-test("R-6, D-40: an answering host is charged too: a budget of 0.008 stops the run after two answers of 0.00405", () => {
-  const capped = runPack("answer-budget", { FAKE_AGENT_REPLY: "yes" }, "0.008");
+test("R-6, D-40: an answering host is charged too: a budget of 0.008 stops the run after two answers of 0.00405", async () => {
+  const capped = await runPack("answer-budget", { FAKE_AGENT_REPLY: "yes" }, "0.008");
   assert.equal(capped.calls, 2);
   assert.equal(capped.status, "stopped");
   assert.ok(close(capped.spent, 2 * 0.00405), `spent ${capped.spent}`);
   // 0.0081 after two answers is under 0.0082: the third is asked.
-  const room = runPack("answer-room", { FAKE_AGENT_REPLY: "yes" }, "0.0082");
+  const room = await runPack("answer-room", { FAKE_AGENT_REPLY: "yes" }, "0.0082");
   assert.equal(room.calls, 3);
   assert.ok(close(room.spent, 3 * 0.00405), `spent ${room.spent}`);
 });
 
-test("D-20 host in a run: a rate limit is waited out, the decision recorded once, and the route's retries are not used", () => {
+test("D-20 host in a run: a rate limit is waited out, the decision recorded once, and the route's retries are not used", async () => {
   const { counter } = fresh();
-  const r = runPack("rate-limited", {
+  const r = await runPack("rate-limited", {
     FAKE_AGENT_RATE_LIMITS: "1",
     FAKE_AGENT_COUNTER: counter,
     FAKE_AGENT_RETRY_IN: "5ms",

@@ -6,11 +6,11 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnSync } from "node:child_process";
 import { fencedBlocks } from "./blocks.js";
 import { fakeAgentBin } from "../support/fake-agent-bin.js";
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
-test("D-50: the machine config in docs/getting-started.md passes `config check examples/cve-triage`", () => {
+test("D-50: the machine config in docs/getting-started.md passes `config check examples/cve-triage`", async () => {
   const blocks = fencedBlocks("docs/getting-started.md", readFileSync("docs/getting-started.md", "utf8")).filter((b) => b.lang === "toml");
   assert.ok(blocks.length >= 1, "getting-started.md shows a machine config");
   const dir = mkdtempSync(join(tmpdir(), "sy-config-"));
@@ -24,10 +24,7 @@ test("D-50: the machine config in docs/getting-started.md passes `config check e
         PATH: `${fakeAgentBin(dir)}:${process.env.PATH}`,
         ...Object.fromEntries(vars.map((v) => [v, "not-a-real-key"])),
       };
-      const r = spawnSync(process.execPath, ["bin/switchyard.js", "config", "check", "examples/cve-triage", "--config", file], {
-        env,
-        encoding: "utf8",
-      });
+      const r = await spawnCliInProcess(["config", "check", "examples/cve-triage", "--config", file], { env });
       assert.equal(r.status, 0, `docs/getting-started.md:${b.line}: ${r.stdout}${r.stderr}`);
       assert.doesNotMatch(r.stderr, /error\[|warning\[/, `docs/getting-started.md:${b.line}: ${r.stderr}`);
       assert.match(r.stdout, /^ok$/m);

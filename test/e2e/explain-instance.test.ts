@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { answerWords } from "../../src/cli/instance-explain.js";
 import type { QuestionDecision } from "../../src/run/kinds/judge.js";
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 const PLAYBOOK = `
@@ -25,14 +26,17 @@ deep = command(name = "deep", depends_on = [gate], over = prep.ids, max_fanout =
 
 let dir = "";
 let run = "";
-const sy = (...args: string[]) =>
-  spawnSync(process.execPath, [BIN, ...args, "--state-dir", join(dir, "state")], { encoding: "utf8", timeout: 60_000 });
+// The run is a child process; what the tests read of it (explain, show) runs in this process.
+const here = (...args: string[]) => spawnCliInProcess([...args, "--state-dir", join(dir, "state")]);
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), "sy-explain-"));
   mkdirSync(join(dir, "pack"));
   writeFileSync(join(dir, "pack", "playbook.star"), PLAYBOOK);
-  const r = sy("run", join(dir, "pack"), "-q");
+  const r = spawnSync(process.execPath, [BIN, "run", join(dir, "pack"), "-q", "--state-dir", join(dir, "state")], {
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   assert.equal(r.status, 1, r.stdout + r.stderr);
   run = /run (\S+): failed\n$/.exec(r.stdout)![1]!;
 });
@@ -45,8 +49,8 @@ const stable = (s: string) =>
     .replaceAll(dir, "DIR")
     .replaceAll(run, "RUN");
 
-test("R-32: a failed instance: its gate opened, two attempts, the first retried, and its ceilings", () => {
-  const r = sy("explain", run, "deep[a]");
+test("R-32: a failed instance: its gate opened, two attempts, the first retried, and its ceilings", async () => {
+  const r = await here("explain", run, "deep[a]");
   assert.equal(r.status, 0, r.stderr);
   assert.equal(
     stable(r.stdout),
@@ -74,8 +78,8 @@ Ceilings:
   );
 });
 
-test("R-32: a not-taken instance names the closed gate and its answer; show --why prints the same", () => {
-  const r = sy("explain", "latest", "deep[b]");
+test("R-32: a not-taken instance names the closed gate and its answer; show --why prints the same", async () => {
+  const r = await here("explain", "latest", "deep[b]");
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\nStatus: {8}not_taken\nReason: {8}gate closed: gate\.depth answered quick \(label quick\)\n/);
   assert.match(
@@ -83,16 +87,16 @@ test("R-32: a not-taken instance names the closed gate and its answer; show --wh
     /\nGate: {10}gate\.depth, opens on deep\n {2}answered quick: confidence 1\.00; read from an output\n {2}so the gate closed\n/,
   );
   assert.match(r.stdout, /\nAttempts: {6}none \(it never ran\)\n/);
-  const why = sy("show", "latest", "--why", "deep[b]");
+  const why = await here("show", "latest", "--why", "deep[b]");
   assert.equal(why.status, 0, why.stderr);
   assert.equal(why.stdout, r.stdout);
 });
 
-test("R-32: explain of a task or key the run does not have is a usage error with the nearest name", () => {
-  const task = sy("explain", "latest", "dep[a]");
+test("R-32: explain of a task or key the run does not have is a usage error with the nearest name", async () => {
+  const task = await here("explain", "latest", "dep[a]");
   assert.equal(task.status, 2);
   assert.match(task.stderr, /run \S+ has no task dep\nhelp: did you mean deep\?/);
-  const key = sy("explain", "latest", "deep[c]");
+  const key = await here("explain", "latest", "deep[c]");
   assert.equal(key.status, 2);
   assert.match(key.stderr, /deep has no instance deep\[c\]/);
 });
@@ -120,8 +124,8 @@ test("R-32: a model's answer against its threshold: exactly at min_confidence pa
   assert.equal(answerWords({ ...decision, min_confidence: 0.7 }, 0.7), "confidence 0.70 ≥ min_confidence 0.70; model s1/jev-1");
 });
 
-test("show --json --fields keeps only the named fields (and dotted paths into outputs) of each instance and unmapped task", () => {
-  const r = sy("show", "latest", "--json", "--fields", "status,attempts,output.depth.label");
+test("show --json --fields keeps only the named fields (and dotted paths into outputs) of each instance and unmapped task", async () => {
+  const r = await here("show", "latest", "--json", "--fields", "status,attempts,output.depth.label");
   assert.equal(r.status, 0, r.stderr);
   const shown = JSON.parse(r.stdout);
   // An unmapped task has no attempts in show --json: only what it has is kept.
@@ -132,10 +136,10 @@ test("show --json --fields keeps only the named fields (and dotted paths into ou
   });
   assert.deepEqual(shown.tasks.deep.instances, { a: { status: "failed", attempts: 2 }, b: { status: "not_taken", attempts: 0 } });
   assert.deepEqual(shown.tasks.deep.summary, { total: 2, passed: 0, failed: 1, not_taken: 1, blocked: 0 });
-  const bad = sy("show", "latest", "--json", "--fields", "status,labl");
+  const bad = await here("show", "latest", "--json", "--fields", "status,labl");
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--fields: an instance has no field "labl"\nhelp: did you mean label\?/);
-  const text = sy("show", "latest", "--fields", "status");
+  const text = await here("show", "latest", "--fields", "status");
   assert.equal(text.status, 2);
   assert.match(text.stderr, /--fields selects fields of the JSON: add --json/);
 });

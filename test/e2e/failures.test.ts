@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 const PLAYBOOK = `
@@ -24,6 +25,8 @@ small = command(name = "small", depends_on = [prep], over = prep.ids, max_fanout
 let dir = "";
 let state = "";
 const sy = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args, "--state-dir", state], { encoding: "utf8", timeout: 60_000 });
+/** The same in this process: the runs are child processes, their logs are read here. */
+const here = (...args: string[]) => spawnCliInProcess([...args, "--state-dir", state]);
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), "sy-failures-"));
@@ -33,7 +36,7 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test("R-31: the -q summary names each failed task's code, first keys, log end and next commands", () => {
+test("R-31: the -q summary names each failed task's code, first keys, log end and next commands", async () => {
   const r = sy("run", join(dir, "pack"), "-q");
   assert.equal(r.status, 1, r.stdout + r.stderr);
   const run = /run (\S+): failed\n$/.exec(r.stdout)![1]!;
@@ -54,7 +57,7 @@ test("R-31: the -q summary names each failed task's code, first keys, log end an
     "",
   ]);
   // The line it says to run prints that log.
-  const logs = sy("logs", run, "work[b]");
+  const logs = await here("logs", run, "work[b]");
   assert.equal(logs.status, 0, logs.stderr);
   assert.equal(logs.stdout, "out b\nfirst b\nsecond b\nthird b\nfourth b\n");
 });
@@ -91,8 +94,8 @@ test("R-31: the --json summary lists the failures with the same facts", () => {
   ]);
 });
 
-test("logs RUN --failed prints every failed instance's log under a header, and only one task's with TASK", () => {
-  const all = sy("logs", "latest", "--failed");
+test("logs RUN --failed prints every failed instance's log under a header, and only one task's with TASK", async () => {
+  const all = await here("logs", "latest", "--failed");
   assert.equal(all.status, 0, all.stderr);
   const headers = all.stdout.split("\n").filter((l) => l.startsWith("==> "));
   assert.deepEqual(
@@ -100,13 +103,13 @@ test("logs RUN --failed prints every failed instance's log under a header, and o
     ["work[b]", "work[c]", "work[d]", "work[e]"],
   );
   assert.match(all.stdout, /==> work\[e\] [^\n]*\nout e\nfirst e\nsecond e\nthird e\nfourth e\n$/);
-  const none = sy("logs", "latest", "prep", "--failed");
+  const none = await here("logs", "latest", "prep", "--failed");
   assert.equal(none.status, 0);
   assert.equal(none.stdout, "");
   assert.match(none.stderr, /has no failed instance of prep/);
-  const bad = sy("logs", "latest", "--failed", "--attempt", "1");
+  const bad = await here("logs", "latest", "--failed", "--attempt", "1");
   assert.equal(bad.status, 2);
-  const missing = sy("logs", "latest");
+  const missing = await here("logs", "latest");
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /say which instance: TASK, or TASK\[KEY\] for one element\nhelp: or --failed/);
 });

@@ -298,7 +298,7 @@ test(
       const badConfig = e.config(
         `${provider(server.url)}\n[decisions]\nhost = "default"\n\n[decisions.types]\n"triage.match.package" = "s1/jev-9"\n`,
       );
-      const loaded = await e.sy(["run", e.pack, "--config", badConfig], env);
+      const loaded = await e.here(["run", e.pack, "--config", badConfig], env);
       assert.equal(loaded.code, 2, loaded.err);
       assert.match(loaded.err, /config-unlisted-model/);
       assert.equal(server.count(), 0);

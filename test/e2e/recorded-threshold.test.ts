@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 const PLAYBOOK = `
@@ -38,6 +39,8 @@ let dir = "";
 let run = "";
 const sy = (...args: string[]) =>
   spawnSync(process.execPath, [BIN, ...args, "--state-dir", join(dir, "state")], { encoding: "utf8", timeout: 60_000, cwd: dir });
+/** The same in this process: the run is a child process, what it recorded is read here. */
+const here = (...args: string[]) => spawnCliInProcess([...args, "--state-dir", join(dir, "state")], { cwd: dir });
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), "sy-threshold-"));
@@ -51,8 +54,8 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test("D-33/Q-11: the machine config's min_confidence (0.82, over the playbook's 0.5) is recorded with the answer it made uncertain", () => {
-  const r = sy("show", run, "--json", "--fields", "status,output");
+test("D-33/Q-11: the machine config's min_confidence (0.82, over the playbook's 0.5) is recorded with the answer it made uncertain", async () => {
+  const r = await here("show", run, "--json", "--fields", "status,output");
   assert.equal(r.status, 0, r.stderr);
   const fix = JSON.parse(r.stdout).tasks.gate.instances.a.output.fix;
   assert.equal(fix.label, "uncertain");
@@ -61,12 +64,12 @@ test("D-33/Q-11: the machine config's min_confidence (0.82, over the playbook's 
   assert.equal(fix.mode, "model");
 });
 
-test("D-33/Q-11: explain says the recorded threshold, 0.82, is the one the answer fell below, and names the playbook's", () => {
+test("D-33/Q-11: explain says the recorded threshold, 0.82, is the one the answer fell below, and names the playbook's", async () => {
   const words = "confidence 0.70 < min_confidence 0.82 (the machine config's for playbook.gate.fix; the playbook's is 0.50)";
-  const gate = sy("explain", run, "gate[a]");
+  const gate = await here("explain", run, "gate[a]");
   assert.equal(gate.status, 0, gate.stderr);
   assert.ok(gate.stdout.includes(`  fix = uncertain: ${words}; the most likely label was yes (0.70); model dec/m`), gate.stdout);
-  const act = sy("show", run, "--why", "act[a]");
+  const act = await here("show", run, "--why", "act[a]");
   assert.equal(act.status, 0, act.stderr);
   assert.ok(act.stdout.includes(`  answered uncertain: ${words};`), act.stdout);
 });

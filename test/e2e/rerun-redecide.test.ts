@@ -21,7 +21,7 @@ test(
       assert.deepEqual(turns, ["quick[T1] low", "quick[T2] low"]);
 
       // Without --redecide a recorded decision is never asked again: the rerun is refused.
-      const refused = await e.sy(["rerun", "latest", "--task", "match"]);
+      const refused = await e.here(["rerun", "latest", "--task", "match"]);
       assert.equal(refused.code, 2);
       assert.match(refused.err, /decisions are recorded; they are kept unless you ask for them again\nhelp: add --redecide/);
 

@@ -15,6 +15,7 @@ import { until } from "../support/assertions.js";
 import { reviewPlaybook } from "../support/review-pack.js";
 import { testStoreSpec } from "../support/test-store.js";
 import { openStore, giveReviewAnswer } from "../../src/run/store/index.js";
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 const N = 200;
@@ -56,15 +57,18 @@ test(
     const store = testStoreSpec();
     let child: ReturnType<typeof spawn> | undefined;
     const e = env(dir, store);
+    // The commands that execute the run (resume) in a child process; those that answer, list and
+    // read in this one (still a process other than the run's).
     const cli = (...args: string[]) =>
       spawnSync(process.execPath, [BIN, ...args], { cwd: dir.path, env: e, encoding: "utf8", timeout: 120000 });
+    const here = (...args: string[]) => spawnCliInProcess(args, { cwd: dir.path, env: e });
     // The first few answers of each batch through the CLI; the rest straight into the store's table
-    // the CLI writes to (the same rows, without a process per answer on a loaded machine).
+    // the CLI writes to (the same rows, without a command per answer on a loaded machine).
     let viaCli = 0;
-    const answer = (key: string, label: string, who: string, cliToo: boolean) => {
+    const answer = async (key: string, label: string, who: string, cliToo: boolean) => {
       if (cliToo) {
         viaCli++;
-        const r = cli("review", "latest", "--key", key, "--answer", `exploitable=${label}`, "--as", who, "--note", `checked ${key}`);
+        const r = await here("review", "latest", "--key", key, "--answer", `exploitable=${label}`, "--as", who, "--note", `checked ${key}`);
         assert.equal(r.status, 0, r.stderr + r.stdout);
         assert.match(r.stdout, new RegExp(`gate\\[${key}\\] exploitable = ${label} \\(by ${who}\\)`));
         return;
@@ -78,9 +82,9 @@ test(
         s.close();
       }
     };
-    const pending = () =>
-      cli("review", "latest", "--list", "--json")
-        .stdout.split("\n")
+    const pending = async () =>
+      (await here("review", "latest", "--list", "--json")).stdout
+        .split("\n")
         .filter(Boolean)
         .map((l) => JSON.parse(l) as { key: string; question: { id: string; model?: { label: string; confidence: number } } });
     try {
@@ -116,10 +120,10 @@ test(
       // gated on the route starts once the whole route has settled (M-2), so none has run yet.
       const certainYes = KEYS.filter((k) => !unsure(k) && modelYes(k));
       assert.deepEqual(lines(fixLog), []);
-      const listed = pending();
+      const listed = await pending();
       assert.deepEqual(listed.map((p) => p.key).sort(), [...waitingKeys].sort());
       assert.ok(listed.every((p) => p.question.model?.label === "yes" && Math.abs(p.question.model.confidence - 0.6) < 1e-9));
-      const status = JSON.parse(cli("status", "--json").stdout) as {
+      const status = JSON.parse((await here("status", "--json")).stdout) as {
         status: string;
         tasks: Record<string, { waiting: number; passed: number }>;
       };
@@ -130,47 +134,47 @@ test(
       // Answers while the run is up: it records them and goes on with those elements.
       const label = (k: string) => (Number(k.slice(1)) % 9 === 0 ? "no" : Number(k.slice(1)) % 5 === 0 ? "uncertain" : "yes");
       const [first, second, third] = [waitingKeys.slice(0, 10), waitingKeys.slice(10, 30), waitingKeys.slice(30)];
-      for (const [i, k] of first.entries()) answer(k, label(k), "alice", i < 5);
-      await until("the first answers are recorded", () => pending().length === waitingKeys.length - first.length, 60000);
+      for (const [i, k] of first.entries()) await answer(k, label(k), "alice", i < 5);
+      await until("the first answers are recorded", async () => (await pending()).length === waitingKeys.length - first.length, 60000);
       await until(
         "their decisions are recorded",
-        () => {
-          const st = JSON.parse(cli("status", "--json").stdout) as { tasks: Record<string, { waiting: number }> };
+        async () => {
+          const st = JSON.parse((await here("status", "--json")).stdout) as { tasks: Record<string, { waiting: number }> };
           return st.tasks.gate!.waiting === waitingKeys.length - first.length;
         },
         60000,
       );
       // A second answer to an answered question is refused.
-      const again = cli("review", "latest", "--key", first[0]!, "--answer", "exploitable=yes");
+      const again = await here("review", "latest", "--key", first[0]!, "--answer", "exploitable=yes");
       assert.equal(again.status, 2);
       assert.match(again.stderr, /review-not-waiting|does not wait|no question/);
       // A label the question does not have is refused, saying which it has.
-      const bad = cli("review", "latest", "--key", second[0]!, "--answer", "exploitable=maybe");
+      const bad = await here("review", "latest", "--key", second[0]!, "--answer", "exploitable=maybe");
       assert.equal(bad.status, 2);
       assert.match(bad.stderr, /yes, no, uncertain/);
 
       // kill -9 while waiting; answers given while the run is dead wait in the store.
       running.kill("SIGKILL");
       await exit;
-      for (const [i, k] of second.entries()) answer(k, label(k), "bob", i < 5);
-      assert.equal(pending().length, third.length);
+      for (const [i, k] of second.entries()) await answer(k, label(k), "bob", i < 5);
+      assert.equal((await pending()).length, third.length);
       const detached = cli("resume", "latest", "--detach-reviews", "--quiet");
       assert.equal(detached.status, 1, detached.stderr + detached.stdout);
-      const mid = JSON.parse(cli("status", "--json").stdout) as {
+      const mid = JSON.parse((await here("status", "--json")).stdout) as {
         status: string;
         reason: string;
         tasks: Record<string, { waiting: number }>;
       };
       assert.equal(mid.status, "waiting");
       assert.equal(mid.tasks.gate!.waiting, third.length);
-      const waitingRuns = JSON.parse(cli("runs", "--json", "--status", "waiting").stdout) as Array<{ status: string }>;
+      const waitingRuns = JSON.parse((await here("runs", "--json", "--status", "waiting")).stdout) as Array<{ status: string }>;
       assert.deepEqual(
         waitingRuns.map((r) => r.status),
         ["waiting"],
       );
 
       // The rest answered while detached; resume finishes the run.
-      for (const [i, k] of third.entries()) answer(k, label(k), "carol", i < 5);
+      for (const [i, k] of third.entries()) await answer(k, label(k), "carol", i < 5);
       const done = cli("resume", "latest", "--quiet");
       assert.equal(done.status, 0, done.stderr + done.stdout);
 
@@ -187,7 +191,7 @@ test(
       assert.deepEqual([...fixed.keys()].sort(), expectYes);
       assert.ok([...fixed.values()].every((n) => n === 1));
       // Each answer is recorded as a host decision with probability 1, with who, when, the note and the model's answer.
-      const shown = JSON.parse(cli("show", "latest", "--json").stdout) as {
+      const shown = JSON.parse((await here("show", "latest", "--json")).stdout) as {
         tasks: { gate: { instances: Record<string, { output: Record<string, Record<string, unknown>> }> } };
       };
       for (const [keys, who] of [
@@ -217,11 +221,11 @@ test(
           assert.equal(d.review.model.min_confidence, 0);
         }
       }
-      assert.equal(pending().length, 0);
+      assert.equal((await pending()).length, 0);
       assert.equal(viaCli, 15);
       // Each person's answer beside the escalated model's "yes" is a reviewed pair in the lab (H-5),
       // reported apart from shadow pairs (there are none here).
-      const harvested = cli("lab", "harvest", "--json");
+      const harvested = await here("lab", "harvest", "--json");
       assert.equal(harvested.status, 0, harvested.stderr);
       type Harvested = {
         types: Array<{ type: string; pairs: number; reviewed: { n: number; host: { answered: number }; model: { agree: number } } }>;
@@ -259,9 +263,7 @@ test(
       );
       const r = spawnSync(process.execPath, [BIN, "run", "pack", "--quiet"], { cwd: dir.path, env: e, encoding: "utf8", timeout: 60000 });
       assert.equal(r.status, 0, r.stderr + r.stdout);
-      const shown = JSON.parse(
-        spawnSync(process.execPath, [BIN, "show", "latest", "--json"], { cwd: dir.path, env: e, encoding: "utf8" }).stdout,
-      ) as {
+      const shown = JSON.parse((await spawnCliInProcess(["show", "latest", "--json"], { cwd: dir.path, env: e })).stdout) as {
         tasks: {
           gate: {
             instances: Record<

@@ -16,6 +16,7 @@ import { until } from "../support/assertions.js";
 import { PtySession } from "../support/pty.js";
 import { reviewPlaybook } from "../support/review-pack.js";
 import { testStoreSpec } from "../support/test-store.js";
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 const KEYS = ["e1", "e2", "e3", "e4", "e5"];
@@ -49,6 +50,8 @@ test(
     else delete env.SWITCHYARD_STORE;
     const cli = (...args: string[]) =>
       spawnSync(process.execPath, [BIN, ...args], { cwd: dir.path, env, encoding: "utf8", timeout: 60000 });
+    // What is not about a terminal (listing, status, show, an answer by flags) runs in this process.
+    const here = (...args: string[]) => spawnCliInProcess(args, { cwd: dir.path, env });
     const sessions: PtySession[] = [];
     const walk = (argv: string[]) => {
       const s = new PtySession(argv, { cwd: dir.path, env });
@@ -124,19 +127,19 @@ test(
       assert.deepEqual([...order].sort(), KEYS);
 
       // Exactly those answers: the skipped one and the one the walk left at still wait.
-      const listed = () =>
-        cli("review", "latest", "--list", "--json")
-          .stdout.split("\n")
+      const listed = async () =>
+        (await here("review", "latest", "--list", "--json")).stdout
+          .split("\n")
           .filter(Boolean)
           .map((l) => (JSON.parse(l) as { key: string }).key)
           .sort();
-      assert.deepEqual(listed(), [c, e].sort());
-      await until("the run records the three answers", () => {
-        const st = JSON.parse(cli("status", "--json").stdout) as { tasks: Record<string, { waiting: number }> };
+      assert.deepEqual(await listed(), [c, e].sort());
+      await until("the run records the three answers", async () => {
+        const st = JSON.parse((await here("status", "--json")).stdout) as { tasks: Record<string, { waiting: number }> };
         return st.tasks.gate!.waiting === 2;
       });
-      const shown = () => JSON.parse(cli("show", "latest", "--json").stdout) as Shown;
-      const gate = shown().tasks.gate.instances;
+      const shown = async () => JSON.parse((await here("show", "latest", "--json")).stdout) as Shown;
+      const gate = (await shown()).tasks.gate.instances;
       const answered = (k: string) => gate[k]!.output!.exploitable;
       assert.deepEqual(
         [a, b, d].map((k) => [answered(k).label, answered(k).review.by, answered(k).review.note ?? null, answered(k).provider]),
@@ -179,7 +182,7 @@ test(
       const w3 = walk([process.execPath, BIN, "review", "latest", "--as", "erin"]);
       const first = (await w3.waitFor(/\[1\/2\] gate\[(e\d)\][\s\S]*Press a key/))[1]!;
       const second = first === c ? e : c;
-      const bob = cli("review", "latest", "--key", first, "--answer", "exploitable=no", "--as", "bob");
+      const bob = await here("review", "latest", "--key", first, "--answer", "exploitable=no", "--as", "bob");
       assert.equal(bob.status, 0, bob.stderr);
       mark = w3.mark();
       w3.send("1");
@@ -193,12 +196,12 @@ test(
 
       // The run that waited finishes once the last answer is in, gated on the answers.
       assert.equal(await runExit, 0, err);
-      const done = shown().tasks.gate.instances;
+      const done = (await shown()).tasks.gate.instances;
       assert.deepEqual([done[first]!.output!.exploitable.label, done[first]!.output!.exploitable.review.by], ["no", "bob"]);
       assert.deepEqual([done[second]!.output!.exploitable.label, done[second]!.output!.exploitable.review.by], ["yes", "erin"]);
       const fixed = existsSync(fixLog) ? readFileSync(fixLog, "utf8").split("\n").filter(Boolean).sort() : [];
       assert.deepEqual(fixed, [d, second].sort());
-      assert.deepEqual(listed(), []);
+      assert.deepEqual(await listed(), []);
     } finally {
       for (const s of sessions) s.kill();
       if (running.exitCode === null && running.signalCode === null) running.kill("SIGKILL");

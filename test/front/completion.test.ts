@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 
@@ -22,7 +23,7 @@ COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length 
   };
 }
 
-test("completion: the bash script loads and completes commands, flags and run ids; zsh and fish scripts are printed", () => {
+test("completion: the bash script loads and completes commands, flags and run ids; zsh and fish scripts are printed", async () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-compl-"));
   try {
     mkdirSync(join(dir, "bin"));
@@ -45,15 +46,15 @@ test("completion: the bash script loads and completes commands, flags and run id
     assert.deepEqual(complete("switchyard", "show", id.slice(0, 8)), [id], "run ids from the state folder");
     assert.ok(complete("switchyard", "completion", "").includes("--help"));
 
-    const zsh = spawnSync(process.execPath, [BIN, "completion", "zsh"], { encoding: "utf8" });
+    const zsh = await spawnCliInProcess(["completion", "zsh"]);
     assert.equal(zsh.status, 0);
     assert.match(zsh.stdout, /^#compdef switchyard\n/);
     assert.equal(spawnSync("bash", ["-n"], { input: zsh.stdout }).status, 0, "the zsh script parses");
-    const fish = spawnSync(process.execPath, [BIN, "completion", "fish"], { encoding: "utf8" });
+    const fish = await spawnCliInProcess(["completion", "fish"]);
     assert.equal(fish.status, 0);
     for (const cmd of ["run", "rerun", "logs", "show", "completion"]) assert.match(fish.stdout, new RegExp(`-a ${cmd} -d `));
     assert.match(fish.stdout, /__fish_seen_subcommand_from rerun" -l downstream/);
-    const bad = spawnSync(process.execPath, [BIN, "completion", "tcsh"], { encoding: "utf8" });
+    const bad = await spawnCliInProcess(["completion", "tcsh"]);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /no completion for the shell "tcsh"\nhelp: choose one of bash, zsh, fish/);
   } finally {
@@ -61,7 +62,7 @@ test("completion: the bash script loads and completes commands, flags and run id
   }
 });
 
-test("completion: after a run, task names (--task), keys (--key) and TASK[KEY] (logs, explain, show --why) from its records", () => {
+test("completion: after a run, task names (--task), keys (--key) and TASK[KEY] (logs, explain, show --why) from its records", async () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-compl-names-"));
   try {
     mkdirSync(join(dir, "bin"));
@@ -89,7 +90,7 @@ sum = command(name = "sum", depends_on = [scan], run = "echo '{}' > $SWITCHYARD_
     assert.deepEqual(complete("switchyard", "rerun", "latest", "--key", ""), ["k1", "k2", "x y"]);
     assert.deepEqual(complete("switchyard", "show", "--state-dir", "x", "latest", "--why", "p"), ["prep"], "a flag's value is not the run");
     assert.deepEqual(complete("switchyard", "logs", "nosuchrun", ""), [], "no such run: nothing, and no error");
-    assert.doesNotMatch(spawnSync(process.execPath, [BIN, "completion", "bash"], { encoding: "utf8" }).stdout, /opts="[^"]*--names/);
+    assert.doesNotMatch((await spawnCliInProcess(["completion", "bash"])).stdout, /opts="[^"]*--names/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

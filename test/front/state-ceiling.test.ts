@@ -10,22 +10,36 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { TempDir } from "../run/helpers.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 
 const ROOT = process.cwd();
 const BIN = join(ROOT, "bin", "switchyard.js");
 const PLAYBOOK = `playbook(description = "tiny")\nhello = command(name = "hello", run = "true")\n`;
 
 /**
- * The CLI in `cwd`. `outer` is the test's own temp folder: the search never goes above it (this
- * test must not find a `.switchyard/` of whatever checkout runs it either); `extra` may set a lower ceiling.
+ * The CLI in `cwd`, in a child process (for the runs). `outer` is the test's own temp folder: the
+ * search never goes above it (this test must not find a `.switchyard/` of whatever checkout runs it
+ * either); `extra` may set a lower ceiling.
  */
 function sy(outer: string, cwd: string, home: string, args: string[], extra: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env: envOf(outer, home, extra), encoding: "utf8" });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function envOf(outer: string, home: string, extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_CONFIG_HOME: join(home, "xdg") };
   for (const name of ["SWITCHYARD_HOME", "SWITCHYARD_CONFIG", "SWITCHYARD_STORE"]) delete env[name];
   env.SWITCHYARD_CEILING_DIRECTORIES = outer;
-  Object.assign(env, extra);
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: "utf8" });
-  return { code: r.status, out: r.stdout, err: r.stderr };
+  return Object.assign(env, extra);
+}
+
+/**
+ * The same in this process, for the commands that only look (status, runs, config check): the
+ * folder and the environment are this process's for the call, which is all the search reads.
+ */
+async function here(outer: string, cwd: string, home: string, args: string[], extra: Record<string, string> = {}) {
+  const r = await runCliInProcess(args, { cwd, env: envOf(outer, home, extra) });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 /** Every file under `dir` with a hash of its bytes: equal before and after means nothing was written. */
@@ -42,7 +56,7 @@ function fingerprint(dir: string): Record<string, string> {
   return out;
 }
 
-test("state discovery: the upward search for .switchyard/ and its config.toml stops below a folder of $SWITCHYARD_CEILING_DIRECTORIES", () => {
+test("state discovery: the upward search for .switchyard/ and its config.toml stops below a folder of $SWITCHYARD_CEILING_DIRECTORIES", async () => {
   const dir = new TempDir("sy-ceiling-");
   try {
     const top = join(dir.path, "checkout");
@@ -56,25 +70,25 @@ test("state discovery: the upward search for .switchyard/ and its config.toml st
     assert.equal(sy(dir.path, top, home, ["run", "pack", "-q"]).code, 0);
 
     // Without a ceiling the search finds the checkout's folder (what broke `npm test`).
-    const found = sy(dir.path, work, home, ["status", "--json"]);
+    const found = await here(dir.path, work, home, ["status", "--json"]);
     assert.equal(found.code, 0, found.err);
     const before = fingerprint(join(top, ".switchyard"));
 
     // With the ceiling, a reading command finds nothing and says where it looked; a run starts its own folder.
     const c = { SWITCHYARD_CEILING_DIRECTORIES: `/not/a/folder:relative/ignored:${ceiling}:${dir.path}` };
-    const none = sy(dir.path, work, home, ["status"], c);
+    const none = await here(dir.path, work, home, ["status"], c);
     assert.equal(none.code, 2);
     assert.match(none.err, /no runs in .*\(no \.switchyard\/ in .*sy-a or its parents/);
     const run = sy(dir.path, work, home, ["run", "pack", "-q"], c);
     assert.equal(run.code, 0, run.err);
     assert.ok(existsSync(join(work, ".switchyard", "switchyard.db")), "the run's state is in the folder it ran from");
-    assert.equal(JSON.parse(sy(dir.path, work, home, ["runs", "--json"], c).out).length, 1);
+    assert.equal(JSON.parse((await here(dir.path, work, home, ["runs", "--json"], c)).out).length, 1);
     // From a subfolder below the ceiling the search still goes up to (not into) the ceiling.
     mkdirSync(join(work, "deep"));
-    assert.equal(sy(dir.path, join(work, "deep"), home, ["status"], c).code, 0);
+    assert.equal((await here(dir.path, join(work, "deep"), home, ["status"], c)).code, 0);
     // The ceiling folder itself, as the working directory, is looked in.
     mkdirSync(join(ceiling, ".switchyard"));
-    const atCeiling = sy(dir.path, ceiling, home, ["status"], c);
+    const atCeiling = await here(dir.path, ceiling, home, ["status"], c);
     assert.equal(atCeiling.code, 2);
     assert.ok(atCeiling.err.includes(`no runs in ${join(ceiling, ".switchyard")}`), atCeiling.err);
     assert.deepEqual(fingerprint(join(top, ".switchyard")), before, "the checkout's state folder is untouched");
@@ -83,10 +97,10 @@ test("state discovery: the upward search for .switchyard/ and its config.toml st
     writeFileSync(join(top, ".switchyard", "config.toml"), "bogus = [\n");
     const other = join(top, ".tmp", "test-2", "sy-b");
     mkdirSync(other, { recursive: true });
-    const noCeiling = sy(dir.path, other, home, ["config", "check"]);
+    const noCeiling = await here(dir.path, other, home, ["config", "check"]);
     assert.equal(noCeiling.code, 2);
     assert.match(noCeiling.err, /checkout\/\.switchyard\/config\.toml:\d+:\d+: error\[config-syntax\]/);
-    const withCeiling = sy(dir.path, other, home, ["config", "check"], {
+    const withCeiling = await here(dir.path, other, home, ["config", "check"], {
       SWITCHYARD_CEILING_DIRECTORIES: `${join(top, ".tmp", "test-2")}:${dir.path}`,
     });
     assert.equal(withCeiling.code, 0, withCeiling.err);

@@ -5,15 +5,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { calibrate, MIN_PAIRS } from "../../src/lab/calibrate.js";
 import { applyMap } from "../../src/decide/calibration-map.js";
 import { parseMachineConfig } from "../../src/decide/config.js";
 import { DiagnosticError } from "../../src/lang/diagnostic.js";
 import { quadraticKappa, meanLevelDistance, wilson, newcombe } from "../../src/lab/stats.js";
-
-const BIN = resolve("bin/switchyard.js");
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 /** mulberry32: a small seeded generator, so every run of the test sees the same pairs. */
 function seeded(seed: number): () => number {
@@ -113,7 +111,7 @@ test("calibrate refuses a type below the minimum pair count, saying how many are
     assert.equal(o!.fitted, false);
     assert.ok(!o!.fitted && o!.needed === MIN_PAIRS && o!.pairs === MIN_PAIRS - 1);
     assert.match(!o!.fitted ? o!.reason : "", /at least 30 \(1 more\)/);
-    const cli = spawnSync(process.execPath, [BIN, "lab", "calibrate", file], { encoding: "utf8" });
+    const cli = await spawnCliInProcess(["lab", "calibrate", file]);
     assert.equal(cli.status, 1, cli.stderr);
     assert.match(cli.stdout, /no map: 29 labelled answers; a map needs at least 30/);
     assert.match(cli.stderr, /no map was fitted/);
@@ -122,13 +120,13 @@ test("calibrate refuses a type below the minimum pair count, saying how many are
   }
 });
 
-test("D-33: `lab calibrate -o` writes a versioned file the machine config accepts for that model only", () => {
+test("D-33: `lab calibrate -o` writes a versioned file the machine config accepts for that model only", async () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-cal-"));
   try {
     const file = join(dir, "pairs.jsonl");
     writeFileSync(file, syntheticPairs(400, 11));
     const out = join(dir, "cal.json");
-    const r = spawnSync(process.execPath, [BIN, "lab", "calibrate", file, "--method", "isotonic", "-o", out], { encoding: "utf8" });
+    const r = await spawnCliInProcess(["lab", "calibrate", file, "--method", "isotonic", "-o", out]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /t\.gate\.q\s+400\s+isotonic\s+0\.\d+ → 0\.\d+/);
     const cal = JSON.parse(readFileSync(out, "utf8"));

@@ -6,12 +6,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { harvest } from "../../src/lab/harvest.js";
 import type { ShadowPair } from "../../src/decide/pair.js";
-
-const BIN = resolve("bin/switchyard.js");
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 interface Spec {
   type?: string;
@@ -72,7 +70,7 @@ test("pairs are deduplicated by (type, state digest, host label, model) unless -
     const all = await harvest(file, { all: true });
     assert.equal(all.duplicates, 0);
     assert.equal(all.types.find((t) => t.type === "t.gate")!.pairs, 4);
-    const cli = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" });
+    const cli = await spawnCliInProcess(["lab", "harvest", file]);
     assert.match(cli.stdout, /1 duplicate pairs not counted \(--all counts them\)/);
   });
 });
@@ -99,11 +97,7 @@ test("--run, --since and --type keep only the matching pairs", async () => {
       byType.types.map((t) => t.type),
       ["t.other"],
     );
-    const cli = spawnSync(
-      process.execPath,
-      [BIN, "lab", "harvest", file, "--json", "--run", "run-2", "--type", "t.gate", "--since", "2026-11-30"],
-      { encoding: "utf8" },
-    );
+    const cli = await spawnCliInProcess(["lab", "harvest", file, "--json", "--run", "run-2", "--type", "t.gate", "--since", "2026-11-30"]);
     assert.equal(cli.status, 0, cli.stderr);
     const rep = JSON.parse(cli.stdout) as {
       filters: { runs: string[]; types: string[]; since: string };
@@ -114,7 +108,7 @@ test("--run, --since and --type keep only the matching pairs", async () => {
       [["t.gate", 1]],
     );
     assert.deepEqual([rep.filters.runs, rep.filters.types, rep.filters.since], [["run-2"], ["t.gate"], "2026-11-30T00:00:00.000Z"]);
-    const bad = spawnSync(process.execPath, [BIN, "lab", "harvest", file, "--since", "last tuesday"], { encoding: "utf8" });
+    const bad = await spawnCliInProcess(["lab", "harvest", file, "--since", "last tuesday"]);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--since 'last tuesday' is neither an ISO 8601 date nor an age/);
   });
@@ -143,7 +137,7 @@ test("the disagreeing keys are listed per type (host label, model label, run, ke
       ["only"],
       "per type: t.b lists its own",
     );
-    const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
+    const text = (await spawnCliInProcess(["lab", "harvest", file])).stdout;
     assert.match(text, /disagreements: 10\n\s+host\s+model\s+conf\s+run\s+key\n\s+yes\s+no\s+0\.600\s+run-1\s+k0\n/);
   });
 });
@@ -176,7 +170,7 @@ test("score questions report the mean absolute level distance and the quadratic-
       s!.confusion?.counts.map((row) => row.slice(0, 3)),
       counts,
     );
-    const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
+    const text = (await spawnCliInProcess(["lab", "harvest", file])).stdout;
     assert.match(text, /levels: mean absolute distance 0\.250 · quadratic-weighted kappa 0\.817/);
   });
 });
@@ -200,7 +194,7 @@ test("the first table gives pairs, agreement with its Wilson interval, threshold
     assert.equal(by["t.ready"]!.agreement.small_sample, false);
     assert.equal(by["t.ready"]!.config_line, '"t.ready" = { mode = "sys1/jev", min_confidence = 0.00, audit = 0.1 }');
     assert.equal(by["t.poor"]!.config_line, null, "no line to paste when no threshold reaches the target");
-    const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
+    const text = (await spawnCliInProcess(["lab", "harvest", file])).stdout;
     const lines = text.split("\n");
     const head = lines.findIndex((l) =>
       /^\s+type\s+pairs\s+agreement \(95% CI\)\s+kappa \(95% CI\)\s+threshold\s+coverage\s+calibration\s+audit\s+verdict$/.test(l),
@@ -229,14 +223,14 @@ test("no pooled confusion matrix across types whose labels differ, in --json, te
   ];
   await withFile(pairs, async (file) => {
     const html = file.replace(/pairs\.jsonl$/, "r.html");
-    const r = spawnSync(process.execPath, [BIN, "lab", "harvest", file, "--json", "--html", html], { encoding: "utf8" });
+    const r = await spawnCliInProcess(["lab", "harvest", file, "--json", "--html", html]);
     const rep = JSON.parse(r.stdout) as { overall: { confusion: unknown }; types: Array<{ confusion: unknown }> };
     assert.equal(rep.overall.confusion, null);
     assert.ok(
       rep.types.every((t) => t.confusion !== null),
       "each type keeps its own",
     );
-    const text = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" }).stdout;
+    const text = (await spawnCliInProcess(["lab", "harvest", file])).stdout;
     const overall = text.slice(text.indexOf("\noverall\n"));
     assert.ok(overall.length > 10 && !overall.includes("confusion"), overall);
     assert.equal((text.match(/confusion \(rows: host label/g) ?? []).length, 2, "one matrix per type");

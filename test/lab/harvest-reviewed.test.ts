@@ -6,12 +6,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { harvest } from "../../src/lab/harvest.js";
 import type { ShadowPair } from "../../src/decide/pair.js";
-
-const BIN = resolve("bin/switchyard.js");
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 function pair(key: string, host: string, model: string, reviewed: boolean): ShadowPair {
   return {
@@ -66,7 +64,7 @@ test("H-5: reviewed pairs are reported apart: 3 of 5 agree is 60.0% (Wilson 23.1
       host: { answered: 0, agree: 0, rate: null, wilson: { lo: 0, hi: 1 } },
       model: { answered: 5, agree: 3, rate: 0.6, wilson: { lo: 0.230724, hi: 0.882379 } },
     });
-    const cli = spawnSync(process.execPath, [BIN, "lab", "harvest", file], { encoding: "utf8" });
+    const cli = await spawnCliInProcess(["lab", "harvest", file]);
     assert.equal(cli.status, 0, cli.stderr);
     assert.match(
       cli.stdout,

@@ -5,13 +5,12 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type BrowserContext, type Request } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS } from "../ui/support.js";
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
-const BIN = resolve("bin/switchyard.js");
 // Names chosen to need escaping, so the test also proves they are shown as text.
 const TYPES = ["triage.gate.relevant", "triage.pick.team", 'odd<&>"type"'];
 
@@ -74,7 +73,7 @@ test("H-2: the HTML report renders its diagrams in Chromium and names each judge
     const pairs = join(dir, "pairs.jsonl");
     writeFileSync(pairs, lines());
     const html = join(dir, "report.html");
-    const r = spawnSync(process.execPath, [BIN, "lab", "harvest", pairs, "--json", "--html", html], { encoding: "utf8" });
+    const r = await spawnCliInProcess(["lab", "harvest", pairs, "--json", "--html", html]);
     assert.equal(r.status, 0, r.stderr);
     const rep = JSON.parse(r.stdout) as { types: Array<{ type: string; bands: Array<{ n: number }> }> };
     const expectedPoints = rep.types.map((t) => t.bands.filter((b) => b.n > 0).length);
@@ -171,10 +170,10 @@ test(
     try {
       const pairs = join(dir, "pairs.jsonl");
       writeFileSync(pairs, calibratedLines());
-      const cal = spawnSync(process.execPath, [BIN, "lab", "calibrate", pairs, "--type", "t.cal"], { encoding: "utf8" });
+      const cal = await spawnCliInProcess(["lab", "calibrate", pairs, "--type", "t.cal"]);
       assert.equal(cal.status, 0, cal.stderr);
       const html = join(dir, "report.html");
-      const r = spawnSync(process.execPath, [BIN, "lab", "harvest", pairs, "--json", "--html", html], { encoding: "utf8" });
+      const r = await spawnCliInProcess(["lab", "harvest", pairs, "--json", "--html", html]);
       assert.equal(r.status, 0, r.stderr);
       const rep = JSON.parse(r.stdout) as {
         types: Array<{

@@ -8,18 +8,18 @@
 // `assert_eq(got, want)` is defined by a one-line prelude (so the files also run under
 // `switchyard eval`): it fails unless got and want have the same type, are equal, and print alike.
 // Every chunk runs in process; all error-free chunks also run together through `switchyard eval`
-// as a child process, and a sample of error chunks through it one by one.
+// (the CLI's entry function, test/support/cli-in-process.ts), and a sample of error chunks through
+// it one by one.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFile, type Diagnostic } from "../../src/lang/index.js";
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 const DIR = join(process.cwd(), "test", "lang", "conformance");
-const BIN = join(process.cwd(), "bin", "switchyard.js");
 
 export const PRELUDE =
   'def assert_eq(got, want): return None if type(got) == type(want) and got == want and repr(got) == repr(want) else fail("assert_eq: got", repr(got), "want", repr(want))\n';
@@ -138,14 +138,14 @@ test("L-10..L-16: every conformance chunk behaves as the specification says", ()
   assert.deepEqual(failures, []);
 });
 
-test("L-16: the corpus runs through `switchyard eval` (all error-free chunks together, and a sample of error chunks)", () => {
+test("L-16: the corpus runs through `switchyard eval` (all error-free chunks together, and a sample of error chunks)", async () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-conf-"));
   try {
     // Every error-free chunk, one after another in one module (globals may be reassigned).
     const clean = corpus.filter((c) => c.expected.length === 0);
     const path = join(dir, "clean.star");
     writeFileSync(path, PRELUDE + clean.map((c) => c.source).join("") + 'print("conformance ok")\n');
-    const r = spawnSync(process.execPath, [BIN, "eval", path], { encoding: "utf8", timeout: 120_000 });
+    const r = await spawnCliInProcess(["eval", path]);
     assert.equal(r.stderr, "");
     assert.equal(r.status, 0);
     assert.ok(r.stdout.endsWith("conformance ok\n"), r.stdout.slice(-200));
@@ -159,7 +159,7 @@ test("L-16: the corpus runs through `switchyard eval` (all error-free chunks tog
     for (const failing of sample) {
       const errPath = join(dir, `err-${failing.file}`);
       writeFileSync(errPath, PRELUDE + failing.source);
-      const e = spawnSync(process.execPath, [BIN, "eval", errPath], { encoding: "utf8", timeout: 60_000 });
+      const e = await spawnCliInProcess(["eval", errPath]);
       const want = failing.expected[0];
       assert.equal(e.status, 1, `${where(failing)}: ${e.stderr}`);
       assert.ok(

@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TempDir } from "../run/helpers.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 
@@ -42,6 +43,12 @@ function sy(dir: TempDir, args: string[], shellPrefix = "") {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
+/** The same in this process: for the commands that only read (show, status, runs), which are not run under a limit. */
+async function here(dir: TempDir, args: string[]) {
+  const r = await runCliInProcess(args, { cwd: dir.path, env: env(dir) });
+  return { code: r.code, out: r.stdout, err: r.stderr };
+}
+
 test(
   "storage fault: a file-size limit hit while committing stops the run with a clear message; resume finishes it",
   { timeout: 180000 },
@@ -61,7 +68,7 @@ test(
 
       const resumed = sy(dir, ["resume", "latest", "--quiet"]);
       assert.equal(resumed.code, 0, resumed.err + resumed.out);
-      const show = JSON.parse(sy(dir, ["show", "latest", "--json"]).out);
+      const show = JSON.parse((await here(dir, ["show", "latest", "--json"])).out);
       assert.equal(show.status, "passed");
       assert.deepEqual(show.tasks.work.summary, { total: 300, passed: 300, failed: 0, not_taken: 0, blocked: 0 });
       assert.equal(show.tasks.work.instances["299"].output.key, "299");
@@ -72,7 +79,7 @@ test(
   },
 );
 
-test("a corrupt or truncated switchyard.db: commands say so and how to recover, no stack", { timeout: 60000 }, () => {
+test("a corrupt or truncated switchyard.db: commands say so and how to recover, no stack", { timeout: 60000 }, async () => {
   const dir = new TempDir("sy-storage-");
   try {
     dir.file("pack/main.star", `playbook(description = "x")\nprepare = command(name = "prepare", run = "true")\n`);
@@ -82,7 +89,7 @@ test("a corrupt or truncated switchyard.db: commands say so and how to recover, 
 
     truncateSync(db, Math.floor(good.length / 2));
     for (const args of [["status"], ["runs"], ["resume", "latest"]]) {
-      const r = sy(dir, args);
+      const r = args[0] === "resume" ? sy(dir, args) : await here(dir, args);
       assert.equal(r.code, 1, `${args.join(" ")}: ${r.err}`);
       assert.doesNotMatch(r.err, /internal error|\n\s+at /);
       assert.match(
@@ -98,7 +105,7 @@ test("a corrupt or truncated switchyard.db: commands say so and how to recover, 
     writeFileSync(db, "this is not a database, it is a text file that happens to be long enough to look like a header".repeat(50));
     rmSync(`${db}-wal`, { force: true });
     rmSync(`${db}-shm`, { force: true });
-    const r = sy(dir, ["status"]);
+    const r = await here(dir, ["status"]);
     assert.equal(r.code, 1);
     assert.match(r.err, /error\[state-corrupt\]: .* it is not an SQLite database \(truncated or overwritten\?\) \(SQLITE_NOTADB\)/);
   } finally {
@@ -109,13 +116,13 @@ test("a corrupt or truncated switchyard.db: commands say so and how to recover, 
 test(
   "storage fault: a deleted run folder: resume refuses (snapshot missing); the invocation is kept in the database",
   { timeout: 60000 },
-  () => {
+  async () => {
     const dir = new TempDir("sy-storage-");
     try {
       dir.file("pack/main.star", `playbook(description = "x")\nprepare = command(name = "prepare", run = "exit 1")\n`);
       dir.file("my-config.toml", "");
       assert.equal(sy(dir, ["run", "pack", "--quiet", "--config", join(dir.path, "my-config.toml")]).code, 1);
-      const runs = JSON.parse(sy(dir, ["runs", "--json"]).out) as Array<{ run: string }>;
+      const runs = JSON.parse((await here(dir, ["runs", "--json"])).out) as Array<{ run: string }>;
       const run = runs[0]!.run;
       // The note beside the run is gone: the database still knows the run's own --config.
       rmSync(join(dir.path, "state", "runs", run, "invocation.json"));
@@ -168,7 +175,7 @@ fix = agent(name = "fix", depends_on = [prepare], over = prepare.members, max_fa
 test(
   "a full disk (a real tmpfs) while preparing command and agent attempt files is a storage fault: the run stops naming the folder and ENOSPC, nothing is lost, resume finishes it",
   { timeout: 60000, skip: canMountTmpfs() ? false : "mounting a tmpfs needs root" },
-  () => {
+  async () => {
     const dir = new TempDir("sy-storage-");
     const runs = join(dir.path, "state", "runs");
     mkdirSync(runs, { recursive: true });
@@ -184,7 +191,7 @@ test(
         /switchyard: error\[state-unwritable\]: the run folder \S+\/runs\/\S+\/work\/(work|fix) cannot be written: the disk is full \(ENOSPC\)\n/,
       );
       assert.match(r.err, /help: what was recorded is kept; .*`switchyard resume \S+` continues the run/);
-      const stopped = JSON.parse(sy(dir, ["show", "latest", "--json"]).out);
+      const stopped = JSON.parse((await here(dir, ["show", "latest", "--json"])).out);
       assert.equal(stopped.status, "cancelled");
       assert.equal(stopped.tasks.prepare.status, "passed");
       for (const t of ["work", "fix"])
@@ -196,7 +203,7 @@ test(
       assert.equal(filler.status, 0, String(filler.stderr));
       const resumed = sy(dir, ["resume", "latest", "--quiet"]);
       assert.equal(resumed.code, 0, resumed.err + resumed.out);
-      const show = JSON.parse(sy(dir, ["show", "latest", "--json"]).out);
+      const show = JSON.parse((await here(dir, ["show", "latest", "--json"])).out);
       assert.equal(show.status, "passed");
       assert.equal(show.tasks.prepare.attempts ?? 1, 1);
       assert.deepEqual(show.tasks.work.summary, { total: 4, passed: 4, failed: 0, not_taken: 0, blocked: 0 });

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { storeEnv } from "../support/test-store.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { signalGroup } from "../../src/run/process/signal-group.js";
 import { TempDir } from "./helpers.js";
 
@@ -46,16 +47,26 @@ report = evaluate(name = "report", depends_on = [work, look], join = "settled", 
 
 const DATA = { members: ["a", "b", "c"], g: { a: { go: "yes" }, b: { go: "no" }, c: { go: "yes" } } };
 
+const envOf = (cwd: string) => ({
+  ...process.env,
+  ...storeEnv(join(cwd, "state")),
+  SWITCHYARD_HOME: join(cwd, "state"),
+  XDG_CONFIG_HOME: join(cwd, "xdg"),
+});
+
+/** `switchyard ARGS` in a child process: for the commands that execute a run. */
 function sy(cwd: string, args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, ...storeEnv(join(cwd, "state")), SWITCHYARD_HOME: join(cwd, "state"), XDG_CONFIG_HOME: join(cwd, "xdg") },
-  });
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", env: envOf(cwd) });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-test("CLI: run, show --json (documented shape), status, resume, runs --rebuild, cancel and exit codes", () => {
+/** The same in this process: for the commands that read or refuse (show, status, runs, cancel of a finished run, usage errors). */
+async function here(cwd: string, args: string[]) {
+  const r = await runCliInProcess(args, { cwd, env: envOf(cwd) });
+  return { code: r.code, out: r.stdout, err: r.stderr };
+}
+
+test("CLI: run, show --json (documented shape), status, resume, runs --rebuild, cancel and exit codes", async () => {
   const dir = new TempDir("sy-cli-");
   try {
     dir.file("pack/demo.star", PLAYBOOK);
@@ -68,7 +79,7 @@ test("CLI: run, show --json (documented shape), status, resume, runs --rebuild, 
     assert.ok(id, r.out);
     assert.match(r.out, /work\s+evaluate\s+passed\s+3\s+2\s+0\s+1\s+0/);
 
-    const show = JSON.parse(sy(dir.path, ["show", id!, "--json"]).out);
+    const show = JSON.parse((await here(dir.path, ["show", id!, "--json"])).out);
     assert.deepEqual(Object.keys(show), ["run", "status", "playbook", "started_at", "finished_at", "tasks"]);
     assert.equal(show.status, "passed");
     assert.deepEqual(Object.keys(show.tasks.prepare), ["kind", "status", "mapped", "output", "error"]);
@@ -79,7 +90,7 @@ test("CLI: run, show --json (documented shape), status, resume, runs --rebuild, 
     assert.deepEqual(show.tasks.look.instances.c.output, { files: { "NOTE.txt": "look at c" } });
     assert.deepEqual(show.tasks.report.output.statuses, { work: "passed", look: "passed" });
 
-    const status = JSON.parse(sy(dir.path, ["status", "--json"]).out);
+    const status = JSON.parse((await here(dir.path, ["status", "--json"])).out);
     assert.equal(status.run, id);
     assert.equal(status.spent_usd, 1);
     assert.equal(status.tasks.work.not_taken, 1);
@@ -96,16 +107,16 @@ test("CLI: run, show --json (documented shape), status, resume, runs --rebuild, 
       "resuming a finished run runs nothing",
     );
 
-    const rebuilt = sy(dir.path, ["runs", "--rebuild", "--json"]);
+    const rebuilt = await here(dir.path, ["runs", "--rebuild", "--json"]);
     assert.equal(rebuilt.code, 0, rebuilt.err);
     assert.equal(JSON.parse(rebuilt.out)[0].status, "passed");
-    assert.deepEqual(JSON.parse(sy(dir.path, ["show", id!, "--json"]).out).tasks, show.tasks);
+    assert.deepEqual(JSON.parse((await here(dir.path, ["show", id!, "--json"])).out).tasks, show.tasks);
 
-    assert.match(sy(dir.path, ["cancel", id!]).out, /is not running \(passed\)/);
-    const unknown = sy(dir.path, ["show", "nope"]);
+    assert.match((await here(dir.path, ["cancel", id!])).out, /is not running \(passed\)/);
+    const unknown = await here(dir.path, ["show", "nope"]);
     assert.equal(unknown.code, 2);
     assert.match(unknown.err, /^switchyard: error\[unknown-run\]: no run nope/);
-    const bad = sy(dir.path, ["run", "pack", "--concurrency", "zero"]);
+    const bad = await here(dir.path, ["run", "pack", "--concurrency", "zero"]);
     assert.equal(bad.code, 2);
     assert.match(bad.err, /--concurrency must be a whole number/);
 
@@ -147,7 +158,7 @@ test("R-7: Ctrl-C cancels a CLI run (exit 1, status cancelled, cause Ctrl-C); `c
     a.child.kill("SIGINT");
     assert.equal(await a.exit, 1);
     assert.match(a.out(), /run \S+: cancelled \(cancelled by Ctrl-C\)/);
-    const st = JSON.parse(sy(dir.path, ["status", "--json"]).out);
+    const st = JSON.parse((await here(dir.path, ["status", "--json"])).out);
     assert.equal(st.status, "cancelled");
     assert.equal(st.reason, "cancelled by Ctrl-C");
     assert.equal(st.tasks.slow.pending, 1);
@@ -156,26 +167,26 @@ test("R-7: Ctrl-C cancels a CLI run (exit 1, status cancelled, cause Ctrl-C); `c
     await b.started;
     b.child.kill("SIGKILL");
     await b.exit;
-    const id = JSON.parse(sy(dir.path, ["status", "--json"]).out).run;
-    assert.equal(JSON.parse(sy(dir.path, ["status", "--json"]).out).status, "running");
+    const id = JSON.parse((await here(dir.path, ["status", "--json"])).out).run;
+    assert.equal(JSON.parse((await here(dir.path, ["status", "--json"])).out).status, "running");
     assert.match(sy(dir.path, ["cancel", id]).out, /cancelled \(no process was executing it\)/);
-    const gone = JSON.parse(sy(dir.path, ["status", id, "--json"]).out);
+    const gone = JSON.parse((await here(dir.path, ["status", id, "--json"])).out);
     assert.equal(gone.status, "cancelled");
     assert.equal(gone.reason, `cancelled by \`switchyard cancel\` on ${hostname()} (its process was gone)`);
 
     // `switchyard cancel` while the run's process is alive: recorded and shown as such, not as Ctrl-C.
     const c = startRun();
     await c.started;
-    const cid = JSON.parse(sy(dir.path, ["status", "--json"]).out).run;
+    const cid = JSON.parse((await here(dir.path, ["status", "--json"])).out).run;
     const asked = sy(dir.path, ["cancel", cid]);
     assert.equal(asked.code, 0, asked.err);
     assert.match(asked.out, new RegExp(`run ${cid}: cancelled`));
     assert.equal(await c.exit, 1);
     const by = `cancelled by \`switchyard cancel\` on ${hostname()}`;
     assert.ok(c.out().includes(`run ${cid}: cancelled (${by})`), c.out());
-    const shown = JSON.parse(sy(dir.path, ["status", cid, "--json"]).out);
+    const shown = JSON.parse((await here(dir.path, ["status", cid, "--json"])).out);
     assert.deepEqual([shown.status, shown.reason], ["cancelled", by]);
-    assert.match(sy(dir.path, ["status", cid]).out, new RegExp(`cancelled \\(${by.replace(/[`]/g, ".")}\\)`));
+    assert.match((await here(dir.path, ["status", cid])).out, new RegExp(`cancelled \\(${by.replace(/[`]/g, ".")}\\)`));
     // The SIGKILLed run could not stop its command: end that process group by its recorded id
     // (there is none when both commands were stopped before their first line ran).
     // The file can exist but be empty (SIGINT between `>>` opening it and echo writing): an
@@ -187,7 +198,7 @@ test("R-7: Ctrl-C cancels a CLI run (exit 1, status cancelled, cause Ctrl-C); `c
   }
 });
 
-test("R-4: resume without --config reuses the run's own --config and --decide", () => {
+test("R-4: resume without --config reuses the run's own --config and --decide", async () => {
   const dir = new TempDir("sy-cli-inv-");
   try {
     dir.file("pack/demo.star", PLAYBOOK);
@@ -205,7 +216,7 @@ test("R-4: resume without --config reuses the run's own --config and --decide", 
     const resumed = sy(dir.path, ["resume", id]);
     assert.equal(resumed.code, 0, resumed.err + resumed.out);
     assert.match(resumed.err, /resuming with the run's own --config .*custom\.toml/);
-    const shown = JSON.parse(sy(dir.path, ["show", id, "--json"]).out);
+    const shown = JSON.parse((await here(dir.path, ["show", id, "--json"])).out);
     assert.equal(shown.tasks.look.instances.a.status, "passed");
     assert.equal(shown.tasks.look.instances.b.status, "not_taken");
   } finally {

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { storeEnv } from "../support/test-store.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { TempDir } from "./helpers.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
@@ -31,7 +32,7 @@ swap = command(name = "swap", run = """echo "the real log"; ln -sf /etc/passwd "
 moved = command(name = "moved", run = """d=$(dirname "$SWITCHYARD_WORKSPACE"); mkdir -p "$d.elsewhere"; echo SECRET > "$d.elsewhere/a1.log"; cd /; mv "$d" "$d.gone"; ln -s "$d.elsewhere" "$d" """)
 `;
 
-test("logs: a revise loop's round logs (--round N; the latest by default, listing the rounds); a log swapped for a symlink to /etc/passwd, or whose folder was swapped for a link, is refused, not printed", () => {
+test("logs: a revise loop's round logs (--round N; the latest by default, listing the rounds); a log swapped for a symlink to /etc/passwd, or whose folder was swapped for a link, is refused, not printed", async () => {
   const dir = new TempDir("sy-logs-");
   try {
     dir.file("pack/loop.star", PLAYBOOK);
@@ -41,30 +42,31 @@ test("logs: a revise loop's round logs (--round N; the latest by default, listin
       SWITCHYARD_HOME: join(dir.path, "state"),
       XDG_CONFIG_HOME: join(dir.path, "xdg"),
     };
-    const sy = (args: string[]) => {
-      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir.path, encoding: "utf8", env });
-      return { code: r.status, out: r.stdout, err: r.stderr };
+    // The run in a child process; `logs` in this one.
+    const run = spawnSync(process.execPath, [BIN, "run", "pack", "-q"], { cwd: dir.path, encoding: "utf8", env });
+    const here = async (args: string[]) => {
+      const r = await runCliInProcess(args, { cwd: dir.path, env });
+      return { code: r.code, out: r.stdout, err: r.stderr };
     };
-    const run = sy(["run", "pack", "-q"]);
-    assert.match(run.out, /^fix +revise +passed/m, run.out + run.err);
+    assert.match(run.stdout, /^fix +revise +passed/m, run.stdout + run.stderr);
 
-    const latest = sy(["logs", "latest", "fix"]);
+    const latest = await here(["logs", "latest", "fix"]);
     assert.equal(latest.code, 0, latest.err);
     assert.equal(latest.out, "body of a1-r3-body\n");
     assert.equal(latest.err, "fix attempt 1: round 3's body log (rounds with logs: 1, 2, 3; choose one with --round N)\n");
     for (const n of [1, 2, 3]) {
-      const r = sy(["logs", "latest", "fix", "--round", String(n)]);
+      const r = await here(["logs", "latest", "fix", "--round", String(n)]);
       assert.deepEqual([r.code, r.out, r.err], [0, `body of a1-r${n}-body\n`, ""]);
     }
-    const four = sy(["logs", "latest", "fix", "--round", "4"]);
+    const four = await here(["logs", "latest", "fix", "--round", "4"]);
     assert.equal(four.code, 2);
     assert.match(four.err, /fix attempt 1 has no log for round "4" \(rounds with logs: 1, 2, 3\)/);
-    const reviewer = sy(["logs", "latest", "fix", "--round", "2", "--reviewer"]);
+    const reviewer = await here(["logs", "latest", "fix", "--round", "2", "--reviewer"]);
     assert.equal(reviewer.code, 2);
     assert.match(reviewer.err, /round 2's reviewer left no log \(an evaluate reviewer runs in the engine/);
-    assert.match(sy(["logs", "latest", "swap", "--round", "1"]).err, /--round is for revise loops; swap is a command/);
+    assert.match((await here(["logs", "latest", "swap", "--round", "1"])).err, /--round is for revise loops; swap is a command/);
 
-    const swapped = sy(["logs", "latest", "swap"]);
+    const swapped = await here(["logs", "latest", "swap"]);
     assert.equal(swapped.code, 1);
     assert.equal(swapped.out, "", "nothing of /etc/passwd is printed");
     assert.match(
@@ -73,7 +75,7 @@ test("logs: a revise loop's round logs (--round N; the latest by default, listin
     );
 
     // The instance's folder of the run (work/moved) replaced by a link to a folder of its making.
-    const moved = sy(["logs", "latest", "moved"]);
+    const moved = await here(["logs", "latest", "moved"]);
     assert.equal(moved.code, 1, moved.out + moved.err);
     assert.equal(moved.out, "");
     assert.match(moved.err, /the log of moved attempt 1 is in a folder that leads to \S+moved\.elsewhere, not the log the engine wrote/);

@@ -16,6 +16,7 @@ import { TempDir } from "./helpers.js";
 import { until } from "../support/assertions.js";
 import { reviewPlaybook } from "../support/review-pack.js";
 import { testStoreSpec } from "../support/test-store.js";
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 const CEILING_S = 5;
@@ -31,7 +32,9 @@ async function stayingUp(prefix: string) {
   dir.file("pack/main.star", reviewPlaybook(fixLog, "go"));
   dir.file("pack/members.json", JSON.stringify({ members: ["e1", "e2"] }));
   dir.file("xdg/switchyard/config.toml", `[decisions.types]\n"triage" = { mode = "review" }\n`);
+  // resume executes the run: a child process; status and the answers run in this process.
   const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: dir.path, env, encoding: "utf8", timeout: 60000 });
+  const here = (...args: string[]) => spawnCliInProcess(args, { cwd: dir.path, env });
   const child: ChildProcessWithoutNullStreams = spawn(
     process.execPath,
     [BIN, "run", "pack", "--quiet", "--max-duration", `${CEILING_S}s`],
@@ -46,26 +49,26 @@ async function stayingUp(prefix: string) {
   await until("the run stays up", () => /only 2 element\(s\) waiting for review/.test(err) || child.exitCode !== null, 60000);
   assert.equal(child.exitCode, null, err);
   // Past the ceiling on the clock, counted from the run's admission (its clock starts a moment later).
-  const started = Date.parse((JSON.parse(cli("status", "--json").stdout) as { started_at: string }).started_at);
+  const started = Date.parse((JSON.parse((await here("status", "--json")).stdout) as { started_at: string }).started_at);
   await until(`more than ${CEILING_S}s since the run started`, () => Date.now() - started > (CEILING_S + 1) * 1000, 30000);
   const fixed = () => (existsSync(fixLog) ? readFileSync(fixLog, "utf8").split("\n").filter(Boolean).sort() : []);
-  const answerBoth = () => {
+  const answerBoth = async () => {
     for (const k of ["e1", "e2"]) {
-      const r = cli("review", "latest", "--key", k, "--answer", "go=yes", "--as", "night-shift");
+      const r = await here("review", "latest", "--key", k, "--answer", "go=yes", "--as", "night-shift");
       assert.equal(r.status, 0, r.stderr);
     }
   };
-  return { dir, cli, child, exit, err: () => err, fixed, answerBoth };
+  return { dir, cli, here, child, exit, err: () => err, fixed, answerBoth };
 }
 
 test("D-67: a run that stays up waiting for review past its max_duration goes on once answered", { timeout: 120000 }, async () => {
   const r = await stayingUp("sy-review-ceiling-");
   try {
     assert.equal(r.child.exitCode, null, "the ceiling did not end a run that only waits");
-    r.answerBoth();
+    await r.answerBoth();
     assert.equal(await r.exit, 0, r.err());
     assert.deepEqual(r.fixed(), ["e1", "e2"]);
-    const st = JSON.parse(r.cli("status", "--json").stdout) as { status: string };
+    const st = JSON.parse((await r.here("status", "--json")).stdout) as { status: string };
     assert.equal(st.status, "passed");
   } finally {
     if (r.child.exitCode === null) r.child.kill("SIGKILL");
@@ -78,12 +81,12 @@ test("D-67: resume does not count the stretch a cancelled run only waited for re
   try {
     r.child.kill("SIGINT");
     await r.exit;
-    assert.equal((JSON.parse(r.cli("status", "--json").stdout) as { status: string }).status, "cancelled");
-    r.answerBoth();
+    assert.equal((JSON.parse((await r.here("status", "--json")).stdout) as { status: string }).status, "cancelled");
+    await r.answerBoth();
     const resumed = r.cli("resume", "latest", "--quiet");
     assert.equal(resumed.status, 0, resumed.stderr + resumed.stdout);
     assert.deepEqual(r.fixed(), ["e1", "e2"]);
-    assert.equal((JSON.parse(r.cli("status", "--json").stdout) as { status: string }).status, "passed");
+    assert.equal((JSON.parse((await r.here("status", "--json")).stdout) as { status: string }).status, "passed");
   } finally {
     if (r.child.exitCode === null) r.child.kill("SIGKILL");
     r.dir.cleanup();

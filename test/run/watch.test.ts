@@ -8,6 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { storeEnv, storeIn } from "../support/test-store.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { TempDir } from "./helpers.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
@@ -53,6 +54,12 @@ function start(dir: TempDir, args: string[]): Started {
 function sy(dir: TempDir, args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir.path, env: env(dir), encoding: "utf8" });
   return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** The same in this process, for the commands that read what the runs left (logs, runs, show, status). */
+async function here(dir: TempDir, args: string[]) {
+  const r = await runCliInProcess(args, { cwd: dir.path, env: env(dir) });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 async function until(what: string, ok: () => boolean): Promise<void> {
@@ -116,32 +123,32 @@ test(
         .map((l) => (JSON.parse(l) as { status: string }).status);
       assert.equal(states.at(-1), "failed");
       assert.ok(states.includes("running"), "it watched the run while it ran");
-      assert.equal(sy(dir, ["status", "--exit-status"]).code, 1);
+      assert.equal((await here(dir, ["status", "--exit-status"])).code, 1);
 
       // The log of one instance, and of its attempts.
-      const log = sy(dir, ["logs", "latest", "work[b]"]);
+      const log = await here(dir, ["logs", "latest", "work[b]"]);
       assert.equal(log.code, 0, log.err);
       assert.equal(log.out, "working on b\nto stderr\n");
-      const bad = sy(dir, ["logs", "latest", "work[b]", "--attempt", "2"]);
+      const bad = await here(dir, ["logs", "latest", "work[b]", "--attempt", "2"]);
       assert.equal(bad.code, 2);
       assert.match(bad.err, /--attempt must be between 1 and 1 for work\[b\]/);
-      assert.match(sy(dir, ["logs", "latest", "work"]).err, /work is mapped: say which element, e.g. work\[KEY\]/);
+      assert.match((await here(dir, ["logs", "latest", "work"])).err, /work is mapped: say which element, e.g. work\[KEY\]/);
 
       // Filters: runs newest first, by status and playbook; show by status.
       assert.equal(sy(dir, ["run", "pack"]).code, 1);
-      const runs = JSON.parse(sy(dir, ["runs", "--json"]).out) as { run: string; started_at: string }[];
+      const runs = JSON.parse((await here(dir, ["runs", "--json"])).out) as { run: string; started_at: string }[];
       assert.equal(runs.length, 2);
       assert.ok(runs[0]!.run > runs[1]!.run, "newest first");
       assert.deepEqual(
-        JSON.parse(sy(dir, ["runs", "--json", "--limit", "1"]).out).map((r: { run: string }) => r.run),
+        JSON.parse((await here(dir, ["runs", "--json", "--limit", "1"])).out).map((r: { run: string }) => r.run),
         [runs[0]!.run],
       );
-      assert.equal(JSON.parse(sy(dir, ["runs", "--json", "--status", "passed"]).out).length, 0);
+      assert.equal(JSON.parse((await here(dir, ["runs", "--json", "--status", "passed"])).out).length, 0);
       // A run waiting for review is a status --status accepts (none waits here).
-      assert.equal(JSON.parse(sy(dir, ["runs", "--json", "--status", "waiting"]).out).length, 0);
-      assert.equal(JSON.parse(sy(dir, ["runs", "--json", "--status", "failed", "--playbook", "main"]).out).length, 2);
-      assert.match(sy(dir, ["runs", "--status", "faild"]).err, /did you mean failed\?/);
-      const failed = JSON.parse(sy(dir, ["show", "latest", "--json", "--status", "failed"]).out);
+      assert.equal(JSON.parse((await here(dir, ["runs", "--json", "--status", "waiting"])).out).length, 0);
+      assert.equal(JSON.parse((await here(dir, ["runs", "--json", "--status", "failed", "--playbook", "main"])).out).length, 2);
+      assert.match((await here(dir, ["runs", "--status", "faild"])).err, /did you mean failed\?/);
+      const failed = JSON.parse((await here(dir, ["show", "latest", "--json", "--status", "failed"])).out);
       assert.deepEqual(Object.keys(failed.tasks), ["last"]);
     } finally {
       dir.cleanup();

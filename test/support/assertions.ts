@@ -12,10 +12,10 @@ export async function failure(promise: Promise<unknown>): Promise<Error> {
   assert.fail("expected a failure");
 }
 
-/** Waits (polling) until `cond` holds; fails the test after `ms`. */
-export async function until(what: string, cond: () => boolean, ms = 60000): Promise<void> {
+/** Waits (polling) until `cond` holds; fails the test after `ms`. `cond` may be asynchronous (a command run in this process). */
+export async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 60000): Promise<void> {
   const t0 = Date.now();
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() - t0 > ms) assert.fail(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }

@@ -4,16 +4,18 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { BIN, get, startUi } from "./support.js";
+import { spawnCliInProcess } from "../support/cli-in-process.js";
 
-const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 20_000 });
-/** The same without blocking this process (so its HTTP connections to the server stay usable). */
+/** `switchyard ARGS` in this process, for the usage errors (no server is started). */
+const cli = (...args: string[]) => spawnCliInProcess(args);
+/** In a child process, without blocking this process (so its HTTP connections to the server stay usable). */
 const cliAsync = (...args: string[]) =>
   new Promise<{ status: number | null; stderr: string }>((done) => {
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
@@ -23,7 +25,7 @@ const cliAsync = (...args: string[]) =>
   });
 
 test("ui --port that is not a port, or one in use, is a usage error naming the fix", async () => {
-  const bad = cli("ui", "--port", "http");
+  const bad = await cli("ui", "--port", "http");
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--port must be a port number from 0 to 65535, got 'http'/);
   const taken = createServer();
@@ -99,10 +101,10 @@ test("ui over a state folder with no runs yet serves an empty list, then the fir
   }
 });
 
-test("show --html of an unknown run is the unknown-run usage error", () => {
+test("show --html of an unknown run is the unknown-run usage error", async () => {
   const dir = mkdtempSync(join(tmpdir(), "sy-ui-show-"));
   try {
-    const r = cli("show", "nope", "--html", join(dir, "x.html"), "--state-dir", dir);
+    const r = await cli("show", "nope", "--html", join(dir, "x.html"), "--state-dir", dir);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /no runs in/);
   } finally {

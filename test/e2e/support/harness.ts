@@ -96,11 +96,12 @@ export class E2E {
   }
 
   /**
-   * `switchyard ARGS --state-dir STATE` in this process (test/support/cli-in-process.ts): for the
-   * commands that only read what a run left (show, lab), which are not about processes.
+   * `switchyard ARGS --state-dir STATE` in this process (test/support/cli-in-process.ts), in the
+   * same folder and environment as sy(): for the commands that only read what a run left (show,
+   * lab) or refuse before running anything, which are not about processes.
    */
   async here(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-    const r = await runCliInProcess([...args, "--state-dir", this.state], { env: { ...process.env, ...this.env(env) } });
+    const r = await runCliInProcess([...args, "--state-dir", this.state], { cwd: this.dir, env: { ...process.env, ...this.env(env) } });
     return { code: r.code, signal: null, out: r.stdout, err: r.stderr };
   }
 
