@@ -18,25 +18,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TempDir } from "./helpers.js";
 import { fakeAgentBin, nodeFakeBin } from "../support/fake-agent-bin.js";
 import { recording, type FakeTool } from "../support/fake-agent-output.js";
 import { quoted, shellFake } from "../support/fake-agent-sh.js";
-
-const NO_NODE = { NODE_OPTIONS: "--require=/nonexistent/node-must-not-start.cjs" };
+import { answerOf, files, handedOver, NO_NODE, standIn } from "../support/shell-fakes.js";
 
 /** The argv each preset builds (src/run/agents/presets), the prompt on stdin unless said. */
 const ARGV: Record<FakeTool, string[]> = {
@@ -335,34 +323,17 @@ const HANDED: HandOver[] = [
   },
 ];
 
-/** Every file under `dir`: contents, or "-> target" for a link; folders end in "/". */
-function files(dir: string, prefix = ""): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    const s = lstatSync(p);
-    if (s.isSymbolicLink()) out[`${prefix}${name}`] = `-> ${readlinkSync(p)}`;
-    else if (s.isDirectory()) Object.assign(out, { [`${prefix}${name}/`]: "" }, files(p, `${prefix}${name}/`));
-    else out[`${prefix}${name}`] = readFileSync(p, "latin1");
-  }
-  return out;
-}
-
 test("the shell fake agents answer as the Node fake does, and hand it every other call as it came", () => {
   const dir = new TempDir("sy-fake-sh-");
   try {
     const node = nodeFakeBin(join(dir.path, "node"));
     const sh = fakeAgentBin(join(dir.path, "sh"));
     // The shell fakes with a stand-in for the Node fake: it records its argv, its stdin, its mode and counter.
-    const standIn = dir.file(
-      "stand-in.sh",
-      '#!/bin/sh\nprintf \'%s\\n\' "$@" >"$HANDED.argv"\ncat >"$HANDED.stdin"\nprintf \'%s\' "${FAKE_AGENT_MODE-(unset)} ${FAKE_AGENT_COUNTER-(unset)}" >"$HANDED.env"\nexit 0\n',
-      0o755,
-    );
+    const stand = standIn(join(dir.path, "stand-in.sh"));
     const recorded = join(dir.path, "stand-in-bin");
     mkdirSync(recorded);
     for (const t of TOOLS) {
-      writeFileSync(join(recorded, t), shellFake(t, `${quoted(standIn)} ${t}`, join(recorded, ".prompt")));
+      writeFileSync(join(recorded, t), shellFake(t, `${quoted(stand)} ${t}`, join(recorded, ".prompt")));
       chmodSync(join(recorded, t), 0o755);
     }
     // The working folder: in a git repository with a commit, or outside any (git stops at the ceiling).
@@ -401,15 +372,7 @@ test("the shell fake agents answer as the Node fake does, and hand it every othe
         input: Buffer.from(c.tool === "aider" ? "" : c.prompt),
         encoding: "latin1",
       });
-      const answer = {
-        stdout: r.stdout,
-        stderr: r.stderr,
-        status: r.status,
-        signal: r.signal,
-        files: files(ws),
-        log: existsSync(log) ? readFileSync(log, "latin1") : null,
-      };
-      return { answer, before };
+      return { answer: answerOf(r, ws, log), before };
     };
 
     for (const c of ANSWERED) {
@@ -423,11 +386,12 @@ test("the shell fake agents answer as the Node fake does, and hand it every othe
     for (const c of HANDED) {
       const { answer, before } = call(recorded, c, { HANDED: handed });
       assert.equal(answer.status, 0, `${c.name}: handed over\n${answer.stderr}`);
-      assert.equal(readFileSync(`${handed}.argv`, "utf8"), [c.tool, ...(c.argv ?? ARGV[c.tool])].join("\n") + "\n", `${c.name}: the argv`);
-      assert.deepEqual(readFileSync(`${handed}.stdin`), Buffer.from(c.tool === "aider" ? "" : c.prompt), `${c.name}: the prompt's bytes`);
+      const got = handedOver(handed);
+      assert.deepEqual(got.argv, [c.tool, ...(c.argv ?? ARGV[c.tool])], `${c.name}: the argv`);
+      assert.deepEqual(got.stdin, Buffer.from(c.tool === "aider" ? "" : c.prompt), `${c.name}: the prompt's bytes`);
       const counter = c.env?.FAKE_AGENT_COUNTER ?? "(unset)";
       const mode = c.env && "FAKE_AGENT_MODE" in c.env ? c.env.FAKE_AGENT_MODE : "(unset)";
-      assert.equal(readFileSync(`${handed}.env`, "utf8"), c.pinned ? `${c.pinned} (unset)` : `${mode} ${counter}`, `${c.name}: the mode`);
+      assert.equal(got.env, c.pinned ? `${c.pinned} (unset)` : `${mode} ${counter}`, `${c.name}: the mode`);
       // Nothing done before: the files as they were (but the number the shell counted), no log line.
       const counted = c.pinned ? { [`.count.${(c.taken ?? 0) + 1}`]: "" } : {};
       assert.deepEqual(answer.files, { ...before, ...counted }, `${c.name}: no work done`);

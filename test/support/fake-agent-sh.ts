@@ -37,7 +37,8 @@ export const quoted = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 const span = (first: string, last: string) =>
   Array.from({ length: last.charCodeAt(0) - first.charCodeAt(0) + 1 }, (_, i) => String.fromCharCode(first.charCodeAt(0) + i)).join("");
 
-const PRINTABLE = span(" ", "~");
+/** The printable ASCII characters. */
+export const PRINTABLE = span(" ", "~");
 
 /** Stand where the reply and a 429's delay go, in the strings a script is cut from. */
 const MARK = "\u0000reply\u0000";
@@ -122,23 +123,11 @@ function runCheck(run: string[]): string {
 
 /** sh that sets fa_prompt to the prompt the Node fake reads. */
 function readPrompt(shape: Shape, tmp: string): string {
-  // A NUL becomes \001, so that the prompt fits a variable and the call is handed over.
-  const read = (file: string) => `fa_prompt=$(tr '\\000' '\\001' <${file}; echo .)\nfa_prompt=\${fa_prompt%.}`;
   if (shape.prompt === "message-file")
-    return `[ -f "$fa_message_file" ] && [ -r "$fa_message_file" ] || fa_node "$@"\n${read(`"$fa_message_file"`)}`;
-  // stdin is kept in a file of this process's own (a leftover of a killed one: hand over) and
-  // becomes the stdin a handed-over call reads. If cat cannot read stdin (closed), it read nothing.
-  const stdin = `fa_tmp=${quoted(tmp)}.$$
-set -C
-{ true >"$fa_tmp"; } 2>/dev/null || fa_node "$@"
-set +C
-cat >>"$fa_tmp" 2>/dev/null || {
-  rm -f "$fa_tmp"
-  fa_node "$@"
-}
-exec <"$fa_tmp"
-${read(`"$fa_tmp"`)}
-rm -f "$fa_tmp"`;
+    return `[ -f "$fa_message_file" ] && [ -r "$fa_message_file" ] || fa_node "$@"
+fa_prompt=$(tr '\\000' '\\001' <"$fa_message_file"; echo .)
+fa_prompt=\${fa_prompt%.}`;
+  const stdin = `fa_read_stdin ${quoted(tmp)} || fa_node "$@"`;
   return shape.prompt === "stdin+prompt" ? `${stdin}\nfa_prompt=$fa_prompt$fa_prompt_arg` : stdin;
 }
 
@@ -245,5 +234,13 @@ export function shellFake(tool: FakeTool, nodeFake: string, tmp: string): string
     READ_PROMPT: readPrompt(shape, tmp),
     ANSWER: answer(tool),
   };
-  return readFileSync(TEMPLATE, "utf8").replace(/@([A-Z_]+)@/g, (m, name: string) => fill[name] ?? m);
+  return fromTemplate(TEMPLATE, fill);
+}
+
+const LIB = fileURLToPath(new URL("../../../test/support/fake-lib.sh", import.meta.url));
+
+/** The shell script `template` with each @NAME@ replaced by `fill[NAME]`, and @LIB@ by fake-lib.sh's functions. */
+export function fromTemplate(template: string, fill: Record<string, string>): string {
+  const all: Record<string, string> = { LIB: readFileSync(LIB, "utf8").replace(/^(#.*\n)+\n/, ""), ...fill };
+  return readFileSync(template, "utf8").replace(/@([A-Z_]+)@/g, (m, name: string) => all[name] ?? m);
 }

@@ -25,6 +25,8 @@ fa_nl='
 '
 fa_cr=@CR@ fa_soh=@SOH@ fa_ls=@LS@ fa_ps=@PS@
 
+@LIB@
+
 # The Node fake reads `--version` before any setting.
 if [ $# = 1 ] && [ "$1" = --version ]; then
   fa_v=${FAKE_AGENT_VERSION-@VERSION@}
@@ -60,27 +62,6 @@ fa_value() {
     shift
   done
   return 1
-}
-
-# fa_json TEXT: sets fa_j to TEXT as JSON.stringify writes it; fails on a character other than
-# printable ASCII (where only `"` and `\` are escaped).
-fa_json() {
-  case $1 in *[!"$fa_print"]*) return 1 ;; esac
-  fa_js=$1 fa_j=
-  while :; do
-    case $fa_js in
-      *[\"\\]*)
-        fa_jh=${fa_js%%[\"\\]*}
-        fa_js=${fa_js#"$fa_jh"}
-        fa_j="$fa_j$fa_jh\\${fa_js%"${fa_js#?}"}"
-        fa_js=${fa_js#?}
-        ;;
-      *)
-        fa_j="\"$fa_j$fa_js\""
-        return 0
-        ;;
-    esac
-  done
 }
 
 # fa_esc TEXT: sets fa_e1 to TEXT as it stands inside a JSON string, fa_e2 to fa_e1 as it stands
