@@ -63,9 +63,13 @@ interface Case {
   taken?: number;
 }
 
-/** A call the shell hands over: with the mode its count gave (`pinned`), and also compared with the Node fake (`compare`). */
+/**
+ * A call the shell hands over: with the mode its count gave (`pinned`), the stdin the Node fake
+ * gets where it is not the prompt (`arrives`), and also compared with the Node fake (`compare`).
+ */
 interface HandOver extends Case {
   pinned?: string;
+  arrives?: string;
   compare?: boolean;
 }
 
@@ -270,6 +274,8 @@ const HANDED: HandOver[] = [
   { name: "a file and a folder of the same name (the Node fake fails)", tool: "opencode", prompt: "WRITE n\nWRITE n/m\n" },
   { name: "a long path", tool: "claude", prompt: `WRITE ${"d/".repeat(100)}x\n` },
   { name: "a NUL byte", tool: "claude", prompt: "Hello\u0000 world\nWRITE n.txt\n", compare: true },
+  // A \001 byte, read as a NUL would be, reaches the Node fake as a NUL (test/support/fake-lib.sh).
+  { name: "a \\001 byte", tool: "codex", prompt: "Hello\u0001 world\n", arrives: "Hello\u0000 world\n" },
   { name: "a carriage return ends a line for the Node fake", tool: "codex", prompt: "WRITE cr.txt\r\n" },
   { name: "a line separator ends a line for the Node fake", tool: "claude", prompt: "say\u2028WRITE ls.txt\n" },
   { name: "with a log: a prompt beyond ASCII", tool: "claude", prompt: "Corrige le café.\nWRITE n.txt\n", log: true },
@@ -333,7 +339,7 @@ test("the shell fake agents answer as the Node fake does, and hand it every othe
     const recorded = join(dir.path, "stand-in-bin");
     mkdirSync(recorded);
     for (const t of TOOLS) {
-      writeFileSync(join(recorded, t), shellFake(t, `${quoted(stand)} ${t}`, join(recorded, ".prompt")));
+      writeFileSync(join(recorded, t), shellFake(t, `${quoted(stand)} ${t}`));
       chmodSync(join(recorded, t), 0o755);
     }
     // The working folder: in a git repository with a commit, or outside any (git stops at the ceiling).
@@ -388,7 +394,7 @@ test("the shell fake agents answer as the Node fake does, and hand it every othe
       assert.equal(answer.status, 0, `${c.name}: handed over\n${answer.stderr}`);
       const got = handedOver(handed);
       assert.deepEqual(got.argv, [c.tool, ...(c.argv ?? ARGV[c.tool])], `${c.name}: the argv`);
-      assert.deepEqual(got.stdin, Buffer.from(c.tool === "aider" ? "" : c.prompt), `${c.name}: the prompt's bytes`);
+      assert.deepEqual(got.stdin, Buffer.from(c.tool === "aider" ? "" : (c.arrives ?? c.prompt)), `${c.name}: the prompt's bytes`);
       const counter = c.env?.FAKE_AGENT_COUNTER ?? "(unset)";
       const mode = c.env && "FAKE_AGENT_MODE" in c.env ? c.env.FAKE_AGENT_MODE : "(unset)";
       assert.equal(got.env, c.pinned ? `${c.pinned} (unset)` : `${mode} ${counter}`, `${c.name}: the mode`);

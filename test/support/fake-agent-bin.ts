@@ -14,13 +14,13 @@ function nodeFake(tool: string): string {
   return [process.execPath, script, tool].map(quoted).join(" ");
 }
 
-function install(dir: string, tools: readonly string[], script: (tool: FakeTool, bin: string) => string): string {
+function install(dir: string, tools: readonly string[], script: (tool: FakeTool) => string): string {
   const bin = join(dir, "bin");
   mkdirSync(bin, { recursive: true });
   for (const t of tools) {
     if (!(FAKE_TOOLS as readonly string[]).includes(t)) throw new Error(`no fake for ${t}: the fakes are ${FAKE_TOOLS.join(", ")}`);
     const p = join(bin, t);
-    writeFileSync(p, script(t as FakeTool, bin));
+    writeFileSync(p, script(t as FakeTool));
     chmodSync(p, 0o755);
   }
   return bin;
@@ -28,7 +28,7 @@ function install(dir: string, tools: readonly string[], script: (tool: FakeTool,
 
 /** Creates DIR/bin with `claude`, `codex`, `gemini`, `opencode`, `qwen`, `aider`; returns the bin folder. */
 export function fakeAgentBin(dir: string, tools: readonly string[] = FAKE_TOOLS): string {
-  return install(dir, tools, (t, bin) => shellFake(t, nodeFake(t), join(bin, ".prompt")));
+  return install(dir, tools, (t) => shellFake(t, nodeFake(t)));
 }
 
 /**

@@ -122,12 +122,12 @@ function runCheck(run: string[]): string {
 }
 
 /** sh that sets fa_prompt to the prompt the Node fake reads. */
-function readPrompt(shape: Shape, tmp: string): string {
+function readPrompt(shape: Shape): string {
   if (shape.prompt === "message-file")
     return `[ -f "$fa_message_file" ] && [ -r "$fa_message_file" ] || fa_node "$@"
 fa_prompt=$(tr '\\000' '\\001' <"$fa_message_file"; echo .)
 fa_prompt=\${fa_prompt%.}`;
-  const stdin = `fa_read_stdin ${quoted(tmp)} || fa_node "$@"`;
+  const stdin = `fa_read_stdin || fa_node "$@"`;
   return shape.prompt === "stdin+prompt" ? `${stdin}\nfa_prompt=$fa_prompt$fa_prompt_arg` : stdin;
 }
 
@@ -208,10 +208,9 @@ function answer(tool: FakeTool): string {
 
 /**
  * The shell fake of `tool`: answers as the Node fake started by `nodeFake` (its command line,
- * shell words, ending in the tool's name) would, and runs it for any call it does not answer;
- * `tmp` names its prompt files (TMP.PID, removed once read).
+ * shell words, ending in the tool's name) would, and runs it for any call it does not answer.
  */
-export function shellFake(tool: FakeTool, nodeFake: string, tmp: string): string {
+export function shellFake(tool: FakeTool, nodeFake: string): string {
   const shape = SHAPES[tool];
   const version = versionLine(tool, MARK).split(MARK);
   const fill: Record<string, string> = {
@@ -231,7 +230,7 @@ export function shellFake(tool: FakeTool, nodeFake: string, tmp: string): string
     VERSION_AFTER: quoted(version[1]!),
     ARGV_CHECKS: [...shape.runs.map(runCheck), ...(shape.checks ? [shape.checks] : [])].join("\n"),
     MODES: Object.keys(ANSWERS[tool]).map(quoted).join(" | "),
-    READ_PROMPT: readPrompt(shape, tmp),
+    READ_PROMPT: readPrompt(shape),
     ANSWER: answer(tool),
   };
   return fromTemplate(TEMPLATE, fill);

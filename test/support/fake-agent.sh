@@ -6,13 +6,19 @@
 # environment the Node fake, git and env see.
 
 # Hands the call to the Node fake. Once this call has taken its number from FAKE_AGENT_COUNTER,
-# the Node fake gets the mode that number gave instead of the counter, so as not to take another.
-fa_counted=
+# the Node fake gets the mode that number gave instead of the counter, so as not to take another;
+# once it has read stdin, the Node fake gets its bytes again (a \001 as the NUL it was read from:
+# a \001 byte of the prompt itself reaches the Node fake as a NUL).
+fa_counted= fa_read=
 fa_node() {
   if [ "$fa_counted" ]; then
     unset FAKE_AGENT_COUNTER
     FAKE_AGENT_MODE=$fa_mode
     export FAKE_AGENT_MODE
+  fi
+  if [ "$fa_read" ]; then
+    printf '%s' "$fa_stdin" | tr '\001' '\000' | @NODE_FAKE@ "$@"
+    exit
   fi
   exec @NODE_FAKE@ "$@"
 }
@@ -142,7 +148,8 @@ if [ "$fa_mode" = rate-limit ]; then
   case ${FAKE_AGENT_RETRY_IN-2s} in *[!"$fa_print"]* | *'$'*) fa_node "$@" ;; esac
 fi
 
-# The prompt, in fa_prompt (a NUL byte, which a shell variable cannot hold, read as \001).
+# The prompt, in fa_prompt (a NUL byte, which a shell variable cannot hold, read as \001; a
+# prompt with either is the Node fake's).
 @READ_PROMPT@
 
 # Line ends the Node fake's /^…$/m sees but `read` does not, a NUL; with a log, a byte that

@@ -18,7 +18,6 @@ export function scriptedAgent(dir: string, node: readonly string[] = NODE_AGENT)
     NODE_AGENT: node.map(quoted).join(" "),
     PRINTABLE: quoted(PRINTABLE),
     TEXT: quoted(`${PRINTABLE}\t\n`),
-    TMP: quoted(join(dir, ".prompt")),
   };
   const script = join(dir, "agent.sh");
   writeFileSync(script, fromTemplate(TEMPLATE, fill));

@@ -7,7 +7,16 @@
 # answers that is not plain JSON.stringify output, a file it might fail to write. Its variables are
 # named fa_* so as to change none of the environment agent.ts sees.
 
-fa_node() { exec @NODE_AGENT@ "$@"; }
+# Hands the call to agent.ts; once this script has read stdin, agent.ts gets its bytes again (a
+# \001 as the NUL it was read from: a \001 byte of the prompt itself reaches agent.ts as a NUL).
+fa_read=
+fa_node() {
+  if [ "$fa_read" ]; then
+    printf '%s' "$fa_stdin" | tr '\001' '\000' | @NODE_AGENT@ "$@"
+    exit
+  fi
+  exec @NODE_AGENT@ "$@"
+}
 
 fa_print=@PRINTABLE@
 fa_text=@TEXT@
@@ -17,7 +26,7 @@ fa_inherited=' constructor hasOwnProperty isPrototypeOf propertyIsEnumerable toL
 
 @LIB@
 
-fa_read_stdin @TMP@ || fa_node "$@"
+fa_read_stdin || fa_node "$@"
 case $fa_prompt in *[!"$fa_text"]*) fa_node "$@" ;; esac
 
 # fa_writable PATH: whether writeFileSync(PATH) surely succeeds: a plain file it may write, or
