@@ -10,9 +10,9 @@
 // FAKE_AGENT_COUNTER, counted as the Node fake counts); no FAKE_AGENT_SLEEP_MS; a printable ASCII
 // FAKE_AGENT_REPLY and FAKE_AGENT_RETRY_IN; a prompt whose work paths are plain relative names sure
 // to be written (fake-agent.sh says which); for FAKE_AGENT_LOG, printable ASCII in what the line
-// holds. Every other call goes to the Node fake unchanged, its prompt included (kept in a file so
-// that the Node fake reads the very bytes, a NUL among them). test/run/fake-agent-sh compares the
-// two call by call.
+// holds. Every other call goes to the Node fake unchanged, its prompt included (fed again where
+// the shell has read it: the same bytes, but that a \001 arrives as a NUL, fake-agent.sh says
+// why). test/run/fake-agent-sh compares the two call by call.
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
