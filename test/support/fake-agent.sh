@@ -5,22 +5,17 @@
 # unchanged, its prompt included. Its variables are named fa_* so as to change none of the
 # environment the Node fake, git and env see.
 
-# Hands the call to the Node fake. Once this call has taken its number from FAKE_AGENT_COUNTER,
-# the Node fake gets the mode that number gave instead of the counter, so as not to take another;
-# once it has read stdin, the Node fake gets its bytes again (a \001 as the NUL it was read from:
-# a \001 byte of the prompt itself reaches the Node fake as a NUL).
-fa_counted= fa_read=
+# Hands the call to the Node fake (fa_exec). Once this call has taken its number from
+# FAKE_AGENT_COUNTER, the Node fake gets the mode that number gave instead of the counter, so as
+# not to take another.
+fa_counted=
 fa_node() {
   if [ "$fa_counted" ]; then
     unset FAKE_AGENT_COUNTER
     FAKE_AGENT_MODE=$fa_mode
     export FAKE_AGENT_MODE
   fi
-  if [ "$fa_read" ]; then
-    printf '%s' "$fa_stdin" | tr '\001' '\000' | @NODE_FAKE@ "$@"
-    exit
-  fi
-  exec @NODE_FAKE@ "$@"
+  fa_exec @NODE_FAKE@ "$@"
 }
 
 fa_print=@PRINTABLE@

@@ -3,11 +3,22 @@
 
 # fa_read_stdin: sets fa_stdin and fa_prompt to stdin's bytes, a NUL (which a variable cannot
 # hold) read as \001, and fa_read; fails having read nothing if stdin cannot be read (closed).
-# A call handed to Node after this gets them fed again (fa_node).
+fa_read=
 fa_read_stdin() {
   fa_stdin=$(tr '\000' '\001' 2>/dev/null && echo .) || return 1
   fa_stdin=${fa_stdin%.}
   fa_prompt=$fa_stdin fa_read=1
+}
+
+# fa_exec COMMAND...: hands the call to COMMAND (the Node helper): runs it in place of this
+# script, or, once stdin is read, feeds it stdin's bytes again — a \001 as the NUL it was read
+# from, so that a \001 byte of the prompt itself reaches it as a NUL.
+fa_exec() {
+  if [ "$fa_read" ]; then
+    printf '%s' "$fa_stdin" | tr '\001' '\000' | "$@"
+    exit
+  fi
+  exec "$@"
 }
 
 # fa_json TEXT: sets fa_j to TEXT as JSON.stringify writes it; fails on a character other than

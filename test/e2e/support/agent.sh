@@ -7,16 +7,8 @@
 # answers that is not plain JSON.stringify output, a file it might fail to write. Its variables are
 # named fa_* so as to change none of the environment agent.ts sees.
 
-# Hands the call to agent.ts; once this script has read stdin, agent.ts gets its bytes again (a
-# \001 as the NUL it was read from: a \001 byte of the prompt itself reaches agent.ts as a NUL).
-fa_read=
-fa_node() {
-  if [ "$fa_read" ]; then
-    printf '%s' "$fa_stdin" | tr '\001' '\000' | @NODE_AGENT@ "$@"
-    exit
-  fi
-  exec @NODE_AGENT@ "$@"
-}
+# Hands the call to agent.ts (fa_exec).
+fa_node() { fa_exec @NODE_AGENT@ "$@"; }
 
 fa_print=@PRINTABLE@
 fa_text=@TEXT@
