@@ -18,7 +18,7 @@
 // `node scripts/install-agent-clis.mjs [--latest]` first). Nothing leaves 127.0.0.1.
 //
 // Review the diff before committing: the fakes' tests read figures off these files, and a new
-// tool version gives new file names (update RECORDED_VERSIONS in test/support/fake-agent-cli.ts).
+// tool version gives new file names (update RECORDED_VERSIONS and SUCCESS in test/support/fake-agent-output.ts).
 
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";

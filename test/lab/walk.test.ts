@@ -30,15 +30,42 @@ interface Shown {
   tasks: Record<string, { instances?: Record<string, { status: string; output?: { depth?: Decision } | null }> }>;
 }
 
-/** Logs "RUN TASK KEY" for each decision the host is asked, then answers as the example agent does. */
-const COUNTING_AGENT = `import { appendFileSync, readFileSync } from "node:fs";
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
-const input = readFileSync(0, "utf8");
-const m = /^You are answering one decision for switchyard \\(run ([^,]+), task ([^\\[\\)]+)(?:\\[([^\\]]*)\\])?\\)/.exec(input);
-if (m) appendFileSync(process.env.COUNT_LOG, m[1] + " " + m[2] + " " + (m[3] ?? "") + "\\n");
-const r = spawnSync(process.execPath, [fileURLToPath(new URL("./example-agent.mjs", import.meta.url))], { input, stdio: ["pipe", "inherit", "inherit"] });
-process.exit(r.status ?? 1);
+/**
+ * Logs "RUN TASK KEY" for each decision the host is asked (a D-20 prompt begins "You are answering
+ * one decision for switchyard (run RUN, task TASK[KEY])"), then answers as the example agent does:
+ * it runs it on the same stdin. In sh, so that a call starts one Node (the example agent's), not two.
+ */
+const COUNTING_AGENT = `#!/bin/sh
+p=$COUNT_LOG.prompt.$$
+cat >"$p"
+prompt=$(cat "$p"; echo .)
+prompt=\${prompt%.}
+exec <"$p"
+rm -f "$p"
+# /^You are answering one decision for switchyard \\(run ([^,]+), task ([^[)]+)(?:\\[([^\\]]*)\\])?\\)/
+case $prompt in "You are answering one decision for switchyard (run "*,*)
+  rest=\${prompt#"You are answering one decision for switchyard (run "}
+  run=\${rest%%,*}
+  rest=\${rest#*,}
+  case $rest in " task "*[[\\)]*)
+    rest=\${rest#" task "}
+    task=\${rest%%[[\\)]*}
+    rest=\${rest#"$task"}
+    key= found=
+    case $rest in
+    ")"*) found=1 ;;
+    "["*"]"*)
+      key=\${rest#?}
+      key=\${key%%]*}
+      case \${rest#*]} in ")"*) found=1 ;; esac
+      ;;
+    esac
+    [ -n "$run" ] && [ -n "$task" ] && [ -n "$found" ] && printf '%s %s %s\\n' "$run" "$task" "$key" >>"$COUNT_LOG"
+    ;;
+  esac
+  ;;
+esac
+exec node "\${0%/*}/example-agent.mjs"
 `;
 
 test(
@@ -114,12 +141,12 @@ test(
         /"triage\.gate\.depth" = \{ mode = "example\/decider", calibration = "lab\/calibration\.json", min_confidence = 0\.9, audit = 0\.25 \}/,
       );
       // The host runner counts the decisions it is asked (D-20 prompts name the run, task and key).
-      writeFileSync(join(pack, "agents", "counting-agent.mjs"), COUNTING_AGENT);
+      writeFileSync(join(pack, "agents", "counting-agent.sh"), COUNTING_AGENT);
       writeFileSync(
         config,
         text
           .replace('calibration = "lab/calibration.json"', `calibration = ${JSON.stringify(join(labFolder, "calibration.json"))}`)
-          .replace('command = ["node", "./agents/example-agent.mjs"]', 'command = ["node", "./agents/counting-agent.mjs"]'),
+          .replace('command = ["node", "./agents/example-agent.mjs"]', 'command = ["sh", "./agents/counting-agent.sh"]'),
       );
       const asked = join(dir, "asked.log");
       env.COUNT_LOG = asked;

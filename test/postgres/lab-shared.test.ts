@@ -12,7 +12,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { TempDir } from "../run/helpers.js";
 import { freshPgUrl, testPg } from "../support/test-store.js";
-import { AGENT, cli } from "../e2e/support/harness.js";
+import { cli } from "../e2e/support/harness.js";
+import { scriptedAgent } from "../e2e/support/agent-sh.js";
 import { runCliInProcess } from "../support/cli-in-process.js";
 import { startSystemOneServer, systemOneProviderToml } from "../support/systemone-server.js";
 
@@ -61,7 +62,7 @@ test(
       const pack = dir.file("pack/main.star", PLAYBOOK).replace(/[\\/]main\.star$/, "");
       const config = dir.file(
         "config.toml",
-        `[agents.default]\ncommand = [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}]\n\n` +
+        `[agents.default]\ncommand = ${JSON.stringify(scriptedAgent(dir.path))}\n\n` +
           `${systemOneProviderToml(server.url, KEY_ENV, `models = ["jev-1"]\nmax_retries = 1\n`)}\n` +
           `[decisions]\nhost = "default"\n\n[decisions.types]\n"${TYPE}" = "shadow:s1/jev-1"\n`,
       );

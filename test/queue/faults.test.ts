@@ -12,7 +12,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { TempDir } from "../run/helpers.js";
-import { fakeClaudeShBin } from "../support/fake-claude-sh.js";
+import { fakeAgentBin } from "../support/fake-agent-bin.js";
 import { startDecisionsServer } from "../support/decisions-server.js";
 import { decisionsCounts, startCli, type CliResult } from "../e2e/support/harness.js";
 import type { AnswerRule } from "../support/scripted-answers.js";
@@ -138,9 +138,9 @@ test(
         `[agents.default]\npreset = "claude-code"\n\n[providers.oai]\nkind = "openai"\nvendor = "openai"\nbase_url = "${server.url}"\n` +
           `models = ["gpt-6-luna"]\nmax_retries = 0\n\n[decisions]\nhost = "default"\ndefault = "oai/gpt-6-luna"\n`,
       );
-      // Claude Code's recorded success replayed by a shell script: a Node start-up per turn would
-      // cost more than the rest of a turn.
-      const bin = fakeClaudeShBin(dir.path);
+      // Claude Code's recorded success, replayed by the shell fake without a Node start-up per turn
+      // (test/support/fake-agent-sh.ts).
+      const bin = fakeAgentBin(dir.path, ["claude"]);
       const env = {
         ...process.env,
         ...QUEUE_ENV,

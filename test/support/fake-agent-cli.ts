@@ -1,6 +1,9 @@
 // Fake agent CLIs for unit tests: installed on PATH by fakeAgentBin() as
-// `claude`, `codex`, `gemini`, `opencode`, `qwen` and `aider`, each a shell wrapper running this file with the tool's
-// name first. Every reply is a RECORDING of the real tool — stdout, stderr and exit status from
+// `claude`, `codex`, `gemini`, `opencode`, `qwen` and `aider`, each a shell script that answers the
+// common calls itself (fake-agent-sh.ts: a successful turn, `--version`) and runs this file, with
+// the tool's name first, for every other call. What a fake prints for a successful turn and for
+// `--version` is built in fake-agent-output.ts, for both. Every reply is a RECORDING of the real
+// tool — stdout, stderr and exit status from
 // test/fixtures/real-agents/TOOL-VERSION-CASE.*.txt (captured by scripts/record-agent-samples.mjs
 // from the real CLIs; see test/fixtures/real-agents/README.md) — replayed with only what must
 // vary substituted:
@@ -32,24 +35,16 @@
 import { spawnSync } from "node:child_process";
 import { appendFileSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-
-/** The versions the recordings were made with. */
-export const RECORDED_VERSIONS = { claude: "2.1.197", codex: "0.171.0", gemini: "0.61.0", opencode: "1.18.33", qwen: "0.24.4" } as const;
-
-const FIXTURES = fileURLToPath(new URL("../../../test/fixtures/real-agents/", import.meta.url));
-
-interface Recording {
-  stdout: string;
-  stderr: string;
-  exit: number;
-}
-
-/** One recorded case: `test/fixtures/real-agents/NAME.{stdout,stderr,exit}.txt`. */
-export function recording(name: string): Recording {
-  const read = (part: string) => readFileSync(`${FIXTURES}${name}.${part}.txt`, "utf8");
-  return { stdout: read("stdout"), stderr: read("stderr"), exit: Number(read("exit").trim()) };
-}
+import {
+  aiderStdout,
+  fakeVersion,
+  rateLimited,
+  recording,
+  replyFor as reply,
+  versionLine,
+  withReply,
+  type Recording,
+} from "./fake-agent-output.js";
 
 function replay(r: Recording): never {
   process.stdout.write(r.stdout);
@@ -59,19 +54,9 @@ function replay(r: Recording): never {
 
 const [tool, ...argv] = process.argv.slice(2) as [string, ...string[]];
 let mode = process.env.FAKE_AGENT_MODE ?? "ok";
-const version = process.env.FAKE_AGENT_VERSION ?? RECORDED_VERSIONS[tool as keyof typeof RECORDED_VERSIONS] ?? "0.86.1";
 
 if (argv.length === 1 && argv[0] === "--version") {
-  // The formats `claude --version`, `codex --version`, `gemini --version`, `aider --version` print.
-  const line = {
-    claude: `${version} (Claude Code)`,
-    codex: `codex-cli ${version}`,
-    gemini: version,
-    aider: `aider ${version}`,
-    opencode: version,
-    qwen: version,
-  }[tool];
-  process.stdout.write(`${line ?? version}\n`);
+  process.stdout.write(versionLine(tool, fakeVersion(tool, process.env.FAKE_AGENT_VERSION)));
   process.exit(0);
 }
 
@@ -145,7 +130,7 @@ function doWork(prompt: string): string[] {
   return done;
 }
 
-const replyFor = (done: string[]) => process.env.FAKE_AGENT_REPLY ?? (done.length ? `Edited ${done.join(", ")}.` : "Nothing to edit.");
+const replyFor = (done: string[]) => reply(done, process.env.FAKE_AGENT_REPLY);
 
 /** A recorded success, its reply substituted, possibly corrupted (malformed, truncated). */
 function succeed(r: Recording, stdout: string): never {
@@ -165,18 +150,9 @@ switch (tool) {
     const done = doWork(prompt);
     if (mode === "error") replay(recording("claude-2.1.197-error-max-turns"));
     if (mode === "api-error") replay(recording("claude-2.1.197-api-error-400"));
-    if (mode === "rate-limit") {
-      // Derived: the recorded API error with Anthropic's 429 body.
-      const r = recording("claude-2.1.197-api-error-400");
-      const j = JSON.parse(r.stdout) as Record<string, unknown>;
-      j.api_error_status = 429;
-      j.result = `API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit. Please try again in ${retryIn}."}}`;
-      replay({ ...r, stdout: JSON.stringify(j) + "\n" });
-    }
-    const r = recording(mode === "refused" ? "claude-2.1.197-permission-denied" : "claude-2.1.197-success");
-    const j = JSON.parse(r.stdout) as Record<string, unknown>;
-    j.result = replyFor(done);
-    succeed(r, JSON.stringify(j) + "\n");
+    if (mode === "rate-limit") replay(rateLimited("claude", retryIn));
+    const r = withReply("claude", replyFor(done), mode === "refused" ? "claude-2.1.197-permission-denied" : undefined);
+    succeed(r, r.stdout);
     break;
   }
   case "codex": {
@@ -193,33 +169,9 @@ switch (tool) {
     const done = doWork(prompt);
     if (mode === "error" || mode === "api-error") replay(recording("codex-0.171.0-api-error-400"));
     if (mode === "api-error-500") replay(recording("codex-0.171.0-api-error-500"));
-    if (mode === "rate-limit") {
-      // Derived: the recorded API error with OpenAI's 429 body in its error and turn.failed events.
-      const r = recording("codex-0.171.0-api-error-400");
-      const body = JSON.stringify({
-        error: {
-          message: `Rate limit reached for gpt-5-codex on tokens per min (TPM). Please try again in ${retryIn}.`,
-          type: "tokens",
-          code: "rate_limit_exceeded",
-        },
-      });
-      const events = r.stdout
-        .trim()
-        .split("\n")
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .map((e) => (e.type === "error" ? { ...e, message: body } : e.type === "turn.failed" ? { ...e, error: { message: body } } : e));
-      replay({ ...r, stdout: events.map((e) => JSON.stringify(e)).join("\n") + "\n" });
-    }
-    const r = recording("codex-0.171.0-success-shell");
-    const lines = r.stdout
-      .trim()
-      .split("\n")
-      .map((l) => {
-        const e = JSON.parse(l) as { type: string; item?: { type?: string; text?: string } };
-        if (e.type === "item.completed" && e.item?.type === "agent_message") e.item.text = replyFor(done);
-        return JSON.stringify(e);
-      });
-    succeed(r, lines.join("\n") + "\n");
+    if (mode === "rate-limit") replay(rateLimited("codex", retryIn));
+    const r = withReply("codex", replyFor(done));
+    succeed(r, r.stdout);
     break;
   }
   case "gemini": {
@@ -234,29 +186,9 @@ switch (tool) {
     const done = doWork(prompt);
     if (mode === "error") replay(recording("gemini-0.61.0-turn-limit"));
     if (mode === "api-error") replay(recording("gemini-0.61.0-api-error-400"));
-    if (mode === "rate-limit") {
-      // Derived: the recorded API error with Google's 429 body; the exit status is the code & 0xff.
-      const r = recording("gemini-0.61.0-api-error-400");
-      const inner = JSON.stringify({
-        error: {
-          code: 429,
-          message: `Resource has been exhausted (e.g. check quota). Please retry in ${retryIn}.`,
-          status: "RESOURCE_EXHAUSTED",
-          details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: retryIn }],
-        },
-      });
-      const old = JSON.stringify({ error: { code: 400, message: "mock failure 400", status: "INTERNAL" } });
-      const stderr = r.stderr
-        .replace(old, inner)
-        .replace(JSON.stringify(old).slice(1, -1), JSON.stringify(inner).slice(1, -1))
-        .replace('"code": 400', '"code": 429')
-        .replace("status: 400", "status: 429");
-      replay({ stdout: "", stderr, exit: 429 & 0xff });
-    }
-    const r = recording("gemini-0.61.0-success");
-    const j = JSON.parse(r.stdout) as Record<string, unknown>;
-    j.response = replyFor(done);
-    succeed(r, JSON.stringify(j, null, 2));
+    if (mode === "rate-limit") replay(rateLimited("gemini", retryIn));
+    const r = withReply("gemini", replyFor(done));
+    succeed(r, r.stdout);
     break;
   }
   case "opencode": {
@@ -265,17 +197,8 @@ switch (tool) {
     log(prompt);
     const done = doWork(prompt);
     if (mode === "api-error") replay(recording("opencode-1.18.33-api-error-400"));
-    const r = recording(mode === "refused" ? "opencode-1.18.33-permission-rejected" : "opencode-1.18.33-success");
-    // The reply is the text of the last step: the recorded text events' text substituted.
-    const lines = r.stdout
-      .trim()
-      .split("\n")
-      .map((l) => {
-        const e = JSON.parse(l) as { type: string; part?: { text?: string } };
-        if (e.type === "text" && e.part) e.part.text = replyFor(done);
-        return JSON.stringify(e);
-      });
-    succeed(r, lines.join("\n") + "\n");
+    const r = withReply("opencode", replyFor(done), mode === "refused" ? "opencode-1.18.33-permission-rejected" : undefined);
+    succeed(r, r.stdout);
     break;
   }
   case "qwen": {
@@ -286,11 +209,8 @@ switch (tool) {
     const done = doWork(prompt);
     if (mode === "error") replay(recording("qwen-code-0.24.4-turn-limit"));
     if (mode === "api-error") replay(recording("qwen-code-0.24.4-api-error-400"));
-    const r = recording("qwen-code-0.24.4-success");
-    const messages = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
-    const last = messages[messages.length - 1]!;
-    last.result = replyFor(done);
-    succeed(r, JSON.stringify(messages) + "\n");
+    const r = withReply("qwen", replyFor(done));
+    succeed(r, r.stdout);
     break;
   }
   case "aider": {
@@ -301,11 +221,7 @@ switch (tool) {
     const prompt = readFileSync(valueOf("--message-file"), "utf8");
     log(prompt);
     const done = doWork(prompt);
-    const report =
-      mode === "malformed"
-        ? "Tokens: lots sent, some received."
-        : "Tokens: 12k sent, 2.1k cache hit, 133 received. Cost: $0.04 message, $0.04 session.";
-    process.stdout.write(`Aider v0.86.1\nMain model: sonnet with diff edit format\n\n${replyFor(done)}\n\n${report}\n`);
+    process.stdout.write(aiderStdout(replyFor(done), mode === "malformed"));
     break;
   }
   default:

@@ -1,5 +1,7 @@
 // A scripted agent runner for the end-to-end tests (D-40), also the host (D-20). Run as
-// `node dist/test/e2e/support/agent.js`, with:
+// `node dist/test/e2e/support/agent.js` by the shell script that stands in for it
+// (test/e2e/support/agent.sh: it does the same for the common calls without a Node start-up, and
+// hands this file the others), with:
 //   E2E_LOG    a file: one line per invocation, appended — "host TASK[KEY]" for a host question,
 //              "turn TASK[KEY] EFFORT" for an agent turn — so tests count what was asked of it
 //   E2E_KEY_ENV (optional) the name of a provider key variable: if this process can see that

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import type { ShowJson } from "../../../src/run/index.js";
 import type { RecordedRequest } from "../../support/scripted-server.js";
 import { runCliInProcess } from "../../support/cli-in-process.js";
+import { scriptedAgent } from "./agent-sh.js";
 
 export const ROOT = process.cwd();
 export const BIN = join(ROOT, "bin", "switchyard.js");
-export const AGENT = join(ROOT, "dist", "test", "e2e", "support", "agent.js");
 const FIXTURE = join(ROOT, "test", "fixtures", "packs", "e2e-triage");
 
 /** The three model-decided questions of the appendix playbook, by route. */
@@ -70,7 +70,7 @@ export class E2E {
     const p = join(this.dir, "config.toml");
     writeFileSync(
       p,
-      `[agents.default]\ncommand = [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}]\n\n${body}\n` +
+      `[agents.default]\ncommand = ${JSON.stringify(scriptedAgent(this.dir))}\n\n${body}\n` +
         (/^\[decisions\]/m.test(body) ? "" : `[decisions]\nhost = "default"\n`),
     );
     return p;
