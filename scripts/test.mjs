@@ -3,14 +3,14 @@
 //
 // The files run longest first (scripts/test-durations.json, the wall time of each file in the last
 // recorded full run; a file not listed counts as slow, so a new file never ends up alone at the
-// tail), two at a time (`TEST_CONCURRENCY=N` to change it). After the run it
+// tail), two files a core (`TEST_CONCURRENCY=N` to change it). After the run it
 // prints the slowest files; `--record-durations` (with no filter) rewrites test-durations.json from
 // this run. `--checks` (what `npm test` passes) runs the lint and the format check beside the
 // tests, at a lower priority, and prints what they said after the tests. See docs/testing.md.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { spawn, spawnSync } from "node:child_process";
-import { setPriority } from "node:os";
+import { availableParallelism, setPriority } from "node:os";
 import { pathToFileURL } from "node:url";
 
 function walk(dir, out) {
@@ -126,9 +126,10 @@ const known = existsSync(DURATIONS) ? JSON.parse(readFileSync(DURATIONS, "utf8")
 const slowest = Math.max(0, ...Object.values(known));
 runs.sort((a, b) => (known[b.name] ?? slowest) - (known[a.name] ?? slowest));
 
-// Two at a time: the suite's files mostly start processes of their own (the CLI, workers, a browser),
-// so two files already keep two cores busy (docs/testing.md has the measurement).
-const concurrency = Number(process.env.TEST_CONCURRENCY) || 2;
+// Twice as many files as cores (at most 8): a file spends about half its time waiting — on the
+// processes, servers, browsers and kills it drives — so two files a core keep the cores busy,
+// where one a core left them idle nearly half the time (docs/testing.md has the measurement).
+const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.min(8, 2 * availableParallelism());
 const timesFile = join(tmp, "durations.json");
 const started = Date.now();
 const checks = withChecks ? startChecks() : [];

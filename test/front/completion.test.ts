@@ -11,10 +11,19 @@ import { spawnCliInProcess } from "../support/cli-in-process.js";
 
 const BIN = join(process.cwd(), "bin", "switchyard.js");
 
-/** What the bash script completes for these words (the last one is the word being completed), in `dir` with `env`. */
+/**
+ * What the bash script completes for these words (the last one is the word being completed), in
+ * `dir` with `env`. The first call loads the script as the docs say, `source <(switchyard
+ * completion bash)`, and keeps a copy; later calls source the copy, so each completion starts the
+ * CLI only for what the script itself asks it.
+ */
 function completer(dir: string, env: NodeJS.ProcessEnv): (...words: string[]) => string[] {
+  const copy = join(dir, "completion.bash");
+  let loaded = false;
   return (...words) => {
-    const script = `source <(switchyard completion bash) || exit 9
+    const load = loaded ? `source '${copy}'` : `source <(switchyard completion bash | tee '${copy}')`;
+    loaded = true;
+    const script = `${load} || exit 9
 COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _switchyard; printf '%s\\n' "\${COMPREPLY[@]}"`;
     const r = spawnSync("bash", ["-c", script], { cwd: dir, env, encoding: "utf8" });
     assert.equal(r.status, 0, r.stderr);
@@ -96,11 +105,19 @@ sum = command(name = "sum", depends_on = [scan], run = "echo '{}' > $SWITCHYARD_
   }
 });
 
-/** What fish completes for a command line ending at the cursor (its candidates, without their descriptions), or undefined when fish is not installed. */
+/**
+ * What fish completes for a command line ending at the cursor (its candidates, without their
+ * descriptions), or undefined when fish is not installed. As in bash, the first call loads the
+ * script as the docs say (`switchyard completion fish | source`) and keeps a copy for the others.
+ */
 function fishCompleter(dir: string, env: NodeJS.ProcessEnv): ((line: string) => string[]) | undefined {
   if (spawnSync("fish", ["--version"], { env }).status !== 0) return undefined;
+  const copy = join(dir, "completion.fish");
+  let loaded = false;
   return (line) => {
-    const script = `switchyard completion fish | source; or exit 9\ncomplete -C ${JSON.stringify(line)}`;
+    const load = loaded ? `source '${copy}'` : `switchyard completion fish | tee '${copy}' | source`;
+    loaded = true;
+    const script = `${load}; or exit 9\ncomplete -C ${JSON.stringify(line)}`;
     const r = spawnSync("fish", ["--no-config", "-c", script], { cwd: dir, env, encoding: "utf8" });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stderr, "");

@@ -99,7 +99,9 @@ export function post(
   const text = typeof body === "string" ? body : JSON.stringify(body);
   return new Promise((done, fail) => {
     const req = request(
-      { host: u.hostname, port: u.port, path, method: "POST", headers: { "content-type": "application/json", ...headers } },
+      // A connection of its own (no keep-alive): a pooled socket the server closed while this
+      // process was blocked in a spawnSync would be handed out dead and fail with ECONNRESET.
+      { host: u.hostname, port: u.port, path, method: "POST", agent: false, headers: { "content-type": "application/json", ...headers } },
       (res) => {
         let got = "";
         res.on("data", (d: Buffer) => (got += d.toString()));

@@ -27,7 +27,8 @@ after(async () => {
 function raw(path: string, headers: Record<string, string> = {}, method = "GET"): Promise<{ status: number; body: string }> {
   const u = new URL(ui.url);
   return new Promise((done, fail) => {
-    const req = request({ host: u.hostname, port: u.port, path, method, headers }, (res) => {
+    // No keep-alive: a pooled socket the server closed while the test was blocked would fail.
+    const req = request({ host: u.hostname, port: u.port, path, method, headers, agent: false }, (res) => {
       let body = "";
       res.on("data", (d: Buffer) => (body += d.toString()));
       res.on("end", () => done({ status: res.statusCode!, body }));
